@@ -1,0 +1,94 @@
+import { useEffect, useRef, useState } from "react";
+import { useLocation } from "react-router";
+import { Footer } from "../components/Footer";
+import { Header } from "../components/Header";
+import { ErrorBoundary, ErrorScreen } from "../components/ErrorScreen";
+import { fetchRouteData } from "../lib/route-data";
+import { matchRoute } from "../lib/routes";
+import type { Bootstrap, LoadState, PageId } from "../lib/types";
+import type { PageRegistry } from "./registry";
+
+/** What is on screen: a page, its loader data and where that data stands. */
+interface View {
+  url: string;
+  page: PageId;
+  data: unknown;
+  state: LoadState;
+}
+
+interface AppProps {
+  bootstrap: Bootstrap;
+  registry: PageRegistry;
+}
+
+/** The whole site: header, the current page, footer. The first view comes from
+ *  the server (SSR and hydration see the same bootstrap); later views are
+ *  built on client-side navigation from the route-data endpoint. */
+export function App({ bootstrap, registry }: AppProps) {
+  if (bootstrap.error) {
+    return <ErrorScreen status={bootstrap.error.status} message={bootstrap.error.message} />;
+  }
+  return <Site bootstrap={bootstrap} registry={registry} />;
+}
+
+function Site({ bootstrap, registry }: AppProps) {
+  const location = useLocation();
+  const url = location.pathname + location.search;
+  const [view, setView] = useState<View>(() => ({
+    url,
+    page: bootstrap.page,
+    data: bootstrap.data,
+    state: "ready",
+  }));
+  const shownUrl = useRef(url);
+
+  useEffect(() => {
+    if (url === shownUrl.current) return;
+    shownUrl.current = url;
+    const abort = new AbortController();
+    const { page } = matchRoute(location.pathname);
+    const data = fetchRouteData(url, abort.signal);
+    // Keep the previous screen until the new page's code is here, then show
+    // the page in its loading state until its data arrives (or fails after
+    // the retries, which is the page's error state).
+    registry
+      .load(page)
+      .then(() => {
+        if (abort.signal.aborted) return;
+        setView({ url, page, data: undefined, state: "loading" });
+        if (!location.hash) window.scrollTo(0, 0);
+        return data.then((d) => registry.load(d.page).then(() => d));
+      })
+      .then((d) => {
+        if (abort.signal.aborted || !d) return;
+        setView({ url, page: d.page, data: d.data, state: "ready" });
+        applyMeta(registry, d.page, d.data);
+      })
+      .catch(() => {
+        if (abort.signal.aborted) return;
+        // The page's own code could not be fetched: let the server render it.
+        if (!registry.get(page)) return window.location.assign(url);
+        setView({ url, page, data: undefined, state: "error" });
+      });
+    return () => abort.abort();
+  }, [url]);
+
+  const mod = registry.get(view.page);
+  const Page = mod?.default;
+  return (
+    <div className="flex min-h-screen flex-col">
+      <Header />
+      <main id="main" className="flex-1">
+        <ErrorBoundary key={view.url}>
+          {Page ? <Page data={view.data} state={view.state} /> : null}
+        </ErrorBoundary>
+      </main>
+      <Footer />
+    </div>
+  );
+}
+
+function applyMeta(registry: PageRegistry, page: PageId, data: unknown) {
+  const meta = registry.get(page)?.meta(data);
+  if (meta) document.title = meta.title;
+}

@@ -1,0 +1,17 @@
+import { matchPath } from "react-router";
+import table from "../../content/routes.json";
+import type { PageId } from "./types";
+
+export interface RouteMatch {
+  page: PageId;
+  params: Record<string, string | undefined>;
+}
+
+/** The page a path shows, by the same table the Rust server uses. */
+export function matchRoute(pathname: string): RouteMatch {
+  for (const route of table.routes) {
+    const m = matchPath({ path: route.path, end: true, caseSensitive: true }, pathname);
+    if (m) return { page: route.page as PageId, params: m.params };
+  }
+  return { page: "NotFound", params: {} };
+}

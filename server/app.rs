@@ -1,0 +1,79 @@
+//! Assembles configuration -> state -> router, and runs the server.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use anyhow::Context;
+use tokio::net::TcpListener;
+
+use crate::assets::Manifest;
+use crate::config::Config;
+use crate::routes::{self, table::RouteTable};
+use crate::ssr::{cache, SsrPool};
+use crate::state::{AppState, SharedState};
+
+pub struct Application {
+    listener: TcpListener,
+    state: SharedState,
+}
+
+impl Application {
+    /// Binds the listener and starts the isolate pool (it warms up in the
+    /// background; `/healthz` says when it is ready).
+    pub async fn build(config: Config) -> anyhow::Result<Application> {
+        if let Some(dir) = config.sqlite_dir() {
+            if !dir.as_os_str().is_empty() {
+                std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+            }
+        }
+        let listener = TcpListener::bind(config.addr).await.with_context(|| format!("binding {}", config.addr))?;
+        let pool = SsrPool::start(&config.ssr);
+        let state = Arc::new(AppState {
+            pages: cache::new_cache(config.page_cache_capacity),
+            pool,
+            routes: RouteTable::embedded(),
+            manifest: Manifest::embedded(),
+            config,
+        });
+        Ok(Application { listener, state })
+    }
+
+    pub fn local_addr(&self) -> SocketAddr {
+        self.listener.local_addr().expect("a bound listener has an address")
+    }
+
+    pub fn state(&self) -> SharedState {
+        self.state.clone()
+    }
+
+    /// Serves until `shutdown` resolves, then finishes in-flight requests.
+    pub async fn run_until(self, shutdown: impl Future<Output = ()> + Send + 'static) -> anyhow::Result<()> {
+        let router = routes::router(self.state.clone());
+        axum::serve(self.listener, router).with_graceful_shutdown(shutdown).await?;
+        Ok(())
+    }
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+    tracing::info!("shutting down: finishing in-flight requests");
+}

@@ -1,0 +1,148 @@
+//! Configuration: command-line flags, each with an environment variable, and
+//! embedded defaults so a fresh clone runs with no account anywhere.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+
+#[derive(Args, Debug, Clone)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, env = "ADDR", default_value = "127.0.0.1:3000")]
+    pub addr: SocketAddr,
+
+    /// Public base URL of the site: checkout return URLs and canonical links.
+    #[arg(long, env = "SITE_URL", default_value = "http://127.0.0.1:3000")]
+    pub site_url: String,
+
+    /// Database: `sqlite://...` (default: a file under ./data/) or `postgres://...`.
+    #[arg(long, env = "DATABASE_URL", default_value = "sqlite://data/citizen-site.db")]
+    pub database_url: String,
+
+    /// Stripe secret key; without it every plan shows 'Contact us for pricing'.
+    #[arg(long, env = "STRIPE_SECRET_KEY", hide_env_values = true)]
+    pub stripe_secret_key: Option<String>,
+
+    /// Secret that signs Stripe webhook events.
+    #[arg(long, env = "STRIPE_WEBHOOK_SECRET", hide_env_values = true)]
+    pub stripe_webhook_secret: Option<String>,
+
+    /// Stripe API base URL (tests point it at a local stand-in).
+    #[arg(long, env = "STRIPE_API_BASE", default_value = "https://api.stripe.com")]
+    pub stripe_api_base: String,
+
+    /// Notion integration token; without it intro requests are only stored.
+    #[arg(long, env = "NOTION_TOKEN", hide_env_values = true)]
+    pub notion_token: Option<String>,
+
+    /// Notion database that receives intro requests.
+    #[arg(long, env = "NOTION_DATABASE_ID")]
+    pub notion_database_id: Option<String>,
+
+    /// Notion API base URL (tests point it at a local stand-in).
+    #[arg(long, env = "NOTION_API_BASE", default_value = "https://api.notion.com")]
+    pub notion_api_base: String,
+
+    /// Render workers (V8 isolates); 0 means one per CPU.
+    #[arg(long, env = "SSR_WORKERS", default_value_t = 0)]
+    pub ssr_workers: usize,
+
+    /// Longest a single render may run before its isolate is terminated.
+    #[arg(long, env = "SSR_DEADLINE_MS", default_value_t = 2000)]
+    pub ssr_deadline_ms: u64,
+
+    /// Log format.
+    #[arg(long, env = "LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
+/// The settled configuration the application is built from.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub addr: SocketAddr,
+    pub site_url: String,
+    pub database_url: String,
+    pub stripe_secret_key: Option<String>,
+    pub stripe_webhook_secret: Option<String>,
+    pub stripe_api_base: String,
+    pub notion_token: Option<String>,
+    pub notion_database_id: Option<String>,
+    pub notion_api_base: String,
+    pub ssr: SsrConfig,
+    /// Pages kept in the render cache.
+    pub page_cache_capacity: u64,
+}
+
+#[derive(Debug, Clone)]
+pub struct SsrConfig {
+    /// Worker threads, one V8 isolate each.
+    pub workers: usize,
+    /// Renders that may wait for a worker; beyond it requests are shed with 503.
+    pub queue: usize,
+    pub deadline: Duration,
+    /// The JavaScript evaluated in every isolate (the embedded bundle unless a
+    /// test supplies another).
+    pub bundle: std::sync::Arc<str>,
+}
+
+impl From<ServeArgs> for Config {
+    fn from(a: ServeArgs) -> Self {
+        let workers = if a.ssr_workers == 0 {
+            std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2)
+        } else {
+            a.ssr_workers
+        };
+        let blank = |v: Option<String>| v.filter(|s| !s.trim().is_empty());
+        Config {
+            addr: a.addr,
+            site_url: a.site_url.trim_end_matches('/').to_string(),
+            database_url: a.database_url,
+            stripe_secret_key: blank(a.stripe_secret_key),
+            stripe_webhook_secret: blank(a.stripe_webhook_secret),
+            stripe_api_base: a.stripe_api_base,
+            notion_token: blank(a.notion_token),
+            notion_database_id: blank(a.notion_database_id),
+            notion_api_base: a.notion_api_base,
+            ssr: SsrConfig {
+                workers,
+                queue: workers * 64,
+                deadline: Duration::from_millis(a.ssr_deadline_ms),
+                bundle: crate::assets::SSR_BUNDLE.into(),
+            },
+            page_cache_capacity: 2_000,
+        }
+    }
+}
+
+impl Config {
+    /// Defaults for tests: a random loopback port, a throwaway SQLite file.
+    pub fn for_tests(data_dir: &std::path::Path) -> Config {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Defaults {
+            #[command(flatten)]
+            serve: ServeArgs,
+        }
+        let mut cfg: Config = Defaults::parse_from(["citizen-site"]).serve.into();
+        cfg.addr = "127.0.0.1:0".parse().unwrap();
+        cfg.database_url = format!("sqlite://{}", data_dir.join("test.db").display());
+        cfg.ssr.workers = 2;
+        cfg.ssr.queue = 128;
+        cfg
+    }
+
+    /// Directory of a `sqlite://` database file, created at start.
+    pub fn sqlite_dir(&self) -> Option<PathBuf> {
+        let path = self.database_url.strip_prefix("sqlite://")?;
+        let path = path.split('?').next().unwrap_or(path);
+        PathBuf::from(path).parent().map(PathBuf::from)
+    }
+}

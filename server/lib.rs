@@ -1,0 +1,12 @@
+//! citizen-site: the public website of the Citizen Wallet platform, one
+//! binary. axum serves React pages rendered inside embedded V8 isolates
+//! (deno_core), caches them in moka, and ships the same bundle to the browser
+//! for hydration and client-side routing. See README.md for the request flow.
+
+pub mod app;
+pub mod assets;
+pub mod config;
+pub mod routes;
+pub mod ssr;
+pub mod state;
+pub mod telemetry;

@@ -1,0 +1,83 @@
+//! `/assets/*`: the embedded, content-hashed files, served with their
+//! build-time brotli or gzip body when the client accepts it.
+
+use axum::extract::Request;
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+
+pub async fn asset(req: Request) -> Response {
+    let Some(file) = crate::assets::file(req.uri().path()) else {
+        return (StatusCode::NOT_FOUND, "Not found").into_response();
+    };
+    let (body, encoding) = match preferred_encoding(req.headers()) {
+        Encoding::Br if file.br.is_some() => (file.br.unwrap(), Some("br")),
+        Encoding::Br | Encoding::Gzip if file.gzip.is_some() => (file.gzip.unwrap(), Some("gzip")),
+        _ => (file.body, None),
+    };
+    let mut res = Response::new(axum::body::Body::from(body));
+    let h = res.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(file.content_type));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=31536000, immutable"));
+    if file.br.is_some() || file.gzip.is_some() {
+        h.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+    }
+    if let Some(enc) = encoding {
+        h.insert(header::CONTENT_ENCODING, HeaderValue::from_static(enc));
+    }
+    res
+}
+
+#[derive(Debug, PartialEq)]
+enum Encoding {
+    Br,
+    Gzip,
+    Identity,
+}
+
+/// The best encoding the client accepts (q=0 means refused).
+fn preferred_encoding(headers: &HeaderMap) -> Encoding {
+    let mut br = false;
+    let mut gzip = false;
+    for value in headers.get_all(header::ACCEPT_ENCODING) {
+        let Ok(value) = value.to_str() else { continue };
+        for item in value.split(',') {
+            let mut parts = item.trim().split(';');
+            let name = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+            let refused = parts.any(|p| {
+                let p = p.trim();
+                p.strip_prefix("q=").and_then(|q| q.parse::<f32>().ok()).is_some_and(|q| q == 0.0)
+            });
+            match name.as_str() {
+                "br" => br = !refused,
+                "gzip" => gzip = !refused,
+                _ => {}
+            }
+        }
+    }
+    if br {
+        Encoding::Br
+    } else if gzip {
+        Encoding::Gzip
+    } else {
+        Encoding::Identity
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn enc(v: &str) -> Encoding {
+        let mut h = HeaderMap::new();
+        h.insert(header::ACCEPT_ENCODING, HeaderValue::from_str(v).unwrap());
+        preferred_encoding(&h)
+    }
+
+    #[test]
+    fn picks_the_best_accepted_encoding() {
+        assert_eq!(enc("gzip, deflate, br"), Encoding::Br);
+        assert_eq!(enc("gzip"), Encoding::Gzip);
+        assert_eq!(enc("br;q=0, gzip"), Encoding::Gzip);
+        assert_eq!(enc("identity"), Encoding::Identity);
+    }
+}

@@ -1,0 +1,73 @@
+//! One loader per route: the only source of a page's data. Its JSON is
+//! embedded in the server-rendered page and served again by the route-data
+//! endpoint for client-side navigation, so the two never disagree.
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use super::table::RouteMatch;
+use crate::state::AppState;
+
+/// What the client receives (`RouteData` in client/lib/types.ts).
+#[derive(Debug, Serialize)]
+pub struct RouteData {
+    pub page: String,
+    pub status: u16,
+    pub data: Value,
+}
+
+/// A loaded route: its data and the URL to render it for. The render URL
+/// keeps only the query parameters the page reads, so `?utm=...` variants
+/// share one cached render.
+#[derive(Debug)]
+pub struct Loaded {
+    pub render_url: String,
+    pub route: RouteData,
+}
+
+pub async fn load(_state: &AppState, path: &str, query: Option<&str>, route: &RouteMatch) -> Loaded {
+    let params = parse_query(query);
+    let param = |name: &str| params.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
+    let mut kept: Vec<(&str, String)> = Vec::new();
+
+    let (status, data) = match route.page.as_str() {
+        "Blog" => {
+            let filter = param("type").filter(|t| !t.is_empty());
+            if let Some(t) = &filter {
+                kept.push(("type", t.clone()));
+            }
+            (200, json!({ "type": filter, "postId": route.params.get("postId") }))
+        }
+        "Success" => {
+            let session_id = param("session_id").filter(|s| !s.is_empty());
+            if let Some(s) = &session_id {
+                kept.push(("session_id", s.clone()));
+            }
+            (200, json!({ "sessionId": session_id }))
+        }
+        "Terms" => (200, json!({ "today": today() })),
+        "NotFound" => (404, json!({})),
+        _ => (200, json!({})),
+    };
+
+    let mut render_url = path.to_owned();
+    if !kept.is_empty() {
+        let mut q = form_urlencoded::Serializer::new(String::new());
+        for (k, v) in kept {
+            q.append_pair(k, &v);
+        }
+        render_url.push('?');
+        render_url.push_str(&q.finish());
+    }
+    Loaded { render_url, route: RouteData { page: route.page.clone(), status, data } }
+}
+
+fn parse_query(query: Option<&str>) -> Vec<(String, String)> {
+    form_urlencoded::parse(query.unwrap_or("").as_bytes()).into_owned().collect()
+}
+
+/// Today's date (UTC) as `YYYY-MM-DD`; the terms page shows it.
+fn today() -> String {
+    let d = time::OffsetDateTime::now_utc().date();
+    format!("{:04}-{:02}-{:02}", d.year(), u8::from(d.month()), d.day())
+}

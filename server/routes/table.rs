@@ -1,0 +1,140 @@
+//! The spec's route table (`content/routes.json`, shared with the client):
+//! which page a path shows, and the path's parameters.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use percent_encoding::percent_decode_str;
+use serde::Deserialize;
+
+pub const NOT_FOUND: &str = "NotFound";
+
+#[derive(Deserialize)]
+struct TableFile {
+    routes: Vec<RouteDef>,
+}
+
+#[derive(Deserialize)]
+struct RouteDef {
+    path: String,
+    page: String,
+}
+
+enum Segment {
+    Literal(String),
+    Param(String),
+}
+
+struct Route {
+    segments: Vec<Segment>,
+    page: String,
+}
+
+pub struct RouteTable {
+    routes: Vec<Route>,
+}
+
+/// A path matched against the table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RouteMatch {
+    pub page: String,
+    /// Path parameters, percent-decoded.
+    pub params: HashMap<String, String>,
+}
+
+impl RouteMatch {
+    pub fn is_not_found(&self) -> bool {
+        self.page == NOT_FOUND
+    }
+}
+
+impl RouteTable {
+    /// The table compiled into the binary.
+    pub fn embedded() -> &'static RouteTable {
+        static T: OnceLock<RouteTable> = OnceLock::new();
+        T.get_or_init(|| {
+            RouteTable::parse(include_str!("../../content/routes.json")).expect("content/routes.json is valid")
+        })
+    }
+
+    pub fn parse(json: &str) -> Result<RouteTable, serde_json::Error> {
+        let file: TableFile = serde_json::from_str(json)?;
+        let routes = file
+            .routes
+            .into_iter()
+            .map(|r| Route {
+                segments: split(&r.path)
+                    .map(|s| match s.strip_prefix(':') {
+                        Some(name) => Segment::Param(name.to_owned()),
+                        None => Segment::Literal(s.to_owned()),
+                    })
+                    .collect(),
+                page: r.page,
+            })
+            .collect();
+        Ok(RouteTable { routes })
+    }
+
+    /// Every page id in the table, in table order, without repeats.
+    pub fn pages(&self) -> Vec<&str> {
+        let mut pages: Vec<&str> = Vec::new();
+        for r in &self.routes {
+            if !pages.contains(&r.page.as_str()) {
+                pages.push(&r.page);
+            }
+        }
+        pages
+    }
+
+    /// The page for a (still percent-encoded) path. A trailing slash is not
+    /// part of the match; callers redirect such paths to their canonical form.
+    pub fn find(&self, path: &str) -> RouteMatch {
+        let parts: Vec<&str> = split(path).collect();
+        'routes: for route in &self.routes {
+            if route.segments.len() != parts.len() {
+                continue;
+            }
+            let mut params = HashMap::new();
+            for (seg, part) in route.segments.iter().zip(&parts) {
+                match seg {
+                    Segment::Literal(lit) if lit == part => {}
+                    Segment::Literal(_) => continue 'routes,
+                    Segment::Param(name) => {
+                        let Ok(value) = percent_decode_str(part).decode_utf8() else { continue 'routes };
+                        params.insert(name.clone(), value.into_owned());
+                    }
+                }
+            }
+            return RouteMatch { page: route.page.clone(), params };
+        }
+        RouteMatch { page: NOT_FOUND.to_owned(), params: HashMap::new() }
+    }
+}
+
+/// Path segments; an empty segment (`//`) is kept so it never matches.
+fn split(path: &str) -> impl Iterator<Item = &str> {
+    let trimmed = path.strip_prefix('/').unwrap_or(path);
+    let trimmed = trimmed.strip_suffix('/').unwrap_or(trimmed);
+    trimmed.split('/').filter(move |_| !trimmed.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matches_the_spec_routes() {
+        let t = RouteTable::embedded();
+        assert_eq!(t.find("/").page, "Home");
+        assert_eq!(t.find("/wallets").page, "Wallets");
+        assert_eq!(t.find("/blog").page, "Blog");
+        let post = t.find("/blog/nfc-integration");
+        assert_eq!(post.page, "Blog");
+        assert_eq!(post.params["postId"], "nfc-integration");
+        assert_eq!(t.find("/blog/a%20b").params["postId"], "a b");
+        assert!(t.find("/blog/a/b").is_not_found());
+        assert!(t.find("/nope").is_not_found());
+        assert!(t.find("//wallets").is_not_found());
+        assert!(t.find("/Wallets").is_not_found());
+    }
+}

@@ -1,0 +1,77 @@
+//! The HTML document around a render: head tags, the hashed stylesheet and
+//! modules the page needs, and the loader JSON the client hydrates from.
+
+use crate::assets::Manifest;
+use crate::ssr::RenderOutput;
+
+/// Id of the script tag that carries the bootstrap JSON (see entry-client.tsx).
+pub const DATA_ELEMENT_ID: &str = "__SITE_DATA__";
+
+/// A full page for a successful render.
+pub fn page(manifest: &Manifest, out: &RenderOutput, bootstrap_json: &str) -> String {
+    let modules = manifest.modules_for(&out.page);
+    let mut html = String::with_capacity(out.html.len() + bootstrap_json.len() + 1024);
+    html.push_str(HEAD_START);
+    html.push_str(&out.head);
+    html.push_str(&format!(r#"<link rel="stylesheet" href="{}">"#, manifest.css));
+    for m in &modules[1..] {
+        html.push_str(&format!(r#"<link rel="modulepreload" href="{m}">"#));
+    }
+    html.push_str(&format!(r#"<script type="module" src="{}"></script>"#, modules[0]));
+    html.push_str(r#"</head><body><div id="root">"#);
+    html.push_str(&out.html);
+    html.push_str(&format!(r#"</div><script id="{DATA_ELEMENT_ID}" type="application/json">"#));
+    html.push_str(&escape_json_for_script(bootstrap_json));
+    html.push_str("</script></body></html>");
+    html
+}
+
+/// The page for a render that could not finish (deadline, crash, overload):
+/// the router's error screen, styled, with no scripts to hydrate.
+pub fn error_page(manifest: &Manifest, status: u16, reason: &str) -> String {
+    format!(
+        "{HEAD_START}<title>Error — Citizen Wallet</title><link rel=\"stylesheet\" href=\"{css}\">\
+         </head><body><div id=\"root\"><div class=\"mx-auto max-w-3xl px-4 py-16\">\
+         <h2 class=\"text-2xl font-bold\">Unexpected Application Error!</h2>\
+         <h3 class=\"mt-4 font-mono text-lg text-red-700\">{status} {reason}</h3></div></div></body></html>",
+        css = manifest.css,
+    )
+}
+
+const HEAD_START: &str = concat!(
+    "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">",
+    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
+);
+
+/// Makes JSON safe inside `<script type="application/json">`: no `<`, `>` or
+/// `&` survives, so no `</script>` or `<!--` in any string can end the tag;
+/// U+2028/2029 are escaped for old parsers. `JSON.parse` reads it unchanged.
+pub fn escape_json_for_script(json: &str) -> String {
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        match c {
+            '<' => out.push_str("\\u003c"),
+            '>' => out.push_str("\\u003e"),
+            '&' => out.push_str("\\u0026"),
+            '\u{2028}' => out.push_str("\\u2028"),
+            '\u{2029}' => out.push_str("\\u2029"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn script_json_cannot_close_its_tag() {
+        let json = serde_json::json!({ "x": "</script><script>alert(1)</script><!--", "y": "a&b" }).to_string();
+        let escaped = escape_json_for_script(&json);
+        assert!(!escaped.contains('<') && !escaped.contains('>'));
+        let back: serde_json::Value = serde_json::from_str(&escaped).unwrap();
+        assert_eq!(back["x"], "</script><script>alert(1)</script><!--");
+        assert_eq!(back["y"], "a&b");
+    }
+}

@@ -1,0 +1,294 @@
+//! The isolate pool.
+//!
+//! A `JsRuntime` is not `Send`, so each lives on its own worker thread (with a
+//! current-thread tokio runtime entered, which deno_core's V8 platform needs)
+//! and all of them take jobs from one bounded queue. A full queue answers at
+//! once with [`RenderError::Overloaded`] instead of piling up latency.
+//!
+//! Every render runs under a deadline kept by a watchdog thread per worker:
+//! when it passes, the watchdog terminates the isolate's execution, the visitor
+//! gets an error (the 500 page) and the worker rebuilds its isolate before
+//! taking the next job. A worker that panics is restarted the same way.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use deno_core::v8::IsolateHandle;
+use deno_core::{serde_v8, v8, JsRuntime, RuntimeOptions};
+use serde::Deserialize;
+use tokio::sync::oneshot;
+
+use crate::config::SsrConfig;
+
+/// What `__ssr_render(url, bootstrapJson)` returns.
+#[derive(Debug, Clone, Deserialize)]
+pub struct RenderOutput {
+    pub status: u16,
+    /// Head tags for the page (title, description, ...), already escaped.
+    pub head: String,
+    /// The body markup that hydrates.
+    pub html: String,
+    /// The page id that was rendered.
+    pub page: String,
+    /// Set when the React render threw and the error screen was rendered.
+    pub error: Option<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    #[error("the render queue is full")]
+    Overloaded,
+    #[error("the render ran past its {0:?} deadline and was terminated")]
+    Timeout(Duration),
+    #[error("the render failed in JavaScript: {0}")]
+    Script(String),
+    #[error("the render worker stopped before answering")]
+    WorkerLost,
+}
+
+struct Job {
+    url: String,
+    bootstrap: String,
+    reply: oneshot::Sender<Result<RenderOutput, RenderError>>,
+}
+
+/// Handle to the pool; cheap to clone.
+#[derive(Clone)]
+pub struct SsrPool {
+    queue: flume::Sender<Job>,
+    status: Arc<PoolStatus>,
+    workers: usize,
+}
+
+/// How far the workers got creating their first isolate.
+#[derive(Default)]
+struct PoolStatus {
+    ready: AtomicUsize,
+    /// Why a worker could not create its first isolate (a broken bundle).
+    failure: Mutex<Option<String>>,
+}
+
+impl SsrPool {
+    /// Starts `cfg.workers` worker threads. Isolates are created on the
+    /// workers; [`SsrPool::is_ready`] turns true once all have loaded the bundle.
+    pub fn start(cfg: &SsrConfig) -> SsrPool {
+        let (tx, rx) = flume::bounded::<Job>(cfg.queue);
+        let status = Arc::new(PoolStatus::default());
+        for id in 0..cfg.workers {
+            let rx = rx.clone();
+            let status = status.clone();
+            let bundle = cfg.bundle.clone();
+            let deadline = cfg.deadline;
+            std::thread::Builder::new()
+                .name(format!("ssr-{id}"))
+                .spawn(move || supervise(id, bundle, deadline, rx, status))
+                .expect("spawning an SSR worker thread");
+        }
+        SsrPool { queue: tx, status, workers: cfg.workers }
+    }
+
+    pub fn is_ready(&self) -> bool {
+        self.status.ready.load(Ordering::Acquire) >= self.workers
+    }
+
+    /// Waits until every isolate has evaluated the bundle, or fails with the
+    /// reason the bundle could not be evaluated.
+    pub async fn wait_ready(&self) -> Result<(), String> {
+        loop {
+            if let Some(why) = self.status.failure.lock().unwrap().clone() {
+                return Err(why);
+            }
+            if self.is_ready() {
+                return Ok(());
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    /// Renders `url` with the route's loader data (`bootstrap`, JSON).
+    pub async fn render(&self, url: &str, bootstrap: &str) -> Result<RenderOutput, RenderError> {
+        let (reply, answer) = oneshot::channel();
+        let job = Job { url: url.to_owned(), bootstrap: bootstrap.to_owned(), reply };
+        self.queue.try_send(job).map_err(|_| RenderError::Overloaded)?;
+        answer.await.unwrap_or(Err(RenderError::WorkerLost))
+    }
+
+    /// How many renders wait for a worker.
+    pub fn queue_depth(&self) -> usize {
+        self.queue.len()
+    }
+}
+
+/// Runs a worker, restarting it if it panics, until the pool is dropped.
+fn supervise(id: usize, bundle: Arc<str>, deadline: Duration, rx: flume::Receiver<Job>, status: Arc<PoolStatus>) {
+    let mut first = true;
+    loop {
+        let run = std::panic::catch_unwind(AssertUnwindSafe(|| worker(id, &bundle, deadline, &rx, &status, &mut first)));
+        match run {
+            Ok(Ok(())) => return, // queue closed: the server is shutting down
+            Ok(Err(why)) => {
+                // The bundle itself is broken: no restart can fix that.
+                tracing::error!(worker = id, error = %why, "SSR bundle failed to evaluate");
+                *status.failure.lock().unwrap() = Some(why);
+                return;
+            }
+            Err(_) => {
+                tracing::error!(worker = id, "SSR worker panicked; restarting it");
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
+    }
+}
+
+fn worker(
+    id: usize,
+    bundle: &str,
+    deadline: Duration,
+    rx: &flume::Receiver<Job>,
+    status: &PoolStatus,
+    first: &mut bool,
+) -> Result<(), String> {
+    let tokio_rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("building a worker's tokio runtime");
+    let _ctx = tokio_rt.enter();
+    let watchdog = Watchdog::spawn(id);
+    let mut isolate = Isolate::new(bundle)?;
+    if std::mem::take(first) {
+        status.ready.fetch_add(1, Ordering::AcqRel);
+        tracing::debug!(worker = id, "SSR isolate ready");
+    }
+
+    while let Ok(job) = rx.recv() {
+        if job.reply.is_closed() {
+            continue; // the visitor is gone; don't spend a render on them
+        }
+        watchdog.arm(isolate.handle(), Instant::now() + deadline);
+        let result = isolate.render(&job.url, &job.bootstrap);
+        let fired = watchdog.disarm();
+        let result = match result {
+            Err(_) if fired => Err(RenderError::Timeout(deadline)),
+            other => other,
+        };
+        if fired || matches!(result, Err(RenderError::Script(_))) {
+            // A terminated or broken isolate is not trusted with another page.
+            tracing::warn!(worker = id, url = %job.url, "rebuilding SSR isolate");
+            let _ = job.reply.send(result);
+            isolate = Isolate::new(bundle).expect("the bundle evaluated before, so it evaluates again");
+            continue;
+        }
+        let _ = job.reply.send(result);
+    }
+    Ok(())
+}
+
+/// One V8 isolate with the SSR bundle evaluated in it.
+struct Isolate {
+    runtime: JsRuntime,
+}
+
+impl Isolate {
+    fn new(bundle: &str) -> Result<Isolate, String> {
+        let mut runtime = JsRuntime::new(RuntimeOptions::default());
+        runtime.execute_script("ssr.js", bundle.to_owned()).map_err(|e| e.to_string())?;
+        Ok(Isolate { runtime })
+    }
+
+    fn handle(&mut self) -> IsolateHandle {
+        self.runtime.v8_isolate().thread_safe_handle()
+    }
+
+    fn render(&mut self, url: &str, bootstrap: &str) -> Result<RenderOutput, RenderError> {
+        // Both arguments go in as JSON string literals: JSON is valid JS.
+        let call = format!(
+            "globalThis.__ssr_render({}, {})",
+            serde_json::to_string(url).expect("a string serializes"),
+            serde_json::to_string(bootstrap).expect("a string serializes"),
+        );
+        let value = self
+            .runtime
+            .execute_script("<render>", call)
+            .map_err(|e| RenderError::Script(e.to_string()))?;
+        let out = {
+            deno_core::scope!(scope, &mut self.runtime);
+            let local = v8::Local::new(scope, value);
+            serde_v8::from_v8::<RenderOutput>(scope, local).map_err(|e| RenderError::Script(e.to_string()))
+        };
+        self.runtime.v8_isolate().perform_microtask_checkpoint();
+        out
+    }
+}
+
+/// Terminates a render that outlives its deadline.
+struct Watchdog {
+    shared: Arc<(Mutex<WatchState>, Condvar)>,
+}
+
+#[derive(Default)]
+struct WatchState {
+    armed: Option<(Instant, IsolateHandle)>,
+    fired: bool,
+    stop: bool,
+}
+
+impl Watchdog {
+    fn spawn(id: usize) -> Watchdog {
+        let shared = Arc::new((Mutex::new(WatchState::default()), Condvar::new()));
+        let theirs = shared.clone();
+        std::thread::Builder::new()
+            .name(format!("ssr-{id}-watchdog"))
+            .spawn(move || {
+                let (lock, cv) = &*theirs;
+                let mut st = lock.lock().unwrap();
+                loop {
+                    if st.stop {
+                        return;
+                    }
+                    match &st.armed {
+                        None => st = cv.wait(st).unwrap(),
+                        Some((due, handle)) => {
+                            let now = Instant::now();
+                            if now >= *due {
+                                handle.terminate_execution();
+                                st.fired = true;
+                                st.armed = None;
+                            } else {
+                                let wait = *due - now;
+                                st = cv.wait_timeout(st, wait).unwrap().0;
+                            }
+                        }
+                    }
+                }
+            })
+            .expect("spawning an SSR watchdog thread");
+        Watchdog { shared }
+    }
+
+    fn arm(&self, handle: IsolateHandle, due: Instant) {
+        let (lock, cv) = &*self.shared;
+        let mut st = lock.lock().unwrap();
+        st.armed = Some((due, handle));
+        st.fired = false;
+        cv.notify_one();
+    }
+
+    /// Disarms and tells whether the deadline fired during the render. Both
+    /// sides hold the lock, so a `false` here means no termination was sent.
+    fn disarm(&self) -> bool {
+        let (lock, _) = &*self.shared;
+        let mut st = lock.lock().unwrap();
+        st.armed = None;
+        std::mem::take(&mut st.fired)
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        let (lock, cv) = &*self.shared;
+        lock.lock().unwrap().stop = true;
+        cv.notify_one();
+    }
+}

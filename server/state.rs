@@ -1,0 +1,19 @@
+//! Everything a request handler can reach.
+
+use std::sync::Arc;
+
+use crate::assets::Manifest;
+use crate::config::Config;
+use crate::routes::table::RouteTable;
+use crate::ssr::cache::PageCache;
+use crate::ssr::SsrPool;
+
+pub type SharedState = Arc<AppState>;
+
+pub struct AppState {
+    pub config: Config,
+    pub pool: SsrPool,
+    pub pages: PageCache,
+    pub routes: &'static RouteTable,
+    pub manifest: &'static Manifest,
+}
