@@ -177,6 +177,8 @@ fn worker(
             // A terminated or broken isolate is not trusted with another page.
             tracing::warn!(worker = id, url = %job.url, "rebuilding SSR isolate");
             let _ = job.reply.send(result);
+            // Isolates on a thread must be dropped before the next is made.
+            drop(isolate);
             isolate = Isolate::new(bundle).expect("the bundle evaluated before, so it evaluates again");
             continue;
         }

@@ -1,0 +1,128 @@
+use std::time::Duration;
+
+use citizen_site::app::Application;
+use citizen_site::config::Config;
+
+pub struct TestApp {
+    pub base: String,
+    pub client: reqwest::Client,
+    _data: tempdir::TempDir,
+}
+
+impl TestApp {
+    pub async fn get(&self, path: &str) -> reqwest::Response {
+        self.client.get(format!("{}{path}", self.base)).send().await.expect("request failed")
+    }
+
+    pub async fn get_text(&self, path: &str) -> (u16, String) {
+        let res = self.get(path).await;
+        let status = res.status().as_u16();
+        (status, res.text().await.unwrap())
+    }
+}
+
+/// Starts the app with test defaults, changed by `tweak`, and waits until
+/// its isolates are ready.
+pub async fn spawn_app_with(tweak: impl FnOnce(&mut Config)) -> TestApp {
+    let data = tempdir::TempDir::new();
+    let mut config = Config::for_tests(data.path());
+    tweak(&mut config);
+    let app = Application::build(config).await.expect("app builds");
+    let base = format!("http://{}", app.local_addr());
+    let state = app.state();
+    tokio::spawn(app.run_until(std::future::pending()));
+    tokio::time::timeout(Duration::from_secs(30), state.pool.wait_ready())
+        .await
+        .expect("isolates ready in time")
+        .expect("bundle evaluates");
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(Duration::from_secs(30))
+        .build()
+        .unwrap();
+    TestApp { base, client, _data: data }
+}
+
+pub async fn spawn_app() -> TestApp {
+    spawn_app_with(|_| {}).await
+}
+
+/// The loader JSON embedded in a server-rendered page.
+pub fn bootstrap_json(html: &str) -> serde_json::Value {
+    let start_tag = r#"<script id="__SITE_DATA__" type="application/json">"#;
+    let start = html.find(start_tag).expect("page embeds its loader JSON") + start_tag.len();
+    let end = start + html[start..].find("</script>").expect("the data script is closed");
+    serde_json::from_str(&html[start..end]).expect("embedded loader JSON parses")
+}
+
+/// Text of the page without tags, so assertions read like what a visitor sees.
+pub fn visible_text(html: &str) -> String {
+    let body = html.split("<body>").nth(1).unwrap_or(html);
+    let body = body.split(r#"<script id="__SITE_DATA__""#).next().unwrap_or(body);
+    let mut out = String::new();
+    let mut in_tag = false;
+    for c in body.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => {
+                in_tag = false;
+                out.push(' ');
+            }
+            c if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    let decoded = out.replace("&amp;", "&").replace("&#x27;", "'").replace("&quot;", "\"").replace("&lt;", "<").replace("&gt;", ">");
+    decoded.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+pub mod tempdir {
+    /// A directory removed when dropped.
+    pub struct TempDir(std::path::PathBuf);
+
+    impl TempDir {
+        pub fn new() -> TempDir {
+            use std::sync::atomic::{AtomicUsize, Ordering};
+            static N: AtomicUsize = AtomicUsize::new(0);
+            let dir = std::env::temp_dir().join(format!(
+                "citizen-site-test-{}-{}",
+                std::process::id(),
+                N.fetch_add(1, Ordering::Relaxed)
+            ));
+            std::fs::create_dir_all(&dir).unwrap();
+            TempDir(dir)
+        }
+        pub fn path(&self) -> &std::path::Path {
+            &self.0
+        }
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+/// Every link in `html` as (href, visible text), in document order.
+pub fn links(html: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut rest = html;
+    while let Some(start) = rest.find("<a ") {
+        rest = &rest[start..];
+        let tag_end = rest.find('>').unwrap();
+        let tag = &rest[..tag_end];
+        let close = rest.find("</a>").unwrap();
+        let href = tag.split(" href=\"").nth(1).map(|h| h.split('"').next().unwrap().to_owned()).unwrap_or_default();
+        out.push((href, visible_text(&format!("<body>{}", &rest[tag_end + 1..close]))));
+        rest = &rest[close..];
+    }
+    out
+}
+
+/// The markup of the first `<tag ...>...</tag>` element.
+pub fn element<'a>(html: &'a str, tag: &str) -> &'a str {
+    let start = html.find(&format!("<{tag}")).unwrap_or_else(|| panic!("no <{tag}>"));
+    let end = html.find(&format!("</{tag}>")).unwrap_or_else(|| panic!("no </{tag}>"));
+    &html[start..end]
+}

@@ -1,0 +1,6 @@
+//! Integration tests: the real server (real V8 isolates, real router) on a
+//! random loopback port, driven over HTTP.
+
+mod helpers;
+mod pages;
+mod ssr_faults;

@@ -1,0 +1,176 @@
+use crate::helpers::{bootstrap_json, element, links, spawn_app, visible_text};
+
+/// Every route of the spec's table with the heading its screen must show.
+const ROUTES: &[(&str, &str, &str)] = &[
+    ("/", "Home", "The wallet for your community currency"),
+    ("/wallets", "Wallets", "Our Wallets"),
+    ("/services", "Services", "Our Services"),
+    ("/about", "About", "About"),
+    ("/community", "Community", "Join Our Community"),
+    ("/blog", "Blog", "Blog"),
+    ("/blog/brussels-pay-launch", "Blog", "Blog"),
+    ("/nfc-wallet", "NfcWallet", "NFC Wallet"),
+    ("/mobile-app", "MobileApp", "Mobile App"),
+    ("/discord-wallet", "DiscordWallet", "Discord Wallet"),
+    ("/pricing", "Pricing", "Pricing"),
+    ("/contact", "Contact", "Request an Intro"),
+    ("/ctzn", "Ctzn", "CTZN Token"),
+    ("/privacy", "Privacy", "Privacy Policy"),
+    ("/terms", "Terms", "Terms of Service"),
+    ("/success?session_id=cs_test_1", "Success", "Payment"),
+    ("/cancel", "Cancel", "Payment Cancelled"),
+];
+
+const NAV: &[(&str, &str)] = &[
+    ("/wallets", "Our Wallets"),
+    ("/pricing", "Pricing"),
+    ("/about", "About"),
+    ("/community", "Community"),
+    ("/blog", "Blog"),
+    ("/ctzn", "CTZN Token"),
+];
+
+fn h1(html: &str) -> String {
+    let start = html.find("<h1").expect("page has an h1");
+    let open_end = start + html[start..].find('>').unwrap() + 1;
+    let close = open_end + html[open_end..].find("</h1>").unwrap();
+    visible_text(&format!("<body>{}", &html[open_end..close]))
+}
+
+#[tokio::test]
+async fn every_route_renders_on_the_server_with_header_and_footer() {
+    let app = spawn_app().await;
+    for (path, page, heading) in ROUTES {
+        let (status, html) = app.get_text(path).await;
+        assert_eq!(status, 200, "{path}");
+        assert!(html.starts_with("<!DOCTYPE html><html lang=\"en\">"), "{path}: a full document");
+        assert!(h1(&html).contains(heading), "{path}: heading {heading:?}, got {:?}", h1(&html));
+        assert_eq!(bootstrap_json(&html)["page"], *page, "{path}: loader JSON names the page");
+
+        // Header: logo to /, every menu entry (desktop), Get Started, the mobile toggle.
+        let header = links(element(&html, "header"));
+        assert!(html.contains(r#"aria-label="Citizen Wallet home" href="/""#), "{path}: logo links home");
+        for (href, label) in NAV {
+            assert!(header.contains(&(href.to_string(), label.to_string())), "{path}: nav {label}");
+        }
+        assert!(header.contains(&("/pricing".into(), "Get Started".into())), "{path}: Get Started");
+        assert!(html.contains(r#"aria-controls="mobile-menu" aria-expanded="false""#), "{path}: mobile toggle");
+
+        // Footer: anchors, placeholders, legal pages, copyright.
+        let footer_html = element(&html, "footer");
+        let footer = links(footer_html);
+        let text = visible_text(footer_html);
+        for anchor in ["#features", "#about"] {
+            assert!(footer.iter().any(|(h, _)| h == anchor), "{path}: footer anchor {anchor}");
+        }
+        for label in ["Pricing", "Documentation", "API Reference", "Case Studies", "Blog", "Careers", "Press Kit", "Contact"] {
+            assert!(footer.contains(&("#".into(), label.into())), "{path}: footer placeholder {label}");
+        }
+        assert!(footer.iter().any(|(h, _)| h == "/privacy") && footer.iter().any(|(h, _)| h == "/terms"), "{path}: legal links");
+        assert!(text.contains("© 2024"), "{path}: copyright 2024");
+    }
+}
+
+#[tokio::test]
+async fn unknown_paths_get_the_404_screen_with_status_404() {
+    let app = spawn_app().await;
+    for path in ["/does-not-exist", "/blog/a/b", "/WALLETS", "/%2e%2e/etc/passwd"] {
+        let (status, html) = app.get_text(path).await;
+        assert_eq!(status, 404, "{path}");
+        let text = visible_text(&html);
+        assert!(text.contains("404") && text.contains("Oops! Page not found"), "{path}: {text}");
+        assert!(html.contains(r#"href="/" data-discover="true">Return to Home</a>"#), "{path}");
+        assert_eq!(bootstrap_json(&html)["page"], "NotFound");
+    }
+}
+
+#[tokio::test]
+async fn loader_json_cannot_be_broken_out_of() {
+    let app = spawn_app().await;
+    let evil = "</script><script>document.title='pwned'</script><!--";
+    let url = format!("/success?session_id={}", percent(evil));
+    let (status, html) = app.get_text(&url).await;
+    assert_eq!(status, 200);
+    assert!(!html.contains("<script>document.title"), "injected markup must not appear raw");
+    let data = bootstrap_json(&html);
+    assert_eq!(data["data"]["sessionId"], evil, "the value survives, escaped");
+    // Exactly the two scripts the document carries: the entry and the data.
+    assert_eq!(html.matches("<script").count(), 2);
+}
+
+#[tokio::test]
+async fn route_data_endpoint_serves_the_same_loader_json() {
+    let app = spawn_app().await;
+    let (_, html) = app.get_text("/terms").await;
+    let embedded = bootstrap_json(&html);
+    let res = app.get("/api/route-data?url=%2Fterms").await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.json::<serde_json::Value>().await.unwrap(), embedded);
+
+    let res = app.get("/api/route-data?url=%2Fblog%2Fnfc-integration%3Ftype%3DFeature").await;
+    let json: serde_json::Value = res.json().await.unwrap();
+    assert_eq!(json["page"], "Blog");
+    assert_eq!(json["data"]["postId"], "nfc-integration");
+    assert_eq!(json["data"]["type"], "Feature");
+
+    let res = app.get("/api/route-data?url=%2Fnope").await;
+    assert_eq!(res.status(), 404);
+    assert_eq!(res.json::<serde_json::Value>().await.unwrap()["page"], "NotFound");
+
+    let res = app.get("/api/route-data?url=nope").await;
+    assert_eq!(res.status(), 400);
+}
+
+#[tokio::test]
+async fn trailing_slashes_redirect_to_the_canonical_path() {
+    let app = spawn_app().await;
+    let res = app.get("/about/?x=1").await;
+    assert_eq!(res.status(), 308);
+    assert_eq!(res.headers()["location"], "/about?x=1");
+}
+
+#[tokio::test]
+async fn hashed_assets_are_immutable_and_precompressed() {
+    let app = spawn_app().await;
+    let (_, html) = app.get_text("/").await;
+    let entry = html.split(r#"<script type="module" src=""#).nth(1).unwrap().split('"').next().unwrap().to_owned();
+    let css = html.split(r#"<link rel="stylesheet" href=""#).nth(1).unwrap().split('"').next().unwrap().to_owned();
+    assert!(entry.starts_with("/assets/entry-") && css.starts_with("/assets/app-"));
+
+    for (accept, encoding) in [("br, gzip", Some("br")), ("gzip", Some("gzip")), ("identity", None)] {
+        let res = app.client.get(format!("{}{entry}", app.base)).header("accept-encoding", accept).send().await.unwrap();
+        assert_eq!(res.status(), 200);
+        assert_eq!(res.headers()["cache-control"], "public, max-age=31536000, immutable");
+        assert_eq!(res.headers().get("content-encoding").map(|v| v.to_str().unwrap()), encoding, "{accept}");
+        assert!(res.headers()["content-type"].to_str().unwrap().starts_with("text/javascript"));
+    }
+    let res = app.get(&css).await;
+    assert_eq!(res.status(), 200);
+    assert!(res.headers()["content-type"].to_str().unwrap().starts_with("text/css"));
+
+    // The page's own chunk is preloaded; another page's is not.
+    assert!(html.contains(r#"<link rel="modulepreload" href="/assets/Home-"#));
+    assert!(!html.contains("/assets/Pricing-"));
+
+    assert_eq!(app.get("/assets/nope.js").await.status(), 404);
+    assert_eq!(app.get("/assets/../Cargo.toml").await.status(), 404);
+}
+
+#[tokio::test]
+async fn pages_are_compressed_for_clients_that_accept_it() {
+    let app = spawn_app().await;
+    let res = app.client.get(format!("{}/", app.base)).header("accept-encoding", "gzip").send().await.unwrap();
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.headers()["content-encoding"], "gzip");
+}
+
+#[tokio::test]
+async fn healthz_answers_once_isolates_are_ready() {
+    let app = spawn_app().await;
+    let (status, body) = app.get_text("/healthz").await;
+    assert_eq!((status, body.as_str()), (200, "ok"));
+}
+
+fn percent(s: &str) -> String {
+    s.bytes().map(|b| if b.is_ascii_alphanumeric() { (b as char).to_string() } else { format!("%{b:02X}") }).collect()
+}
