@@ -64,10 +64,16 @@ const css = fs.readFileSync(cssTmp);
 const cssName = `app-${hash(css)}.css`;
 fs.renameSync(cssTmp, path.join(assetsDir, cssName));
 
-// 4. Static images shipped with the site (content/images -> /assets/images/..).
-const imagesSrc = path.join(root, "content", "images");
-if (fs.existsSync(imagesSrc)) {
-  fs.cpSync(imagesSrc, path.join(assetsDir, "images"), { recursive: true });
+// 4. Files the server links by name (favicon, ...): content/public/NAME is
+// served as /assets/NAME-HASH.EXT so it can be cached as immutable too.
+const publicFiles = {};
+const publicSrc = path.join(root, "content", "public");
+for (const name of fs.existsSync(publicSrc) ? fs.readdirSync(publicSrc) : []) {
+  const body = fs.readFileSync(path.join(publicSrc, name));
+  const ext = path.extname(name);
+  const hashed = `${path.basename(name, ext)}-${hash(body)}${ext}`;
+  fs.writeFileSync(path.join(assetsDir, hashed), body);
+  publicFiles[name] = `/assets/${hashed}`;
 }
 
 // 5. Manifest: per page, its chunk plus every chunk it imports statically, so the
@@ -128,6 +134,7 @@ fs.writeFileSync(path.join(out, "manifest.json"), JSON.stringify({
   entryImports: entryClosure.slice(1),
   css: `/assets/${cssName}`,
   pages,
+  public: publicFiles,
   files,
 }, null, 2));
 

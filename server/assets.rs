@@ -30,6 +30,8 @@ pub struct Manifest {
     pub css: String,
     /// Per page id: its chunk first, then every chunk it imports statically.
     pub pages: HashMap<String, Vec<String>>,
+    /// `content/public/NAME` -> its hashed URL.
+    pub public: HashMap<String, String>,
 }
 
 impl Manifest {
@@ -37,6 +39,11 @@ impl Manifest {
     pub fn embedded() -> &'static Manifest {
         static M: OnceLock<Manifest> = OnceLock::new();
         M.get_or_init(|| serde_json::from_str(MANIFEST_JSON).expect("build.rs wrote a valid manifest"))
+    }
+
+    /// The hashed URL of a file from `content/public/`.
+    pub fn public_url(&self, name: &str) -> &str {
+        self.public.get(name).map(String::as_str).unwrap_or_else(|| panic!("content/public/{name} is not in the build"))
     }
 
     /// Every module a page needs on first load, entry first, without repeats.

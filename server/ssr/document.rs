@@ -13,7 +13,7 @@ pub fn page(manifest: &Manifest, out: &RenderOutput, bootstrap_json: &str) -> St
     let mut html = String::with_capacity(out.html.len() + bootstrap_json.len() + 1024);
     html.push_str(HEAD_START);
     html.push_str(&out.head);
-    html.push_str(&format!(r#"<link rel="stylesheet" href="{}">"#, manifest.css));
+    html.push_str(&shared_head(manifest));
     for m in &modules[1..] {
         html.push_str(&format!(r#"<link rel="modulepreload" href="{m}">"#));
     }
@@ -30,11 +30,19 @@ pub fn page(manifest: &Manifest, out: &RenderOutput, bootstrap_json: &str) -> St
 /// the router's error screen, styled, with no scripts to hydrate.
 pub fn error_page(manifest: &Manifest, status: u16, reason: &str) -> String {
     format!(
-        "{HEAD_START}<title>Error — Citizen Wallet</title><link rel=\"stylesheet\" href=\"{css}\">\
-         </head><body><div id=\"root\"><div class=\"mx-auto max-w-3xl px-4 py-16\">\
+        "{HEAD_START}<title>Error — Citizen Wallet</title>{shared}</head><body><div id=\"root\"><div class=\"mx-auto max-w-3xl px-4 py-16\">\
          <h2 class=\"text-2xl font-bold\">Unexpected Application Error!</h2>\
          <h3 class=\"mt-4 font-mono text-lg text-red-700\">{status} {reason}</h3></div></div></body></html>",
-        css = manifest.css,
+        shared = shared_head(manifest),
+    )
+}
+
+/// Head tags every document carries: stylesheet and icon.
+fn shared_head(manifest: &Manifest) -> String {
+    format!(
+        r#"<link rel="stylesheet" href="{}"><link rel="icon" type="image/svg+xml" href="{}">"#,
+        manifest.css,
+        manifest.public_url("favicon.svg"),
     )
 }
 

@@ -1,0 +1,92 @@
+// Starts the real server binary on a free loopback port and a headless
+// Chromium (Debian's /usr/bin/chromium by default) for the browser tests.
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { chromium } from "playwright-core";
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..", "..");
+
+async function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.on("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startServer(env = {}) {
+  const bin = process.env.CITIZEN_SITE_BIN ?? path.join(root, "target", "debug", "citizen-site");
+  if (!fs.existsSync(bin)) throw new Error(`server binary not found at ${bin}: run cargo build first`);
+  const port = await freePort();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "citizen-e2e-"));
+  const base = `http://127.0.0.1:${port}`;
+  const child = spawn(bin, [], {
+    env: {
+      ...process.env,
+      ADDR: `127.0.0.1:${port}`,
+      SITE_URL: base,
+      DATABASE_URL: `sqlite://${dataDir}/site.db`,
+      RUST_LOG: process.env.RUST_LOG ?? "warn",
+      ...env,
+    },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    try {
+      const res = await fetch(`${base}/healthz`);
+      if (res.ok) break;
+    } catch {}
+    if (Date.now() > deadline) throw new Error("server not ready after 30 s");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    base,
+    stop() {
+      child.kill("SIGTERM");
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function launchBrowser() {
+  const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+  if (!fs.existsSync(executablePath)) {
+    throw new Error(`Chromium not found at ${executablePath}: apt-get install chromium (or set CHROMIUM_PATH)`);
+  }
+  // Playwright gives every launch a fresh, throwaway user-data-dir itself.
+  return chromium.launch({
+    executablePath,
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+}
+
+/** Collects console errors and warnings (hydration mismatches land here)
+ *  and uncaught page errors. */
+export function watchConsole(page) {
+  const problems = [];
+  page.on("console", (msg) => {
+    if (msg.type() !== "error" && msg.type() !== "warning") return;
+    // A 404 page's own status is reported as a failed load of the document.
+    if (msg.text().startsWith("Failed to load resource") && msg.location().url === page.url()) return;
+    problems.push(`${msg.type()}: ${msg.text()} (${msg.location().url})`);
+  });
+  page.on("pageerror", (err) => problems.push(`pageerror: ${err.message}`));
+  return problems;
+}
