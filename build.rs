@@ -17,12 +17,12 @@ fn main() {
     let out = PathBuf::from(env::var("OUT_DIR").unwrap()).join("web");
 
     if !root.join("node_modules").join(".package-lock.json").exists() {
-        let args: &[&str] = if root.join("package-lock.json").exists() {
-            &["ci", "--no-audit", "--no-fund"]
-        } else {
-            &["install", "--no-audit", "--no-fund"]
-        };
-        run(Command::new(npm()).args(args).current_dir(&root), "installing the npm packages");
+        // `install --no-save` installs the locked versions without rewriting
+        // the lock (`npm ci` rejects this lock's optional platform packages on npm 11).
+        run(
+            Command::new(npm()).args(["install", "--no-save", "--no-audit", "--no-fund"]).current_dir(&root),
+            "installing the npm packages",
+        );
     }
     run(
         Command::new(node()).arg("client/build.mjs").arg(&out).current_dir(&root),

@@ -27,6 +27,10 @@ const shared = {
   define: { "process.env.NODE_ENV": '"production"' },
   logLevel: "warning",
   absWorkingDir: root,
+  // Images imported from TSX become hashed files under /assets/.
+  loader: { ".svg": "file", ".png": "file", ".jpg": "file", ".webp": "file" },
+  assetNames: "[name]-[hash]",
+  publicPath: "/assets",
 };
 
 // 1. The server bundle: one classic script that defines globalThis.__ssr_render.
@@ -64,16 +68,23 @@ const css = fs.readFileSync(cssTmp);
 const cssName = `app-${hash(css)}.css`;
 fs.renameSync(cssTmp, path.join(assetsDir, cssName));
 
-// 4. Files the server links by name (favicon, ...): content/public/NAME is
-// served as /assets/NAME-HASH.EXT so it can be cached as immutable too.
-const publicFiles = {};
-const publicSrc = path.join(root, "content", "public");
-for (const name of fs.existsSync(publicSrc) ? fs.readdirSync(publicSrc) : []) {
-  const body = fs.readFileSync(path.join(publicSrc, name));
-  const ext = path.extname(name);
-  const hashed = `${path.basename(name, ext)}-${hash(body)}${ext}`;
-  fs.writeFileSync(path.join(assetsDir, hashed), body);
-  publicFiles[name] = `/assets/${hashed}`;
+// 4. Images under content/images/ (favicon, community logos, blog images):
+// content/images/DIR/NAME.EXT is served as /assets/images/DIR/NAME-HASH.EXT,
+// immutable like the scripts; the manifest maps each path to its URL so the
+// server can link them (logos and blog images come from Rust loaders).
+const images = {};
+const imagesSrc = path.join(root, "content", "images");
+if (fs.existsSync(imagesSrc)) {
+  for (const file of walk(imagesSrc)) {
+    const rel = path.relative(imagesSrc, file).split(path.sep).join("/");
+    const body = fs.readFileSync(file);
+    const ext = path.extname(rel);
+    const hashedRel = `${rel.slice(0, -ext.length)}-${hash(body)}${ext}`;
+    const dest = path.join(assetsDir, "images", hashedRel);
+    fs.mkdirSync(path.dirname(dest), { recursive: true });
+    fs.writeFileSync(dest, body);
+    images[rel] = `/assets/images/${hashedRel}`;
+  }
 }
 
 // 5. Manifest: per page, its chunk plus every chunk it imports statically, so the
@@ -134,7 +145,7 @@ fs.writeFileSync(path.join(out, "manifest.json"), JSON.stringify({
   entryImports: entryClosure.slice(1),
   css: `/assets/${cssName}`,
   pages,
-  public: publicFiles,
+  images,
   files,
 }, null, 2));
 

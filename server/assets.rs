@@ -30,8 +30,8 @@ pub struct Manifest {
     pub css: String,
     /// Per page id: its chunk first, then every chunk it imports statically.
     pub pages: HashMap<String, Vec<String>>,
-    /// `content/public/NAME` -> its hashed URL.
-    pub public: HashMap<String, String>,
+    /// `content/images/PATH` -> its hashed URL.
+    pub images: HashMap<String, String>,
 }
 
 impl Manifest {
@@ -41,9 +41,9 @@ impl Manifest {
         M.get_or_init(|| serde_json::from_str(MANIFEST_JSON).expect("build.rs wrote a valid manifest"))
     }
 
-    /// The hashed URL of a file from `content/public/`.
-    pub fn public_url(&self, name: &str) -> &str {
-        self.public.get(name).map(String::as_str).unwrap_or_else(|| panic!("content/public/{name} is not in the build"))
+    /// The hashed URL of `content/images/PATH`, if the build has that file.
+    pub fn image_url(&self, path: &str) -> Option<&str> {
+        self.images.get(path).map(String::as_str)
     }
 
     /// Every module a page needs on first load, entry first, without repeats.

@@ -46,3 +46,96 @@ export interface RenderResult {
   html: string;
   page: PageId;
 }
+
+// ---- Loader data per page (server/routes/loaders.rs produces these) ----
+
+/** /wallets: the Featured Communities (already filtered and ordered). */
+export interface WalletsData {
+  communities: FeaturedCommunity[];
+}
+export interface FeaturedCommunity {
+  alias: string;
+  name: string;
+  description: string;
+  /** URL of the logo image (hashed, under /assets/images/). */
+  logo: string;
+  /** The primary token's symbol. */
+  symbol: string;
+  url: string;
+}
+
+/** /about: rows of team_members, ordered by name; missing values are "". */
+export interface AboutData {
+  team: TeamMember[];
+}
+export interface TeamMember {
+  name: string;
+  role: string;
+  bio: string;
+  linkedin: string;
+  x_profile: string;
+  /** A photo when it starts with http, otherwise text or an emoji. */
+  image_url: string;
+}
+
+/** /blog and /blog/:postId */
+export interface BlogData {
+  /** Every post, newest first (the filter is applied by the page). */
+  posts: PostSummary[];
+  /** The post for /blog/:postId when it exists, else null (the list shows). */
+  post: Post | null;
+  /** The `?type=` filter, or null for All. */
+  type: string | null;
+}
+export interface PostSummary {
+  id: string;
+  title: string;
+  /** ISO date, e.g. 2024-03-15. */
+  date: string;
+  author: string;
+  type: string;
+  readTime: string;
+  excerpt: string;
+  /** Image URL, or null when the post has none (a placeholder shows). */
+  image: string | null;
+}
+export interface Post extends PostSummary {
+  /** Sanitized HTML rendered from the post's Markdown. */
+  html: string;
+}
+
+/** /terms */
+export interface TermsData {
+  /** Today's date (UTC), ISO. */
+  today: string;
+}
+
+/** /pricing (prices come from Stripe; see issue 4). */
+export interface PricingData {
+  /** Active prices; empty when Stripe is off. */
+  prices: PriceRecord[];
+  /** True when Stripe could not be reached. */
+  error: boolean;
+}
+export interface PriceRecord {
+  id: string;
+  /** Cents. */
+  amount: number;
+  interval: "month" | "year";
+  product: { name: string; metadata: { planName?: string } };
+}
+
+/** /success?session_id=... */
+export interface SuccessData {
+  sessionId: string | null;
+  session: VerifiedSession | null;
+  /** Set when verification failed. */
+  error: string | null;
+}
+export interface VerifiedSession {
+  customer_email: string | null;
+  /** Cents. */
+  amount_total: number;
+  currency: string;
+  payment_status: string;
+}

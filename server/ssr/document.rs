@@ -42,7 +42,7 @@ fn shared_head(manifest: &Manifest) -> String {
     format!(
         r#"<link rel="stylesheet" href="{}"><link rel="icon" type="image/svg+xml" href="{}">"#,
         manifest.css,
-        manifest.public_url("favicon.svg"),
+        manifest.image_url("favicon.svg").expect("content/images/favicon.svg is built"),
     )
 }
 
