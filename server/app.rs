@@ -9,6 +9,8 @@ use tokio::net::TcpListener;
 
 use crate::assets::Manifest;
 use crate::config::Config;
+use crate::content::Content;
+use crate::db::Db;
 use crate::routes::{self, table::RouteTable};
 use crate::ssr::{cache, SsrPool};
 use crate::state::{AppState, SharedState};
@@ -27,13 +29,23 @@ impl Application {
                 std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
             }
         }
+        let manifest = Manifest::embedded();
+        let content = Content::embedded(manifest).context("bundled content is malformed")?;
+        let db = Db::connect_lazy(&config.database_url)?;
+        match db.migrate().await {
+            Ok(()) => {}
+            // Pages still render without the database (an empty team list).
+            Err(e) => tracing::error!(error = %e, "database migrations failed; continuing without the database"),
+        }
         let listener = TcpListener::bind(config.addr).await.with_context(|| format!("binding {}", config.addr))?;
         let pool = SsrPool::start(&config.ssr);
         let state = Arc::new(AppState {
             pages: cache::new_cache(config.page_cache_capacity),
             pool,
             routes: RouteTable::embedded(),
-            manifest: Manifest::embedded(),
+            manifest,
+            content,
+            db,
             config,
         });
         Ok(Application { listener, state })

@@ -10,3 +10,5 @@ pub mod routes;
 pub mod ssr;
 pub mod state;
 pub mod telemetry;
+pub mod content;
+pub mod db;

@@ -4,6 +4,8 @@ use std::sync::Arc;
 
 use crate::assets::Manifest;
 use crate::config::Config;
+use crate::content::Content;
+use crate::db::Db;
 use crate::routes::table::RouteTable;
 use crate::ssr::cache::PageCache;
 use crate::ssr::SsrPool;
@@ -16,4 +18,6 @@ pub struct AppState {
     pub pages: PageCache,
     pub routes: &'static RouteTable,
     pub manifest: &'static Manifest,
+    pub content: Content,
+    pub db: Db,
 }

@@ -55,7 +55,9 @@ function Site({ bootstrap, registry }: AppProps) {
       .load(page)
       .then(() => {
         if (abort.signal.aborted) return;
-        setView({ url, page, data: undefined, state: "loading" });
+        // Within one page (a blog filter, another post) the previous data
+        // stays on screen while the new data loads.
+        setView((v) => ({ url, page, data: v.page === page ? v.data : undefined, state: "loading" }));
         if (!location.hash) window.scrollTo(0, 0);
         return data.then((d) => registry.load(d.page).then(() => d));
       })

@@ -6,6 +6,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::table::RouteMatch;
+use crate::db::team;
 use crate::state::AppState;
 
 /// What the client receives (`RouteData` in client/lib/types.ts).
@@ -25,18 +26,31 @@ pub struct Loaded {
     pub route: RouteData,
 }
 
-pub async fn load(_state: &AppState, path: &str, query: Option<&str>, route: &RouteMatch) -> Loaded {
+pub async fn load(state: &AppState, path: &str, query: Option<&str>, route: &RouteMatch) -> Loaded {
     let params = parse_query(query);
     let param = |name: &str| params.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
     let mut kept: Vec<(&str, String)> = Vec::new();
 
     let (status, data) = match route.page.as_str() {
         "Blog" => {
-            let filter = param("type").filter(|t| !t.is_empty());
+            let filter = param("type").filter(|t| !t.is_empty() && t != "All");
             if let Some(t) = &filter {
                 kept.push(("type", t.clone()));
             }
-            (200, json!({ "type": filter, "postId": route.params.get("postId") }))
+            // An unknown post id shows the list (spec section 2).
+            let post = route.params.get("postId").and_then(|id| state.content.blog.get(id));
+            (200, json!({ "posts": state.content.blog.list(), "post": post, "type": filter }))
+        }
+        "Wallets" => (200, json!({ "communities": state.content.communities.featured() })),
+        "About" => {
+            let team = match team::list(&state.db).await {
+                Ok(team) => team,
+                Err(e) => {
+                    tracing::error!(error = %e, "team load failed; showing an empty team");
+                    Vec::new()
+                }
+            };
+            (200, json!({ "team": team }))
         }
         "Success" => {
             let session_id = param("session_id").filter(|s| !s.is_empty());

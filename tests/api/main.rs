@@ -2,5 +2,6 @@
 //! random loopback port, driven over HTTP.
 
 mod helpers;
+mod content;
 mod pages;
 mod ssr_faults;

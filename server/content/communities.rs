@@ -1,0 +1,248 @@
+//! Community configurations (version 4), one JSON file per community in
+//! `content/communities/`, and the Featured Communities rule of /wallets.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::ContentError;
+use crate::assets::Manifest;
+
+/// Names never featured on /wallets (spec section 2).
+pub const NOT_FEATURED: &[&str] = &["Woluwe Test", "ETHGlobal London Token", "Celo Community Point", "Wolugo"];
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CommunityConfig {
+    pub community: Community,
+    /// Keyed by `chain_id:address`.
+    pub tokens: BTreeMap<String, Token>,
+    pub scan: Scan,
+    /// Keyed by `chain_id:address` of the account factory.
+    pub accounts: BTreeMap<String, Account>,
+    #[serde(default)]
+    pub cards: BTreeMap<String, Card>,
+    /// Keyed by chain id.
+    pub chains: BTreeMap<String, Chain>,
+    pub ipfs: Ipfs,
+    #[serde(default)]
+    pub plugins: Vec<Plugin>,
+    pub config_location: String,
+    pub version: u32,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Community {
+    pub name: String,
+    pub description: String,
+    pub url: String,
+    pub alias: String,
+    /// Path under content/images/, or empty.
+    pub logo: String,
+    pub custom_domain: Option<String>,
+    #[serde(default)]
+    pub hidden: bool,
+    pub theme: Theme,
+    pub profile: ChainAddress,
+    pub primary_token: ChainAddress,
+    pub primary_account_factory: ChainAddress,
+    pub primary_card_manager: Option<ChainAddress>,
+    pub card_factory: Option<ChainAddress>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Theme {
+    pub primary: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChainAddress {
+    pub address: String,
+    pub chain_id: u64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Token {
+    pub standard: TokenStandard,
+    pub name: String,
+    pub address: String,
+    pub symbol: String,
+    pub decimals: u8,
+    pub chain_id: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TokenStandard {
+    Erc20,
+    Erc1155,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scan {
+    pub url: String,
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Account {
+    pub chain_id: u64,
+    pub entrypoint_address: String,
+    pub paymaster_address: String,
+    pub account_factory_address: String,
+    pub paymaster_type: PaymasterType,
+    pub gas_extra_percentage: Option<u32>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub enum PaymasterType {
+    #[serde(rename = "cw")]
+    Cw,
+    #[serde(rename = "cw-safe")]
+    CwSafe,
+    #[serde(rename = "payg")]
+    Payg,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Card {
+    pub chain_id: u64,
+    pub address: String,
+    #[serde(rename = "type")]
+    pub kind: CardType,
+    pub instance_id: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CardType {
+    Classic,
+    Safe,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Chain {
+    pub id: u64,
+    pub node: Node,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Node {
+    pub url: String,
+    pub ws_url: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ipfs {
+    pub url: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Plugin {
+    pub name: String,
+    pub icon: String,
+    pub url: String,
+    pub launch_mode: LaunchMode,
+    pub action: Option<String>,
+    pub signature: Option<bool>,
+    pub hidden: Option<bool>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LaunchMode {
+    Browser,
+    Webview,
+}
+
+/// A card on /wallets (`FeaturedCommunity` in client/lib/types.ts).
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct FeaturedCommunity {
+    pub alias: String,
+    pub name: String,
+    pub description: String,
+    pub logo: String,
+    pub symbol: String,
+    pub url: String,
+}
+
+pub struct Communities {
+    all: Vec<CommunityConfig>,
+    featured: Vec<FeaturedCommunity>,
+}
+
+impl Communities {
+    pub fn parse(files: &[(&str, &str)], manifest: &Manifest) -> Result<Communities, ContentError> {
+        let mut all = Vec::with_capacity(files.len());
+        let mut featured = Vec::new();
+        for (file, text) in files {
+            let path = format!("content/communities/{file}");
+            let cfg: CommunityConfig = serde_json::from_str(text).map_err(|e| ContentError::new(&path, e))?;
+            validate(&cfg).map_err(|m| ContentError::new(&path, m))?;
+            if is_featured(&cfg.community) {
+                let logo = manifest
+                    .image_url(&cfg.community.logo)
+                    .ok_or_else(|| ContentError::new(&path, format!("logo {:?} is not under content/images/", cfg.community.logo)))?;
+                featured.push(FeaturedCommunity {
+                    alias: cfg.community.alias.clone(),
+                    name: cfg.community.name.clone(),
+                    description: cfg.community.description.clone(),
+                    logo: logo.to_owned(),
+                    symbol: primary_token(&cfg).map(|t| t.symbol.clone()).unwrap_or_default(),
+                    url: cfg.community.url.clone(),
+                });
+            }
+            all.push(cfg);
+        }
+        featured.sort_by(|a, b| a.name.to_lowercase().cmp(&b.name.to_lowercase()));
+        Ok(Communities { all, featured })
+    }
+
+    pub fn all(&self) -> &[CommunityConfig] {
+        &self.all
+    }
+
+    /// The Featured Communities of /wallets, by name.
+    pub fn featured(&self) -> &[FeaturedCommunity] {
+        &self.featured
+    }
+}
+
+/// Spec section 2: a non-empty logo and not one of the excluded names.
+pub fn is_featured(c: &Community) -> bool {
+    !c.logo.trim().is_empty() && !NOT_FEATURED.contains(&c.name.as_str())
+}
+
+fn primary_token(cfg: &CommunityConfig) -> Option<&Token> {
+    let t = &cfg.community.primary_token;
+    cfg.tokens.get(&format!("{}:{}", t.chain_id, t.address))
+}
+
+fn validate(cfg: &CommunityConfig) -> Result<(), String> {
+    if cfg.version != 4 {
+        return Err(format!("version {} is not 4", cfg.version));
+    }
+    if primary_token(cfg).is_none() {
+        return Err("primary_token is not among tokens (keyed chain_id:address)".into());
+    }
+    for (key, token) in &cfg.tokens {
+        if *key != format!("{}:{}", token.chain_id, token.address) {
+            return Err(format!("token key {key} does not match its chain_id:address"));
+        }
+    }
+    if cfg.community.primary_card_manager.is_none() && cfg.community.card_factory.is_none() {
+        return Err("community needs primary_card_manager or card_factory".into());
+    }
+    Ok(())
+}
