@@ -4,4 +4,5 @@
 mod helpers;
 mod content;
 mod pages;
+mod screens;
 mod ssr_faults;

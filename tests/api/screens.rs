@@ -1,0 +1,147 @@
+//! Every screen's spec texts and figures, on the server-rendered HTML (what a
+//! visitor without JavaScript and a crawler see). Spec sections 1-5 and 9.
+
+use crate::helpers::{element, links, spawn_app, visible_text, TestApp};
+
+async fn main_of(app: &TestApp, path: &str) -> (String, Vec<(String, String)>, String) {
+    let (status, html) = app.get_text(path).await;
+    assert_eq!(status, 200, "{path}");
+    let main = element(&html, "main").to_owned();
+    (visible_text(&main), links(&main), html)
+}
+
+fn assert_all(text: &str, expected: &[&str], what: &str) {
+    let missing: Vec<&&str> = expected.iter().filter(|e| !text.contains(**e)).collect();
+    assert!(missing.is_empty(), "{what}: missing {missing:?}\n--- text ---\n{text}");
+}
+
+/// The first `<a ...>` start tag containing `needle`.
+fn anchor_tag<'a>(html: &'a str, needle: &str) -> &'a str {
+    let at = html.find(needle).unwrap_or_else(|| panic!("no link with {needle}"));
+    let start = html[..at].rfind("<a ").unwrap();
+    &html[start..at + html[at..].find('>').unwrap()]
+}
+
+/// External links (http/https) must open in a new tab without the opener.
+fn assert_external_links_open_new_tabs(html: &str, what: &str) {
+    let mut rest = html;
+    while let Some(i) = rest.find("<a ") {
+        let tag = &rest[i..i + rest[i..].find('>').unwrap()];
+        if tag.contains(r#"href="http"#) {
+            assert!(tag.contains(r#"target="_blank""#) && tag.contains("noopener"), "{what}: {tag}");
+        }
+        rest = &rest[i + 3..];
+    }
+}
+
+#[tokio::test]
+async fn home() {
+    let app = crate::helpers::spawn_app().await;
+    let (text, links, html) = main_of(&app, "/").await;
+    assert!(html.contains(r#"id="features""#));
+    assert_all(
+        &text,
+        &[
+            "Brussels Pay", "The wallet for your community currency",
+            "Simple Transactions", "Voucher System", "Web Burner Wallet", "Simple Backup", "NFC Wallets",
+            "Point of Sale", "Payment Requests", "Multi-Currency", "Cross-Chain Support",
+            "Core", "Physical", "Business", "Technical", "Live",
+            "Local Currency", "Mutual Credit Systems", "Alternative Payment Network", "Event Tokens",
+            "Loyalty Programs", "Reward Mechanisms",
+            "Ethereum", "Polygon", "Celo", "Base", "Gnosis", "Supported Blockchains",
+            "Multiple Payment Options", "Physical Vouchers", "Contact Directory", "NFC Tags and Cards", "QR Codes",
+            "Why yet another crypto wallet?",
+            "Want your own wallet for your community token?", "Book a Call", "Join Discord Community",
+        ],
+        "home",
+    );
+    assert_eq!(text.matches("Live").count() >= 9, true, "nine Live badges");
+    let hrefs: Vec<&str> = links.iter().map(|(h, _)| h.as_str()).collect();
+    assert!(hrefs.iter().any(|h| h.starts_with("https://apps.apple.com/")), "App Store button");
+    assert!(hrefs.iter().any(|h| h.starts_with("https://play.google.com/")), "Google Play button");
+    for name in ["Ethereum", "Polygon", "Celo", "Base", "Gnosis"] {
+        assert!(html.contains(&format!(r#"alt="{name}"#)) || html.contains(&format!("alt=\"{name} logo\"")), "{name} logo");
+    }
+    assert_external_links_open_new_tabs(&html, "home");
+}
+
+#[tokio::test]
+async fn wallets() {
+    let app = spawn_app().await;
+    let (text, links, html) = main_of(&app, "/wallets").await;
+    assert_all(&text, &["Our Wallets", "10K+", "50K+", "5K+", "2K+", "Featured Communities"], "wallets");
+    for href in ["/mobile-app", "/nfc-wallet", "/discord-wallet"] {
+        assert!(links.iter().any(|(h, _)| h == href), "card links to {href}");
+    }
+    let burner = anchor_tag(&html, r#"href="https://app.citizenwallet.xyz""#);
+    assert!(burner.contains(r#"target="_blank""#), "web burner wallet opens in a new tab: {burner}");
+    assert_external_links_open_new_tabs(&html, "wallets");
+}
+
+#[tokio::test]
+async fn services() {
+    let app = spawn_app().await;
+    let (text, _, _) = main_of(&app, "/services").await;
+    assert_all(
+        &text,
+        &[
+            "Our Services",
+            "Custom Wallet Setup", "From $5,000", "2-4 weeks",
+            "API Integration", "From $2,500", "1-2 weeks",
+            "Smart Contract Development", "From $10,000", "4-8 weeks",
+            "Community Onboarding", "From $3,000", "2-3 weeks",
+            "Security Audit", "From $7,500",
+            "Premium Support", "$500/month", "Immediate",
+            "Starter", "$10,000", "3 months support",
+            "Professional", "$25,000", "Most Popular", "6 months premium support",
+            "Enterprise", "Contact Sales", "Get Started",
+        ],
+        "services",
+    );
+    assert_eq!(text.matches("Get Started").count(), 2, "Starter and Professional");
+}
+
+#[tokio::test]
+async fn about_with_an_empty_and_a_filled_team() {
+    let app = spawn_app().await;
+    let (text, links, html) = main_of(&app, "/about").await;
+    assert_all(
+        &text,
+        &[
+            "About", "Our Mission", "Our Values", "Accessibility First", "Community Driven", "Transparency", "Sustainability",
+            "Meet Our Team", "Our Journey",
+            "2020", "Foundation", "2021", "First Launch", "2022", "Multi-chain Support", "2023", "NFC Integration",
+            "2024", "Brussels Pay Launch",
+            "Supported By", "Get in touch", "Join Our Mission", "Start Your Community", "Join Our Team",
+        ],
+        "about",
+    );
+    assert!(!text.contains("Loading team data..."), "the server renders the loaded team");
+    // The embedded sample team (no photos: emoji or initials).
+    assert!(text.contains("Amina Diallo") && text.contains("Community Lead"));
+    assert!(links.iter().any(|(h, t)| h.starts_with("mailto:") && t == "Get in touch"));
+    for category in ["Funding Partner", "Strategic Partner", "Community Partner", "Ecosystem Partner"] {
+        assert!(text.contains(category), "{category}");
+    }
+    assert_external_links_open_new_tabs(&html, "about");
+    // The Join Our Mission buttons do nothing: buttons, not links.
+    assert!(html.contains(">Start Your Community</button>") && html.contains(">Join Our Team</button>"));
+}
+
+#[tokio::test]
+async fn community() {
+    let app = spawn_app().await;
+    let (text, links, html) = main_of(&app, "/community").await;
+    assert_all(
+        &text,
+        &[
+            "Join Our Community", "Connect With Us", "2.5K", "5K", "800", "Join Now",
+            "Community Resources", "Documentation", "Video Tutorials", "Community Forum", "Webinars", "Access",
+            "What Our Community Says",
+        ],
+        "community",
+    );
+    assert_eq!(links.iter().filter(|(_, t)| t.contains("Join Now")).count(), 3);
+    assert_eq!(html.matches("Rated 5 out of 5").count() >= 3, true, "5-star testimonials");
+    assert_external_links_open_new_tabs(&html, "community");
+}
