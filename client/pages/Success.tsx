@@ -1,17 +1,107 @@
-import type { PageMeta, PageProps } from "../lib/types";
+import { CircleCheck, CircleX, LoaderCircle } from "lucide-react";
+import type { ReactNode } from "react";
+import { Link } from "react-router";
+import type { PageMeta, PageProps, SuccessData, VerifiedSession } from "../lib/types";
 
-export function meta(): PageMeta {
-  return {
-    title: "Payment — Citizen Wallet",
-    description: "Your Citizen Wallet subscription payment.",
-  };
+const TEXT = {
+  verifying: "Verifying your payment...",
+  failed: "Payment Verification Failed",
+  noSession: "No session ID provided",
+  verifyFailed: "Failed to verify payment session",
+  paid: "Payment Successful!",
+  paidLead: "Thank you for subscribing to Citizen Wallet. A receipt is on its way to your inbox, and we will be in touch to set up your community.",
+};
+
+/** Spec section 4: verifying, then failed or paid. */
+type Outcome =
+  | { kind: "verifying" }
+  | { kind: "failed"; reason: string }
+  | { kind: "paid"; session: VerifiedSession };
+
+function outcome(data: SuccessData | undefined, state: PageProps["state"]): Outcome {
+  if (state === "loading") return { kind: "verifying" };
+  if (state === "error") return { kind: "failed", reason: TEXT.verifyFailed };
+  if (!data?.sessionId) return { kind: "failed", reason: TEXT.noSession };
+  if (data.error || !data.session) return { kind: "failed", reason: TEXT.verifyFailed };
+  return { kind: "paid", session: data.session };
 }
 
-export default function Success(_props: PageProps) {
+export function meta(data: SuccessData | undefined): PageMeta {
+  const paid = !!data?.sessionId && !data.error && !!data.session;
+  return paid
+    ? { title: "Payment Successful — Citizen Wallet", description: "Your Citizen Wallet plan is paid. Thank you for subscribing." }
+    : { title: "Payment Verification — Citizen Wallet", description: "Checking the status of your Citizen Wallet checkout session." };
+}
+
+export default function Success({ data, state }: PageProps<SuccessData>) {
+  const result = outcome(data, state);
   return (
-    <section className="mx-auto max-w-7xl px-4 py-16 sm:px-6 lg:px-8">
-      <h1 className="text-4xl font-bold tracking-tight">Payment Successful!</h1>
-      <p className="mt-4 max-w-2xl text-lg text-slate-600">Your Citizen Wallet subscription payment.</p>
+    <section className="flex min-h-[60vh] items-center justify-center bg-slate-50 px-4 py-16">
+      <div className="w-full max-w-lg rounded-2xl border border-slate-200 bg-white p-8 text-center shadow-sm">
+        {result.kind === "verifying" && (
+          <div role="status">
+            <LoaderCircle className="mx-auto h-12 w-12 animate-spin text-brand-600" aria-hidden="true" />
+            <h1 className="mt-6 text-2xl font-bold text-slate-900">{TEXT.verifying}</h1>
+          </div>
+        )}
+
+        {result.kind === "failed" && (
+          <>
+            <CircleX className="mx-auto h-14 w-14 text-red-600" aria-hidden="true" />
+            <h1 className="mt-6 text-2xl font-bold text-slate-900">{TEXT.failed}</h1>
+            <p className="mt-3 text-slate-600">{result.reason}</p>
+            <div className="mt-8 flex flex-col justify-center gap-3 sm:flex-row">
+              <ActionLink to="/pricing" primary>Back to Pricing</ActionLink>
+              <ActionLink to="/contact">Contact Us</ActionLink>
+            </div>
+          </>
+        )}
+
+        {result.kind === "paid" && (
+          <>
+            <CircleCheck className="mx-auto h-14 w-14 text-emerald-600" aria-hidden="true" />
+            <h1 className="mt-6 text-3xl font-bold text-slate-900">{TEXT.paid}</h1>
+            <p className="mt-3 text-slate-600">{TEXT.paidLead}</p>
+            <dl className="mt-8 divide-y divide-slate-200 rounded-xl border border-slate-200 text-left text-sm">
+              <Row label="Email">{result.session.customer_email ?? "—"}</Row>
+              <Row label="Amount">
+                {`${(result.session.amount_total / 100).toFixed(2)} ${result.session.currency.toUpperCase()}`}
+              </Row>
+              <Row label="Status">
+                <span className="rounded-full bg-emerald-100 px-2.5 py-0.5 font-semibold capitalize text-emerald-800">
+                  {result.session.payment_status}
+                </span>
+              </Row>
+            </dl>
+            <div className="mt-8 flex flex-col justify-center gap-3 sm:flex-row">
+              <ActionLink to="/" primary>Return to Home</ActionLink>
+              <ActionLink to="/wallets">Explore Our Wallets</ActionLink>
+            </div>
+          </>
+        )}
+      </div>
     </section>
+  );
+}
+
+function Row({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className="flex items-center justify-between gap-4 px-4 py-3">
+      <dt className="text-slate-600">{label}</dt>
+      <dd className="break-all font-medium text-slate-900">{children}</dd>
+    </div>
+  );
+}
+
+function ActionLink({ to, primary, children }: { to: string; primary?: boolean; children: ReactNode }) {
+  return (
+    <Link
+      to={to}
+      className={`rounded-lg px-5 py-2.5 text-sm font-semibold ${
+        primary ? "bg-brand-600 text-white hover:bg-brand-700" : "border border-slate-300 text-slate-800 hover:bg-slate-50"
+      }`}
+    >
+      {children}
+    </Link>
   );
 }

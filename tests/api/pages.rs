@@ -8,7 +8,7 @@ const ROUTES: &[(&str, &str, &str)] = &[
     ("/about", "About", "About"),
     ("/community", "Community", "Join Our Community"),
     ("/blog", "Blog", "Blog"),
-    ("/blog/brussels-pay-launch", "Blog", "Blog"),
+    ("/blog/brussels-pay-launch", "Blog", "Brussels Pay Is Live"),
     ("/nfc-wallet", "NfcWallet", "NFC Wallet"),
     ("/mobile-app", "MobileApp", "Mobile App"),
     ("/discord-wallet", "DiscordWallet", "Discord Wallet"),
@@ -110,7 +110,7 @@ async fn route_data_endpoint_serves_the_same_loader_json() {
     let res = app.get("/api/route-data?url=%2Fblog%2Fnfc-integration%3Ftype%3DFeature").await;
     let json: serde_json::Value = res.json().await.unwrap();
     assert_eq!(json["page"], "Blog");
-    assert_eq!(json["data"]["postId"], "nfc-integration");
+    assert_eq!(json["data"]["post"]["id"], "nfc-integration");
     assert_eq!(json["data"]["type"], "Feature");
 
     let res = app.get("/api/route-data?url=%2Fnope").await;

@@ -145,3 +145,113 @@ async fn community() {
     assert_eq!(html.matches("Rated 5 out of 5").count() >= 3, true, "5-star testimonials");
     assert_external_links_open_new_tabs(&html, "community");
 }
+
+#[tokio::test]
+async fn nfc_mobile_and_discord_wallet_pages() {
+    let app = spawn_app().await;
+    let (text, links, html) = main_of(&app, "/nfc-wallet").await;
+    assert_all(&text, &["NFC Wallet", "Participants", "Organisers", "Sales Points", "Get Started", "Contact Sales"], "nfc");
+    let iframe = &html[html.find("<iframe").expect("embedded video")..];
+    assert!(iframe.contains(r#"width="640""#) && iframe.contains(r#"height="360""#), "640x360 video");
+    assert!(links.iter().any(|(h, _)| h.starts_with("https://dashboard.")), "live dashboard link");
+    assert_external_links_open_new_tabs(&html, "nfc");
+
+    let (text, links, html) = main_of(&app, "/mobile-app").await;
+    assert_all(&text, &["Mobile App", "Digital Vouchers", "QR Codes", "Contacts"], "mobile");
+    assert!(links.iter().any(|(h, _)| h.starts_with("https://apps.apple.com/")));
+    assert!(links.iter().any(|(h, _)| h.starts_with("https://play.google.com/")));
+    assert_external_links_open_new_tabs(&html, "mobile");
+
+    let (text, links, html) = main_of(&app, "/discord-wallet").await;
+    assert_all(&text, &["Discord Wallet", "/send", "/balance", "Book a Call"], "discord");
+    assert!(links.iter().any(|(h, t)| h.starts_with("https://cal.com/") && t.contains("Book a Call")));
+    assert_external_links_open_new_tabs(&html, "discord");
+}
+
+#[tokio::test]
+async fn ctzn_token_page() {
+    let app = spawn_app().await;
+    let (text, links, html) = main_of(&app, "/ctzn").await;
+    assert_all(
+        &text,
+        &[
+            "CTZN Token", "6,943,851", "$0.07741", "$536K", "228+", "$15,322",
+            "Development", "40%", "Community Rewards", "30%", "Team and Advisors", "20%", "Liquidity and Operations", "10%",
+            "15%", "Buy CTZN",
+        ],
+        "ctzn",
+    );
+    assert!(html.contains("<iframe"), "embedded price chart");
+    assert!(links.iter().any(|(h, _)| h.starts_with("https://app.uniswap.org/")), "DEX buy link");
+    assert_external_links_open_new_tabs(&html, "ctzn");
+}
+
+#[tokio::test]
+async fn legal_and_cancel_pages() {
+    let app = spawn_app().await;
+    let (text, _, _) = main_of(&app, "/privacy").await;
+    assert_all(&text, &["Privacy Policy", "January 2024"], "privacy");
+
+    // Terms show today's date in long US format (UTC).
+    let today = time::OffsetDateTime::now_utc().date();
+    let month = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
+        [u8::from(today.month()) as usize - 1];
+    let (text, _, _) = main_of(&app, "/terms").await;
+    assert_all(&text, &["Terms of Service", &format!("{month} {}, {}", today.day(), today.year())], "terms");
+
+    let (text, links, _) = main_of(&app, "/cancel").await;
+    assert_all(&text, &["Payment Cancelled", "no charge was made"], "cancel");
+    assert!(links.iter().any(|(h, _)| h == "/pricing") && links.iter().any(|(h, _)| h == "/contact"));
+}
+
+#[tokio::test]
+async fn pricing_without_stripe_shows_contact_us_for_every_plan() {
+    let app = spawn_app().await;
+    for query in ["", "?billing=yearly"] {
+        let (text, links, html) = main_of(&app, &format!("/pricing{query}")).await;
+        assert_all(
+            &text,
+            &[
+                "Pricing", "Monthly", "Yearly", "Community Light", "Community Standard", "Community Pro", "Most Popular",
+                "Discord wallet", "Mobile app wallet", "NFC wallet support", "Custom domain", "Custom features and plugins",
+                "Direct support channel", "Self-Hosted", "Free", "Get in Touch",
+            ],
+            "pricing",
+        );
+        assert_eq!(text.matches("Contact us for pricing").count(), 3, "no Stripe key: no plan has a price");
+        assert_eq!(html.matches(">Contact Us</button>").count(), 3);
+        assert!(html.matches("disabled=\"\"").count() >= 3, "Contact Us buttons are disabled");
+        assert!(links.iter().any(|(h, t)| h == "/contact" && t.contains("Get in Touch")));
+        assert!(links.iter().any(|(h, _)| h.starts_with("https://github.com/")), "self-hosted code repository");
+        // The toggle is a pair of links, so it works without JavaScript.
+        assert!(links.iter().any(|(h, _)| h.contains("billing=yearly")) && links.iter().any(|(h, _)| h.contains("billing=monthly")));
+    }
+}
+
+#[tokio::test]
+async fn contact_form_fields_and_tags() {
+    let app = spawn_app().await;
+    let (text, _, html) = main_of(&app, "/contact").await;
+    assert_all(
+        &text,
+        &[
+            "Request an Intro", "Cooperative participation", "Smart money", "Loyalty", "Events", "Local currency",
+            "NFC card users", "Civic engagement initiative",
+        ],
+        "contact",
+    );
+    for name in ["name", "contactPerson", "email", "website", "description"] {
+        assert!(html.contains(&format!(r#"name="{name}""#)), "field {name}");
+    }
+    assert!(html.contains(r#"type="email""#) && html.contains(r#"type="url""#));
+    assert!(html.contains(r#"rows="4""#), "description has 4 rows");
+    assert_eq!(html.matches(r#"name="tags""#).count(), 7);
+    assert!(html.contains(r#"method="post""#), "works as a plain form without JavaScript");
+}
+
+#[tokio::test]
+async fn success_page_states() {
+    let app = spawn_app().await;
+    let (text, _, _) = main_of(&app, "/success").await;
+    assert_all(&text, &["Payment Verification Failed", "No session ID provided"], "no session id");
+}

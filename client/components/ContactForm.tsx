@@ -1,0 +1,165 @@
+import { LoaderCircle, Send } from "lucide-react";
+import { useEffect, useRef, useState, type FormEvent } from "react";
+import { useNavigate } from "react-router";
+import {
+  CONTACT_ENDPOINT,
+  CONTACT_FIELDS,
+  CONTACT_MESSAGES,
+  CONTACT_TEXT,
+  REDIRECT_AFTER_SUBMIT_MS,
+  TAG_OPTIONS,
+  type ContactField,
+  type IntroRequest,
+} from "../../content/site/contact";
+import { Toaster, useToasts } from "./Toast";
+
+const inputClass =
+  "mt-1 block w-full rounded-lg border border-slate-300 bg-white px-3 py-2 text-slate-900 shadow-sm placeholder:text-slate-400 focus:border-brand-600 focus:outline-none focus:ring-2 focus:ring-brand-600/30";
+
+/** Reads the form as the JSON the save-to-notion function expects. */
+function readForm(form: HTMLFormElement): IntroRequest {
+  const fd = new FormData(form);
+  const text = (key: string) => String(fd.get(key) ?? "").trim();
+  return {
+    name: text("name"),
+    contactPerson: text("contactPerson"),
+    email: text("email"),
+    website: text("website"),
+    description: text("description"),
+    tags: fd.getAll("tags").map(String),
+  };
+}
+
+/**
+ * The intro request form. Without JavaScript it posts as a regular form; with
+ * it, the request goes out as JSON and the answer shows as a toast.
+ */
+export function ContactForm() {
+  const navigate = useNavigate();
+  const { toasts, toast, dismiss } = useToasts();
+  const [submitting, setSubmitting] = useState(false);
+  const [validation, setValidation] = useState<string | null>(null);
+  const redirect = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+
+  useEffect(() => () => clearTimeout(redirect.current), []);
+
+  async function onSubmit(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const form = e.currentTarget;
+    const request = readForm(form);
+    if (!request.name || !request.email) {
+      setValidation(CONTACT_MESSAGES.missingFields);
+      return;
+    }
+    setValidation(null);
+    setSubmitting(true);
+    try {
+      const res = await fetch(CONTACT_ENDPOINT, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json" },
+        body: JSON.stringify(request),
+      });
+      const body: unknown = await res.json().catch(() => null);
+      if (!(body && typeof body === "object" && (body as { success?: unknown }).success === true)) {
+        throw new Error(CONTACT_MESSAGES.noSuccess);
+      }
+      toast({ title: CONTACT_MESSAGES.successTitle, description: CONTACT_MESSAGES.successDescription });
+      form.reset();
+      redirect.current = setTimeout(() => navigate("/"), REDIRECT_AFTER_SUBMIT_MS);
+    } catch (err) {
+      toast({
+        title: CONTACT_MESSAGES.errorTitle,
+        description: err instanceof Error && err.message ? err.message : CONTACT_MESSAGES.fallbackError,
+        variant: "destructive",
+      });
+    } finally {
+      setSubmitting(false);
+    }
+  }
+
+  return (
+    <>
+      <form
+        method="post"
+        action={CONTACT_ENDPOINT}
+        noValidate={false}
+        onSubmit={onSubmit}
+        aria-describedby="contact-required-hint"
+        className="space-y-6"
+      >
+        <p id="contact-required-hint" className="text-sm text-slate-600">{CONTACT_TEXT.requiredHint}</p>
+        <div className="grid gap-6 sm:grid-cols-2">
+          {CONTACT_FIELDS.map((field) => (
+            <Field key={field.name} field={field} />
+          ))}
+        </div>
+
+        <fieldset>
+          <legend className="text-sm font-medium text-slate-900">{CONTACT_TEXT.tagsLegend}</legend>
+          <p className="mt-1 text-sm text-slate-600">{CONTACT_TEXT.tagsHint}</p>
+          <div className="mt-3 grid gap-3 sm:grid-cols-2">
+            {TAG_OPTIONS.map((tag) => (
+              <label
+                key={tag}
+                className="flex cursor-pointer items-center gap-3 rounded-lg border border-slate-200 px-3 py-2 text-sm text-slate-800 hover:bg-slate-50 has-[:checked]:border-brand-600 has-[:checked]:bg-brand-50"
+              >
+                <input type="checkbox" name="tags" value={tag} className="h-4 w-4 rounded border-slate-300 accent-brand-600" />
+                {tag}
+              </label>
+            ))}
+          </div>
+        </fieldset>
+
+        {validation && (
+          <p role="alert" className="rounded-lg border border-red-200 bg-red-50 px-4 py-3 text-sm font-medium text-red-800">
+            {validation}
+          </p>
+        )}
+
+        <button
+          type="submit"
+          disabled={submitting}
+          className="inline-flex w-full items-center justify-center gap-2 rounded-lg bg-brand-600 px-6 py-3 font-semibold text-white hover:bg-brand-700 disabled:cursor-not-allowed disabled:opacity-70 sm:w-auto"
+        >
+          {submitting ? (
+            <LoaderCircle className="h-4 w-4 animate-spin" aria-hidden="true" />
+          ) : (
+            <Send className="h-4 w-4" aria-hidden="true" />
+          )}
+          {submitting ? CONTACT_MESSAGES.submitting : CONTACT_MESSAGES.submit}
+        </button>
+      </form>
+      <Toaster toasts={toasts} onDismiss={dismiss} />
+    </>
+  );
+}
+
+function Field({ field }: { field: ContactField }) {
+  const id = `contact-${field.name}`;
+  const wide = field.type === "textarea";
+  return (
+    <div className={wide ? "sm:col-span-2" : undefined}>
+      <label htmlFor={id} className="block text-sm font-medium text-slate-900">
+        {field.label}
+        {field.required && (
+          <span className="text-red-700" aria-hidden="true"> *</span>
+        )}
+      </label>
+      {wide ? (
+        <textarea id={id} name={field.name} rows={4} placeholder={field.placeholder} className={inputClass} />
+      ) : (
+        <input
+          id={id}
+          name={field.name}
+          type={field.type}
+          // Not `required`: the browser would block the submit before the
+          // spec's own 'Missing required fields' message could show.
+          aria-required={field.required || undefined}
+          placeholder={field.placeholder}
+          autoComplete={field.autoComplete}
+          className={inputClass}
+        />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,71 @@
+// The intro request form (spec sections 3, 5, 8 and 9): its fields, the tag
+// options and every message the form can show.
+
+/** What the form posts to the save-to-notion function, as JSON. */
+export interface IntroRequest {
+  name: string;
+  contactPerson: string;
+  email: string;
+  website: string;
+  description: string;
+  tags: string[];
+}
+
+export const CONTACT_ENDPOINT = "/api/save-to-notion";
+
+export const TAG_OPTIONS = [
+  "Cooperative participation",
+  "Smart money",
+  "Loyalty",
+  "Events",
+  "Local currency",
+  "NFC card users",
+  "Civic engagement initiative",
+] as const;
+export type IntroTag = (typeof TAG_OPTIONS)[number];
+
+export interface ContactField {
+  name: Exclude<keyof IntroRequest, "tags">;
+  label: string;
+  type: "text" | "email" | "url" | "textarea";
+  required: boolean;
+  placeholder: string;
+  autoComplete?: string;
+}
+
+export const CONTACT_FIELDS: ContactField[] = [
+  { name: "name", label: "Community Name", type: "text", required: true, placeholder: "e.g. Brussels Pay", autoComplete: "organization" },
+  { name: "contactPerson", label: "Contact Person", type: "text", required: false, placeholder: "Your name", autoComplete: "name" },
+  { name: "email", label: "Email", type: "email", required: true, placeholder: "you@example.org", autoComplete: "email" },
+  { name: "website", label: "Website", type: "url", required: false, placeholder: "https://", autoComplete: "url" },
+  { name: "description", label: "Description", type: "textarea", required: false, placeholder: "Who takes part, what you would like to pay for, and when you hope to start." },
+];
+
+/** Milliseconds between a successful submit and the move to the home page. */
+export const REDIRECT_AFTER_SUBMIT_MS = 2000;
+
+export const CONTACT_MESSAGES = {
+  missingFields: "Missing required fields: Please fill in the name and email address.",
+  successTitle: "Request submitted!",
+  successDescription: "Thank you for your submission. We'll get back to you soon!",
+  errorTitle: "Error",
+  noSuccess: "Failed to submit form",
+  fallbackError: "Failed to submit form. Please try again.",
+  submit: "Submit Request",
+  submitting: "Submitting...",
+};
+
+export const CONTACT_TEXT = {
+  title: "Request an Intro",
+  lead: "Tell us about your community and what you would like your currency to do. We read every request and reply by email.",
+  tagsLegend: "What are you interested in?",
+  tagsHint: "Pick as many as fit.",
+  requiredHint: "Fields marked * are required.",
+  asideTitle: "What happens next",
+  asideSteps: [
+    "We read your request and look at your community's website.",
+    "We email you to set up a short introduction call.",
+    "Together we pick the wallets and plan that suit your members.",
+  ],
+  emailPrompt: "Prefer email? Write to us at",
+};

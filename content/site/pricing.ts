@@ -1,0 +1,146 @@
+// Pricing data (spec sections 3, 7 and 9): the three hosted plans, the free
+// self-hosted option, and the rule that pairs a plan with a Stripe price.
+import { Crown, MessageCircle, Server, Smartphone, type LucideIcon } from "lucide-react";
+import type { PriceRecord } from "../../client/lib/types";
+
+/** One line of a plan card, with the short explanation its info tooltip shows. */
+export interface PlanItem {
+  label: string;
+  detail: string;
+}
+
+export interface PricingPlan {
+  /** Shown on the card; also what a Stripe product name must contain. */
+  name: string;
+  description: string;
+  icon: LucideIcon;
+  features: PlanItem[];
+  limitations: PlanItem[];
+  /** Shows the "Most Popular" badge. */
+  popular: boolean;
+  /** Matched against a price's product.metadata.planName. */
+  productName: string;
+}
+
+/** The toggle on the page; Stripe calls the same thing an interval. */
+export type Billing = "monthly" | "yearly";
+export type PriceInterval = PriceRecord["interval"];
+
+export const BILLING_INTERVAL: Record<Billing, PriceInterval> = { monthly: "month", yearly: "year" };
+export const BILLING_OPTIONS: { value: Billing; label: string }[] = [
+  { value: "monthly", label: "Monthly" },
+  { value: "yearly", label: "Yearly" },
+];
+
+/** `?billing=yearly` selects yearly; anything else (or nothing) is monthly. */
+export function billingFromParam(value: string | null): Billing {
+  return value === "yearly" ? "yearly" : "monthly";
+}
+
+const FEATURE = {
+  discord: { label: "Discord wallet", detail: "A wallet bot in your Discord server: members send and check tokens with slash commands." },
+  communitySupport: { label: "Community support", detail: "Help from the team and other organisers in our public Discord channels." },
+  mobile: { label: "Mobile app wallet", detail: "Your community token in the Citizen Wallet app for iOS and Android, with vouchers, QR codes and contacts." },
+  nfc: { label: "NFC wallet support", detail: "Tap-to-pay cards and badges for events, markets and shops, with a point of sale for vendors." },
+  domain: { label: "Custom domain", detail: "Run the web wallet on your own address, such as pay.yourcommunity.org." },
+  plugins: { label: "Custom features and plugins", detail: "Top-up flows, shops and other plugins built or configured for your community." },
+  directSupport: { label: "Direct support channel", detail: "A private channel with the team for setup questions and urgent issues." },
+} satisfies Record<string, PlanItem>;
+
+const LIMITATION = {
+  noMobile: { label: "No mobile wallet", detail: "Members use the Discord wallet only. Community Standard adds the mobile app." },
+  noNfc: { label: "No NFC wallet", detail: "Tap-to-pay cards come with Community Pro." },
+  noDomain: { label: "No custom domain", detail: "The web wallet runs on a Citizen Wallet address. Community Pro adds your own domain." },
+} satisfies Record<string, PlanItem>;
+
+export const PLANS: PricingPlan[] = [
+  {
+    name: "Community Light",
+    description: "Start a community token inside your Discord server.",
+    icon: MessageCircle,
+    features: [FEATURE.discord, FEATURE.communitySupport],
+    limitations: [LIMITATION.noMobile, LIMITATION.noNfc, LIMITATION.noDomain],
+    popular: false,
+    productName: "Community Light",
+  },
+  {
+    name: "Community Standard",
+    description: "Bring your currency to every member's phone as well as Discord.",
+    icon: Smartphone,
+    features: [FEATURE.discord, FEATURE.mobile, FEATURE.communitySupport],
+    limitations: [LIMITATION.noNfc, LIMITATION.noDomain],
+    popular: true,
+    productName: "Community Standard",
+  },
+  {
+    name: "Community Pro",
+    description: "Everything, including tap-to-pay cards and your own domain.",
+    icon: Crown,
+    features: [FEATURE.discord, FEATURE.mobile, FEATURE.nfc, FEATURE.domain, FEATURE.plugins, FEATURE.directSupport],
+    limitations: [],
+    popular: false,
+    productName: "Community Pro",
+  },
+];
+
+/**
+ * Spec section 7: a price fits a plan when its product name contains the
+ * plan's name (case-insensitive) or its metadata.planName equals the plan's
+ * productName, and its interval is the one the toggle shows. First fit wins.
+ */
+export function matchPrice(
+  plan: Pick<PricingPlan, "name" | "productName">,
+  prices: readonly PriceRecord[],
+  interval: PriceInterval,
+): PriceRecord | undefined {
+  const name = plan.name.toLowerCase();
+  return prices.find(
+    (price) =>
+      price.interval === interval &&
+      ((price.product?.name ?? "").toLowerCase().includes(name) ||
+        price.product?.metadata?.planName === plan.productName),
+  );
+}
+
+/** Cents to whole euros, no decimals: 2900 -> "€29". */
+export function formatEuros(cents: number): string {
+  return `€${Math.round(cents / 100)}`;
+}
+
+export const INTERVAL_SUFFIX: Record<PriceInterval, string> = { month: "/month", year: "/year" };
+
+/** The monthly view's yearly line: ten monthly payments a year. */
+export function yearlyFromMonthly(monthlyCents: number): string {
+  return `${formatEuros(monthlyCents * 10)} per year (save 2 months)`;
+}
+
+/** Spec section 9 keeps this wording as it is (it disagrees with the 2-month line). */
+export const YEARLY_BADGE = "Save 1 months";
+
+export const SELF_HOSTED = {
+  name: "Self-Hosted",
+  price: "Free",
+  description: "Run the open-source Citizen Wallet stack on your own infrastructure.",
+  icon: Server,
+  features: [
+    "Open-source code you can audit and fork",
+    "Deploy on the chains and servers you choose",
+    "Community support on GitHub and Discord",
+  ],
+  linkLabel: "View on GitHub",
+};
+
+export const PRICING_TEXT = {
+  lead: "Hosted plans for community currencies, billed monthly or yearly. Or run everything yourself for free.",
+  loading: "Loading pricing...",
+  error: "Failed to load pricing information",
+  retry: "Try Again",
+  noPrice: "Contact us for pricing",
+  noPriceButton: "Contact Us",
+  checkoutButton: "Get Started",
+  popular: "Most Popular",
+  customTitle: "Need something different?",
+  customText: "Larger rollouts, city programmes and custom integrations are priced together with you.",
+  customLink: "Get in Touch",
+  ctznNote: "Pay your plan in CTZN and get up to 15% off monthly fees.",
+};
