@@ -44,6 +44,7 @@ function Site({ bootstrap, registry }: AppProps) {
 
   useEffect(() => {
     if (url === shownUrl.current) return;
+    const samePage = matchRoute(shownUrl.current.split("?")[0]).page === matchRoute(location.pathname).page;
     shownUrl.current = url;
     const abort = new AbortController();
     const { page } = matchRoute(location.pathname);
@@ -57,8 +58,10 @@ function Site({ bootstrap, registry }: AppProps) {
         if (abort.signal.aborted) return;
         // Within one page (a blog filter, another post) the previous data
         // stays on screen while the new data loads.
+        // A new page starts at the top; a new view of the same page (a
+        // filter, a toggle) keeps its place and its data until the new data.
+        if (!samePage && !location.hash) window.scrollTo(0, 0);
         setView((v) => ({ url, page, data: v.page === page ? v.data : undefined, state: "loading" }));
-        if (!location.hash) window.scrollTo(0, 0);
         return data.then((d) => registry.load(d.page).then(() => d));
       })
       .then((d) => {

@@ -1,19 +1,13 @@
-import type { MouseEvent } from "react";
 import { Link } from "react-router";
 import { BILLING_OPTIONS, type Billing } from "../../content/site/pricing";
 
 /**
  * The monthly/yearly switch. Each side is a real link (`?billing=...`), so it
  * works without JavaScript: the server renders the chosen view. With
- * JavaScript a plain click only calls `onChange`; modified clicks (new tab)
- * keep the link's default behaviour.
+ * JavaScript it is a client-side navigation that keeps the scroll position;
+ * the page keeps its prices on screen meanwhile.
  */
-export function PricingToggle({ value, onChange }: { value: Billing; onChange: (billing: Billing) => void }) {
-  const onClick = (billing: Billing) => (e: MouseEvent<HTMLAnchorElement>) => {
-    if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
-    e.preventDefault();
-    onChange(billing);
-  };
+export function PricingToggle({ value }: { value: Billing }) {
   return (
     <nav aria-label="Billing period" className="inline-flex rounded-full border border-slate-200 bg-white p-1 shadow-sm">
       {BILLING_OPTIONS.map((option) => {
@@ -25,7 +19,6 @@ export function PricingToggle({ value, onChange }: { value: Billing; onChange: (
             replace
             preventScrollReset
             aria-current={active ? "page" : undefined}
-            onClick={onClick(option.value)}
             className={`rounded-full px-5 py-2 text-sm font-semibold transition-colors ${
               active ? "bg-brand-600 text-white shadow" : "text-slate-700 hover:bg-slate-100 hover:text-slate-900"
             }`}

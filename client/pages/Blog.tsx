@@ -21,6 +21,13 @@ export default function Blog({ data, state }: PageProps<BlogData>) {
   const [params] = useSearchParams();
   const postId = matchRoute(pathname).params.postId;
 
+  if (!data && state === "error") {
+    return (
+      <p role="alert" className="mx-auto max-w-7xl px-4 py-24 text-center text-slate-600">
+        The posts could not be loaded. <a href={pathname} className="font-semibold text-brand-700 underline">Try again</a>
+      </p>
+    );
+  }
   if (!data) return <Loading />;
   if (postId && data.post?.id === postId) return <SinglePost post={data.post} />;
   // A post that is still loading; an unknown id shows the list.

@@ -1,6 +1,5 @@
 import { ArrowRight, Check, Coins, LoaderCircle, RefreshCw } from "lucide-react";
-import { useEffect, useState } from "react";
-import { Link, useLocation, useSearchParams } from "react-router";
+import { Link, useSearchParams } from "react-router";
 import { LINKS } from "../../content/site/links";
 import {
   BILLING_INTERVAL,
@@ -28,20 +27,7 @@ export function meta(): PageMeta {
 export default function Pricing({ data, state }: PageProps<PricingData>) {
   // The URL decides the view, so the server and the hydrating client agree.
   const [params] = useSearchParams();
-  const location = useLocation();
-  const fromUrl = billingFromParam(params.get("billing"));
-  const [billing, setBilling] = useState<Billing>(fromUrl);
-  // A navigation to another ?billing (back/forward, a link) wins again.
-  useEffect(() => setBilling(fromUrl), [location.key, fromUrl]);
-
-  const choose = (next: Billing) => {
-    setBilling(next);
-    // Keep the address shareable without a router navigation (which would
-    // refetch the page data): the server renders the same view for it.
-    const url = new URL(window.location.href);
-    url.searchParams.set("billing", next);
-    window.history.replaceState(window.history.state, "", url.pathname + url.search + url.hash);
-  };
+  const billing = billingFromParam(params.get("billing"));
 
   const interval = BILLING_INTERVAL[billing];
   const prices = data?.prices ?? [];
@@ -50,12 +36,12 @@ export default function Pricing({ data, state }: PageProps<PricingData>) {
   return (
     <>
       <PageHero title="Pricing" lead={PRICING_TEXT.lead}>
-        <PricingToggle value={billing} onChange={choose} />
+        <PricingToggle value={billing} />
       </PageHero>
 
       <section aria-labelledby="plans-heading" className="mx-auto max-w-7xl px-4 py-16 sm:px-6 lg:px-8">
         <h2 id="plans-heading" className="sr-only">Hosted plans</h2>
-        {state === "loading" ? (
+        {!data && state === "loading" ? (
           <div role="status" className="flex items-center justify-center gap-3 py-16 text-slate-600">
             <LoaderCircle className="h-6 w-6 animate-spin text-brand-600" aria-hidden="true" />
             <p>{PRICING_TEXT.loading}</p>

@@ -56,6 +56,18 @@ export default function Wallets({ data, state }: PageProps<WalletsData>) {
           )}
         </div>
       </section>
+
+      <section aria-labelledby="services-title" className="bg-slate-50 py-16">
+        <div className="mx-auto max-w-3xl px-4 text-center">
+          <h2 id="services-title" className="text-2xl font-bold text-slate-900">Need a wallet built for your community?</h2>
+          <p className="mt-3 text-slate-600">
+            We set up custom wallets, integrations, smart contracts and onboarding for community currencies.
+          </p>
+          <Link to="/services" className="mt-6 inline-block font-semibold text-brand-700 underline hover:text-brand-600">
+            See Our Services
+          </Link>
+        </div>
+      </section>
     </>
   );
 }

@@ -8,15 +8,25 @@ use std::collections::HashSet;
 use std::sync::OnceLock;
 
 use ammonia::Url;
-use pulldown_cmark::{html, CowStr, Event, Options, Parser, Tag};
+use pulldown_cmark::{html, CowStr, Event, Options, Parser, Tag, TagEnd};
 
 const SCHEMES: &[&str] = &["http", "https", "irc", "ircs", "mailto", "xmpp"];
 
 pub fn to_safe_html(markdown: &str) -> String {
-    let events = Parser::new_ext(markdown, Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH).map(|event| match event {
-        Event::Start(Tag::Link { link_type, dest_url, title, id }) if !allowed_address(&dest_url) => {
-            Event::Start(Tag::Link { link_type, dest_url: CowStr::Borrowed(""), title, id })
+    // Per open link: whether it was written out as an external <a> by hand.
+    let mut external_stack: Vec<bool> = Vec::new();
+    let events = Parser::new_ext(markdown, Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH).map(move |event| match event {
+        Event::Start(Tag::Link { dest_url, .. }) if is_external(&dest_url) => {
+            // External links open in a new tab (spec section 7).
+            external_stack.push(true);
+            Event::InlineHtml(CowStr::from(format!(r#"<a href="{}" target="_blank">"#, attr_escape(&dest_url))))
         }
+        Event::Start(Tag::Link { link_type, dest_url, title, id }) => {
+            external_stack.push(false);
+            let dest_url = if allowed_address(&dest_url) { dest_url } else { CowStr::Borrowed("") };
+            Event::Start(Tag::Link { link_type, dest_url, title, id })
+        }
+        Event::End(TagEnd::Link) if external_stack.pop() == Some(true) => Event::InlineHtml(CowStr::Borrowed("</a>")),
         Event::Start(Tag::Image { link_type, dest_url, title, id }) if !allowed_address(&dest_url) => {
             Event::Start(Tag::Image { link_type, dest_url: CowStr::Borrowed(""), title, id })
         }
@@ -34,8 +44,23 @@ fn sanitizer() -> &'static ammonia::Builder<'static> {
     B.get_or_init(|| {
         let mut b = ammonia::Builder::default();
         b.url_schemes(SCHEMES.iter().copied().collect::<HashSet<_>>());
+        b.add_tag_attributes("a", ["target"]);
+        b.attribute_filter(|element, attribute, value| match (element, attribute) {
+            // Only a new tab is a valid target here.
+            ("a", "target") if value != "_blank" => None,
+            _ => Some(value.into()),
+        });
         b
     })
+}
+
+/// An absolute http(s) address: another site.
+fn is_external(value: &str) -> bool {
+    Url::parse(value.trim()).is_ok_and(|u| matches!(u.scheme(), "http" | "https"))
+}
+
+fn attr_escape(value: &str) -> String {
+    value.replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;").replace('>', "&gt;")
 }
 
 /// A relative address, or an absolute one with an allowed protocol.
@@ -59,7 +84,7 @@ mod tests {
              [i](xmpp:me@example.org) [j](irc://irc.example.org/x) [k](ftp://example.org)",
         );
         assert!(html.contains(r#"<a href="" rel="noopener noreferrer">a</a>"#), "{html}");
-        assert!(html.contains(r#"<a href="https://example.org/x" rel="noopener noreferrer">b</a>"#), "{html}");
+        assert!(html.contains(r#"<a href="https://example.org/x" target="_blank" rel="noopener noreferrer">b</a>"#), "{html}");
         assert!(html.contains(r#"<a href="/pricing" rel="noopener noreferrer">c</a>"#), "{html}");
         assert!(html.contains(r#"href="mailto:hi@example.org""#), "{html}");
         assert!(html.contains(r#"<a href="" rel="noopener noreferrer">e</a>"#), "{html}");

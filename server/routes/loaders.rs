@@ -59,6 +59,12 @@ pub async fn load(state: &AppState, path: &str, query: Option<&str>, route: &Rou
             }
             (200, json!({ "sessionId": session_id }))
         }
+        "Pricing" => {
+            if let Some(b) = param("billing").filter(|b| b == "monthly" || b == "yearly") {
+                kept.push(("billing", b));
+            }
+            (200, json!({ "prices": [], "error": false }))
+        }
         "Terms" => (200, json!({ "today": today() })),
         "NotFound" => (404, json!({})),
         _ => (200, json!({})),

@@ -87,7 +87,7 @@ async fn a_single_post_shows_its_content_with_a_long_date() {
     assert!(html.contains("<strong>") && html.contains("<li>"));
     // The sanitizer: a javascript: link is emptied, https and relative ones stay.
     assert!(html.contains(r#"<a href="" rel="noopener noreferrer">this demo</a>"#), "javascript: link emptied");
-    assert!(html.contains(r#"href="https://docs.citizenwallet.xyz""#));
+    assert!(html.contains(r#"href="https://docs.citizenwallet.xyz" target="_blank" rel="noopener noreferrer""#), "external links open a new tab");
     assert!(html.contains(r#"href="/pricing" rel="noopener noreferrer">pricing</a>"#));
     assert!(!html.to_lowercase().contains("javascript:"));
     let title = html.split("<title>").nth(1).unwrap().split("</title>").next().unwrap();

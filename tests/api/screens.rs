@@ -223,6 +223,12 @@ async fn pricing_without_stripe_shows_contact_us_for_every_plan() {
         assert!(html.matches("disabled=\"\"").count() >= 3, "Contact Us buttons are disabled");
         assert!(links.iter().any(|(h, t)| h == "/contact" && t.contains("Get in Touch")));
         assert!(links.iter().any(|(h, _)| h.starts_with("https://github.com/")), "self-hosted code repository");
+        // The server renders the chosen billing period.
+        let active = if query.is_empty() { "Monthly" } else { "Yearly" };
+        assert!(html.contains(&format!(r#"aria-current="page" class="#)) && {
+            let at = html.find(r#"aria-current="page""#).unwrap();
+            html[at..].split("</a>").next().unwrap().ends_with(active)
+        }, "{active} is the active toggle");
         // The toggle is a pair of links, so it works without JavaScript.
         assert!(links.iter().any(|(h, _)| h.contains("billing=yearly")) && links.iter().any(|(h, _)| h.contains("billing=monthly")));
     }

@@ -1,0 +1,142 @@
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { launchBrowser, startServer, watchConsole } from "./harness.mjs";
+
+let server;
+let browser;
+
+const ROUTES = [
+  "/", "/wallets", "/services", "/about", "/community", "/blog", "/blog/nfc-integration", "/nfc-wallet",
+  "/mobile-app", "/discord-wallet", "/pricing", "/contact", "/ctzn", "/privacy", "/terms", "/success",
+  "/success?session_id=cs_test_1", "/cancel",
+];
+
+before(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  server?.stop();
+});
+
+test("every route hydrates without warnings and every external link opens in a new tab", async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const problems = watchConsole(page);
+  for (const path of ROUTES) {
+    await page.goto(`${server.base}${path}`, { waitUntil: "networkidle" });
+    const bad = await page.$$eval('a[href^="http"]', (as) =>
+      as.filter((a) => a.target !== "_blank" || !a.rel.includes("noopener")).map((a) => a.outerHTML.slice(0, 120)),
+    );
+    assert.deepEqual(bad, [], `${path}: external links without a new tab`);
+    assert.equal(await page.locator("h1").count(), 1, `${path}: one h1`);
+  }
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("blog filter works client-side and as plain links without JavaScript", async () => {
+  const page = await browser.newPage();
+  const problems = watchConsole(page);
+  await page.goto(`${server.base}/blog`, { waitUntil: "networkidle" });
+  await page.evaluate(() => { window.__sameDocument = true; });
+  const filters = page.getByRole("navigation", { name: "Filter posts by type" });
+  await filters.getByRole("link", { name: "Events" }).click();
+  await page.waitForURL(`${server.base}/blog?type=Events`);
+  await page.getByRole("heading", { name: "Events Posts (1)" }).waitFor();
+  assert.equal(await filters.getByRole("link", { name: "Events" }).getAttribute("aria-current"), "page");
+  await filters.getByRole("link", { name: "Feature" }).click();
+  await page.getByText("Only one post available in this category (shown above as featured)").waitFor();
+  await filters.getByRole("link", { name: "All" }).click();
+  await page.getByRole("heading", { name: "Latest Posts (5)" }).waitFor();
+  assert.equal(await page.evaluate(() => window.__sameDocument), true, "filtered without a reload");
+
+  // Open a post and come back.
+  await page.getByRole("link", { name: "Read Full Article" }).click();
+  await page.getByRole("link", { name: "Back to Blog" }).waitFor();
+  assert.match(page.url(), /\/blog\/brussels-pay-launch$/);
+  assert.deepEqual(problems, []);
+  await page.close();
+
+  const context = await browser.newContext({ javaScriptEnabled: false });
+  const noJs = await context.newPage();
+  await noJs.goto(`${server.base}/blog`);
+  await noJs.getByRole("navigation", { name: "Filter posts by type" }).getByRole("link", { name: "Events" }).click();
+  await noJs.waitForURL(`${server.base}/blog?type=Events`);
+  assert.ok(await noJs.getByRole("heading", { name: "Events Posts (1)" }).isVisible());
+  await context.close();
+});
+
+test("pricing toggle switches with JavaScript and as links without it", async () => {
+  const page = await browser.newPage();
+  const problems = watchConsole(page);
+  await page.goto(`${server.base}/pricing`, { waitUntil: "networkidle" });
+  const toggle = page.getByRole("navigation", { name: "Billing period" });
+  assert.equal(await toggle.getByRole("link", { name: "Monthly" }).getAttribute("aria-current"), "page");
+  await toggle.getByRole("link", { name: "Yearly" }).click();
+  await page.waitForFunction(() => location.search === "?billing=yearly");
+  // Router navigations render in a transition: wait for the toggle to follow.
+  await page.waitForFunction(
+    () => document.querySelector('nav[aria-label="Billing period"] a[aria-current="page"]')?.textContent === "Yearly",
+  );
+  assert.equal(await toggle.getByRole("link", { name: "Yearly" }).getAttribute("aria-current"), "page");
+  assert.equal(await toggle.getByRole("link", { name: "Monthly" }).getAttribute("aria-current"), null);
+  assert.equal(await page.getByText("Contact us for pricing").count(), 3);
+  assert.deepEqual(problems, []);
+  await page.close();
+
+  const context = await browser.newContext({ javaScriptEnabled: false });
+  const noJs = await context.newPage();
+  await noJs.goto(`${server.base}/pricing`);
+  await noJs.getByRole("navigation", { name: "Billing period" }).getByRole("link", { name: "Yearly" }).click();
+  await noJs.waitForURL(`${server.base}/pricing?billing=yearly`);
+  assert.equal(
+    await noJs.getByRole("navigation", { name: "Billing period" }).getByRole("link", { name: "Yearly" }).getAttribute("aria-current"),
+    "page",
+  );
+  await context.close();
+});
+
+test("tooltips open after 700 ms, not before", async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await page.goto(`${server.base}/pricing`, { waitUntil: "networkidle" });
+  const trigger = page.getByRole("button", { name: /^About / }).first();
+  const tipId = await trigger.getAttribute("aria-describedby");
+  const tip = page.locator(`[id="${tipId}"]`);
+  await trigger.hover();
+  await page.waitForTimeout(400);
+  assert.equal(await tip.isVisible(), false, "still closed at 400 ms");
+  await page.waitForTimeout(600);
+  assert.equal(await tip.isVisible(), true, "open after 700 ms");
+  assert.equal(await tip.getAttribute("role"), "tooltip");
+  await page.close();
+});
+
+test("the contact form asks for the name and email first", async () => {
+  const page = await browser.newPage();
+  await page.goto(`${server.base}/contact`, { waitUntil: "networkidle" });
+  await page.getByRole("button", { name: /submit/i }).click();
+  await page
+    .getByRole("alert")
+    .filter({ hasText: "Missing required fields: Please fill in the name and email address." })
+    .waitFor();
+  await page.close();
+});
+
+test("the team shows its loading state during a client-side load", async () => {
+  const page = await browser.newPage();
+  await page.goto(`${server.base}/`, { waitUntil: "networkidle" });
+  let release;
+  const held = new Promise((r) => { release = r; });
+  await page.route("**/api/route-data?url=%2Fabout", async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "About" }).click();
+  await page.getByText("Loading team data...").waitFor();
+  release();
+  await page.getByText("Amina Diallo").waitFor();
+  assert.equal(await page.getByText("Loading team data...").count(), 0);
+  await page.close();
+});
