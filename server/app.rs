@@ -11,6 +11,8 @@ use crate::assets::Manifest;
 use crate::config::Config;
 use crate::content::Content;
 use crate::db::Db;
+use crate::integrations::notion::NotionClient;
+use crate::intro::forwarder;
 use crate::routes::{self, table::RouteTable};
 use crate::ssr::{cache, SsrPool};
 use crate::state::{AppState, SharedState};
@@ -18,6 +20,7 @@ use crate::state::{AppState, SharedState};
 pub struct Application {
     listener: TcpListener,
     state: SharedState,
+    forwarder_task: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl Application {
@@ -37,6 +40,17 @@ impl Application {
             // Pages still render without the database (an empty team list).
             Err(e) => tracing::error!(error = %e, "database migrations failed; continuing without the database"),
         }
+        let forwarder = match (&config.notion_token, &config.notion_database_id) {
+            (Some(token), Some(database)) => {
+                let notion = NotionClient::new(&config.notion_api_base, token, database);
+                let worker = format!("{}-{}", std::process::id(), uuid::Uuid::new_v4());
+                Some(forwarder::spawn(db.clone(), notion, worker))
+            }
+            _ => {
+                tracing::info!("Notion forwarding is off (NOTION_TOKEN / NOTION_DATABASE_ID unset): intro requests are stored only");
+                None
+            }
+        };
         let listener = TcpListener::bind(config.addr).await.with_context(|| format!("binding {}", config.addr))?;
         let pool = SsrPool::start(&config.ssr);
         let state = Arc::new(AppState {
@@ -46,9 +60,10 @@ impl Application {
             manifest,
             content,
             db,
+            forwarder: forwarder.as_ref().map(|(h, _)| h.clone()),
             config,
         });
-        Ok(Application { listener, state })
+        Ok(Application { listener, state, forwarder_task: forwarder.map(|(_, t)| t) })
     }
 
     pub fn local_addr(&self) -> SocketAddr {
@@ -63,6 +78,11 @@ impl Application {
     pub async fn run_until(self, shutdown: impl Future<Output = ()> + Send + 'static) -> anyhow::Result<()> {
         let router = routes::router(self.state.clone());
         axum::serve(self.listener, router).with_graceful_shutdown(shutdown).await?;
+        if let (Some(handle), Some(task)) = (&self.state.forwarder, self.forwarder_task) {
+            handle.stop();
+            // A request in flight finishes or its lease lets another process retry it.
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(20), task).await;
+        }
         Ok(())
     }
 }

@@ -12,3 +12,5 @@ pub mod state;
 pub mod telemetry;
 pub mod content;
 pub mod db;
+pub mod integrations;
+pub mod intro;

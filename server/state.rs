@@ -6,6 +6,7 @@ use crate::assets::Manifest;
 use crate::config::Config;
 use crate::content::Content;
 use crate::db::Db;
+use crate::intro::forwarder::ForwarderHandle;
 use crate::routes::table::RouteTable;
 use crate::ssr::cache::PageCache;
 use crate::ssr::SsrPool;
@@ -20,4 +21,6 @@ pub struct AppState {
     pub manifest: &'static Manifest,
     pub content: Content,
     pub db: Db,
+    /// Running when Notion keys are set.
+    pub forwarder: Option<ForwarderHandle>,
 }

@@ -34,7 +34,16 @@ function readForm(form: HTMLFormElement): IntroRequest {
  * The intro request form. Without JavaScript it posts as a regular form; with
  * it, the request goes out as JSON and the answer shows as a toast.
  */
-export function ContactForm() {
+export interface ContactFormState {
+  /** Set after a plain (no-JavaScript) post succeeded. */
+  submitted?: boolean;
+  /** The server's message after a plain post was refused. */
+  error?: string | null;
+  /** What the visitor typed, returned with that message. */
+  values?: IntroRequest | null;
+}
+
+export function ContactForm({ initial = {} }: { initial?: ContactFormState }) {
   const navigate = useNavigate();
   const { toasts, toast, dismiss } = useToasts();
   const [submitting, setSubmitting] = useState(false);
@@ -59,10 +68,10 @@ export function ContactForm() {
         headers: { "content-type": "application/json", accept: "application/json" },
         body: JSON.stringify(request),
       });
-      const body: unknown = await res.json().catch(() => null);
-      if (!(body && typeof body === "object" && (body as { success?: unknown }).success === true)) {
-        throw new Error(CONTACT_MESSAGES.noSuccess);
-      }
+      const body = (await res.json().catch(() => null)) as { success?: unknown; error?: unknown } | null;
+      // A refused request carries the server's message (which field, why).
+      if (!res.ok) throw new Error(typeof body?.error === "string" ? body.error : CONTACT_MESSAGES.fallbackError);
+      if (body?.success !== true) throw new Error(CONTACT_MESSAGES.noSuccess);
       toast({ title: CONTACT_MESSAGES.successTitle, description: CONTACT_MESSAGES.successDescription });
       form.reset();
       redirect.current = setTimeout(() => navigate("/"), REDIRECT_AFTER_SUBMIT_MS);
@@ -88,9 +97,21 @@ export function ContactForm() {
         className="space-y-6"
       >
         <p id="contact-required-hint" className="text-sm text-slate-600">{CONTACT_TEXT.requiredHint}</p>
+        {initial.submitted && (
+          <div role="status" className="rounded-lg border border-emerald-200 bg-emerald-50 px-4 py-3 text-sm text-emerald-900">
+            <p className="font-semibold">{CONTACT_MESSAGES.successTitle}</p>
+            <p>{CONTACT_MESSAGES.successDescription}</p>
+          </div>
+        )}
+        {initial.error && (
+          <div role="alert" className="rounded-lg border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800">
+            <p className="font-semibold">{CONTACT_MESSAGES.errorTitle}</p>
+            <p>{initial.error}</p>
+          </div>
+        )}
         <div className="grid gap-6 sm:grid-cols-2">
           {CONTACT_FIELDS.map((field) => (
-            <Field key={field.name} field={field} />
+            <Field key={field.name} field={field} value={initial.values?.[field.name]} />
           ))}
         </div>
 
@@ -103,7 +124,12 @@ export function ContactForm() {
                 key={tag}
                 className="flex cursor-pointer items-center gap-3 rounded-lg border border-slate-200 px-3 py-2 text-sm text-slate-800 hover:bg-slate-50 has-[:checked]:border-brand-600 has-[:checked]:bg-brand-50"
               >
-                <input type="checkbox" name="tags" value={tag} className="h-4 w-4 rounded border-slate-300 accent-brand-600" />
+                <input
+                  type="checkbox"
+                  name="tags"
+                  value={tag}
+                  defaultChecked={initial.values?.tags.includes(tag)}
+                  className="h-4 w-4 rounded border-slate-300 accent-brand-600" />
                 {tag}
               </label>
             ))}
@@ -134,7 +160,7 @@ export function ContactForm() {
   );
 }
 
-function Field({ field }: { field: ContactField }) {
+function Field({ field, value }: { field: ContactField; value?: string }) {
   const id = `contact-${field.name}`;
   const wide = field.type === "textarea";
   return (
@@ -146,7 +172,7 @@ function Field({ field }: { field: ContactField }) {
         )}
       </label>
       {wide ? (
-        <textarea id={id} name={field.name} rows={4} placeholder={field.placeholder} className={inputClass} />
+        <textarea id={id} name={field.name} rows={4} defaultValue={value} placeholder={field.placeholder} className={inputClass} />
       ) : (
         <input
           id={id}
@@ -155,6 +181,7 @@ function Field({ field }: { field: ContactField }) {
           // Not `required`: the browser would block the submit before the
           // spec's own 'Missing required fields' message could show.
           aria-required={field.required || undefined}
+          defaultValue={value}
           placeholder={field.placeholder}
           autoComplete={field.autoComplete}
           className={inputClass}

@@ -1,7 +1,7 @@
 import { CalendarDays, Mail } from "lucide-react";
 import { CONTACT_TEXT } from "../../content/site/contact";
 import { LINKS } from "../../content/site/links";
-import { ContactForm } from "../components/ContactForm";
+import { ContactForm, type ContactFormState } from "../components/ContactForm";
 import { ExternalLink } from "../components/ExternalLink";
 import { PageHero } from "../components/PageHero";
 import type { PageMeta, PageProps } from "../lib/types";
@@ -14,14 +14,14 @@ export function meta(): PageMeta {
   };
 }
 
-export default function Contact(_props: PageProps) {
+export default function Contact({ data }: PageProps<ContactFormState>) {
   return (
     <>
       <PageHero title={CONTACT_TEXT.title} lead={CONTACT_TEXT.lead} />
       <div className="mx-auto grid max-w-6xl gap-12 px-4 py-16 sm:px-6 lg:grid-cols-[2fr_1fr] lg:px-8">
         <section aria-labelledby="form-heading" className="rounded-2xl border border-slate-200 bg-white p-6 shadow-sm sm:p-8">
           <h2 id="form-heading" className="mb-6 text-2xl font-bold text-slate-900">About Your Community</h2>
-          <ContactForm />
+          <ContactForm initial={data ?? {}} />
         </section>
         <aside aria-labelledby="next-heading" className="space-y-8">
           <section>

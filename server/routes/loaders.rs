@@ -24,6 +24,8 @@ pub struct RouteData {
 pub struct Loaded {
     pub render_url: String,
     pub route: RouteData,
+    /// False for pages that carry what a visitor submitted.
+    pub cacheable: bool,
 }
 
 pub async fn load(state: &AppState, path: &str, query: Option<&str>, route: &RouteMatch) -> Loaded {
@@ -66,6 +68,13 @@ pub async fn load(state: &AppState, path: &str, query: Option<&str>, route: &Rou
             (200, json!({ "prices": [], "error": false }))
         }
         "Terms" => (200, json!({ "today": today() })),
+        "Contact" => {
+            let submitted = param("submitted").is_some_and(|v| v == "1");
+            if submitted {
+                kept.push(("submitted", "1".into()));
+            }
+            (200, json!({ "submitted": submitted, "error": null, "values": null }))
+        }
         "NotFound" => (404, json!({})),
         _ => (200, json!({})),
     };
@@ -79,7 +88,7 @@ pub async fn load(state: &AppState, path: &str, query: Option<&str>, route: &Rou
         render_url.push('?');
         render_url.push_str(&q.finish());
     }
-    Loaded { render_url, route: RouteData { page: route.page.clone(), status, data } }
+    Loaded { render_url, route: RouteData { page: route.page.clone(), status, data }, cacheable: true }
 }
 
 fn parse_query(query: Option<&str>) -> Vec<(String, String)> {

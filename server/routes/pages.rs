@@ -43,11 +43,13 @@ async fn load(state: &SharedState, path: &str, query: Option<&str>) -> Loaded {
     loaders::load(state, path, query, &route).await
 }
 
-async fn render(state: &SharedState, loaded: Loaded) -> Response {
+pub async fn render(state: &SharedState, loaded: Loaded) -> Response {
     let bootstrap = serde_json::to_string(&loaded.route).expect("route data serializes");
     let key = PageKey::new(&loaded.render_url, &bootstrap);
-    if let Some(hit) = state.pages.get(&key).await {
-        return html_response(hit.status, hit.html.clone());
+    if loaded.cacheable {
+        if let Some(hit) = state.pages.get(&key).await {
+            return html_response(hit.status, hit.html.clone());
+        }
     }
     match state.pool.render(&loaded.render_url, &bootstrap).await {
         Ok(out) if out.error.is_some() || out.status >= 500 => {
@@ -56,7 +58,9 @@ async fn render(state: &SharedState, loaded: Loaded) -> Response {
         }
         Ok(out) => {
             let html = document::page(state.manifest, &out, &bootstrap);
-            state.pages.insert(key, Arc::new(CachedPage { status: out.status, html: html.clone() })).await;
+            if loaded.cacheable {
+                state.pages.insert(key, Arc::new(CachedPage { status: out.status, html: html.clone() })).await;
+            }
             html_response(out.status, html)
         }
         Err(RenderError::Overloaded) => {

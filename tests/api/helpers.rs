@@ -6,7 +6,22 @@ use citizen_site::config::Config;
 pub struct TestApp {
     pub base: String,
     pub client: reqwest::Client,
+    pub state: citizen_site::state::SharedState,
+    pub shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    pub server: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
     _data: tempdir::TempDir,
+}
+
+impl TestApp {
+    /// Stops the server as SIGTERM would (graceful, forwarder stopped).
+    pub async fn stop(mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        if let Some(server) = self.server.take() {
+            let _ = server.await;
+        }
+    }
 }
 
 impl TestApp {
@@ -30,7 +45,10 @@ pub async fn spawn_app_with(tweak: impl FnOnce(&mut Config)) -> TestApp {
     let app = Application::build(config).await.expect("app builds");
     let base = format!("http://{}", app.local_addr());
     let state = app.state();
-    tokio::spawn(app.run_until(std::future::pending()));
+    let (shutdown, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(app.run_until(async move {
+        let _ = stopped.await;
+    }));
     tokio::time::timeout(Duration::from_secs(30), state.pool.wait_ready())
         .await
         .expect("isolates ready in time")
@@ -40,7 +58,7 @@ pub async fn spawn_app_with(tweak: impl FnOnce(&mut Config)) -> TestApp {
         .timeout(Duration::from_secs(30))
         .build()
         .unwrap();
-    TestApp { base, client, _data: data }
+    TestApp { base, client, state, shutdown: Some(shutdown), server: Some(server), _data: data }
 }
 
 pub async fn spawn_app() -> TestApp {
@@ -125,4 +143,46 @@ pub fn element<'a>(html: &'a str, tag: &str) -> &'a str {
     let start = html.find(&format!("<{tag}")).unwrap_or_else(|| panic!("no <{tag}>"));
     let end = html.find(&format!("</{tag}>")).unwrap_or_else(|| panic!("no </{tag}>"));
     &html[start..end]
+}
+
+/// A fresh, empty database of each kind the site supports: a SQLite file in
+/// `dir`, and a new PostgreSQL database on the local server
+/// (`TEST_POSTGRES_URL`, default postgres://postgres@127.0.0.1:5432/test).
+pub async fn fresh_databases(dir: &std::path::Path) -> Vec<(&'static str, String)> {
+    vec![("sqlite", format!("sqlite://{}/db-{}.sqlite", dir.display(), uuid_like())), ("postgres", fresh_postgres().await)]
+}
+
+pub async fn fresh_postgres() -> String {
+    use sqlx::Connection;
+    let admin = std::env::var("TEST_POSTGRES_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
+    let name = format!("citizen_test_{}", uuid_like());
+    let mut conn = sqlx::postgres::PgConnection::connect(&admin)
+        .await
+        .unwrap_or_else(|e| panic!("PostgreSQL at {admin} is needed for the database tests: {e}"));
+    sqlx::query(&format!("CREATE DATABASE {name}")).execute(&mut conn).await.expect("create test database");
+    let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap_or(&admin);
+    format!("{base}/{name}")
+}
+
+pub fn uuid_like() -> String {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos();
+    format!("{}_{}_{}", std::process::id(), nanos, N.fetch_add(1, Ordering::Relaxed))
+}
+
+/// Polls `check` until it is true or `secs` pass.
+pub async fn eventually<F, Fut>(secs: u64, mut check: F) -> bool
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let deadline = std::time::Instant::now() + Duration::from_secs(secs);
+    while std::time::Instant::now() < deadline {
+        if check().await {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    false
 }

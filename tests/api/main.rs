@@ -3,6 +3,7 @@
 
 mod helpers;
 mod content;
+mod intro;
 mod pages;
 mod screens;
 mod ssr_faults;

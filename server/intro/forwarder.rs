@@ -1,0 +1,116 @@
+//! The background forwarder: claims stored intro requests and creates their
+//! Notion pages. Spec section 9's retry rule first (3 tries, 1 s then 2 s
+//! apart), then it keeps trying later (from 1 min, doubling, at most 1 h):
+//! a request is never dropped. Claims are leases in the database, so several
+//! processes sharing one PostgreSQL forward each request once.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::{watch, Notify};
+
+use super::store::{self, now_ms};
+use crate::db::Db;
+use crate::integrations::notion::NotionClient;
+
+/// How long a claim holds: longer than one Notion call with its timeouts.
+pub const LEASE: Duration = Duration::from_secs(60);
+/// How often an idle forwarder looks for due requests (other processes'
+/// new requests, retries coming due).
+pub const POLL: Duration = Duration::from_secs(2);
+
+/// Delay before the next try after `failed` failed tries.
+pub fn retry_delay(failed: i64) -> Duration {
+    if failed < 3 {
+        // Spec: delay from 1 s, doubling, capped at 30 s.
+        Duration::from_secs(1u64 << (failed - 1).clamp(0, 5)).min(Duration::from_secs(30))
+    } else {
+        Duration::from_secs(60u64 << (failed - 3).clamp(0, 6)).min(Duration::from_secs(3600))
+    }
+}
+
+/// A running forwarder; wake it when a request is stored.
+#[derive(Clone)]
+pub struct ForwarderHandle {
+    wake: Arc<Notify>,
+    stop: watch::Sender<bool>,
+}
+
+impl ForwarderHandle {
+    pub fn wake(&self) {
+        self.wake.notify_one();
+    }
+
+    /// Asks the forwarder to stop after the request it is working on.
+    pub fn stop(&self) {
+        let _ = self.stop.send(true);
+    }
+}
+
+pub fn spawn(db: Db, notion: NotionClient, worker: String) -> (ForwarderHandle, tokio::task::JoinHandle<()>) {
+    let wake = Arc::new(Notify::new());
+    let (stop_tx, mut stop_rx) = watch::channel(false);
+    let handle = ForwarderHandle { wake: wake.clone(), stop: stop_tx };
+    let task = tokio::spawn(async move {
+        tracing::info!(worker = %worker, "intro request forwarder started");
+        loop {
+            if *stop_rx.borrow() {
+                break;
+            }
+            match store::claim(&db, &worker, LEASE).await {
+                Ok(Some(req)) => forward_one(&db, &notion, &worker, req).await,
+                Ok(None) => {
+                    tokio::select! {
+                        _ = wake.notified() => {}
+                        _ = tokio::time::sleep(POLL) => {}
+                        _ = stop_rx.changed() => {}
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "forwarder cannot reach the database; retrying");
+                    tokio::select! {
+                        _ = tokio::time::sleep(POLL * 2) => {}
+                        _ = stop_rx.changed() => {}
+                    }
+                }
+            }
+        }
+        tracing::info!(worker = %worker, "intro request forwarder stopped");
+    });
+    (handle, task)
+}
+
+async fn forward_one(db: &Db, notion: &NotionClient, worker: &str, req: store::StoredRequest) {
+    match notion.forward(&req).await {
+        Ok(page_id) => {
+            if let Err(e) = store::mark_forwarded(db, &req.id, &page_id).await {
+                // The page exists; the next claim finds it by its Request ID.
+                tracing::error!(id = %req.id, error = %e, "forwarded to Notion but could not record it");
+            } else {
+                tracing::info!(id = %req.id, page = %page_id, "intro request forwarded to Notion");
+            }
+        }
+        Err(e) => {
+            let failed = req.attempts + 1;
+            let delay = retry_delay(failed);
+            tracing::warn!(id = %req.id, attempt = failed, retry_in = ?delay, error = %e, "Notion forwarding failed");
+            let retry_at = now_ms() + delay.as_millis() as i64;
+            if let Err(e) = store::mark_failed(db, &req.id, worker, &e.to_string(), retry_at).await {
+                tracing::error!(id = %req.id, error = %e, "could not record a failed forward; the lease will expire");
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retries_follow_the_spec_then_back_off() {
+        let s = |n| retry_delay(n).as_secs();
+        assert_eq!((s(1), s(2)), (1, 2), "three tries: now, +1 s, +2 s");
+        assert_eq!((s(3), s(4), s(5)), (60, 120, 240));
+        assert_eq!(s(50), 3600);
+    }
+}

@@ -1,0 +1,201 @@
+//! Intro requests (the contact form, spec sections 3-5 and 7: save-to-notion).
+//!
+//! Store first, forward second: a request that passes validation is written
+//! to the database in one transaction before the visitor hears it worked;
+//! the [`forwarder`] then creates its Notion page, exactly once.
+
+pub mod forwarder;
+pub mod store;
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// The seven tag options (spec section 3).
+pub const TAG_OPTIONS: &[&str] = &[
+    "Cooperative participation",
+    "Smart money",
+    "Loyalty",
+    "Events",
+    "Local currency",
+    "NFC card users",
+    "Civic engagement initiative",
+];
+
+pub const MAX_NAME: usize = 200;
+pub const MAX_EMAIL: usize = 254;
+pub const MAX_WEBSITE: usize = 2_000;
+pub const MAX_DESCRIPTION: usize = 5_000;
+
+/// What the form sends, as sent (JSON from the script, or form fields).
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct IntroForm {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub contact_person: String,
+    #[serde(default)]
+    pub email: String,
+    #[serde(default)]
+    pub website: String,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub tags: Vec<String>,
+}
+
+/// An email address that parsed (parse, don't validate).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EmailAddress(String);
+
+impl EmailAddress {
+    pub fn parse(raw: &str) -> Result<EmailAddress, String> {
+        let raw = raw.trim();
+        if raw.len() > MAX_EMAIL {
+            return Err(format!("email: at most {MAX_EMAIL} characters"));
+        }
+        // A deliverable address: local@domain with a dot in the domain.
+        let ok = email_address::EmailAddress::parse_with_options(raw, email_address::Options::default().without_display_text())
+            .is_ok_and(|e| e.domain().contains('.') && !e.domain().starts_with('['));
+        if ok {
+            Ok(EmailAddress(raw.to_owned()))
+        } else {
+            Err("email: not a valid email address".into())
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for EmailAddress {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A request that passed every rule; the only kind the store accepts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct IntroRequest {
+    pub name: String,
+    pub contact_person: String,
+    pub email: EmailAddress,
+    /// Empty, or an http(s) URL.
+    pub website: String,
+    pub description: String,
+    /// Distinct, each one of [`TAG_OPTIONS`], in the form's order.
+    pub tags: Vec<String>,
+}
+
+/// Why a form was refused; the message names the field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Invalid {
+    /// The spec's message for an empty name or email.
+    MissingRequired,
+    Field(String),
+}
+
+impl fmt::Display for Invalid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Invalid::MissingRequired => f.write_str(MISSING_REQUIRED),
+            Invalid::Field(m) => f.write_str(m),
+        }
+    }
+}
+
+pub const MISSING_REQUIRED: &str = "Missing required fields: Please fill in the name and email address.";
+
+impl TryFrom<IntroForm> for IntroRequest {
+    type Error = Invalid;
+
+    fn try_from(form: IntroForm) -> Result<Self, Invalid> {
+        let name = form.name.trim().to_owned();
+        if name.is_empty() || form.email.trim().is_empty() {
+            return Err(Invalid::MissingRequired);
+        }
+        let field = |m: String| Invalid::Field(m);
+        limit("name", &name, MAX_NAME).map_err(field)?;
+        let contact_person = form.contact_person.trim().to_owned();
+        limit("contactPerson", &contact_person, MAX_NAME).map_err(field)?;
+        let email = EmailAddress::parse(&form.email).map_err(field)?;
+        let website = form.website.trim().to_owned();
+        limit("website", &website, MAX_WEBSITE).map_err(field)?;
+        if !website.is_empty() {
+            let ok = ammonia::Url::parse(&website).is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some());
+            if !ok {
+                return Err(field("website: not a valid http(s) URL".into()));
+            }
+        }
+        let description = form.description.trim().to_owned();
+        limit("description", &description, MAX_DESCRIPTION).map_err(field)?;
+        let mut tags: Vec<String> = Vec::new();
+        for tag in form.tags {
+            let Some(known) = TAG_OPTIONS.iter().find(|t| **t == tag) else {
+                return Err(field(format!("tags: {tag:?} is not one of the tag options")));
+            };
+            if !tags.iter().any(|t| t == known) {
+                tags.push((*known).to_owned());
+            }
+        }
+        tags.sort_by_key(|t| TAG_OPTIONS.iter().position(|o| o == t));
+        Ok(IntroRequest { name, contact_person, email, website, description, tags })
+    }
+}
+
+fn limit(field: &str, value: &str, max: usize) -> Result<(), String> {
+    if value.chars().count() > max {
+        Err(format!("{field}: at most {max} characters"))
+    } else {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn form() -> IntroForm {
+        IntroForm { name: "Riverbend".into(), email: "ana@example.org".into(), ..Default::default() }
+    }
+
+    #[test]
+    fn name_and_email_are_required_with_the_spec_message() {
+        for f in [IntroForm { name: "  ".into(), ..form() }, IntroForm { email: "".into(), ..form() }] {
+            assert_eq!(IntroRequest::try_from(f).unwrap_err().to_string(), MISSING_REQUIRED);
+        }
+    }
+
+    #[test]
+    fn each_field_rule_names_its_field() {
+        let cases = [
+            (IntroForm { email: "not-an-email".into(), ..form() }, "email:"),
+            (IntroForm { email: "a@localhost".into(), ..form() }, "email:"),
+            (IntroForm { website: "javascript:alert(1)".into(), ..form() }, "website:"),
+            (IntroForm { website: "example.org".into(), ..form() }, "website:"),
+            (IntroForm { name: "x".repeat(201), ..form() }, "name:"),
+            (IntroForm { description: "x".repeat(5001), ..form() }, "description:"),
+            (IntroForm { tags: vec!["Gardening".into()], ..form() }, "tags:"),
+        ];
+        for (f, prefix) in cases {
+            let err = IntroRequest::try_from(f).unwrap_err().to_string();
+            assert!(err.starts_with(prefix), "{err}");
+        }
+    }
+
+    #[test]
+    fn a_valid_form_is_trimmed_and_tags_deduplicated_in_option_order() {
+        let r = IntroRequest::try_from(IntroForm {
+            name: " Riverbend ".into(),
+            website: "https://riverbend.example".into(),
+            tags: vec!["Loyalty".into(), "Smart money".into(), "Loyalty".into()],
+            ..form()
+        })
+        .unwrap();
+        assert_eq!(r.name, "Riverbend");
+        assert_eq!(r.tags, vec!["Smart money", "Loyalty"]);
+        assert_eq!(r.email.as_str(), "ana@example.org");
+    }
+}

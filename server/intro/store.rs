@@ -1,0 +1,133 @@
+//! The intro_requests table: insert, claim, settle. Times are Unix
+//! milliseconds computed here, so SQLite and PostgreSQL share the SQL (only
+//! PostgreSQL adds `FOR UPDATE SKIP LOCKED` to the claim).
+
+use std::time::Duration;
+
+use sqlx::Row;
+
+use super::IntroRequest;
+use crate::db::{Db, Dialect};
+
+/// A stored request, as the forwarder sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredRequest {
+    pub id: String,
+    pub name: String,
+    pub contact_person: String,
+    pub email: String,
+    pub website: String,
+    pub description: String,
+    pub tags: Vec<String>,
+    pub created_at: i64,
+    pub attempts: i64,
+}
+
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
+}
+
+/// Stores a validated request in one transaction; returns its id.
+pub async fn insert(db: &Db, req: &IntroRequest) -> Result<String, sqlx::Error> {
+    let id = uuid::Uuid::new_v4().to_string();
+    let now = now_ms();
+    let mut tx = db.pool.begin().await?;
+    sqlx::query(
+        "INSERT INTO intro_requests (id, name, contact_person, email, website, description, tags, created_at, next_attempt_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+    )
+    .bind(&id)
+    .bind(&req.name)
+    .bind(&req.contact_person)
+    .bind(req.email.as_str())
+    .bind(&req.website)
+    .bind(&req.description)
+    .bind(serde_json::to_string(&req.tags).expect("tags serialize"))
+    .bind(now)
+    .bind(now)
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(id)
+}
+
+/// Claims the oldest due request for `worker` for `lease`. Several processes
+/// sharing one database never hold the same request at once.
+pub async fn claim(db: &Db, worker: &str, lease: Duration) -> Result<Option<StoredRequest>, sqlx::Error> {
+    let now = now_ms();
+    let lock = if db.dialect == Dialect::Postgres { " FOR UPDATE SKIP LOCKED" } else { "" };
+    let sql = format!(
+        "UPDATE intro_requests SET claimed_by = $1, claimed_until = $2 \
+         WHERE id = (SELECT id FROM intro_requests WHERE status = 'pending' AND next_attempt_at <= $3 \
+                     AND (claimed_until IS NULL OR claimed_until < $3) ORDER BY created_at, id LIMIT 1{lock}) \
+         AND status = 'pending' AND (claimed_until IS NULL OR claimed_until < $3) \
+         RETURNING id, name, contact_person, email, website, description, tags, created_at, attempts"
+    );
+    let row = sqlx::query(&sql)
+        .bind(worker)
+        .bind(now + lease.as_millis() as i64)
+        .bind(now)
+        .fetch_optional(&db.pool)
+        .await?;
+    row.map(|r| {
+        let tags: String = r.try_get("tags")?;
+        Ok(StoredRequest {
+            id: r.try_get("id")?,
+            name: r.try_get("name")?,
+            contact_person: r.try_get("contact_person")?,
+            email: r.try_get("email")?,
+            website: r.try_get("website")?,
+            description: r.try_get("description")?,
+            tags: serde_json::from_str(&tags).unwrap_or_default(),
+            created_at: r.try_get("created_at")?,
+            attempts: r.try_get("attempts")?,
+        })
+    })
+    .transpose()
+}
+
+/// The Notion page exists: the request is done.
+pub async fn mark_forwarded(db: &Db, id: &str, page_id: &str) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "UPDATE intro_requests SET status = 'forwarded', notion_page_id = $1, forwarded_at = $2, \
+         claimed_by = NULL, claimed_until = NULL, last_error = NULL WHERE id = $3",
+    )
+    .bind(page_id)
+    .bind(now_ms())
+    .bind(id)
+    .execute(&db.pool)
+    .await?;
+    Ok(())
+}
+
+/// A try failed: count it, release the claim, and come back at `retry_at`.
+pub async fn mark_failed(db: &Db, id: &str, worker: &str, error: &str, retry_at: i64) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "UPDATE intro_requests SET attempts = attempts + 1, next_attempt_at = $1, last_error = $2, \
+         claimed_by = NULL, claimed_until = NULL WHERE id = $3 AND claimed_by = $4 AND status = 'pending'",
+    )
+    .bind(retry_at)
+    .bind(error)
+    .bind(id)
+    .bind(worker)
+    .execute(&db.pool)
+    .await?;
+    Ok(())
+}
+
+/// How many requests still wait for their Notion page.
+pub async fn pending_count(db: &Db) -> Result<i64, sqlx::Error> {
+    sqlx::query("SELECT COUNT(*) AS n FROM intro_requests WHERE status = 'pending'")
+        .fetch_one(&db.pool)
+        .await?
+        .try_get("n")
+}
+
+/// A request's status and Notion page id, for operators and tests.
+pub async fn status(db: &Db, id: &str) -> Result<Option<(String, Option<String>, i64)>, sqlx::Error> {
+    let row = sqlx::query("SELECT status, notion_page_id, attempts FROM intro_requests WHERE id = $1")
+        .bind(id)
+        .fetch_optional(&db.pool)
+        .await?;
+    row.map(|r| Ok((r.try_get("status")?, r.try_get("notion_page_id")?, r.try_get("attempts")?))).transpose()
+}

@@ -1,0 +1,221 @@
+//! Intro requests: validation, store first, forward to a stand-in Notion
+//! (wiremock) exactly once, on SQLite and on PostgreSQL.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use citizen_site::db::Db;
+use citizen_site::intro::{forwarder, store, IntroForm, IntroRequest, MISSING_REQUIRED};
+use citizen_site::integrations::notion::NotionClient;
+use serde_json::{json, Value};
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+use crate::helpers::{element, eventually, fresh_databases, spawn_app, spawn_app_with, tempdir::TempDir, visible_text};
+
+const DB_ID: &str = "db123";
+
+/// A stand-in Notion database: query by Request ID, create pages. `fail_first`
+/// page creations answer 500; every created page is recorded.
+#[derive(Clone, Default)]
+struct FakeNotion {
+    pages: Arc<Mutex<Vec<Value>>>,
+    fail_first: Arc<Mutex<usize>>,
+    creates: Arc<Mutex<usize>>,
+}
+
+impl FakeNotion {
+    async fn start(fail_first: usize) -> (FakeNotion, MockServer) {
+        let fake = FakeNotion { fail_first: Arc::new(Mutex::new(fail_first)), ..Default::default() };
+        let server = MockServer::start().await;
+        Mock::given(method("POST")).and(path("/v1/pages")).respond_with(fake.clone()).mount(&server).await;
+        Mock::given(method("POST")).and(path(format!("/v1/databases/{DB_ID}/query"))).respond_with(fake.clone()).mount(&server).await;
+        (fake, server)
+    }
+
+    fn request_ids(&self) -> Vec<String> {
+        self.pages.lock().unwrap().iter().map(|p| p["properties"]["Request ID"]["rich_text"][0]["text"]["content"].as_str().unwrap().to_owned()).collect()
+    }
+}
+
+impl Respond for FakeNotion {
+    fn respond(&self, req: &Request) -> ResponseTemplate {
+        assert_eq!(req.headers.get("authorization").unwrap(), "Bearer secret_test");
+        assert!(req.headers.get("notion-version").is_some());
+        let body: Value = serde_json::from_slice(&req.body).unwrap();
+        if req.url.path().ends_with("/query") {
+            let wanted = body["filter"]["rich_text"]["equals"].as_str().unwrap().to_owned();
+            let found: Vec<Value> = self.request_ids().iter().enumerate().filter(|(_, id)| **id == wanted).map(|(i, _)| json!({ "id": format!("page-{i}") })).collect();
+            return ResponseTemplate::new(200).set_body_json(json!({ "results": found }));
+        }
+        *self.creates.lock().unwrap() += 1;
+        let mut fail = self.fail_first.lock().unwrap();
+        if *fail > 0 {
+            *fail -= 1;
+            return ResponseTemplate::new(500).set_body_json(json!({ "message": "Notion is having a bad day" }));
+        }
+        let mut pages = self.pages.lock().unwrap();
+        pages.push(body);
+        ResponseTemplate::new(200).set_body_json(json!({ "object": "page", "id": format!("page-{}", pages.len() - 1) }))
+    }
+}
+
+fn valid() -> Value {
+    json!({
+        "name": "Riverbend Mutual Credit", "contactPerson": "Ana Lopes", "email": "ana@riverbend.example",
+        "website": "https://riverbend.example", "description": "A mutual credit network of 40 shops.",
+        "tags": ["Local currency", "Loyalty"],
+    })
+}
+
+#[tokio::test]
+async fn the_server_validates_every_field_and_names_it() {
+    let app = spawn_app().await;
+    let url = format!("{}/api/save-to-notion", app.base);
+    let cases = [
+        (json!({ "name": "", "email": "a@b.example" }), MISSING_REQUIRED.to_string()),
+        (json!({ "name": "X", "email": "" }), MISSING_REQUIRED.to_string()),
+        (json!({ "name": "X", "email": "nope" }), "email: not a valid email address".into()),
+        (json!({ "name": "X", "email": "a@b.example", "website": "ftp://x.example" }), "website: not a valid http(s) URL".into()),
+        (json!({ "name": "X", "email": "a@b.example", "tags": ["Gardening"] }), "tags: \"Gardening\" is not one of the tag options".into()),
+        (json!({ "name": "X".repeat(201), "email": "a@b.example" }), "name: at most 200 characters".into()),
+    ];
+    for (body, message) in cases {
+        let res = app.client.post(&url).json(&body).send().await.unwrap();
+        assert_eq!(res.status(), 422, "{body}");
+        let json: Value = res.json().await.unwrap();
+        assert_eq!(json, json!({ "success": false, "error": message }));
+    }
+    let res = app.client.post(&url).header("content-type", "application/json").body("{not json").send().await.unwrap();
+    assert_eq!(res.status(), 400);
+    assert!(res.json::<Value>().await.unwrap()["error"].as_str().unwrap().starts_with("Invalid JSON"));
+    let res = app.client.post(&url).header("content-type", "text/plain").body("hi").send().await.unwrap();
+    assert_eq!(res.status(), 415);
+    // Nothing bad was stored.
+    assert_eq!(store::pending_count(&app.state.db).await.unwrap(), 0);
+}
+
+#[tokio::test]
+async fn without_notion_keys_requests_are_stored_and_kept_pending() {
+    let app = spawn_app().await;
+    let res = app.client.post(format!("{}/api/save-to-notion", app.base)).json(&valid()).send().await.unwrap();
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.json::<Value>().await.unwrap(), json!({ "success": true }));
+    assert_eq!(store::pending_count(&app.state.db).await.unwrap(), 1);
+}
+
+#[tokio::test]
+async fn the_form_works_without_javascript() {
+    let app = spawn_app().await;
+    let url = format!("{}/api/save-to-notion", app.base);
+    let form = "name=Riverbend&contactPerson=Ana&email=ana%40riverbend.example&website=&description=Hi&tags=Loyalty&tags=Events";
+    let res = app.client.post(&url).header("content-type", "application/x-www-form-urlencoded").body(form).send().await.unwrap();
+    assert_eq!(res.status(), 303);
+    assert_eq!(res.headers()["location"], "/contact?submitted=1");
+    let (_, html) = app.get_text("/contact?submitted=1").await;
+    let text = visible_text(element(&html, "main"));
+    assert!(text.contains("Request submitted!") && text.contains("Thank you for your submission. We'll get back to you soon!"), "{text}");
+    assert_eq!(store::pending_count(&app.state.db).await.unwrap(), 1);
+
+    // A refused post shows the message and keeps what was typed.
+    let form = "name=%3Cb%3EMarkup%3C%2Fb%3E&email=not-an-email&description=Keep+me&tags=Events";
+    let res = app.client.post(&url).header("content-type", "application/x-www-form-urlencoded").body(form).send().await.unwrap();
+    assert_eq!(res.status(), 422);
+    let html = res.text().await.unwrap();
+    let main = element(&html, "main");
+    assert!(visible_text(main).contains("email: not a valid email address"));
+    assert!(main.contains(r#"value="&lt;b&gt;Markup&lt;/b&gt;""#), "markup kept as text, escaped");
+    assert!(main.contains(">Keep me</textarea>"));
+    assert!(main.contains(r#"checked="" value="Events""#), "ticked tags stay ticked");
+    assert_eq!(store::pending_count(&app.state.db).await.unwrap(), 1);
+}
+
+#[tokio::test]
+async fn notion_failing_twice_then_succeeding_gives_exactly_one_page() {
+    let (notion, server) = FakeNotion::start(2).await;
+    let app = spawn_app_with(|c| {
+        c.notion_token = Some("secret_test".into());
+        c.notion_database_id = Some(DB_ID.into());
+        c.notion_api_base = server.uri();
+    })
+    .await;
+    let res = app.client.post(format!("{}/api/save-to-notion", app.base)).json(&valid()).send().await.unwrap();
+    assert_eq!(res.status(), 200);
+    let db = app.state.db.clone();
+    assert!(eventually(15, || async { store::pending_count(&db).await.unwrap() == 0 }).await, "forwarded");
+    assert_eq!(*notion.creates.lock().unwrap(), 3, "two failed tries, then one that worked");
+    let pages = notion.pages.lock().unwrap().clone();
+    assert_eq!(pages.len(), 1);
+    let p = &pages[0]["properties"];
+    assert_eq!(pages[0]["parent"]["database_id"], DB_ID);
+    assert_eq!(p["Name"]["title"][0]["text"]["content"], "Riverbend Mutual Credit");
+    assert_eq!(p["Email"]["email"], "ana@riverbend.example");
+    assert_eq!(p["Website"]["url"], "https://riverbend.example");
+    assert_eq!(p["Tags"]["multi_select"], json!([{ "name": "Loyalty" }, { "name": "Local currency" }]));
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn notion_down_throughout_leaves_the_request_pending_and_a_restart_forwards_it() {
+    for (kind, url) in fresh_databases(TempDir::new().path()).await {
+        let (down, down_server) = FakeNotion::start(usize::MAX).await;
+        let config = |base: String, url: String| {
+            move |c: &mut citizen_site::config::Config| {
+                c.database_url = url;
+                c.notion_token = Some("secret_test".into());
+                c.notion_database_id = Some(DB_ID.into());
+                c.notion_api_base = base;
+            }
+        };
+        let app = spawn_app_with(config(down_server.uri(), url.clone())).await;
+        let res = app.client.post(format!("{}/api/save-to-notion", app.base)).json(&valid()).send().await.unwrap();
+        assert_eq!(res.status(), 200, "{kind}: the visitor is told it worked: it is stored");
+        let creates = down.creates.clone();
+        assert!(eventually(10, || async { *creates.lock().unwrap() >= 3 }).await, "{kind}: three tries");
+        assert_eq!(store::pending_count(&app.state.db).await.unwrap(), 1, "{kind}: still pending, not dropped");
+        app.stop().await;
+
+        // Notion is back; a new process on the same database forwards it.
+        let (up, up_server) = FakeNotion::start(0).await;
+        let db = Db::connect_lazy(&url).unwrap();
+        // Make the backed-off retry due now instead of in a minute.
+        sqlx::query("UPDATE intro_requests SET next_attempt_at = 0").execute(&db.pool).await.unwrap();
+        let app = spawn_app_with(config(up_server.uri(), url.clone())).await;
+        let state_db = app.state.db.clone();
+        assert!(eventually(10, || async { store::pending_count(&state_db).await.unwrap() == 0 }).await, "{kind}: forwarded after restart");
+        assert_eq!(up.pages.lock().unwrap().len(), 1, "{kind}");
+        app.stop().await;
+    }
+}
+
+#[tokio::test]
+async fn two_forwarders_on_one_database_forward_each_request_exactly_once() {
+    for (kind, url) in fresh_databases(TempDir::new().path()).await {
+        let db = Db::connect_lazy(&url).unwrap();
+        db.migrate().await.unwrap();
+        let mut ids = Vec::new();
+        for i in 0..40 {
+            let req = IntroRequest::try_from(IntroForm { name: format!("Community {i}"), email: format!("c{i}@example.org"), ..Default::default() }).unwrap();
+            ids.push(store::insert(&db, &req).await.unwrap());
+        }
+        let (notion, server) = FakeNotion::start(0).await;
+        let client = NotionClient::new(&server.uri(), "secret_test", DB_ID);
+        let (a, ta) = forwarder::spawn(Db::connect_lazy(&url).unwrap(), client.clone(), "worker-a".into());
+        let (b, tb) = forwarder::spawn(Db::connect_lazy(&url).unwrap(), client, "worker-b".into());
+        assert!(eventually(30, || async { store::pending_count(&db).await.unwrap() == 0 }).await, "{kind}: all forwarded");
+        a.stop();
+        b.stop();
+        let _ = tokio::join!(ta, tb);
+        let mut created = notion.request_ids();
+        created.sort();
+        ids.sort();
+        assert_eq!(created, ids, "{kind}: every request once, none twice");
+        let counts: HashMap<String, usize> = created.iter().fold(HashMap::new(), |mut m, id| {
+            *m.entry(id.clone()).or_default() += 1;
+            m
+        });
+        assert!(counts.values().all(|n| *n == 1));
+        let _ = Duration::ZERO;
+    }
+}
