@@ -14,3 +14,4 @@ pub mod content;
 pub mod db;
 pub mod integrations;
 pub mod intro;
+pub mod cli;

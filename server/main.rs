@@ -1,6 +1,7 @@
 use clap::{Parser, Subcommand};
 
 use citizen_site::app::{shutdown_signal, Application};
+use citizen_site::cli::{self, TeamCommand};
 use citizen_site::config::{Config, ServeArgs};
 use citizen_site::telemetry;
 
@@ -18,6 +19,14 @@ struct Cli {
 enum Command {
     /// Serve the site (the default).
     Serve(ServeArgs),
+    /// Manage the team shown on /about.
+    Team {
+        /// The database to change (same default as the server's).
+        #[arg(long, env = "DATABASE_URL", default_value = "sqlite://data/citizen-site.db", global = true)]
+        database_url: String,
+        #[command(subcommand)]
+        command: TeamCommand,
+    },
 }
 
 #[tokio::main]
@@ -25,6 +34,15 @@ async fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     let args = match cli.command {
         Some(Command::Serve(args)) => args,
+        Some(Command::Team { database_url, command }) => {
+            telemetry::init(citizen_site::config::LogFormat::Text);
+            if let Some(dir) = std::path::Path::new(database_url.trim_start_matches("sqlite://")).parent() {
+                if database_url.starts_with("sqlite://") && !dir.as_os_str().is_empty() {
+                    std::fs::create_dir_all(dir)?;
+                }
+            }
+            return cli::team(&database_url, command).await;
+        }
         None => cli.serve,
     };
     telemetry::init(args.log_format);

@@ -16,13 +16,57 @@ pub struct TeamMember {
     pub image_url: String,
 }
 
-/// Every member, by name ascending.
+/// Every member, by name ascending (case-insensitive, the same on SQLite and
+/// PostgreSQL).
 pub async fn list(db: &Db) -> Result<Vec<TeamMember>, sqlx::Error> {
     sqlx::query_as::<_, TeamMember>(
         "SELECT name, COALESCE(role, '') AS role, COALESCE(bio, '') AS bio, \
          COALESCE(linkedin, '') AS linkedin, COALESCE(x_profile, '') AS x_profile, \
-         COALESCE(image_url, '') AS image_url FROM team_members ORDER BY name ASC",
+         COALESCE(image_url, '') AS image_url FROM team_members ORDER BY LOWER(name) ASC, name ASC",
     )
     .fetch_all(&db.pool)
     .await
+}
+
+/// One member as a maintainer writes it in an import file: only `name` is
+/// required.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewMember {
+    pub name: String,
+    pub role: Option<String>,
+    pub bio: Option<String>,
+    pub linkedin: Option<String>,
+    pub x_profile: Option<String>,
+    pub image_url: Option<String>,
+}
+
+/// Adds or updates (by name) every member, in one transaction; with
+/// `replace`, members not in the list are removed first.
+pub async fn import(db: &Db, members: &[NewMember], replace: bool) -> Result<usize, sqlx::Error> {
+    let mut tx = db.pool.begin().await?;
+    if replace {
+        sqlx::query("DELETE FROM team_members").execute(&mut *tx).await?;
+    }
+    for m in members {
+        sqlx::query("DELETE FROM team_members WHERE name = $1").bind(&m.name).execute(&mut *tx).await?;
+        sqlx::query(
+            "INSERT INTO team_members (name, role, bio, linkedin, x_profile, image_url) VALUES ($1, $2, $3, $4, $5, $6)",
+        )
+        .bind(&m.name)
+        .bind(&m.role)
+        .bind(&m.bio)
+        .bind(&m.linkedin)
+        .bind(&m.x_profile)
+        .bind(&m.image_url)
+        .execute(&mut *tx)
+        .await?;
+    }
+    tx.commit().await?;
+    Ok(members.len())
+}
+
+/// Removes the member with that name; tells whether there was one.
+pub async fn remove(db: &Db, name: &str) -> Result<bool, sqlx::Error> {
+    Ok(sqlx::query("DELETE FROM team_members WHERE name = $1").bind(name).execute(&db.pool).await?.rows_affected() > 0)
 }

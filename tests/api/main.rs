@@ -6,4 +6,5 @@ mod content;
 mod intro;
 mod pages;
 mod screens;
+mod team;
 mod ssr_faults;

@@ -1,0 +1,81 @@
+//! `citizen-site team ...`: manage the /about team without SQL.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::Subcommand;
+
+use crate::db::team::{self, NewMember};
+use crate::db::Db;
+
+#[derive(Subcommand, Debug)]
+pub enum TeamCommand {
+    /// Print the team, ordered by name as /about shows it.
+    List,
+    /// Add or update members from a JSON file: an array of
+    /// {"name", "role", "bio", "linkedin", "x_profile", "image_url"} (only
+    /// name is required). Members are matched by name.
+    Import {
+        file: PathBuf,
+        /// Remove every member not in the file.
+        #[arg(long)]
+        replace: bool,
+    },
+    /// Add or update one member.
+    Add {
+        #[arg(long)]
+        name: String,
+        #[arg(long)]
+        role: Option<String>,
+        #[arg(long)]
+        bio: Option<String>,
+        #[arg(long)]
+        linkedin: Option<String>,
+        #[arg(long)]
+        x_profile: Option<String>,
+        /// A photo URL (http...), or text / an emoji shown instead.
+        #[arg(long)]
+        image_url: Option<String>,
+    },
+    /// Remove a member by name.
+    Remove { name: String },
+}
+
+pub async fn team(database_url: &str, cmd: TeamCommand) -> anyhow::Result<()> {
+    let db = Db::connect_lazy(database_url)?;
+    db.migrate().await.context("preparing the database")?;
+    match cmd {
+        TeamCommand::List => {
+            let members = team::list(&db).await?;
+            if members.is_empty() {
+                println!("(no team members)");
+            }
+            for m in members {
+                println!("{}\t{}\t{}", m.name, m.role, m.image_url);
+            }
+        }
+        TeamCommand::Import { file, replace } => {
+            let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
+            let members: Vec<NewMember> =
+                serde_json::from_str(&text).with_context(|| format!("{} is not a JSON array of members", file.display()))?;
+            if let Some(blank) = members.iter().position(|m| m.name.trim().is_empty()) {
+                anyhow::bail!("{}: member {} has no name", file.display(), blank + 1);
+            }
+            let n = team::import(&db, &members, replace).await?;
+            println!("imported {n} member(s)");
+        }
+        TeamCommand::Add { name, role, bio, linkedin, x_profile, image_url } => {
+            anyhow::ensure!(!name.trim().is_empty(), "--name must not be empty");
+            team::import(&db, &[NewMember { name, role, bio, linkedin, x_profile, image_url }], false).await?;
+            println!("saved");
+        }
+        TeamCommand::Remove { name } => {
+            if team::remove(&db, &name).await? {
+                println!("removed {name}");
+            } else {
+                anyhow::bail!("no team member named {name:?}");
+            }
+        }
+    }
+    Ok(())
+}
