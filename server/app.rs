@@ -13,6 +13,7 @@ use crate::content::Content;
 use crate::db::Db;
 use crate::integrations::notion::NotionClient;
 use crate::intro::forwarder;
+use crate::payments::Payments;
 use crate::routes::{self, table::RouteTable};
 use crate::ssr::{cache, SsrPool};
 use crate::state::{AppState, SharedState};
@@ -61,6 +62,7 @@ impl Application {
             content,
             db,
             forwarder: forwarder.as_ref().map(|(h, _)| h.clone()),
+            payments: Payments::new(&config),
             config,
         });
         Ok(Application { listener, state, forwarder_task: forwarder.map(|(_, t)| t) })

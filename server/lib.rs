@@ -15,3 +15,4 @@ pub mod db;
 pub mod integrations;
 pub mod intro;
 pub mod cli;
+pub mod payments;

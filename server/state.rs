@@ -7,6 +7,7 @@ use crate::config::Config;
 use crate::content::Content;
 use crate::db::Db;
 use crate::intro::forwarder::ForwarderHandle;
+use crate::payments::Payments;
 use crate::routes::table::RouteTable;
 use crate::ssr::cache::PageCache;
 use crate::ssr::SsrPool;
@@ -23,4 +24,5 @@ pub struct AppState {
     pub db: Db,
     /// Running when Notion keys are set.
     pub forwarder: Option<ForwarderHandle>,
+    pub payments: Payments,
 }

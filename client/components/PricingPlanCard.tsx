@@ -1,3 +1,4 @@
+import type { FormEvent } from "react";
 import { Check, Info, X } from "lucide-react";
 import { useId } from "react";
 import type { PriceRecord } from "../lib/types";
@@ -66,7 +67,7 @@ export function PricingPlanCard({ plan, price }: PricingPlanCardProps) {
       </div>
 
       {price ? (
-        <form method="post" action="/api/checkout" className="mt-2">
+        <form method="post" action={CHECKOUT_ENDPOINT} onSubmit={openCheckout} className="mt-2">
           <input type="hidden" name="priceId" value={price.id} />
           <button
             type="submit"
@@ -107,6 +108,34 @@ export function PricingPlanCard({ plan, price }: PricingPlanCardProps) {
       )}
     </article>
   );
+}
+
+const CHECKOUT_ENDPOINT = "/api/create-checkout-session";
+
+/**
+ * With JavaScript, Stripe Checkout opens in a new tab (spec section 7). The
+ * tab is opened during the click, so no popup blocker stops it, and pointed
+ * at Checkout once the session exists. A failure is only logged (spec
+ * section 8). Without JavaScript the form posts and the server redirects.
+ */
+async function openCheckout(e: FormEvent<HTMLFormElement>) {
+  e.preventDefault();
+  const priceId = new FormData(e.currentTarget).get("priceId");
+  const tab = window.open("", "_blank");
+  try {
+    const res = await fetch(CHECKOUT_ENDPOINT, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify({ priceId }),
+    });
+    const body = (await res.json().catch(() => null)) as { url?: unknown; error?: unknown } | null;
+    if (!res.ok || typeof body?.url !== "string") throw new Error(String(body?.error ?? `checkout answered ${res.status}`));
+    if (tab) tab.location.href = body.url;
+    else window.location.assign(body.url);
+  } catch (err) {
+    tab?.close();
+    console.error("Error creating checkout session:", err);
+  }
 }
 
 function PlanLine({ item, included }: { item: PlanItem; included: boolean }) {

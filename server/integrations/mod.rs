@@ -2,3 +2,4 @@
 //! Notion (reqwest). Each has connect and request timeouts.
 
 pub mod notion;
+pub mod stripe;

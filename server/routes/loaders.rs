@@ -32,6 +32,7 @@ pub async fn load(state: &AppState, path: &str, query: Option<&str>, route: &Rou
     let params = parse_query(query);
     let param = |name: &str| params.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
     let mut kept: Vec<(&str, String)> = Vec::new();
+    let mut cacheable = true;
 
     let (status, data) = match route.page.as_str() {
         "Blog" => {
@@ -56,16 +57,34 @@ pub async fn load(state: &AppState, path: &str, query: Option<&str>, route: &Rou
         }
         "Success" => {
             let session_id = param("session_id").filter(|s| !s.is_empty());
+            // A customer's own payment: never cached.
+            cacheable = false;
+            let (session, error) = match &session_id {
+                None => (None, None),
+                Some(id) => match state.payments.verify(id).await {
+                    Ok(s) => (Some(s), None),
+                    Err(e) => {
+                        tracing::error!(error = %e, "Error verifying payment session");
+                        (None, Some(crate::routes::api::stripe::VERIFY_FAILED))
+                    }
+                },
+            };
             if let Some(s) = &session_id {
                 kept.push(("session_id", s.clone()));
             }
-            (200, json!({ "sessionId": session_id }))
+            (200, json!({ "sessionId": session_id, "session": session, "error": error }))
         }
         "Pricing" => {
             if let Some(b) = param("billing").filter(|b| b == "monthly" || b == "yearly") {
                 kept.push(("billing", b));
             }
-            (200, json!({ "prices": [], "error": false }))
+            match state.payments.prices().await {
+                Ok(prices) => (200, json!({ "prices": *prices, "error": false })),
+                Err(e) => {
+                    tracing::error!(error = %e, "Error fetching prices");
+                    (200, json!({ "prices": [], "error": true }))
+                }
+            }
         }
         "Terms" => (200, json!({ "today": today() })),
         "Contact" => {
@@ -88,7 +107,7 @@ pub async fn load(state: &AppState, path: &str, query: Option<&str>, route: &Rou
         render_url.push('?');
         render_url.push_str(&q.finish());
     }
-    Loaded { render_url, route: RouteData { page: route.page.clone(), status, data }, cacheable: true }
+    Loaded { render_url, route: RouteData { page: route.page.clone(), status, data }, cacheable }
 }
 
 fn parse_query(query: Option<&str>) -> Vec<(String, String)> {

@@ -1,3 +1,4 @@
+#![recursion_limit = "256"]
 //! Integration tests: the real server (real V8 isolates, real router) on a
 //! random loopback port, driven over HTTP.
 
@@ -6,5 +7,7 @@ mod content;
 mod intro;
 mod pages;
 mod screens;
+mod stripe;
+mod stripe_fixtures;
 mod team;
 mod ssr_faults;

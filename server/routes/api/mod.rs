@@ -2,6 +2,7 @@
 //! plain-form fallbacks that make them work without JavaScript.
 
 pub mod intro;
+pub mod stripe;
 
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};

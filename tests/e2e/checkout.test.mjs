@@ -1,0 +1,86 @@
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { launchBrowser, startServer, watchConsole } from "./harness.mjs";
+import { startStripe } from "./stripe-standin.mjs";
+
+let server;
+let stripe;
+let browser;
+
+before(async () => {
+  let siteBase = "";
+  stripe = await startStripe(() => siteBase);
+  server = await startServer({ STRIPE_SECRET_KEY: "sk_test_e2e", STRIPE_API_BASE: stripe.base });
+  siteBase = server.base;
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  server?.stop();
+  stripe?.stop();
+});
+
+test("choosing a plan opens Stripe Checkout in a new tab, and the success page verifies it", async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const problems = watchConsole(page);
+  await page.goto(`${server.base}/pricing`, { waitUntil: "networkidle" });
+  const card = page.locator("article", { has: page.getByRole("heading", { name: "Community Standard" }) });
+  assert.ok(await card.getByText("€49", { exact: true }).isVisible());
+  assert.ok(await card.getByText("€490 per year (save 2 months)").isVisible());
+
+  const [tab] = await Promise.all([context.waitForEvent("page"), card.getByRole("button", { name: "Get Started" }).click()]);
+  await tab.waitForURL(/\/__checkout\/cs_test_1$/);
+  assert.equal(page.url(), `${server.base}/pricing`, "the pricing page stays where it was");
+  assert.equal(stripe.created.length, 1);
+  assert.equal(stripe.created[0].mode, "subscription");
+  assert.equal(stripe.created[0]["line_items[0][price]"], "price_std_m");
+  assert.equal(stripe.created[0].success_url, `${server.base}/success?session_id={CHECKOUT_SESSION_ID}`);
+
+  // Stripe sends the buyer back to the success page with the session id.
+  await tab.goto(`${server.base}/success?session_id=cs_test_1`, { waitUntil: "networkidle" });
+  await tab.getByRole("heading", { name: "Payment Successful!" }).waitFor();
+  assert.ok(await tab.getByText("jenny@example.com").isVisible());
+  assert.ok(await tab.getByText("49.00 EUR").isVisible());
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("without JavaScript the plan button posts and is redirected to Checkout", async () => {
+  const context = await browser.newContext({ javaScriptEnabled: false });
+  const page = await context.newPage();
+  await page.goto(`${server.base}/pricing?billing=yearly`);
+  const card = page.locator("article", { has: page.getByRole("heading", { name: "Community Standard" }) });
+  assert.ok(await card.getByText("Save 1 months").isVisible());
+  const before = stripe.created.length;
+  await card.getByRole("button", { name: "Get Started" }).click();
+  await page.waitForURL(/\/__checkout\/cs_test_\d+$/);
+  assert.equal(stripe.created.length, before + 1);
+  assert.equal(stripe.created.at(-1)["line_items[0][price]"], "price_std_y");
+  await context.close();
+});
+
+test("the contact form sends a request and goes home after two seconds", async () => {
+  const page = await browser.newPage();
+  const problems = watchConsole(page);
+  await page.goto(`${server.base}/contact`, { waitUntil: "networkidle" });
+  await page.getByLabel("Community Name").fill("Riverbend");
+  await page.getByLabel("Email").fill("ana@riverbend.example");
+  await page.getByLabel("Loyalty").check();
+  await page.getByRole("button", { name: /submit/i }).click();
+  await page.getByText("Request submitted!").waitFor();
+  assert.ok(await page.getByText("Thank you for your submission. We'll get back to you soon!").isVisible());
+  await page.waitForURL(`${server.base}/`, { timeout: 5000 });
+  assert.deepEqual(problems, []);
+  await page.close();
+
+  // A refused request shows the server's message in a destructive toast.
+  const again = await browser.newPage();
+  await again.goto(`${server.base}/contact`, { waitUntil: "networkidle" });
+  await again.getByLabel("Community Name").fill("Riverbend");
+  await again.getByLabel("Email").fill("ana@localhost");
+  await again.getByRole("button", { name: /submit/i }).click();
+  await again.getByRole("alert").filter({ hasText: "email: not a valid email address" }).waitFor();
+  await again.close();
+});
