@@ -2,6 +2,7 @@
 
 use std::future::Future;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use anyhow::Context;
@@ -25,8 +26,8 @@ pub struct Application {
 }
 
 impl Application {
-    /// Binds the listener and starts the isolate pool (it warms up in the
-    /// background; `/healthz` says when it is ready).
+    /// Binds the listener and starts the isolate pool; the pool loads and the
+    /// static pages are prerendered in the background (`/healthz` says when).
     pub async fn build(config: Config) -> anyhow::Result<Application> {
         if let Some(dir) = config.sqlite_dir() {
             if !dir.as_os_str().is_empty() {
@@ -63,7 +64,19 @@ impl Application {
             db,
             forwarder: forwarder.as_ref().map(|(h, _)| h.clone()),
             payments: Payments::new(&config),
+            ready: AtomicBool::new(false),
             config,
+        });
+        // Warm up in the background: /healthz turns ready when every static
+        // page is in the cache, so the first visitors never wait on V8.
+        let warm = state.clone();
+        tokio::spawn(async move {
+            if warm.pool.wait_ready().await.is_ok() {
+                let started = std::time::Instant::now();
+                let n = routes::pages::prerender(&warm).await;
+                tracing::info!(pages = n, took = ?started.elapsed(), "prerendered");
+                warm.ready.store(true, Ordering::Release);
+            }
         });
         Ok(Application { listener, state, forwarder_task: forwarder.map(|(_, t)| t) })
     }

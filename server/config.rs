@@ -53,6 +53,10 @@ pub struct ServeArgs {
     #[arg(long, env = "SSR_DEADLINE_MS", default_value_t = 2000)]
     pub ssr_deadline_ms: u64,
 
+    /// Rendered pages kept in memory; 0 turns the page cache off (benchmarks).
+    #[arg(long, env = "PAGE_CACHE_CAPACITY", default_value_t = 2_000)]
+    pub page_cache_capacity: u64,
+
     /// Log format.
     #[arg(long, env = "LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
@@ -117,7 +121,7 @@ impl From<ServeArgs> for Config {
                 deadline: Duration::from_millis(a.ssr_deadline_ms),
                 bundle: crate::assets::SSR_BUNDLE.into(),
             },
-            page_cache_capacity: 2_000,
+            page_cache_capacity: a.page_cache_capacity,
         }
     }
 }

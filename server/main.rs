@@ -55,6 +55,9 @@ async fn main() -> anyhow::Result<()> {
     if let Err(why) = state.pool.wait_ready().await {
         anyhow::bail!("the SSR bundle cannot run: {why}");
     }
+    while !state.ready.load(std::sync::atomic::Ordering::Acquire) {
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
     tracing::info!("ready: http://{addr}");
     server.await??;
     Ok(())

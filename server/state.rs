@@ -25,4 +25,6 @@ pub struct AppState {
     /// Running when Notion keys are set.
     pub forwarder: Option<ForwarderHandle>,
     pub payments: Payments,
+    /// Isolates loaded and every static page prerendered.
+    pub ready: std::sync::atomic::AtomicBool,
 }

@@ -27,15 +27,15 @@ pub async fn asset(req: Request) -> Response {
     res
 }
 
-#[derive(Debug, PartialEq)]
-enum Encoding {
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Encoding {
     Br,
     Gzip,
     Identity,
 }
 
 /// The best encoding the client accepts (q=0 means refused).
-fn preferred_encoding(headers: &HeaderMap) -> Encoding {
+pub fn preferred_encoding(headers: &HeaderMap) -> Encoding {
     let mut br = false;
     let mut gzip = false;
     for value in headers.get_all(header::ACCEPT_ENCODING) {

@@ -3,18 +3,20 @@
 use std::sync::Arc;
 
 use axum::extract::{Query, State};
-use axum::http::{header, HeaderValue, Method, StatusCode, Uri};
+use axum::body::Body;
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::Json;
 use serde::Deserialize;
 
+use super::assets::{preferred_encoding, Encoding};
 use super::loaders::{self, Loaded};
 use crate::ssr::cache::{CachedPage, PageKey};
 use crate::ssr::{document, RenderError};
 use crate::state::SharedState;
 
 /// Every path that is not an API or asset route: a server-rendered page.
-pub async fn page(State(state): State<SharedState>, method: Method, uri: Uri) -> Response {
+pub async fn page(State(state): State<SharedState>, method: Method, uri: Uri, headers: HeaderMap) -> Response {
     if method != Method::GET && method != Method::HEAD {
         return (StatusCode::METHOD_NOT_ALLOWED, [(header::ALLOW, "GET, HEAD")], "Method not allowed").into_response();
     }
@@ -32,7 +34,10 @@ pub async fn page(State(state): State<SharedState>, method: Method, uri: Uri) ->
         return Redirect::permanent(&target).into_response();
     }
     let loaded = load(&state, path, uri.query()).await;
-    render(&state, loaded).await
+    match render_cached(&state, loaded).await {
+        Ok(page) => cached_response(&page, &headers),
+        Err(res) => res,
+    }
 }
 
 async fn load(state: &SharedState, path: &str, query: Option<&str>) -> Loaded {
@@ -43,37 +48,95 @@ async fn load(state: &SharedState, path: &str, query: Option<&str>) -> Loaded {
     loaders::load(state, path, query, &route).await
 }
 
+/// Renders every page of the route table into the cache (done at start,
+/// before /healthz says ready). Returns how many pages were rendered.
+pub async fn prerender(state: &SharedState) -> usize {
+    let paths = state.routes.concrete_paths(|param| match param {
+        "postId" => state.content.blog.list().into_iter().map(|p| p.id).collect(),
+        _ => Vec::new(),
+    });
+    let mut done = 0;
+    for path in paths {
+        let loaded = load(state, &path, None).await;
+        if loaded.cacheable && render_cached(state, loaded).await.is_ok() {
+            done += 1;
+        }
+    }
+    done
+}
+
+/// Renders a page that is never cached (it carries what a visitor sent).
 pub async fn render(state: &SharedState, loaded: Loaded) -> Response {
+    match render_cached(state, loaded).await {
+        Ok(page) => html_response(page.status, String::from_utf8_lossy(&page.html).into_owned()),
+        Err(res) => res,
+    }
+}
+
+/// The page from the cache, or rendered (and cached when the loader allows).
+/// A page that could not be rendered comes back as the finished error response.
+async fn render_cached(state: &SharedState, loaded: Loaded) -> Result<Arc<CachedPage>, Response> {
     let bootstrap = serde_json::to_string(&loaded.route).expect("route data serializes");
     let key = PageKey::new(&loaded.render_url, &bootstrap);
     if loaded.cacheable {
         if let Some(hit) = state.pages.get(&key).await {
-            return html_response(hit.status, hit.html.clone());
+            return Ok(hit);
         }
     }
     match state.pool.render(&loaded.render_url, &bootstrap).await {
         Ok(out) if out.error.is_some() || out.status >= 500 => {
             tracing::error!(url = %loaded.render_url, error = out.error.as_deref().unwrap_or(""), "render error");
-            html_response(500, document::page(state.manifest, &out, &error_bootstrap(&loaded)))
+            Err(html_response(500, document::page(state.manifest, &out, &error_bootstrap(&loaded))))
         }
         Ok(out) => {
             let html = document::page(state.manifest, &out, &bootstrap);
-            if loaded.cacheable {
-                state.pages.insert(key, Arc::new(CachedPage { status: out.status, html: html.clone() })).await;
+            if !loaded.cacheable {
+                return Ok(Arc::new(CachedPage { status: out.status, etag: String::new(), html: html.into(), br: Default::default(), gzip: Default::default() }));
             }
-            html_response(out.status, html)
+            let page = Arc::new(CachedPage::new(out.status, html));
+            state.pages.insert(key, page.clone()).await;
+            Ok(page)
         }
         Err(RenderError::Overloaded) => {
             tracing::warn!(url = %loaded.render_url, "render queue full; shedding");
             let mut res = html_response(503, document::error_page(state.manifest, 503, "Service Unavailable"));
             res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-            res
+            Err(res)
         }
         Err(e) => {
             tracing::error!(url = %loaded.render_url, error = %e, "render failed");
-            html_response(500, document::error_page(state.manifest, 500, "Internal Server Error"))
+            Err(html_response(500, document::error_page(state.manifest, 500, "Internal Server Error")))
         }
     }
+}
+
+/// A cached page in the encoding the client prefers, or 304 when its copy
+/// is current.
+fn cached_response(page: &CachedPage, headers: &HeaderMap) -> Response {
+    if page.etag.is_empty() {
+        return html_response(page.status, String::from_utf8_lossy(&page.html).into_owned());
+    }
+    let not_modified = headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(',').any(|t| t.trim() == page.etag || t.trim() == "*"));
+    let status = if not_modified { StatusCode::NOT_MODIFIED } else { StatusCode::from_u16(page.status).unwrap_or(StatusCode::OK) };
+    let (body, encoding) = match preferred_encoding(headers) {
+        Encoding::Br => (page.br.clone(), Some("br")),
+        Encoding::Gzip => (page.gzip.clone(), Some("gzip")),
+        Encoding::Identity => (page.html.clone(), None),
+    };
+    let mut res = if not_modified { Response::new(Body::empty()) } else { Response::new(Body::from(body)) };
+    *res.status_mut() = status;
+    let h = res.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    h.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+    h.insert(header::ETAG, HeaderValue::from_str(&page.etag).expect("an etag is ASCII"));
+    if let (Some(enc), false) = (encoding, not_modified) {
+        h.insert(header::CONTENT_ENCODING, HeaderValue::from_static(enc));
+    }
+    res
 }
 
 /// The bootstrap of a page whose render threw: the client shows the same

@@ -75,6 +75,24 @@ impl RouteTable {
         Ok(RouteTable { routes })
     }
 
+    /// Every concrete path of the table, with `fill` giving the values of a
+    /// parameter (for `/blog/:postId`, the post ids).
+    pub fn concrete_paths(&self, fill: impl Fn(&str) -> Vec<String>) -> Vec<String> {
+        let mut out = Vec::new();
+        for r in &self.routes {
+            let mut paths = vec![String::new()];
+            for seg in &r.segments {
+                let values = match seg {
+                    Segment::Literal(l) => vec![l.clone()],
+                    Segment::Param(p) => fill(p),
+                };
+                paths = paths.iter().flat_map(|p| values.iter().map(move |v| format!("{p}/{v}"))).collect();
+            }
+            out.extend(paths.into_iter().map(|p| if p.is_empty() { "/".to_owned() } else { p }));
+        }
+        out
+    }
+
     /// Every page id in the table, in table order, without repeats.
     pub fn pages(&self) -> Vec<&str> {
         let mut pages: Vec<&str> = Vec::new();
@@ -136,5 +154,12 @@ mod tests {
         assert!(t.find("/nope").is_not_found());
         assert!(t.find("//wallets").is_not_found());
         assert!(t.find("/Wallets").is_not_found());
+    }
+
+    #[test]
+    fn concrete_paths_fill_parameters() {
+        let paths = RouteTable::embedded().concrete_paths(|p| if p == "postId" { vec!["a".into(), "b".into()] } else { vec![] });
+        assert_eq!(paths.len(), 18);
+        assert!(paths.contains(&"/".to_string()) && paths.contains(&"/blog/a".to_string()) && paths.contains(&"/blog/b".to_string()));
     }
 }

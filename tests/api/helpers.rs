@@ -53,6 +53,8 @@ pub async fn spawn_app_with(tweak: impl FnOnce(&mut Config)) -> TestApp {
         .await
         .expect("isolates ready in time")
         .expect("bundle evaluates");
+    let ready = state.clone();
+    assert!(eventually(30, || async { ready.ready.load(std::sync::atomic::Ordering::Acquire) }).await, "prerendered in time");
     let client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .timeout(Duration::from_secs(30))

@@ -157,11 +157,33 @@ async fn hashed_assets_are_immutable_and_precompressed() {
 }
 
 #[tokio::test]
-async fn pages_are_compressed_for_clients_that_accept_it() {
+async fn pages_are_served_precompressed_with_an_etag_and_304() {
     let app = spawn_app().await;
-    let res = app.client.get(format!("{}/", app.base)).header("accept-encoding", "gzip").send().await.unwrap();
+    let get = |enc: &'static str| app.client.get(format!("{}/blog", app.base)).header("accept-encoding", enc).send();
+    let plain = get("identity").await.unwrap();
+    assert_eq!(plain.headers().get("content-encoding"), None);
+    let etag = plain.headers()["etag"].to_str().unwrap().to_owned();
+    assert!(etag.starts_with("W/\""), "{etag}");
+    let html = plain.text().await.unwrap();
+    for (enc, expected) in [("gzip", "gzip"), ("gzip, br", "br")] {
+        let res = get(enc).await.unwrap();
+        assert_eq!(res.headers()["content-encoding"], expected);
+        assert_eq!(res.headers()["etag"].to_str().unwrap(), etag, "one ETag for every encoding");
+        assert_eq!(res.headers()["vary"], "accept-encoding");
+        // reqwest here has no decompression: compare sizes, and decode gzip.
+        let body = res.bytes().await.unwrap();
+        assert!(body.len() * 3 < html.len(), "{enc}: compressed");
+        if expected == "gzip" {
+            let mut out = String::new();
+            std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&body[..]), &mut out).unwrap();
+            assert_eq!(out, html);
+        }
+    }
+    let res = app.client.get(format!("{}/blog", app.base)).header("if-none-match", &etag).send().await.unwrap();
+    assert_eq!(res.status(), 304);
+    assert!(res.bytes().await.unwrap().is_empty());
+    let res = app.client.get(format!("{}/blog", app.base)).header("if-none-match", "W/\"other\"").send().await.unwrap();
     assert_eq!(res.status(), 200);
-    assert_eq!(res.headers()["content-encoding"], "gzip");
 }
 
 #[tokio::test]
