@@ -90,7 +90,8 @@ async fn render_cached(state: &SharedState, loaded: Loaded) -> Result<Arc<Cached
         }
         Ok(out) => {
             let html = document::page(state.manifest, &out, &bootstrap);
-            if !loaded.cacheable {
+            // Pages that are not kept are not compressed ahead either.
+            if !loaded.cacheable || state.config.page_cache_capacity == 0 {
                 return Ok(Arc::new(CachedPage { status: out.status, etag: String::new(), html: html.into(), br: Default::default(), gzip: Default::default() }));
             }
             let page = Arc::new(CachedPage::new(out.status, html));

@@ -46,6 +46,8 @@ pub enum RenderError {
     Script(String),
     #[error("the render worker stopped before answering")]
     WorkerLost,
+    #[error("the render reached the isolate's heap limit and was terminated")]
+    HeapLimit,
 }
 
 struct Job {
@@ -173,7 +175,7 @@ fn worker(
             Err(_) if fired => Err(RenderError::Timeout(deadline)),
             other => other,
         };
-        if fired || matches!(result, Err(RenderError::Script(_))) {
+        if fired || matches!(result, Err(RenderError::Script(_) | RenderError::HeapLimit)) {
             // A terminated or broken isolate is not trusted with another page.
             tracing::warn!(worker = id, url = %job.url, "rebuilding SSR isolate");
             let _ = job.reply.send(result);
@@ -187,16 +189,53 @@ fn worker(
     Ok(())
 }
 
+/// Heap ceiling of one isolate. A page render needs a few MB; the ceiling
+/// keeps a runaway render from taking the machine (it is terminated near the
+/// limit and its isolate rebuilt) and keeps RSS predictable.
+const HEAP_LIMIT: usize = 64 * 1024 * 1024;
+
+/// V8 flags, set once before the first isolate: a small young generation
+/// (scavenges are cheap for short renders) keeps each isolate's RSS low.
+fn set_v8_flags() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let _ = deno_core::v8_set_flags(vec!["citizen-site".into(), "--max-semi-space-size=2".into()]);
+    });
+}
+
 /// One V8 isolate with the SSR bundle evaluated in it.
 struct Isolate {
     runtime: JsRuntime,
+    /// `globalThis.__ssr_render`, called directly: no script compiled per page.
+    render_fn: v8::Global<v8::Function>,
+    /// Set by the near-heap-limit callback, which also terminates the render.
+    out_of_memory: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Isolate {
     fn new(bundle: &str) -> Result<Isolate, String> {
-        let mut runtime = JsRuntime::new(RuntimeOptions::default());
+        set_v8_flags();
+        let mut runtime = JsRuntime::new(RuntimeOptions {
+            create_params: Some(v8::CreateParams::default().heap_limits(0, HEAP_LIMIT)),
+            ..Default::default()
+        });
         runtime.execute_script("ssr.js", bundle.to_owned()).map_err(|e| e.to_string())?;
-        Ok(Isolate { runtime })
+        let value = runtime.execute_script("<render-fn>", "globalThis.__ssr_render").map_err(|e| e.to_string())?;
+        let render_fn = {
+            deno_core::scope!(scope, &mut runtime);
+            let local = v8::Local::new(scope, value);
+            let f = v8::Local::<v8::Function>::try_from(local).map_err(|_| "the bundle defines no __ssr_render function".to_string())?;
+            v8::Global::new(scope, f)
+        };
+        let out_of_memory = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (flag, handle) = (out_of_memory.clone(), runtime.v8_isolate().thread_safe_handle());
+        runtime.add_near_heap_limit_callback(move |current, _initial| {
+            flag.store(true, Ordering::Release);
+            handle.terminate_execution();
+            // Room to unwind; the isolate is dropped right after.
+            current * 2
+        });
+        Ok(Isolate { runtime, render_fn, out_of_memory })
     }
 
     fn handle(&mut self) -> IsolateHandle {
@@ -204,21 +243,28 @@ impl Isolate {
     }
 
     fn render(&mut self, url: &str, bootstrap: &str) -> Result<RenderOutput, RenderError> {
-        // Both arguments go in as JSON string literals: JSON is valid JS.
-        let call = format!(
-            "globalThis.__ssr_render({}, {})",
-            serde_json::to_string(url).expect("a string serializes"),
-            serde_json::to_string(bootstrap).expect("a string serializes"),
-        );
-        let value = self
-            .runtime
-            .execute_script("<render>", call)
-            .map_err(|e| RenderError::Script(e.to_string()))?;
         let out = {
             deno_core::scope!(scope, &mut self.runtime);
-            let local = v8::Local::new(scope, value);
-            serde_v8::from_v8::<RenderOutput>(scope, local).map_err(|e| RenderError::Script(e.to_string()))
+            let func = v8::Local::new(scope, &self.render_fn);
+            let (Some(url), Some(boot)) = (v8::String::new(scope, url), v8::String::new(scope, bootstrap)) else {
+                return Err(RenderError::Script("input too large for a V8 string".into()));
+            };
+            let recv: v8::Local<v8::Value> = v8::undefined(scope).into();
+            v8::tc_scope!(let tc, scope);
+            match func.call(tc, recv, &[url.into(), boot.into()]) {
+                Some(value) => serde_v8::from_v8::<RenderOutput>(tc, value).map_err(|e| RenderError::Script(e.to_string())),
+                None => {
+                    let message = match tc.exception() {
+                        Some(e) if !tc.has_terminated() => e.to_rust_string_lossy(tc),
+                        _ => "execution terminated".to_owned(),
+                    };
+                    Err(RenderError::Script(message))
+                }
+            }
         };
+        if self.out_of_memory.load(Ordering::Acquire) {
+            return Err(RenderError::HeapLimit);
+        }
         self.runtime.v8_isolate().perform_microtask_checkpoint();
         out
     }

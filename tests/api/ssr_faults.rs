@@ -13,6 +13,7 @@ const FAULTS: &str = r#"
   const real = globalThis.__ssr_render;
   globalThis.__ssr_render = (url, boot) => {
     if (url.startsWith("/__hang")) { for (;;) {} }
+    if (url.startsWith("/__oom")) { const hoard = []; for (;;) hoard.push(new Array(100000).fill(url)); }
     if (url.startsWith("/__throw")) {
       return real(url, JSON.stringify({ ...JSON.parse(boot), page: "NoSuchPage" }));
     }
@@ -58,4 +59,22 @@ async fn a_render_error_shows_the_router_error_screen_with_500() {
 
     let (status, _) = app.get_text("/").await;
     assert_eq!(status, 200);
+}
+
+#[tokio::test]
+async fn a_render_that_exhausts_the_heap_is_terminated_and_its_isolate_rebuilt() {
+    let app = spawn_app_with(|c| {
+        c.ssr.workers = 1;
+        c.ssr.deadline = Duration::from_secs(20); // the heap limit, not the deadline, stops it
+        c.ssr.bundle = format!("{SSR_BUNDLE}\n{FAULTS}").into();
+    })
+    .await;
+    let (status, html) = app.get_text("/__oom").await;
+    assert_eq!(status, 500);
+    assert!(visible_text(&html).contains("Unexpected Application Error!"));
+    for _ in 0..3 {
+        let (status, html) = app.get_text("/community").await;
+        assert_eq!(status, 200);
+        assert!(visible_text(&html).contains("Join Our Community"));
+    }
 }
