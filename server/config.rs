@@ -115,6 +115,12 @@ impl From<ServeArgs> for Config {
             notion_token: blank(a.notion_token),
             notion_database_id: blank(a.notion_database_id),
             notion_api_base: a.notion_api_base,
+            // Pool sizing, measured with bench/run.mjs on 2 cores: one isolate
+            // per core saturates the CPU (a render is pure CPU; more isolates
+            // only add ~10 MB each and context switches). 64 waiting renders
+            // per worker is ~30 ms of work each at ~1,000 renders/s per core:
+            // beyond that a visitor is better served by a quick 503 than by
+            // seconds in a queue. Each isolate's heap is capped in ssr/pool.rs.
             ssr: SsrConfig {
                 workers,
                 queue: workers * 64,
