@@ -95,6 +95,18 @@ pub struct SsrConfig {
     /// The JavaScript evaluated in every isolate (the embedded bundle unless a
     /// test supplies another).
     pub bundle: std::sync::Arc<str>,
+    /// A startup snapshot with `bundle` already evaluated (built by build.rs);
+    /// isolates start from it instead of evaluating the bundle.
+    pub snapshot: Option<&'static [u8]>,
+}
+
+impl SsrConfig {
+    /// Runs another script than the embedded bundle (tests inject faults by
+    /// wrapping it); isolates then evaluate it instead of using the snapshot.
+    pub fn use_bundle(&mut self, script: String) {
+        self.bundle = script.into();
+        self.snapshot = None;
+    }
 }
 
 impl From<ServeArgs> for Config {
@@ -126,6 +138,7 @@ impl From<ServeArgs> for Config {
                 queue: workers * 64,
                 deadline: Duration::from_millis(a.ssr_deadline_ms),
                 bundle: crate::assets::SSR_BUNDLE.into(),
+                snapshot: Some(crate::assets::SSR_SNAPSHOT),
             },
             page_cache_capacity: a.page_cache_capacity,
         }

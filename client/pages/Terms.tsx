@@ -3,6 +3,7 @@ import { LINKS } from "../../content/site/links";
 import { TERMS, type LegalSection } from "../../content/site/legal";
 import { PageHero } from "../components/PageHero";
 import type { PageMeta, PageProps, TermsData } from "../lib/types";
+import { longDate } from "../lib/format";
 
 export function meta(): PageMeta {
   return {
@@ -12,22 +13,8 @@ export function meta(): PageMeta {
   };
 }
 
-const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
-
-/** "2026-11-23" -> "November 23, 2026"; null for anything that is not a date.
- *  The manual fallback gives the same text where Intl is missing. */
-function formatLongDate(iso: string): string | null {
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return null;
-  try {
-    return new Intl.DateTimeFormat("en-US", { dateStyle: "long", timeZone: "UTC" }).format(date);
-  } catch {
-    return `${MONTHS[date.getUTCMonth()]} ${date.getUTCDate()}, ${date.getUTCFullYear()}`;
-  }
-}
-
 export default function Terms({ data }: PageProps<TermsData>) {
-  const updated = data?.today ? formatLongDate(data.today) : null;
+  const updated = data?.today ? longDate(data.today) : null;
   return (
     <>
       <PageHero title={TERMS.title} lead={TERMS.lead}>

@@ -81,7 +81,7 @@ impl SsrPool {
         for id in 0..cfg.workers {
             let rx = rx.clone();
             let status = status.clone();
-            let bundle = cfg.bundle.clone();
+            let bundle = Source { script: cfg.bundle.clone(), snapshot: cfg.snapshot };
             let deadline = cfg.deadline;
             std::thread::Builder::new()
                 .name(format!("ssr-{id}"))
@@ -124,7 +124,14 @@ impl SsrPool {
 }
 
 /// Runs a worker, restarting it if it panics, until the pool is dropped.
-fn supervise(id: usize, bundle: Arc<str>, deadline: Duration, rx: flume::Receiver<Job>, status: Arc<PoolStatus>) {
+/// What an isolate starts from.
+#[derive(Clone)]
+struct Source {
+    script: Arc<str>,
+    snapshot: Option<&'static [u8]>,
+}
+
+fn supervise(id: usize, bundle: Source, deadline: Duration, rx: flume::Receiver<Job>, status: Arc<PoolStatus>) {
     let mut first = true;
     loop {
         let run = std::panic::catch_unwind(AssertUnwindSafe(|| worker(id, &bundle, deadline, &rx, &status, &mut first)));
@@ -146,7 +153,7 @@ fn supervise(id: usize, bundle: Arc<str>, deadline: Duration, rx: flume::Receive
 
 fn worker(
     id: usize,
-    bundle: &str,
+    bundle: &Source,
     deadline: Duration,
     rx: &flume::Receiver<Job>,
     status: &PoolStatus,
@@ -213,13 +220,16 @@ struct Isolate {
 }
 
 impl Isolate {
-    fn new(bundle: &str) -> Result<Isolate, String> {
+    fn new(source: &Source) -> Result<Isolate, String> {
         set_v8_flags();
         let mut runtime = JsRuntime::new(RuntimeOptions {
             create_params: Some(v8::CreateParams::default().heap_limits(0, HEAP_LIMIT)),
+            startup_snapshot: source.snapshot,
             ..Default::default()
         });
-        runtime.execute_script("ssr.js", bundle.to_owned()).map_err(|e| e.to_string())?;
+        if source.snapshot.is_none() {
+            runtime.execute_script("ssr.js", source.script.to_string()).map_err(|e| e.to_string())?;
+        }
         let value = runtime.execute_script("<render-fn>", "globalThis.__ssr_render").map_err(|e| e.to_string())?;
         let render_fn = {
             deno_core::scope!(scope, &mut runtime);

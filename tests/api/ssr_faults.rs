@@ -27,7 +27,7 @@ async fn a_render_that_never_returns_is_cut_off_at_the_deadline() {
     let app = spawn_app_with(|c| {
         c.ssr.workers = 1; // the same worker must come back for the next request
         c.ssr.deadline = Duration::from_millis(500);
-        c.ssr.bundle = format!("{SSR_BUNDLE}\n{FAULTS}").into();
+        c.ssr.use_bundle(format!("{SSR_BUNDLE}\n{FAULTS}"));
     })
     .await;
 
@@ -48,7 +48,7 @@ async fn a_render_that_never_returns_is_cut_off_at_the_deadline() {
 
 #[tokio::test]
 async fn a_render_error_shows_the_router_error_screen_with_500() {
-    let app = spawn_app_with(|c| c.ssr.bundle = format!("{SSR_BUNDLE}\n{FAULTS}").into()).await;
+    let app = spawn_app_with(|c| c.ssr.use_bundle(format!("{SSR_BUNDLE}\n{FAULTS}"))).await;
     let (status, html) = app.get_text("/__throw").await;
     assert_eq!(status, 500);
     let text = visible_text(&html);
@@ -66,7 +66,7 @@ async fn a_render_that_exhausts_the_heap_is_terminated_and_its_isolate_rebuilt()
     let app = spawn_app_with(|c| {
         c.ssr.workers = 1;
         c.ssr.deadline = Duration::from_secs(20); // the heap limit, not the deadline, stops it
-        c.ssr.bundle = format!("{SSR_BUNDLE}\n{FAULTS}").into();
+        c.ssr.use_bundle(format!("{SSR_BUNDLE}\n{FAULTS}"));
     })
     .await;
     let (status, html) = app.get_text("/__oom").await;
