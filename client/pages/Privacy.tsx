@@ -1,5 +1,5 @@
-import { LINKS } from "../../content/site/links";
-import { PRIVACY, PRIVACY_UPDATED, type LegalSection } from "../../content/site/legal";
+import { PRIVACY, PRIVACY_UPDATED } from "../../content/site/legal";
+import { LegalContact, LegalSection } from "../components/LegalText";
 import { PageHero } from "../components/PageHero";
 import type { PageMeta, PageProps } from "../lib/types";
 
@@ -19,39 +19,10 @@ export default function Privacy(_props: PageProps) {
       </PageHero>
       <article className="mx-auto max-w-3xl px-4 py-16 sm:px-6 lg:px-8">
         {PRIVACY.sections.map((section) => (
-          <Section key={section.id} section={section} />
+          <LegalSection key={section.id} section={section} idPrefix="privacy" />
         ))}
-        <section aria-labelledby="privacy-contact" className="mt-12 rounded-2xl bg-slate-50 p-6">
-          <h2 id="privacy-contact" className="text-2xl font-bold text-slate-900">{PRIVACY.contactTitle}</h2>
-          <p className="mt-3 leading-relaxed text-slate-700">
-            {PRIVACY.contactText}{" "}
-            <a href={`mailto:${LINKS.contactEmail}`} className="font-semibold text-brand-700 underline hover:text-brand-600">
-              {LINKS.contactEmail}
-            </a>
-            .
-          </p>
-        </section>
+        <LegalContact id="privacy-contact" title={PRIVACY.contactTitle} text={PRIVACY.contactText} />
       </article>
     </>
-  );
-}
-
-function Section({ section }: { section: LegalSection }) {
-  const headingId = `privacy-${section.id}`;
-  return (
-    <section aria-labelledby={headingId} className="mt-12 first:mt-0">
-      <h2 id={headingId} className="text-2xl font-bold text-slate-900">{section.title}</h2>
-      {section.paragraphs.map((p) => (
-        <p key={p} className="mt-4 leading-relaxed text-slate-700">{p}</p>
-      ))}
-      {section.list && (
-        <ul className="mt-4 list-disc space-y-2 pl-6 text-slate-700">
-          {section.list.map((item) => (
-            <li key={item}>{item}</li>
-          ))}
-        </ul>
-      )}
-      {section.after && <p className="mt-4 leading-relaxed text-slate-700">{section.after}</p>}
-    </section>
   );
 }
