@@ -1,3 +1,4 @@
+import tagOptions from "./intro-tags.json";
 // The intro request form (spec sections 3, 5, 8 and 9): its fields, the tag
 // options and every message the form can show.
 
@@ -13,16 +14,9 @@ export interface IntroRequest {
 
 export const CONTACT_ENDPOINT = "/api/save-to-notion";
 
-export const TAG_OPTIONS = [
-  "Cooperative participation",
-  "Smart money",
-  "Loyalty",
-  "Events",
-  "Local currency",
-  "NFC card users",
-  "Civic engagement initiative",
-] as const;
-export type IntroTag = (typeof TAG_OPTIONS)[number];
+/** The seven tag options (spec section 3); the server validates against the
+ *  same file. */
+export const TAG_OPTIONS: readonly string[] = tagOptions;
 
 export interface ContactField {
   name: Exclude<keyof IntroRequest, "tags">;

@@ -11,16 +11,13 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-/// The seven tag options (spec section 3).
-pub const TAG_OPTIONS: &[&str] = &[
-    "Cooperative participation",
-    "Smart money",
-    "Loyalty",
-    "Events",
-    "Local currency",
-    "NFC card users",
-    "Civic engagement initiative",
-];
+/// The seven tag options (spec section 3), from the same file the form uses.
+pub fn tag_options() -> &'static [String] {
+    static TAGS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    TAGS.get_or_init(|| {
+        serde_json::from_str(include_str!("../../content/site/intro-tags.json")).expect("content/site/intro-tags.json is a list")
+    })
+}
 
 pub const MAX_NAME: usize = 200;
 pub const MAX_EMAIL: usize = 254;
@@ -85,7 +82,7 @@ pub struct IntroRequest {
     /// Empty, or an http(s) URL.
     pub website: String,
     pub description: String,
-    /// Distinct, each one of [`TAG_OPTIONS`], in the form's order.
+    /// Distinct, each one of [`tag_options`], in the form's order.
     pub tags: Vec<String>,
 }
 
@@ -133,14 +130,14 @@ impl TryFrom<IntroForm> for IntroRequest {
         limit("description", &description, MAX_DESCRIPTION).map_err(field)?;
         let mut tags: Vec<String> = Vec::new();
         for tag in form.tags {
-            let Some(known) = TAG_OPTIONS.iter().find(|t| **t == tag) else {
+            let Some(known) = tag_options().iter().find(|t| **t == tag) else {
                 return Err(field(format!("tags: {tag:?} is not one of the tag options")));
             };
             if !tags.iter().any(|t| t == known) {
-                tags.push((*known).to_owned());
+                tags.push(known.clone());
             }
         }
-        tags.sort_by_key(|t| TAG_OPTIONS.iter().position(|o| o == t));
+        tags.sort_by_key(|t| tag_options().iter().position(|o| o == t));
         Ok(IntroRequest { name, contact_person, email, website, description, tags })
     }
 }
@@ -183,6 +180,12 @@ mod tests {
             let err = IntroRequest::try_from(f).unwrap_err().to_string();
             assert!(err.starts_with(prefix), "{err}");
         }
+    }
+
+    #[test]
+    fn the_seven_tag_options() {
+        assert_eq!(tag_options().len(), 7);
+        assert_eq!(tag_options()[0], "Cooperative participation");
     }
 
     #[test]
