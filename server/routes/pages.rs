@@ -34,8 +34,8 @@ pub async fn page(State(state): State<SharedState>, method: Method, uri: Uri, he
         return Redirect::permanent(&target).into_response();
     }
     let loaded = load(&state, path, uri.query()).await;
-    match render_cached(&state, loaded).await {
-        Ok(page) => cached_response(&page, &headers),
+    match render_page(&state, loaded).await {
+        Ok(page) => page.respond(&headers),
         Err(res) => res,
     }
 }
@@ -58,7 +58,7 @@ pub async fn prerender(state: &SharedState) -> usize {
     let mut done = 0;
     for path in paths {
         let loaded = load(state, &path, None).await;
-        if loaded.cacheable && render_cached(state, loaded).await.is_ok() {
+        if loaded.cacheable && render_page(state, loaded).await.is_ok() {
             done += 1;
         }
     }
@@ -67,20 +67,36 @@ pub async fn prerender(state: &SharedState) -> usize {
 
 /// Renders a page that is never cached (it carries what a visitor sent).
 pub async fn render(state: &SharedState, loaded: Loaded) -> Response {
-    match render_cached(state, loaded).await {
-        Ok(page) => html_response(page.status, String::from_utf8_lossy(&page.html).into_owned()),
+    match render_page(state, loaded).await {
+        Ok(page) => page.respond(&HeaderMap::new()),
         Err(res) => res,
+    }
+}
+
+/// A rendered page: kept in the cache with its compressed bodies, or made
+/// for one response only.
+enum Rendered {
+    Cached(Arc<CachedPage>),
+    Once { status: u16, html: String },
+}
+
+impl Rendered {
+    fn respond(self, headers: &HeaderMap) -> Response {
+        match self {
+            Rendered::Cached(page) => cached_response(&page, headers),
+            Rendered::Once { status, html } => html_response(status, html),
+        }
     }
 }
 
 /// The page from the cache, or rendered (and cached when the loader allows).
 /// A page that could not be rendered comes back as the finished error response.
-async fn render_cached(state: &SharedState, loaded: Loaded) -> Result<Arc<CachedPage>, Response> {
+async fn render_page(state: &SharedState, loaded: Loaded) -> Result<Rendered, Response> {
     let bootstrap = serde_json::to_string(&loaded.route).expect("route data serializes");
     let key = PageKey::new(&loaded.render_url, &bootstrap);
     if loaded.cacheable {
         if let Some(hit) = state.pages.get(&key).await {
-            return Ok(hit);
+            return Ok(Rendered::Cached(hit));
         }
     }
     match state.pool.render(&loaded.render_url, &bootstrap).await {
@@ -92,11 +108,11 @@ async fn render_cached(state: &SharedState, loaded: Loaded) -> Result<Arc<Cached
             let html = document::page(state.manifest, &out, &bootstrap);
             // Pages that are not kept are not compressed ahead either.
             if !loaded.cacheable || state.config.page_cache_capacity == 0 {
-                return Ok(Arc::new(CachedPage { status: out.status, etag: String::new(), html: html.into(), br: Default::default(), gzip: Default::default() }));
+                return Ok(Rendered::Once { status: out.status, html });
             }
             let page = Arc::new(CachedPage::new(out.status, html));
             state.pages.insert(key, page.clone()).await;
-            Ok(page)
+            Ok(Rendered::Cached(page))
         }
         Err(RenderError::Overloaded) => {
             tracing::warn!(url = %loaded.render_url, "render queue full; shedding");
@@ -114,9 +130,6 @@ async fn render_cached(state: &SharedState, loaded: Loaded) -> Result<Arc<Cached
 /// A cached page in the encoding the client prefers, or 304 when its copy
 /// is current.
 fn cached_response(page: &CachedPage, headers: &HeaderMap) -> Response {
-    if page.etag.is_empty() {
-        return html_response(page.status, String::from_utf8_lossy(&page.html).into_owned());
-    }
     let not_modified = headers
         .get(header::IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok())
