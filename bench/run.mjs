@@ -11,7 +11,8 @@
 //   5. peak RSS during rows 1 and 2
 //   6. latency p50 / p99 for rows 1 and 2
 //
-// Needs wrk and nginx (Debian: apt-get install wrk nginx). Writes
+// Needs wrk and nginx (installed from Debian's packages when missing and run
+// as root). Writes
 // bench/results.json and bench/results.svg.
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
@@ -27,12 +28,23 @@ const COLD_RUNS = Number(process.env.BENCH_COLD_RUNS ?? 7);
 const children = [];
 process.on("exit", () => children.forEach((c) => c.kill("SIGKILL")));
 
-function need(cmd, hint) {
-  try {
-    execFileSync("sh", ["-c", `command -v ${cmd}`], { stdio: "ignore" });
-  } catch {
-    throw new Error(`${cmd} is needed: ${hint}`);
+/** Makes sure a Debian package's command is there, installing it when this
+ *  runs as root on a machine with apt-get. */
+function need(cmd, pkg) {
+  const has = () => {
+    try {
+      execFileSync("sh", ["-c", `command -v ${cmd}`], { stdio: "ignore" });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (has()) return;
+  if (process.getuid?.() === 0 && fs.existsSync("/usr/bin/apt-get")) {
+    console.error(`installing ${pkg}...`);
+    execFileSync("sh", ["-c", `apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ${pkg}`], { stdio: "inherit" });
   }
+  if (!has()) throw new Error(`${cmd} is needed: apt-get install ${pkg}`);
 }
 
 async function freePort() {
@@ -100,8 +112,8 @@ function load(base, headers) {
 }
 
 async function main() {
-  need("wrk", "apt-get install wrk");
-  need("nginx", "apt-get install nginx");
+  need("wrk", "wrk");
+  need("nginx", "nginx");
   const archive = path.join(root, "..", "shared", "v8", "librusty_v8_simdutf_release_x86_64-unknown-linux-gnu.a.gz");
   const env = { ...process.env };
   if (!env.RUSTY_V8_ARCHIVE && fs.existsSync(archive)) env.RUSTY_V8_ARCHIVE = archive;

@@ -98,11 +98,22 @@ async fn the_server_validates_every_field_and_names_it() {
 
 #[tokio::test]
 async fn without_notion_keys_requests_are_stored_and_kept_pending() {
-    let app = spawn_app().await;
-    let res = app.client.post(format!("{}/api/save-to-notion", app.base)).json(&valid()).send().await.unwrap();
-    assert_eq!(res.status(), 200);
-    assert_eq!(res.json::<Value>().await.unwrap(), json!({ "success": true }));
-    assert_eq!(store::pending_count(&app.state.db).await.unwrap(), 1);
+    for (kind, url) in fresh_databases(TempDir::new().path()).await {
+        let app = spawn_app_with(|c| c.database_url = url.clone()).await;
+        let res = app.client.post(format!("{}/api/save-to-notion", app.base)).json(&valid()).send().await.unwrap();
+        assert_eq!(res.status(), 200, "{kind}");
+        assert_eq!(res.json::<Value>().await.unwrap(), json!({ "success": true }));
+        assert_eq!(store::pending_count(&app.state.db).await.unwrap(), 1, "{kind}");
+        // Stored as sent, markup as plain text.
+        let (status, page, attempts) = store::status(&app.state.db, &first_id(&app.state.db).await).await.unwrap().unwrap();
+        assert_eq!((status.as_str(), page, attempts), ("pending", None, 0), "{kind}");
+        app.stop().await;
+    }
+}
+
+async fn first_id(db: &Db) -> String {
+    use sqlx::Row;
+    sqlx::query("SELECT id FROM intro_requests").fetch_one(&db.pool).await.unwrap().get::<String, _>("id")
 }
 
 #[tokio::test]

@@ -16,8 +16,15 @@ use crate::stripe_fixtures::{checkout_session, event, list, price, product};
 const WEBHOOK_SECRET: &str = "whsec_test_secret";
 
 async fn app_with_stripe(server: &MockServer) -> TestApp {
+    app_with_stripe_on(server, None).await
+}
+
+async fn app_with_stripe_on(server: &MockServer, database_url: Option<String>) -> TestApp {
     let uri = server.uri();
     spawn_app_with(move |c| {
+        if let Some(url) = database_url {
+            c.database_url = url;
+        }
         c.stripe_secret_key = Some("sk_test_123".into());
         c.stripe_api_base = uri;
         c.stripe_webhook_secret = Some(WEBHOOK_SECRET.into());
@@ -189,8 +196,14 @@ fn sign(payload: &str, t: i64) -> String {
 
 #[tokio::test]
 async fn the_webhook_records_a_completed_checkout_once_and_rejects_bad_signatures() {
+    for (_, db) in crate::helpers::fresh_databases(crate::helpers::tempdir::TempDir::new().path()).await {
+        webhook_on(Some(db)).await;
+    }
+}
+
+async fn webhook_on(database_url: Option<String>) {
     let server = MockServer::start().await;
-    let app = app_with_stripe(&server).await;
+    let app = app_with_stripe_on(&server, database_url).await;
     let url = format!("{}/api/stripe-webhook", app.base);
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
     let payload = event("evt_1", "checkout.session.completed", checkout_session("cs_test_done", "paid", Some("jenny@example.com"))).to_string();
