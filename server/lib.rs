@@ -16,3 +16,4 @@ pub mod integrations;
 pub mod intro;
 pub mod cli;
 pub mod payments;
+pub mod seo;

@@ -5,16 +5,8 @@ import { renderToString } from "react-dom/server.browser";
 import { StaticRouter } from "react-router";
 import { App } from "../client/app/App";
 import { ErrorScreen } from "../client/components/ErrorScreen";
-import type { Bootstrap, PageMeta, RenderResult } from "../client/lib/types";
+import type { Bootstrap, RenderResult } from "../client/lib/types";
 import { registry } from "./pages.eager";
-
-const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]);
-
-function headTags(meta: PageMeta): string {
-  return `<title>${escapeHtml(meta.title)}</title>` +
-    `<meta name="description" content="${escapeHtml(meta.description)}">`;
-}
 
 interface ServerRenderResult extends RenderResult {
   /** The message of a render that threw; the Rust side logs it. */
@@ -31,12 +23,13 @@ function render(url: string, bootstrapJson: string): ServerRenderResult {
     );
     const meta = registry.get(boot.page)?.meta(boot.data);
     if (!meta) throw new Error(`no page module for ${boot.page}`);
-    return { status: boot.status, head: headTags(meta), html, page: boot.page };
+    return { status: boot.status, title: meta.title, description: meta.description, html, page: boot.page };
   } catch (err) {
     const html = renderToString(<ErrorScreen status={500} message="Internal Server Error" />);
     return {
       status: 500,
-      head: headTags({ title: "Error — Citizen Wallet", description: "Unexpected Application Error!" }),
+      title: "Error — Citizen Wallet",
+      description: "Unexpected Application Error!",
       html,
       page: boot.page,
       error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),

@@ -42,7 +42,9 @@ export interface Bootstrap extends RouteData {
 
 export interface RenderResult {
   status: number;
-  head: string;
+  /** The page's own title and description; the server builds the head. */
+  title: string;
+  description: string;
   html: string;
   page: PageId;
 }

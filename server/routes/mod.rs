@@ -6,6 +6,7 @@ pub mod assets;
 pub mod health;
 pub mod loaders;
 pub mod pages;
+pub mod seo;
 pub mod table;
 
 use axum::routing::{get, post};
@@ -18,6 +19,10 @@ use crate::state::SharedState;
 pub fn router(state: SharedState) -> Router {
     Router::new()
         .route("/healthz", get(health::healthz))
+        .route("/sitemap.xml", get(seo::sitemap))
+        .route("/robots.txt", get(seo::robots))
+        .route("/feed.xml", get(seo::feed))
+        .route("/site.webmanifest", get(seo::manifest))
         .route("/api/route-data", get(pages::route_data))
         .route("/api/save-to-notion", post(api::intro::save))
         .route("/api/get-stripe-prices", get(api::stripe::prices).post(api::stripe::prices))

@@ -102,10 +102,10 @@ async fn render_page(state: &SharedState, loaded: Loaded) -> Result<Rendered, Re
     match state.pool.render(&loaded.render_url, &bootstrap).await {
         Ok(out) if out.error.is_some() || out.status >= 500 => {
             tracing::error!(url = %loaded.render_url, error = out.error.as_deref().unwrap_or(""), "render error");
-            Err(html_response(500, document::page(state.manifest, &out, &error_bootstrap(&loaded))))
+            Err(html_response(500, document::page(state.manifest, &out, &head(state, &loaded, &out), &error_bootstrap(&loaded))))
         }
         Ok(out) => {
-            let html = document::page(state.manifest, &out, &bootstrap);
+            let html = document::page(state.manifest, &out, &head(state, &loaded, &out), &bootstrap);
             // Pages that are not kept are not compressed ahead either.
             if !loaded.cacheable || state.config.page_cache_capacity == 0 {
                 return Ok(Rendered::Once { status: out.status, html });
@@ -151,6 +151,19 @@ fn cached_response(page: &CachedPage, headers: &HeaderMap) -> Response {
         h.insert(header::CONTENT_ENCODING, HeaderValue::from_static(enc));
     }
     res
+}
+
+fn head(state: &SharedState, loaded: &Loaded, out: &crate::ssr::RenderOutput) -> String {
+    crate::seo::Head {
+        site_url: &state.config.site_url,
+        url: &loaded.render_url,
+        page: &out.page,
+        title: &out.title,
+        description: &out.description,
+        data: &loaded.route.data,
+        image: state.manifest.image_url("og-default.svg"),
+    }
+    .tags()
 }
 
 /// The bootstrap of a page whose render threw: the client shows the same

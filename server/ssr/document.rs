@@ -7,12 +7,13 @@ use crate::ssr::RenderOutput;
 /// Id of the script tag that carries the bootstrap JSON (see entry-client.tsx).
 pub const DATA_ELEMENT_ID: &str = "__SITE_DATA__";
 
-/// A full page for a successful render.
-pub fn page(manifest: &Manifest, out: &RenderOutput, bootstrap_json: &str) -> String {
+/// A full page for a successful render; `head` holds its SEO tags (see
+/// crate::seo).
+pub fn page(manifest: &Manifest, out: &RenderOutput, head: &str, bootstrap_json: &str) -> String {
     let modules = manifest.modules_for(&out.page);
-    let mut html = String::with_capacity(out.html.len() + bootstrap_json.len() + 1024);
+    let mut html = String::with_capacity(out.html.len() + bootstrap_json.len() + head.len() + 1024);
     html.push_str(HEAD_START);
-    html.push_str(&out.head);
+    html.push_str(head);
     html.push_str(&shared_head(manifest));
     for m in &modules[1..] {
         html.push_str(&format!(r#"<link rel="modulepreload" href="{m}">"#));
@@ -37,10 +38,10 @@ pub fn error_page(manifest: &Manifest, status: u16, reason: &str) -> String {
     )
 }
 
-/// Head tags every document carries: stylesheet and icon.
+/// Head tags every document carries: stylesheet, icon and app manifest.
 fn shared_head(manifest: &Manifest) -> String {
     format!(
-        r#"<link rel="stylesheet" href="{}"><link rel="icon" type="image/svg+xml" href="{}">"#,
+        r#"<link rel="stylesheet" href="{}"><link rel="icon" type="image/svg+xml" href="{}"><link rel="manifest" href="/site.webmanifest">"#,
         manifest.css,
         manifest.image_url("favicon.svg").expect("content/images/favicon.svg is built"),
     )

@@ -26,8 +26,9 @@ use crate::config::SsrConfig;
 #[derive(Debug, Clone, Deserialize)]
 pub struct RenderOutput {
     pub status: u16,
-    /// Head tags for the page (title, description, ...), already escaped.
-    pub head: String,
+    /// The page's title and meta description (plain text).
+    pub title: String,
+    pub description: String,
     /// The body markup that hydrates.
     pub html: String,
     /// The page id that was rendered.

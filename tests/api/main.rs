@@ -7,6 +7,7 @@ mod content;
 mod intro;
 mod pages;
 mod screens;
+mod seo;
 mod stripe;
 mod stripe_fixtures;
 mod team;

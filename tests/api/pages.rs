@@ -94,8 +94,8 @@ async fn loader_json_cannot_be_broken_out_of() {
     assert!(!html.contains("<script>document.title"), "injected markup must not appear raw");
     let data = bootstrap_json(&html);
     assert_eq!(data["data"]["sessionId"], evil, "the value survives, escaped");
-    // Exactly the two scripts the document carries: the entry and the data.
-    assert_eq!(html.matches("<script").count(), 2);
+    // Exactly the scripts the document carries: JSON-LD, the entry, the data.
+    assert_eq!(html.matches("<script").count(), 3);
 }
 
 #[tokio::test]
