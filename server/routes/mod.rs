@@ -18,7 +18,6 @@ use crate::state::SharedState;
 
 pub fn router(state: SharedState) -> Router {
     Router::new()
-        .route("/healthz", get(health::healthz))
         .route("/sitemap.xml", get(seo::sitemap))
         .route("/robots.txt", get(seo::robots))
         .route("/feed.xml", get(seo::feed))
@@ -33,5 +32,8 @@ pub fn router(state: SharedState) -> Router {
         .fallback(pages::page)
         .layer(CompressionLayer::new())
         .layer(TraceLayer::new_for_http())
+        // Outside the trace layer: load balancers poll it, and its 503 while
+        // starting is not an error worth a log line.
+        .route("/healthz", get(health::healthz))
         .with_state(state)
 }

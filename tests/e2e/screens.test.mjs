@@ -140,3 +140,23 @@ test("the team shows its loading state during a client-side load", async () => {
   assert.equal(await page.getByText("Loading team data...").count(), 0);
   await page.close();
 });
+
+test("axe finds no accessibility violation on any route, at phone and desktop widths", async () => {
+  const { readFileSync } = await import("node:fs");
+  const { createRequire } = await import("node:module");
+  const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+  const found = [];
+  for (const viewport of [{ width: 390, height: 844 }, { width: 1280, height: 800 }]) {
+    const page = await browser.newPage({ viewport });
+    for (const path of [...ROUTES, "/no-such-page"]) {
+      await page.goto(`${server.base}${path}`, { waitUntil: "networkidle" });
+      await page.addScriptTag({ content: axeSource });
+      const violations = await page.evaluate(async () =>
+        (await window.axe.run()).violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`),
+      );
+      for (const v of violations) found.push(`${viewport.width}px ${path} ${v}`);
+    }
+    await page.close();
+  }
+  assert.deepEqual(found, []);
+});
