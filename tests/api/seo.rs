@@ -55,7 +55,7 @@ async fn every_route_has_its_own_title_description_canonical_and_preview_tags() 
         assert_eq!(ld["@context"], "https://schema.org");
         assert_eq!(ld["@graph"][0]["@type"], "Organization");
     }
-    let (_, html) = app.get_text("/success").await;
+    let (_, html) = app.get_text("/no-such-page").await;
     assert_eq!(meta(&html, "name", "robots"), Some("noindex"));
 }
 

@@ -1,0 +1,62 @@
+// Lighthouse (mobile settings, Debian's Chromium) over every route: prints a
+// table of the four category scores per route. Exits non-zero when
+// Accessibility, Best Practices or SEO is below 100 on any route;
+// Performance is reported (target: at least 95).
+//
+//   node tests/lighthouse/run.mjs        (npm run lighthouse)
+//
+// Uses $CITIZEN_SITE_BIN, else target/release or target/debug citizen-site.
+import fs from "node:fs";
+import path from "node:path";
+import lighthouse from "lighthouse";
+import * as chromeLauncher from "chrome-launcher";
+import { startServer } from "../e2e/harness.mjs";
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..", "..");
+const ROUTES = JSON.parse(fs.readFileSync(path.join(root, "content/routes.json"), "utf8")).routes.map((r) =>
+  r.path.replace(":postId", "nfc-integration"),
+);
+const GATED = ["accessibility", "best-practices", "seo"];
+
+if (!process.env.CITIZEN_SITE_BIN) {
+  const release = path.join(root, "target/release/citizen-site");
+  if (fs.existsSync(release)) process.env.CITIZEN_SITE_BIN = release;
+}
+const server = await startServer();
+const chrome = await chromeLauncher.launch({
+  chromePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+  chromeFlags: [
+    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+  ],
+});
+const rows = [];
+let failed = false;
+try {
+  for (const route of ROUTES) {
+    const result = await lighthouse(`${server.base}${route}`, { port: chrome.port, output: "json", logLevel: "error", formFactor: "mobile" });
+    const c = result.lhr.categories;
+    const score = (id) => Math.round(c[id].score * 100);
+    const row = { route, performance: score("performance"), accessibility: score("accessibility"), "best-practices": score("best-practices"), seo: score("seo") };
+    const below = GATED.filter((id) => row[id] < 100);
+    if (below.length) {
+      failed = true;
+      for (const id of below) {
+        for (const ref of c[id].auditRefs) {
+          const a = result.lhr.audits[ref.id];
+          if (a.score !== null && a.score < 1 && ref.weight > 0) console.error(`${route} ${id}: ${a.id} ${a.title}`);
+        }
+      }
+    }
+    rows.push(row);
+  }
+} finally {
+  await chrome.kill();
+  server.stop();
+}
+console.log("| route | Performance | Accessibility | Best Practices | SEO |\n| --- | --- | --- | --- | --- |");
+for (const r of rows) console.log(`| ${r.route} | ${r.performance} | ${r.accessibility} | ${r["best-practices"]} | ${r.seo} |`);
+const slow = rows.filter((r) => r.performance < 95).map((r) => r.route);
+console.log(slow.length ? `Performance below 95 on: ${slow.join(", ")}` : "Performance at least 95 on every route.");
+console.log(failed ? "Lighthouse: FAILED (Accessibility, Best Practices and SEO must be 100)" : "Lighthouse: Accessibility, Best Practices and SEO are 100 on every route.");
+process.exit(failed ? 1 : 0);
