@@ -10,7 +10,9 @@ import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import vm from "node:vm";
 import zlib from "node:zlib";
+import { Resvg } from "@resvg/resvg-js";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 const out = path.resolve(process.argv[2] ?? path.join(root, "target", "web"));
@@ -87,6 +89,40 @@ if (fs.existsSync(imagesSrc)) {
   }
 }
 
+// 4b. Social preview images (Open Graph, 1200x630 PNG), made here with the
+// page's own title: one per page (its meta() title, from the SSR bundle just
+// built) and one per blog post. content/images/og/... -> manifest images.
+const ogDir = path.join(assetsDir, "images", "og");
+fs.mkdirSync(ogDir, { recursive: true });
+const ogContext = vm.createContext({ console });
+vm.runInContext(fs.readFileSync(path.join(out, "ssr.js"), "utf8"), ogContext, { filename: "ssr.js" });
+const fonts = path.join(root, "node_modules", "dejavu-fonts-ttf", "ttf");
+const ogPng = (title, kicker) => {
+  const svg = ogSvg(title, kicker);
+  return new Resvg(svg, {
+    font: {
+      loadSystemFonts: false,
+      fontFiles: [path.join(fonts, "DejaVuSans.ttf"), path.join(fonts, "DejaVuSans-Bold.ttf")],
+      defaultFontFamily: "DejaVu Sans",
+    },
+  }).render().asPng();
+};
+const addOg = (name, png) => {
+  const file = `${name}-${hash(png)}.png`;
+  fs.writeFileSync(path.join(ogDir, file), png);
+  images[`og/${name}.png`] = `/assets/images/og/${file}`;
+};
+const routeTable = JSON.parse(fs.readFileSync(path.join(root, "content", "routes.json"), "utf8")).routes;
+for (const page of new Set(routeTable.map((r) => r.page))) {
+  const rendered = ogContext.__ssr_render("/", JSON.stringify({ page, status: 200, data: {} }));
+  addOg(page, ogPng(rendered.title.replace(/ — Citizen Wallet.*$/, ""), "Citizen Wallet"));
+}
+for (const file of fs.readdirSync(path.join(root, "content", "blog")).filter((f) => f.endsWith(".md"))) {
+  const front = fs.readFileSync(path.join(root, "content", "blog", file), "utf8").split("+++")[1] ?? "";
+  const field = (k) => front.match(new RegExp(`^${k}\\s*=\\s*"((?:[^"\\\\]|\\\\.)*)"`, "m"))?.[1]?.replace(/\\"/g, '"') ?? "";
+  addOg(`post-${file.replace(/\.md$/, "")}`, ogPng(field("title"), `Citizen Wallet Blog · ${field("type")}`));
+}
+
 // 5. Manifest: per page, its chunk plus every chunk it imports statically, so the
 // server can modulepreload exactly what a route needs.
 const outputs = client.metafile.outputs;
@@ -148,6 +184,26 @@ fs.writeFileSync(path.join(out, "manifest.json"), JSON.stringify({
   images,
   files,
 }, null, 2));
+
+/** The preview card: brand colour, the coin mark, a kicker and the title
+ *  wrapped to at most three lines. */
+function ogSvg(title, kicker) {
+  const esc = (t) => t.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  const lines = [];
+  for (const word of title.split(/\s+/)) {
+    const last = lines[lines.length - 1];
+    if (last && `${last} ${word}`.length <= 24) lines[lines.length - 1] = `${last} ${word}`;
+    else lines.push(word);
+  }
+  const shown = lines.slice(0, 3);
+  if (lines.length > 3) shown[2] = `${shown[2]}…`;
+  const text = shown.map((l, i) => `<text x="80" y="${300 + i * 84}" font-size="68" font-weight="bold" fill="#fff">${esc(l)}</text>`).join("");
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="1200" height="630" viewBox="0 0 1200 630">` +
+    `<rect width="1200" height="630" fill="#1f5ad6"/><rect y="590" width="1200" height="40" fill="#1a47a8"/>` +
+    `<circle cx="110" cy="130" r="42" fill="none" stroke="#fff" stroke-width="7"/>` +
+    `<circle cx="110" cy="112" r="8" fill="#fff"/><circle cx="94" cy="142" r="8" fill="#fff"/><circle cx="126" cy="142" r="8" fill="#fff"/>` +
+    `<text x="175" y="145" font-size="40" fill="#dbe7ff">${esc(kicker)}</text>${text}</svg>`;
+}
 
 function hash(buf) {
   return createHash("sha256").update(buf).digest("base64url").slice(0, 10);

@@ -154,6 +154,12 @@ fn cached_response(page: &CachedPage, headers: &HeaderMap) -> Response {
 }
 
 fn head(state: &SharedState, loaded: &Loaded, out: &crate::ssr::RenderOutput) -> String {
+    // The preview card made at build time: the post's own, else the page's.
+    let post = loaded.route.data["post"]["id"].as_str().filter(|_| out.page == "Blog");
+    let card = match post {
+        Some(id) => format!("og/post-{id}.png"),
+        None => format!("og/{}.png", out.page),
+    };
     crate::seo::Head {
         site_url: &state.config.site_url,
         url: &loaded.render_url,
@@ -161,7 +167,7 @@ fn head(state: &SharedState, loaded: &Loaded, out: &crate::ssr::RenderOutput) ->
         title: &out.title,
         description: &out.description,
         data: &loaded.route.data,
-        image: state.manifest.image_url("og-default.svg"),
+        image: state.manifest.image_url(&card).or_else(|| state.manifest.image_url("og/Home.png")),
     }
     .tags()
 }

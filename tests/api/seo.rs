@@ -45,7 +45,12 @@ async fn every_route_has_its_own_title_description_canonical_and_preview_tags() 
         assert_eq!(meta(&html, "property", "og:url"), Some(format!("{SITE}{path}").as_str()));
         assert_eq!(meta(&html, "property", "og:title"), Some(title.as_str()));
         assert_eq!(meta(&html, "property", "og:description"), Some(description));
-        assert!(meta(&html, "property", "og:image").unwrap().starts_with(&format!("{SITE}/assets/images/og-default-")));
+        let image = meta(&html, "property", "og:image").unwrap();
+        assert!(image.starts_with(&format!("{SITE}/assets/images/og/")) && image.ends_with(".png"), "{path}: {image}");
+        let res = app.get(image.strip_prefix(SITE).unwrap()).await;
+        assert_eq!(res.headers()["content-type"], "image/png", "{path}: the card is served");
+        let png = res.bytes().await.unwrap();
+        assert!(png.starts_with(b"\x89PNG") && png.len() > 5_000, "{path}: a real image");
         assert_eq!(meta(&html, "name", "twitter:card"), Some("summary_large_image"));
         assert_eq!(meta(&html, "name", "theme-color"), Some("#1f5ad6"));
         assert!(html.contains(r#"<html lang="en">"#) && html.contains(r#"<link rel="manifest" href="/site.webmanifest">"#));
@@ -68,6 +73,7 @@ async fn a_post_shares_its_own_title_and_excerpt_as_a_blog_posting() {
     let title = posting["headline"].as_str().unwrap();
     assert!(html.contains(&format!("<title>{}", title.replace('&', "&amp;").replace('\'', "&#39;"))));
     assert_eq!(meta(&html, "property", "og:type"), Some("article"));
+    assert!(meta(&html, "property", "og:image").unwrap().contains("/og/post-nfc-integration-"), "the post's own card");
     assert_eq!(posting["datePublished"], "2024-03-15");
     assert_eq!(posting["mainEntityOfPage"], format!("{SITE}/blog/nfc-integration"));
     let crumbs = ld["@graph"].as_array().unwrap().iter().find(|n| n["@type"] == "BreadcrumbList").expect("breadcrumb");
