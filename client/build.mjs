@@ -123,6 +123,16 @@ for (const file of fs.readdirSync(path.join(root, "content", "blog")).filter((f)
   addOg(`post-${file.replace(/\.md$/, "")}`, ogPng(field("title"), `Citizen Wallet Blog · ${field("type")}`));
 }
 
+// 4c. The favicon set: PNG renderings of content/images/favicon.svg for
+// browsers and home screens that do not take SVG icons.
+const faviconSvg = fs.readFileSync(path.join(root, "content", "images", "favicon.svg"));
+for (const size of [32, 180, 192, 512]) {
+  const png = new Resvg(faviconSvg, { fitTo: { mode: "width", value: size } }).render().asPng();
+  const file = `icon-${size}-${hash(png)}.png`;
+  fs.writeFileSync(path.join(assetsDir, "images", file), png);
+  images[`icon-${size}.png`] = `/assets/images/${file}`;
+}
+
 // 5. Manifest: per page, its chunk plus every chunk it imports statically, so the
 // server can modulepreload exactly what a route needs.
 const outputs = client.metafile.outputs;

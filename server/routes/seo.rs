@@ -20,7 +20,7 @@ pub async fn feed(State(state): State<SharedState>) -> impl IntoResponse {
 }
 
 pub async fn manifest(State(state): State<SharedState>) -> impl IntoResponse {
-    let icon = state.manifest.image_url("favicon.svg").unwrap_or_default();
+    let icon = |name: &str| state.manifest.image_url(name).unwrap_or_default().to_owned();
     let body = serde_json::json!({
         "name": seo::SITE_NAME,
         "short_name": seo::SITE_NAME,
@@ -28,7 +28,11 @@ pub async fn manifest(State(state): State<SharedState>) -> impl IntoResponse {
         "display": "standalone",
         "background_color": "#ffffff",
         "theme_color": seo::THEME_COLOUR,
-        "icons": [{ "src": icon, "sizes": "any", "type": "image/svg+xml" }],
+        "icons": [
+            { "src": icon("favicon.svg"), "sizes": "any", "type": "image/svg+xml" },
+            { "src": icon("icon-192.png"), "sizes": "192x192", "type": "image/png" },
+            { "src": icon("icon-512.png"), "sizes": "512x512", "type": "image/png" },
+        ],
     });
     ([(header::CONTENT_TYPE, "application/manifest+json")], body.to_string())
 }

@@ -38,12 +38,16 @@ pub fn error_page(manifest: &Manifest, status: u16, reason: &str) -> String {
     )
 }
 
-/// Head tags every document carries: stylesheet, icon and app manifest.
+/// Head tags every document carries: stylesheet, the favicon set and the
+/// app manifest.
 fn shared_head(manifest: &Manifest) -> String {
+    let image = |name: &str| manifest.image_url(name).unwrap_or_else(|| panic!("the build makes {name}"));
     format!(
-        r#"<link rel="stylesheet" href="{}"><link rel="icon" type="image/svg+xml" href="{}"><link rel="manifest" href="/site.webmanifest">"#,
+        r#"<link rel="stylesheet" href="{}"><link rel="icon" type="image/svg+xml" href="{}"><link rel="icon" type="image/png" sizes="32x32" href="{}"><link rel="apple-touch-icon" href="{}"><link rel="manifest" href="/site.webmanifest">"#,
         manifest.css,
-        manifest.image_url("favicon.svg").expect("content/images/favicon.svg is built"),
+        image("favicon.svg"),
+        image("icon-32.png"),
+        image("icon-180.png"),
     )
 }
 

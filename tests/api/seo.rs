@@ -54,6 +54,7 @@ async fn every_route_has_its_own_title_description_canonical_and_preview_tags() 
         assert_eq!(meta(&html, "name", "twitter:card"), Some("summary_large_image"));
         assert_eq!(meta(&html, "name", "theme-color"), Some("#1f5ad6"));
         assert!(html.contains(r#"<html lang="en">"#) && html.contains(r#"<link rel="manifest" href="/site.webmanifest">"#));
+        assert!(html.contains(r#"<link rel="apple-touch-icon" href="/assets/images/icon-180-"#), "{path}: favicon set");
         assert!(html.contains(r#"type="application/rss+xml""#));
         assert!(meta(&html, "name", "robots").is_none(), "{path} is indexable");
         let ld = json_ld(&html);
@@ -97,6 +98,11 @@ async fn the_sitemap_lists_every_public_route_and_post_and_nothing_else() {
     assert!(robots.contains(&format!("Sitemap: {SITE}/sitemap.xml")));
     let manifest: Value = app.get("/site.webmanifest").await.json().await.unwrap();
     assert_eq!(manifest["name"], "Citizen Wallet");
+    for icon in manifest["icons"].as_array().unwrap() {
+        let res = app.get(icon["src"].as_str().unwrap()).await;
+        assert_eq!(res.status(), 200, "{icon}");
+    }
+    assert_eq!(manifest["icons"][2]["sizes"], "512x512");
 }
 
 #[tokio::test]
