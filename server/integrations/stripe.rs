@@ -41,16 +41,6 @@ pub enum Error {
     Unexpected(String),
 }
 
-impl Error {
-    /// HTTP status of a Stripe API error answer (e.g. 401, 402, 404), if that is what this is.
-    pub fn stripe_status(&self) -> Option<u16> {
-        match self {
-            Error::Stripe(StripeError::Stripe(_, status)) => Some(*status),
-            _ => None,
-        }
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProductInfo {
     pub name: String,

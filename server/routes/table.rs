@@ -93,17 +93,6 @@ impl RouteTable {
         out
     }
 
-    /// Every page id in the table, in table order, without repeats.
-    pub fn pages(&self) -> Vec<&str> {
-        let mut pages: Vec<&str> = Vec::new();
-        for r in &self.routes {
-            if !pages.contains(&r.page.as_str()) {
-                pages.push(&r.page);
-            }
-        }
-        pages
-    }
-
     /// The page for a (still percent-encoded) path. A trailing slash is not
     /// part of the match; callers redirect such paths to their canonical form.
     pub fn find(&self, path: &str) -> RouteMatch {

@@ -117,11 +117,6 @@ impl SsrPool {
         self.queue.try_send(job).map_err(|_| RenderError::Overloaded)?;
         answer.await.unwrap_or(Err(RenderError::WorkerLost))
     }
-
-    /// How many renders wait for a worker.
-    pub fn queue_depth(&self) -> usize {
-        self.queue.len()
-    }
 }
 
 /// Runs a worker, restarting it if it panics, until the pool is dropped.
