@@ -1,9 +1,10 @@
 //! Assembles configuration -> state -> router, and runs the server.
 
-use std::future::Future;
+use std::future::{Future, IntoFuture};
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Context;
 use tokio::net::TcpListener;
@@ -14,8 +15,11 @@ use crate::content::Content;
 use crate::db::Db;
 use crate::integrations::notion::NotionClient;
 use crate::intro::forwarder;
+use crate::metrics::Metrics;
 use crate::payments::Payments;
+use crate::rate_limit::PostLimiter;
 use crate::routes::{self, table::RouteTable};
+use crate::security::SecurityHeaders;
 use crate::ssr::{cache, SsrPool};
 use crate::state::{AppState, SharedState};
 
@@ -23,6 +27,9 @@ pub struct Application {
     listener: TcpListener,
     state: SharedState,
     forwarder_task: Option<tokio::task::JoinHandle<()>>,
+    /// The database monitor and the rate limiter's housekeeping: stopped
+    /// with the server.
+    background: Vec<tokio::task::JoinHandle<()>>,
 }
 
 impl Application {
@@ -36,17 +43,19 @@ impl Application {
         }
         let manifest = Manifest::embedded();
         let content = Content::embedded(manifest).context("bundled content is malformed")?;
-        let db = Db::connect_lazy(&config.database_url)?;
-        match db.migrate().await {
-            Ok(()) => {}
-            // Pages still render without the database (an empty team list).
-            Err(e) => tracing::error!(error = %e, "database migrations failed; continuing without the database"),
+        let db = Db::connect_lazy_with(&config.database_url, &config.timeouts)?;
+        if let Err(e) = db.migrate().await {
+            // Pages still render without the database (an empty team list);
+            // the monitor migrates it once it is reachable.
+            tracing::error!(error = %e, "the database is unreachable at start; serving without it until it is back");
         }
+        let mut background = vec![db.spawn_monitor()];
         let forwarder = match (&config.notion_token, &config.notion_database_id) {
             (Some(token), Some(database)) => {
-                let notion = NotionClient::new(&config.notion_api_base, token, database);
+                let t = &config.timeouts;
+                let notion = NotionClient::with_timeouts(&config.notion_api_base, token, database, t.notion_connect, t.notion_request);
                 let worker = format!("{}-{}", std::process::id(), uuid::Uuid::new_v4());
-                Some(forwarder::spawn(db.clone(), notion, worker))
+                Some(forwarder::spawn(db.clone(), notion, worker, config.intro_lease))
             }
             _ => {
                 tracing::info!("Notion forwarding is off (NOTION_TOKEN / NOTION_DATABASE_ID unset): intro requests are stored only");
@@ -65,8 +74,21 @@ impl Application {
             forwarder: forwarder.as_ref().map(|(h, _)| h.clone()),
             payments: Payments::new(&config),
             ready: AtomicBool::new(false),
+            draining: AtomicBool::new(false),
+            metrics: Metrics::new(),
+            limiter: PostLimiter::new(config.rate_limit_per_minute),
+            security: SecurityHeaders::new(&config.site_url),
             config,
         });
+        let weak = Arc::downgrade(&state);
+        background.push(tokio::spawn(async move {
+            let mut every = tokio::time::interval(Duration::from_secs(60));
+            loop {
+                every.tick().await;
+                let Some(state) = weak.upgrade() else { return };
+                state.limiter.forget_idle();
+            }
+        }));
         // Warm up in the background: /healthz turns ready when every static
         // page is in the cache, so the first visitors never wait on V8.
         let warm = state.clone();
@@ -78,7 +100,7 @@ impl Application {
                 warm.ready.store(true, Ordering::Release);
             }
         });
-        Ok(Application { listener, state, forwarder_task: forwarder.map(|(_, t)| t) })
+        Ok(Application { listener, state, forwarder_task: forwarder.map(|(_, t)| t), background })
     }
 
     pub fn local_addr(&self) -> SocketAddr {
@@ -89,20 +111,63 @@ impl Application {
         self.state.clone()
     }
 
-    /// Serves until `shutdown` resolves, then finishes in-flight requests.
+    /// Serves until `shutdown` resolves. Then it stops accepting
+    /// connections, says so on `/readyz`, lets in-flight requests finish for
+    /// at most the shutdown grace (then drops them), and stops the
+    /// forwarder within the same bound (a forward cut short is retried by
+    /// another process when its lease runs out).
     pub async fn run_until(self, shutdown: impl Future<Output = ()> + Send + 'static) -> anyhow::Result<()> {
-        let router = routes::router(self.state.clone());
-        axum::serve(self.listener, router).with_graceful_shutdown(shutdown).await?;
-        if let (Some(handle), Some(task)) = (&self.state.forwarder, self.forwarder_task) {
-            handle.stop();
-            // A request in flight finishes or its lease lets another process retry it.
-            let _ = tokio::time::timeout(std::time::Duration::from_secs(20), task).await;
+        let state = self.state.clone();
+        let grace = state.config.shutdown_grace;
+        let (begun_tx, begun) = tokio::sync::watch::channel::<Option<tokio::time::Instant>>(None);
+        let signal = {
+            let state = state.clone();
+            async move {
+                shutdown.await;
+                tracing::info!(grace = ?grace, "shutting down: no new connections; finishing in-flight requests");
+                state.draining.store(true, Ordering::Release);
+                if let Some(forwarder) = &state.forwarder {
+                    forwarder.stop();
+                }
+                let _ = begun_tx.send(Some(tokio::time::Instant::now()));
+            }
+        };
+        let router = routes::router(state.clone());
+        let serve = axum::serve(self.listener, router.into_make_service_with_connect_info::<SocketAddr>())
+            .with_graceful_shutdown(signal)
+            .into_future();
+        tokio::pin!(serve);
+        let mut watch = begun.clone();
+        let cut_off = async move {
+            let at = match watch.wait_for(Option::is_some).await {
+                Ok(at) => *at,
+                Err(_) => None,
+            };
+            match at {
+                Some(at) => tokio::time::sleep_until(at + grace).await,
+                None => std::future::pending::<()>().await,
+            }
+        };
+        tokio::select! {
+            served = &mut serve => served?,
+            _ = cut_off => tracing::warn!(grace = ?grace, "in-flight requests outlived the shutdown grace; closing them"),
         }
+        let begun_at = *begun.borrow();
+        let deadline = begun_at.map(|at| at + grace).unwrap_or_else(tokio::time::Instant::now);
+        if let Some(task) = self.forwarder_task {
+            if tokio::time::timeout_at(deadline.max(tokio::time::Instant::now() + Duration::from_millis(100)), task).await.is_err() {
+                tracing::warn!("the forwarder did not stop in time; its claimed request is retried when the lease runs out");
+            }
+        }
+        for task in self.background {
+            task.abort();
+        }
+        tracing::info!("stopped");
         Ok(())
     }
 }
 
-/// Resolves on Ctrl-C or SIGTERM.
+/// Resolves on Ctrl-C (SIGINT) or SIGTERM.
 pub async fn shutdown_signal() {
     let ctrl_c = async {
         let _ = tokio::signal::ctrl_c().await;
@@ -119,8 +184,7 @@ pub async fn shutdown_signal() {
     #[cfg(not(unix))]
     let term = std::future::pending::<()>();
     tokio::select! {
-        _ = ctrl_c => {},
-        _ = term => {},
+        _ = ctrl_c => tracing::info!("interrupted (Ctrl-C)"),
+        _ = term => tracing::info!("SIGTERM received"),
     }
-    tracing::info!("shutting down: finishing in-flight requests");
 }

@@ -7,6 +7,8 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 
+use crate::client_ip::Networks;
+
 #[derive(Args, Debug, Clone)]
 pub struct ServeArgs {
     /// Address to listen on.
@@ -60,6 +62,30 @@ pub struct ServeArgs {
     /// Log format.
     #[arg(long, env = "LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
+
+    /// Proxies whose `X-Forwarded-For` names the client: comma-separated
+    /// addresses or networks (`10.0.0.0/8,127.0.0.1`). Empty: the peer
+    /// address is the client, whatever the headers say.
+    #[arg(long, env = "TRUSTED_PROXIES", default_value = "")]
+    pub trusted_proxies: Networks,
+
+    /// Clients that may read `/metrics` (addresses or networks); others get 404.
+    #[arg(long, env = "METRICS_ALLOW", default_value = "127.0.0.0/8,::1,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7")]
+    pub metrics_allow: Networks,
+
+    /// POST requests one client may make per minute (and in a burst) to the
+    /// form and checkout endpoints; 0 turns the limit off.
+    #[arg(long, env = "RATE_LIMIT_PER_MINUTE", default_value_t = 10)]
+    pub rate_limit_per_minute: u32,
+
+    /// On SIGTERM or Ctrl-C, how long in-flight requests may take to finish.
+    #[arg(long, env = "SHUTDOWN_GRACE_SECS", default_value_t = 10)]
+    pub shutdown_grace_secs: u64,
+
+    /// How long an intro request claimed by one process is reserved for it
+    /// before another process may retry it (after a crash).
+    #[arg(long, env = "INTRO_LEASE_SECS", default_value_t = 60)]
+    pub intro_lease_secs: u64,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,6 +109,40 @@ pub struct Config {
     pub ssr: SsrConfig,
     /// Pages kept in the render cache.
     pub page_cache_capacity: u64,
+    pub trusted_proxies: Networks,
+    pub metrics_allow: Networks,
+    pub rate_limit_per_minute: u32,
+    pub shutdown_grace: Duration,
+    pub intro_lease: Duration,
+    pub timeouts: Timeouts,
+}
+
+/// Bounds on every call the site makes to another service.
+#[derive(Debug, Clone)]
+pub struct Timeouts {
+    /// One Stripe HTTP attempt, connecting included (async-stripe has one
+    /// timeout per attempt, no separate connect timeout).
+    pub stripe: Duration,
+    /// Connecting to Notion.
+    pub notion_connect: Duration,
+    /// One Notion request, from connecting to the last byte.
+    pub notion_request: Duration,
+    /// Getting a database connection: from the pool, or connecting a new one.
+    pub db_connect: Duration,
+    /// One database statement (a dead server that never answers is cut off).
+    pub db_query: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Timeouts {
+            stripe: Duration::from_secs(10),
+            notion_connect: Duration::from_secs(5),
+            notion_request: Duration::from_secs(15),
+            db_connect: Duration::from_secs(3),
+            db_query: Duration::from_secs(5),
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -98,6 +158,19 @@ pub struct SsrConfig {
     /// A startup snapshot with `bundle` already evaluated (built by build.rs);
     /// isolates start from it instead of evaluating the bundle.
     pub snapshot: Option<&'static [u8]>,
+    /// Tests only: called on the worker thread with each URL before it is
+    /// rendered, so a test can make a worker panic. None in the server.
+    pub fault: Option<FaultHook>,
+}
+
+/// A test's hook into the render workers (see [`SsrConfig::fault`]).
+#[derive(Clone)]
+pub struct FaultHook(pub std::sync::Arc<dyn Fn(&str) + Send + Sync>);
+
+impl std::fmt::Debug for FaultHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FaultHook")
+    }
 }
 
 impl SsrConfig {
@@ -139,8 +212,15 @@ impl From<ServeArgs> for Config {
                 deadline: Duration::from_millis(a.ssr_deadline_ms),
                 bundle: crate::assets::SSR_BUNDLE.into(),
                 snapshot: Some(crate::assets::SSR_SNAPSHOT),
+                fault: None,
             },
             page_cache_capacity: a.page_cache_capacity,
+            trusted_proxies: a.trusted_proxies,
+            metrics_allow: a.metrics_allow,
+            rate_limit_per_minute: a.rate_limit_per_minute,
+            shutdown_grace: Duration::from_secs(a.shutdown_grace_secs),
+            intro_lease: Duration::from_secs(a.intro_lease_secs.max(1)),
+            timeouts: Timeouts::default(),
         }
     }
 }
@@ -159,6 +239,8 @@ impl Config {
         cfg.database_url = format!("sqlite://{}", data_dir.join("test.db").display());
         cfg.ssr.workers = 2;
         cfg.ssr.queue = 128;
+        // Tests post many times from one address; the rate-limit tests turn it on.
+        cfg.rate_limit_per_minute = 0;
         cfg
     }
 

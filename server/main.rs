@@ -51,14 +51,22 @@ async fn main() -> anyhow::Result<()> {
     let addr = app.local_addr();
     let state = app.state();
     tracing::info!(%addr, "listening; rendering isolates are starting");
-    let server = tokio::spawn(app.run_until(shutdown_signal()));
-    if let Err(why) = state.pool.wait_ready().await {
-        anyhow::bail!("the SSR bundle cannot run: {why}");
+    let mut server = tokio::spawn(app.run_until(shutdown_signal()));
+    let ready = async {
+        state.pool.wait_ready().await?;
+        while !state.ready.load(std::sync::atomic::Ordering::Acquire) {
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+        Ok::<(), String>(())
+    };
+    tokio::select! {
+        // Stopped (a signal) before it was ready.
+        stopped = &mut server => return stopped?,
+        ready = ready => match ready {
+            Ok(()) => tracing::info!("ready: http://{addr}"),
+            Err(why) => anyhow::bail!("the SSR bundle cannot run: {why}"),
+        },
     }
-    while !state.ready.load(std::sync::atomic::Ordering::Acquire) {
-        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
-    }
-    tracing::info!("ready: http://{addr}");
     server.await??;
     Ok(())
 }

@@ -12,8 +12,6 @@ use crate::integrations::stripe::{self, PriceRecord, VerifiedSession, WebhookEve
 /// How long the price list is reused: a busy pricing page calls Stripe at
 /// most this often.
 pub const PRICE_CACHE_TTL: Duration = Duration::from_secs(60);
-/// Outer bound on any one Stripe call (the client also times out each try).
-const CALL_TIMEOUT: Duration = Duration::from_secs(15);
 
 #[derive(Debug, thiserror::Error)]
 pub enum PaymentsError {
@@ -31,6 +29,9 @@ pub enum PaymentsError {
 
 pub struct Payments {
     client: Option<stripe::Client>,
+    /// Outer bound on one Stripe call, pagination included (the client
+    /// also bounds each HTTP attempt, connecting included).
+    call_timeout: Duration,
     site_url: String,
     webhook_secret: Option<String>,
     prices: Cache<(), Arc<Vec<PriceRecord>>>,
@@ -39,7 +40,10 @@ pub struct Payments {
 impl Payments {
     pub fn new(config: &Config) -> Payments {
         let client = match &config.stripe_secret_key {
-            Some(key) => Some(stripe::build_client(key, &config.stripe_api_base)),
+            Some(key) => Some(
+                stripe::try_build_client(key, &config.stripe_api_base, config.timeouts.stripe)
+                    .unwrap_or_else(|e| panic!("STRIPE_SECRET_KEY or STRIPE_API_BASE is unusable: {e}")),
+            ),
             None => {
                 tracing::info!("Stripe is off (STRIPE_SECRET_KEY unset): every plan shows 'Contact us for pricing'");
                 None
@@ -47,6 +51,7 @@ impl Payments {
         };
         Payments {
             client,
+            call_timeout: config.timeouts.stripe + config.timeouts.stripe / 2,
             site_url: config.site_url.clone(),
             webhook_secret: config.stripe_webhook_secret.clone(),
             prices: Cache::builder().max_capacity(1).time_to_live(PRICE_CACHE_TTL).build(),
@@ -63,7 +68,7 @@ impl Payments {
         let Ok(client) = self.client() else { return Ok(Arc::new(Vec::new())) };
         self.prices
             .try_get_with((), async {
-                let list = timed(stripe::list_active_prices(client)).await?;
+                let list = timed(self.call_timeout, stripe::list_active_prices(client)).await?;
                 Ok::<_, PaymentsError>(Arc::new(list))
             })
             .await
@@ -78,11 +83,15 @@ impl Payments {
         }
         let success = format!("{}/success?session_id={{CHECKOUT_SESSION_ID}}", self.site_url);
         let cancel = format!("{}/cancel", self.site_url);
-        timed(stripe::create_subscription_checkout(client, price_id, &success, &cancel)).await
+        timed(self.call_timeout, stripe::create_subscription_checkout(client, price_id, &success, &cancel)).await
     }
 
     pub async fn verify(&self, session_id: &str) -> Result<VerifiedSession, PaymentsError> {
-        timed(stripe::retrieve_session(self.client()?, session_id)).await
+        timed(self.call_timeout, stripe::retrieve_session(self.client()?, session_id)).await
+    }
+
+    pub fn webhooks_on(&self) -> bool {
+        self.webhook_secret.is_some()
     }
 
     /// Checks a webhook's `Stripe-Signature`; None when no secret is set.
@@ -92,9 +101,9 @@ impl Payments {
     }
 }
 
-async fn timed<T>(call: impl std::future::Future<Output = Result<T, stripe::Error>>) -> Result<T, PaymentsError> {
-    match tokio::time::timeout(CALL_TIMEOUT, call).await {
+async fn timed<T>(bound: Duration, call: impl std::future::Future<Output = Result<T, stripe::Error>>) -> Result<T, PaymentsError> {
+    match tokio::time::timeout(bound, call).await {
         Ok(r) => Ok(r?),
-        Err(_) => Err(PaymentsError::Timeout(CALL_TIMEOUT)),
+        Err(_) => Err(PaymentsError::Timeout(bound)),
     }
 }

@@ -7,8 +7,11 @@ use crate::config::Config;
 use crate::content::Content;
 use crate::db::Db;
 use crate::intro::forwarder::ForwarderHandle;
+use crate::metrics::Metrics;
 use crate::payments::Payments;
+use crate::rate_limit::PostLimiter;
 use crate::routes::table::RouteTable;
+use crate::security::SecurityHeaders;
 use crate::ssr::cache::PageCache;
 use crate::ssr::SsrPool;
 
@@ -27,4 +30,9 @@ pub struct AppState {
     pub payments: Payments,
     /// Isolates loaded and every static page prerendered.
     pub ready: std::sync::atomic::AtomicBool,
+    /// Shutdown has begun: `/readyz` says so while in-flight requests finish.
+    pub draining: std::sync::atomic::AtomicBool,
+    pub metrics: Metrics,
+    pub limiter: PostLimiter,
+    pub security: SecurityHeaders,
 }

@@ -6,6 +6,7 @@ import {
   CONTACT_FIELDS,
   CONTACT_MESSAGES,
   CONTACT_TEXT,
+  HONEYPOT,
   REDIRECT_AFTER_SUBMIT_MS,
   TAG_OPTIONS,
   type ContactField,
@@ -27,7 +28,17 @@ function readForm(form: HTMLFormElement): IntroRequest {
     website: text("website"),
     description: text("description"),
     tags: fd.getAll("tags").map(String),
+    fax: text(HONEYPOT.name),
   };
+}
+
+/** A random (version 4) UUID; crypto.randomUUID only exists on https pages. */
+function newSubmissionId(): string {
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const hex = Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 /**
@@ -49,6 +60,8 @@ export function ContactForm({ initial = {} }: { initial?: ContactFormState }) {
   const [submitting, setSubmitting] = useState(false);
   const [validation, setValidation] = useState<string | null>(null);
   const redirect = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  // Kept across retries of one submission, renewed after it succeeds.
+  const submissionId = useRef<string | null>(null);
 
   useEffect(() => () => clearTimeout(redirect.current), []);
 
@@ -62,17 +75,19 @@ export function ContactForm({ initial = {} }: { initial?: ContactFormState }) {
     }
     setValidation(null);
     setSubmitting(true);
+    submissionId.current ??= newSubmissionId();
     try {
       const res = await fetch(CONTACT_ENDPOINT, {
         method: "POST",
         headers: { "content-type": "application/json", accept: "application/json" },
-        body: JSON.stringify(request),
+        body: JSON.stringify({ ...request, submissionId: submissionId.current }),
       });
       const body = (await res.json().catch(() => null)) as { success?: unknown; error?: unknown } | null;
       // A refused request carries the server's message (which field, why).
       if (!res.ok) throw new Error(typeof body?.error === "string" ? body.error : CONTACT_MESSAGES.fallbackError);
       if (body?.success !== true) throw new Error(CONTACT_MESSAGES.noSuccess);
       toast({ title: CONTACT_MESSAGES.successTitle, description: CONTACT_MESSAGES.successDescription });
+      submissionId.current = null;
       form.reset();
       redirect.current = setTimeout(() => navigate("/"), REDIRECT_AFTER_SUBMIT_MS);
     } catch (err) {
@@ -135,6 +150,11 @@ export function ContactForm({ initial = {} }: { initial?: ContactFormState }) {
             ))}
           </div>
         </fieldset>
+
+        <div className="absolute -left-[10000px] top-auto h-px w-px overflow-hidden" aria-hidden="true">
+          <label htmlFor="contact-fax">{HONEYPOT.label}</label>
+          <input id="contact-fax" name={HONEYPOT.name} type="text" tabIndex={-1} autoComplete="off" defaultValue="" />
+        </div>
 
         {validation && (
           <p role="alert" className="rounded-lg border border-red-200 bg-red-50 px-4 py-3 text-sm font-medium text-red-800">

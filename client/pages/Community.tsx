@@ -1,5 +1,6 @@
 import { ArrowUpRight, Quote } from "lucide-react";
 import { ExternalLink } from "../components/ExternalLink";
+import { GradientFill } from "../components/GradientFill";
 import { PageHero } from "../components/PageHero";
 import { Stars } from "../components/Stars";
 import type { PageMeta, PageProps } from "../lib/types";
@@ -76,10 +77,10 @@ function SectionHeading({ id, title, lead }: { id: string; title: string; lead?:
 
 function ChannelCard({ channel }: { channel: Channel }) {
   const Icon = channel.icon;
-  const { from, to } = channel.gradient;
   return (
     <li className="flex flex-col overflow-hidden rounded-2xl bg-white shadow-sm ring-1 ring-slate-200">
-      <div className="p-6 text-white" style={{ backgroundImage: `linear-gradient(135deg, ${from}, ${to})` }}>
+      <div className="relative isolate p-6 text-white">
+        <GradientFill gradient={channel.gradient} diagonal />
         <Icon className="h-8 w-8" aria-hidden="true" />
         <h3 className="mt-4 text-2xl font-bold">{channel.name}</h3>
         <p className="text-sm text-white/90">{channel.kind}</p>

@@ -2,6 +2,7 @@ import { ArrowRight, CalendarCheck, MessageCircle, Play, Smartphone, Sparkles } 
 import type { ReactNode } from "react";
 import { Link } from "react-router";
 import { ExternalLink } from "../components/ExternalLink";
+import { GradientFill } from "../components/GradientFill";
 import { StatusBadge } from "../components/StatusBadge";
 import type { PageMeta, PageProps } from "../lib/types";
 import {
@@ -213,15 +214,14 @@ function UseCasesSection() {
 
 function UseCaseCard({ useCase }: { useCase: UseCase }) {
   const Icon = useCase.icon;
-  const { from, to } = useCase.gradient;
   return (
     <li className="overflow-hidden rounded-2xl bg-white shadow-sm ring-1 ring-slate-200">
-      <div className="h-2" style={{ backgroundImage: `linear-gradient(to right, ${from}, ${to})` }} />
+      <div className="relative isolate h-2">
+        <GradientFill gradient={useCase.gradient} />
+      </div>
       <div className="p-6">
-        <span
-          className="flex h-12 w-12 items-center justify-center rounded-xl text-white"
-          style={{ backgroundImage: `linear-gradient(135deg, ${from}, ${to})` }}
-        >
+        <span className="relative isolate flex h-12 w-12 items-center justify-center overflow-hidden rounded-xl text-white">
+          <GradientFill gradient={useCase.gradient} diagonal />
           <Icon className="h-6 w-6" aria-hidden="true" />
         </span>
         <h3 className="mt-5 text-lg font-semibold text-slate-900">{useCase.title}</h3>

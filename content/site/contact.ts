@@ -10,7 +10,15 @@ export interface IntroRequest {
   website: string;
   description: string;
   tags: string[];
+  /** One id per submission, so a retry after a lost answer is stored once. */
+  submissionId?: string;
+  /** The honeypot field: people leave it empty. */
+  fax?: string;
 }
+
+/** The hidden field bots fill and people never see (the server keeps such
+ *  requests aside instead of forwarding them). */
+export const HONEYPOT = { name: "fax", label: "Fax number (leave this empty)" } as const;
 
 export const CONTACT_ENDPOINT = "/api/save-to-notion";
 

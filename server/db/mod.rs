@@ -1,13 +1,28 @@
 //! The database: SQLite by default (a file under ./data/), PostgreSQL when
 //! DATABASE_URL says so. One sqlx `AnyPool`, migrations per dialect
 //! (`migrations/sqlite`, `migrations/postgres`) run at start.
+//!
+//! The site must keep serving when the database is away, at start or later:
+//! getting a connection and every statement the site runs are bounded
+//! ([`Db::timed`]), and a monitor ([`Db::spawn_monitor`]) pings it every two
+//! seconds, runs the migrations once it is reachable (if they could not run
+//! at start), and keeps [`Db::is_up`] current so pages skip a database known
+//! to be down instead of waiting on it.
 
 pub mod team;
 
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use sqlx::any::AnyPoolOptions;
 use sqlx::AnyPool;
+
+use crate::config::Timeouts;
+
+/// How often the monitor checks the database.
+pub const MONITOR_EVERY: Duration = Duration::from_secs(2);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dialect {
@@ -19,12 +34,26 @@ pub enum Dialect {
 pub struct Db {
     pub pool: AnyPool,
     pub dialect: Dialect,
+    query_timeout: Duration,
+    health: Arc<Health>,
+}
+
+#[derive(Default)]
+struct Health {
+    /// The last check reached the database.
+    up: AtomicBool,
+    /// The migrations have run (in this process).
+    migrated: AtomicBool,
 }
 
 impl Db {
     /// A pool that connects on first use, so a database that is down at start
     /// does not stop the site from serving pages.
     pub fn connect_lazy(url: &str) -> anyhow::Result<Db> {
+        Db::connect_lazy_with(url, &Timeouts::default())
+    }
+
+    pub fn connect_lazy_with(url: &str, timeouts: &Timeouts) -> anyhow::Result<Db> {
         sqlx::any::install_default_drivers();
         let (dialect, url) = if url.starts_with("sqlite:") {
             // Create the file on first start.
@@ -43,15 +72,97 @@ impl Db {
         };
         let pool = AnyPoolOptions::new()
             .max_connections(if dialect == Dialect::Sqlite { 4 } else { 10 })
-            .acquire_timeout(Duration::from_secs(3))
+            .acquire_timeout(timeouts.db_connect)
             .connect_lazy(&url)?;
-        Ok(Db { pool, dialect })
+        Ok(Db { pool, dialect, query_timeout: timeouts.db_query, health: Arc::default() })
     }
 
+    /// Runs the pending migrations (bounded like any statement).
     pub async fn migrate(&self) -> Result<(), sqlx::migrate::MigrateError> {
-        match self.dialect {
-            Dialect::Sqlite => sqlx::migrate!("migrations/sqlite").run(&self.pool).await,
-            Dialect::Postgres => sqlx::migrate!("migrations/postgres").run(&self.pool).await,
+        let run = async {
+            match self.dialect {
+                Dialect::Sqlite => sqlx::migrate!("migrations/sqlite").run(&self.pool).await,
+                Dialect::Postgres => sqlx::migrate!("migrations/postgres").run(&self.pool).await,
+            }
+        };
+        // Migrations may take a while on a big table; a dead server may not answer at all.
+        let result = match tokio::time::timeout(self.query_timeout * 6, run).await {
+            Ok(r) => r,
+            Err(_) => Err(sqlx::migrate::MigrateError::Execute(timed_out(self.query_timeout * 6))),
+        };
+        if result.is_ok() {
+            self.health.migrated.store(true, Ordering::Release);
+            self.health.up.store(true, Ordering::Release);
         }
+        result
     }
+
+    /// `work` (one or a few statements), cut off after the query timeout
+    /// with an I/O error, so a database that accepts connections but never
+    /// answers cannot hold a visitor's request.
+    pub async fn timed<T>(&self, work: impl Future<Output = Result<T, sqlx::Error>>) -> Result<T, sqlx::Error> {
+        let result = match tokio::time::timeout(self.query_timeout, work).await {
+            Ok(r) => r,
+            Err(_) => Err(timed_out(self.query_timeout)),
+        };
+        if let Err(e) = &result {
+            if is_unreachable(e) {
+                self.health.up.store(false, Ordering::Release);
+            }
+        }
+        result
+    }
+
+    /// Whether the database answered its last check (and is migrated).
+    pub fn is_up(&self) -> bool {
+        self.health.up.load(Ordering::Acquire) && self.health.migrated.load(Ordering::Acquire)
+    }
+
+    /// Checks the database now: migrates it if that has not happened yet,
+    /// else runs `SELECT 1`. Updates [`Db::is_up`].
+    pub async fn check(&self) -> bool {
+        if !self.health.migrated.load(Ordering::Acquire) {
+            return match self.migrate().await {
+                Ok(()) => {
+                    tracing::info!("database reachable; migrations are up to date");
+                    true
+                }
+                Err(e) => {
+                    self.health.up.store(false, Ordering::Release);
+                    tracing::debug!(error = %e, "database still unreachable");
+                    false
+                }
+            };
+        }
+        let up = self.timed(sqlx::query("SELECT 1").execute(&self.pool)).await.is_ok();
+        let was = self.health.up.swap(up, Ordering::AcqRel);
+        if was != up {
+            if up {
+                tracing::info!("database reachable again");
+            } else {
+                tracing::error!("database unreachable: the team shows empty and intro requests are refused until it is back");
+            }
+        }
+        up
+    }
+
+    /// Checks the database every [`MONITOR_EVERY`] until the process ends.
+    pub fn spawn_monitor(&self) -> tokio::task::JoinHandle<()> {
+        let db = self.clone();
+        tokio::spawn(async move {
+            loop {
+                db.check().await;
+                tokio::time::sleep(MONITOR_EVERY).await;
+            }
+        })
+    }
+}
+
+fn timed_out(after: Duration) -> sqlx::Error {
+    sqlx::Error::Io(std::io::Error::new(std::io::ErrorKind::TimedOut, format!("the database did not answer within {after:?}")))
+}
+
+/// Errors that mean "the server is away", as opposed to a bad statement.
+fn is_unreachable(e: &sqlx::Error) -> bool {
+    matches!(e, sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Tls(_) | sqlx::Error::Protocol(_))
 }

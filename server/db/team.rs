@@ -19,12 +19,12 @@ pub struct TeamMember {
 /// Every member, by name ascending (case-insensitive, the same on SQLite and
 /// PostgreSQL).
 pub async fn list(db: &Db) -> Result<Vec<TeamMember>, sqlx::Error> {
-    sqlx::query_as::<_, TeamMember>(
+    db.timed(sqlx::query_as::<_, TeamMember>(
         "SELECT name, COALESCE(role, '') AS role, COALESCE(bio, '') AS bio, \
          COALESCE(linkedin, '') AS linkedin, COALESCE(x_profile, '') AS x_profile, \
          COALESCE(image_url, '') AS image_url FROM team_members ORDER BY LOWER(name) ASC, name ASC",
     )
-    .fetch_all(&db.pool)
+    .fetch_all(&db.pool))
     .await
 }
 

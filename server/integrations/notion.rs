@@ -46,10 +46,16 @@ pub struct NotionClient {
 }
 
 impl NotionClient {
+    /// A client with the default timeouts (5 s to connect, 15 s per request).
     pub fn new(base: &str, token: &str, database_id: &str) -> NotionClient {
+        let t = crate::config::Timeouts::default();
+        NotionClient::with_timeouts(base, token, database_id, t.notion_connect, t.notion_request)
+    }
+
+    pub fn with_timeouts(base: &str, token: &str, database_id: &str, connect: Duration, request: Duration) -> NotionClient {
         let http = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(5))
-            .timeout(Duration::from_secs(15))
+            .connect_timeout(connect)
+            .timeout(request)
             .build()
             .expect("building the Notion HTTP client");
         NotionClient {

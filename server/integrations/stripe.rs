@@ -19,9 +19,6 @@ use stripe_webhook::{EventObject, Webhook, WebhookError};
 
 pub use stripe::Client;
 
-/// Default per-attempt request timeout used by [`build_client`].
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
-
 /// Page size for list calls (Stripe's maximum).
 const PAGE_LIMIT: i64 = 100;
 /// Hard cap on pages fetched by [`list_active_prices`] (10 000 prices), so a misbehaving
@@ -95,17 +92,8 @@ pub struct WebhookEvent {
     pub sdk_parsed: bool,
 }
 
-/// Build a client for `api_base` ("https://api.stripe.com" or "http://127.0.0.1:PORT"),
-/// with a 10 s per-attempt timeout.
-///
-/// # Panics
-/// If `secret_key` is not a valid header value or `api_base` is not a valid URI.
-/// Use [`try_build_client`] to get an error instead.
-pub fn build_client(secret_key: &str, api_base: &str) -> Client {
-    try_build_client(secret_key, api_base, DEFAULT_TIMEOUT).expect("invalid Stripe client config")
-}
-
-/// Fallible variant of [`build_client`] with a caller-chosen timeout.
+/// A client for `api_base` ("https://api.stripe.com" or "http://127.0.0.1:PORT")
+/// whose every HTTP attempt, connecting included, is cut off after `timeout`.
 pub fn try_build_client(
     secret_key: &str,
     api_base: &str,

@@ -13,7 +13,9 @@ use super::store::{self, now_ms};
 use crate::db::Db;
 use crate::integrations::notion::NotionClient;
 
-/// How long a claim holds: longer than one Notion call with its timeouts.
+/// How long a claim holds by default (`INTRO_LEASE_SECS`): longer than one
+/// Notion call with its timeouts. After a crash, the request waits this long
+/// before another process retries it.
 pub const LEASE: Duration = Duration::from_secs(60);
 /// How often an idle forwarder looks for due requests (other processes'
 /// new requests, retries coming due).
@@ -47,7 +49,7 @@ impl ForwarderHandle {
     }
 }
 
-pub fn spawn(db: Db, notion: NotionClient, worker: String) -> (ForwarderHandle, tokio::task::JoinHandle<()>) {
+pub fn spawn(db: Db, notion: NotionClient, worker: String, lease: Duration) -> (ForwarderHandle, tokio::task::JoinHandle<()>) {
     let wake = Arc::new(Notify::new());
     let (stop_tx, mut stop_rx) = watch::channel(false);
     let handle = ForwarderHandle { wake: wake.clone(), stop: stop_tx };
@@ -57,7 +59,7 @@ pub fn spawn(db: Db, notion: NotionClient, worker: String) -> (ForwarderHandle, 
             if *stop_rx.borrow() {
                 break;
             }
-            match store::claim(&db, &worker, LEASE).await {
+            match store::claim(&db, &worker, lease).await {
                 Ok(Some(req)) => forward_one(&db, &notion, &worker, req).await,
                 Ok(None) => {
                     tokio::select! {

@@ -40,6 +40,20 @@ pub struct IntroForm {
     pub description: String,
     #[serde(default)]
     pub tags: Vec<String>,
+    /// A UUID the page makes for each submission, so a retry after a lost
+    /// answer is stored once. Optional: a plain form post has none.
+    #[serde(default)]
+    pub submission_id: String,
+    /// The honeypot: a field people never see or fill; bots do.
+    #[serde(default, rename = "fax", skip_serializing)]
+    pub honeypot: String,
+}
+
+impl IntroForm {
+    /// A bot filled in the field no person sees.
+    pub fn is_bot(&self) -> bool {
+        !self.honeypot.trim().is_empty()
+    }
 }
 
 /// An email address that parsed (parse, don't validate).
@@ -84,6 +98,8 @@ pub struct IntroRequest {
     pub description: String,
     /// Distinct, each one of [`tag_options`], in the form's order.
     pub tags: Vec<String>,
+    /// The page's id for this submission, if it sent one.
+    pub submission_id: Option<uuid::Uuid>,
 }
 
 /// Why a form was refused; the message names the field.
@@ -138,7 +154,11 @@ impl TryFrom<IntroForm> for IntroRequest {
             }
         }
         tags.sort_by_key(|t| tag_options().iter().position(|o| o == t));
-        Ok(IntroRequest { name, contact_person, email, website, description, tags })
+        let submission_id = match form.submission_id.trim() {
+            "" => None,
+            raw => Some(uuid::Uuid::parse_str(raw).map_err(|_| field("submissionId: not a valid id".into()))?),
+        };
+        Ok(IntroRequest { name, contact_person, email, website, description, tags, submission_id })
     }
 }
 

@@ -27,28 +27,64 @@ pub fn now_ms() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
 }
 
-/// Stores a validated request in one transaction; returns its id.
+/// What became of a stored submission.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stored {
+    /// A new row.
+    New,
+    /// A row with this submission id was stored before (the visitor's
+    /// retry): nothing changed.
+    Duplicate,
+}
+
+/// Whether a stored request goes to Notion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Disposition {
+    /// Forwarded by the forwarder.
+    Pending,
+    /// Caught by the form's honeypot: kept, never forwarded.
+    Spam,
+}
+
+/// Stores a validated request in one transaction; returns its id (the
+/// request's submission id when it has one, else a new one).
 pub async fn insert(db: &Db, req: &IntroRequest) -> Result<String, sqlx::Error> {
-    let id = uuid::Uuid::new_v4().to_string();
-    let now = now_ms();
-    let mut tx = db.pool.begin().await?;
-    sqlx::query(
-        "INSERT INTO intro_requests (id, name, contact_person, email, website, description, tags, created_at, next_attempt_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-    )
-    .bind(&id)
-    .bind(&req.name)
-    .bind(&req.contact_person)
-    .bind(req.email.as_str())
-    .bind(&req.website)
-    .bind(&req.description)
-    .bind(serde_json::to_string(&req.tags).expect("tags serialize"))
-    .bind(now)
-    .bind(now)
-    .execute(&mut *tx)
-    .await?;
-    tx.commit().await?;
+    let id = req.submission_id.unwrap_or_else(uuid::Uuid::new_v4).to_string();
+    insert_as(db, &id, req, Disposition::Pending).await?;
     Ok(id)
+}
+
+/// Stores `req` under `id` unless a request with that id exists already,
+/// so a submission sent twice (a retry after a lost answer) is stored once.
+pub async fn insert_as(db: &Db, id: &str, req: &IntroRequest, disposition: Disposition) -> Result<Stored, sqlx::Error> {
+    let now = now_ms();
+    let status = match disposition {
+        Disposition::Pending => "pending",
+        Disposition::Spam => "spam",
+    };
+    db.timed(async {
+        let mut tx = db.pool.begin().await?;
+        let inserted = sqlx::query(
+            "INSERT INTO intro_requests (id, name, contact_person, email, website, description, tags, created_at, next_attempt_at, status) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING",
+        )
+        .bind(id)
+        .bind(&req.name)
+        .bind(&req.contact_person)
+        .bind(req.email.as_str())
+        .bind(&req.website)
+        .bind(&req.description)
+        .bind(serde_json::to_string(&req.tags).expect("tags serialize"))
+        .bind(now)
+        .bind(now)
+        .bind(status)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        tx.commit().await?;
+        Ok(if inserted == 1 { Stored::New } else { Stored::Duplicate })
+    })
+    .await
 }
 
 /// Claims the oldest due request for `worker` for `lease`. Several processes
@@ -63,11 +99,8 @@ pub async fn claim(db: &Db, worker: &str, lease: Duration) -> Result<Option<Stor
          AND status = 'pending' AND (claimed_until IS NULL OR claimed_until < $3) \
          RETURNING id, name, contact_person, email, website, description, tags, created_at, attempts"
     );
-    let row = sqlx::query(&sql)
-        .bind(worker)
-        .bind(now + lease.as_millis() as i64)
-        .bind(now)
-        .fetch_optional(&db.pool)
+    let row = db
+        .timed(sqlx::query(&sql).bind(worker).bind(now + lease.as_millis() as i64).bind(now).fetch_optional(&db.pool))
         .await?;
     row.map(|r| {
         let tags: String = r.try_get("tags")?;
@@ -88,21 +121,21 @@ pub async fn claim(db: &Db, worker: &str, lease: Duration) -> Result<Option<Stor
 
 /// The Notion page exists: the request is done.
 pub async fn mark_forwarded(db: &Db, id: &str, page_id: &str) -> Result<(), sqlx::Error> {
-    sqlx::query(
+    db.timed(sqlx::query(
         "UPDATE intro_requests SET status = 'forwarded', notion_page_id = $1, forwarded_at = $2, \
          claimed_by = NULL, claimed_until = NULL, last_error = NULL WHERE id = $3",
     )
     .bind(page_id)
     .bind(now_ms())
     .bind(id)
-    .execute(&db.pool)
+    .execute(&db.pool))
     .await?;
     Ok(())
 }
 
 /// A try failed: count it, release the claim, and come back at `retry_at`.
 pub async fn mark_failed(db: &Db, id: &str, worker: &str, error: &str, retry_at: i64) -> Result<(), sqlx::Error> {
-    sqlx::query(
+    db.timed(sqlx::query(
         "UPDATE intro_requests SET attempts = attempts + 1, next_attempt_at = $1, last_error = $2, \
          claimed_by = NULL, claimed_until = NULL WHERE id = $3 AND claimed_by = $4 AND status = 'pending'",
     )
@@ -110,24 +143,22 @@ pub async fn mark_failed(db: &Db, id: &str, worker: &str, error: &str, retry_at:
     .bind(error)
     .bind(id)
     .bind(worker)
-    .execute(&db.pool)
+    .execute(&db.pool))
     .await?;
     Ok(())
 }
 
 /// How many requests still wait for their Notion page.
 pub async fn pending_count(db: &Db) -> Result<i64, sqlx::Error> {
-    sqlx::query("SELECT COUNT(*) AS n FROM intro_requests WHERE status = 'pending'")
-        .fetch_one(&db.pool)
+    db.timed(sqlx::query("SELECT COUNT(*) AS n FROM intro_requests WHERE status = 'pending'").fetch_one(&db.pool))
         .await?
         .try_get("n")
 }
 
 /// A request's status and Notion page id, for operators and tests.
 pub async fn status(db: &Db, id: &str) -> Result<Option<(String, Option<String>, i64)>, sqlx::Error> {
-    let row = sqlx::query("SELECT status, notion_page_id, attempts FROM intro_requests WHERE id = $1")
-        .bind(id)
-        .fetch_optional(&db.pool)
+    let row = db
+        .timed(sqlx::query("SELECT status, notion_page_id, attempts FROM intro_requests WHERE id = $1").bind(id).fetch_optional(&db.pool))
         .await?;
     row.map(|r| Ok((r.try_get("status")?, r.try_get("notion_page_id")?, r.try_get("attempts")?))).transpose()
 }

@@ -39,6 +39,9 @@ pub async fn load(state: &AppState, path: &str, query: Option<&str>, route: &Rou
             let filter = param("type").filter(|t| !t.is_empty() && t != "All");
             if let Some(t) = &filter {
                 kept.push(("type", t.clone()));
+                // Any string is a filter (it matches no post), but only the
+                // real types are worth a place in the cache.
+                cacheable = state.content.blog.list().iter().any(|p| &p.kind == t);
             }
             // An unknown post id shows the list (spec section 2).
             let post = route.params.get("postId").and_then(|id| state.content.blog.get(id));
@@ -46,11 +49,17 @@ pub async fn load(state: &AppState, path: &str, query: Option<&str>, route: &Rou
         }
         "Wallets" => (200, json!({ "communities": state.content.communities.featured() })),
         "About" => {
-            let team = match team::list(&state.db).await {
-                Ok(team) => team,
-                Err(e) => {
-                    tracing::error!(error = %e, "team load failed; showing an empty team");
-                    Vec::new()
+            // A database known to be down is not waited on.
+            let team = if !state.db.is_up() {
+                tracing::warn!("team load skipped: the database is down; showing an empty team");
+                Vec::new()
+            } else {
+                match team::list(&state.db).await {
+                    Ok(team) => team,
+                    Err(e) => {
+                        tracing::error!(error = %e, "team load failed; showing an empty team");
+                        Vec::new()
+                    }
                 }
             };
             (200, json!({ "team": team }))
@@ -94,7 +103,12 @@ pub async fn load(state: &AppState, path: &str, query: Option<&str>, route: &Rou
             }
             (200, json!({ "submitted": submitted, "error": null, "values": null }))
         }
-        "NotFound" => (404, json!({})),
+        "NotFound" => {
+            // Every unknown URL is a new page: not kept, so a crawler walking
+            // random paths cannot fill the cache.
+            cacheable = false;
+            (404, json!({}))
+        }
         _ => (200, json!({})),
     };
 

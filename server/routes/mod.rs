@@ -1,18 +1,20 @@
 //! HTTP routes, by concern: pages (the SSR catch-all and the route-data
-//! endpoint), embedded assets and health.
+//! endpoint), the API, embedded assets, SEO files, health and metrics. One
+//! middleware ([`observe`]) wraps them all.
 
 pub mod api;
 pub mod assets;
 pub mod health;
 pub mod loaders;
+pub mod observe;
 pub mod pages;
 pub mod seo;
 pub mod table;
 
+use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
 use axum::Router;
 use tower_http::compression::CompressionLayer;
-use tower_http::trace::TraceLayer;
 
 use crate::state::SharedState;
 
@@ -27,13 +29,17 @@ pub fn router(state: SharedState) -> Router {
         .route("/api/get-stripe-prices", get(api::stripe::prices).post(api::stripe::prices))
         .route("/api/create-checkout-session", post(api::stripe::create_checkout))
         .route("/api/verify-checkout-session", post(api::stripe::verify))
-        .route("/api/stripe-webhook", post(api::stripe::webhook))
+        .route(
+            "/api/stripe-webhook",
+            post(api::stripe::webhook).layer(DefaultBodyLimit::max(api::body::MAX_WEBHOOK_BODY)),
+        )
         .route("/assets/{*path}", get(assets::asset))
-        .fallback(pages::page)
-        .layer(CompressionLayer::new())
-        .layer(TraceLayer::new_for_http())
-        // Outside the trace layer: load balancers poll it, and its 503 while
-        // starting is not an error worth a log line.
         .route("/healthz", get(health::healthz))
+        .route("/readyz", get(health::readyz))
+        .route("/metrics", get(health::metrics))
+        .fallback(pages::page)
+        .layer(DefaultBodyLimit::max(api::body::MAX_BODY))
+        .layer(CompressionLayer::new())
+        .layer(axum::middleware::from_fn_with_state(state.clone(), observe::observe))
         .with_state(state)
 }

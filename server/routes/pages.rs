@@ -11,6 +11,8 @@ use serde::Deserialize;
 
 use super::assets::{preferred_encoding, Encoding};
 use super::loaders::{self, Loaded};
+use super::observe::RouteLabel;
+use crate::metrics::Metrics;
 use crate::ssr::cache::{CachedPage, PageKey};
 use crate::ssr::{document, RenderError};
 use crate::state::SharedState;
@@ -34,10 +36,13 @@ pub async fn page(State(state): State<SharedState>, method: Method, uri: Uri, he
         return Redirect::permanent(&target).into_response();
     }
     let loaded = load(&state, path, uri.query()).await;
-    match render_page(&state, loaded).await {
+    let label = RouteLabel(loaded.route.page.clone());
+    let mut res = match render_page(&state, loaded).await {
         Ok(page) => page.respond(&headers),
         Err(res) => res,
-    }
+    };
+    res.extensions_mut().insert(label);
+    res
 }
 
 async fn load(state: &SharedState, path: &str, query: Option<&str>) -> Loaded {
@@ -94,13 +99,32 @@ impl Rendered {
 async fn render_page(state: &SharedState, loaded: Loaded) -> Result<Rendered, Response> {
     let bootstrap = serde_json::to_string(&loaded.route).expect("route data serializes");
     let key = PageKey::new(&loaded.render_url, &bootstrap);
+    let m = &state.metrics;
     if loaded.cacheable {
         if let Some(hit) = state.pages.get(&key).await {
+            Metrics::outcome(&m.page_cache, "hit");
             return Ok(Rendered::Cached(hit));
         }
+        Metrics::outcome(&m.page_cache, "miss");
     }
-    match state.pool.render(&loaded.render_url, &bootstrap).await {
+    let started = std::time::Instant::now();
+    let rendered = state.pool.render(&loaded.render_url, &bootstrap).await;
+    m.render_seconds.observe(started.elapsed().as_secs_f64());
+    if let Err(e) = &rendered {
+        Metrics::outcome(
+            &m.render_failures,
+            match e {
+                RenderError::Overloaded => "overloaded",
+                RenderError::Timeout(_) => "timeout",
+                RenderError::HeapLimit => "heap_limit",
+                RenderError::Script(_) => "script",
+                RenderError::WorkerLost => "panic",
+            },
+        );
+    }
+    match rendered {
         Ok(out) if out.error.is_some() || out.status >= 500 => {
+            Metrics::outcome(&m.render_failures, "error_screen");
             tracing::error!(url = %loaded.render_url, error = out.error.as_deref().unwrap_or(""), "render error");
             Err(html_response(500, document::page(state.manifest, &out, &head(state, &loaded, &out), &error_bootstrap(&loaded))))
         }
@@ -204,17 +228,59 @@ pub struct RouteDataQuery {
 
 /// `GET /api/route-data?url=/path?query`: the loader JSON of a route, for
 /// client-side navigation. The HTTP status is the route's (404 for unknown).
-pub async fn route_data(State(state): State<SharedState>, Query(q): Query<RouteDataQuery>) -> Response {
-    let Some(rest) = q.url.strip_prefix('/') else {
-        return (StatusCode::BAD_REQUEST, "url must be a path starting with /").into_response();
+pub async fn route_data(State(state): State<SharedState>, query: Result<Query<RouteDataQuery>, axum::extract::rejection::QueryRejection>) -> Response {
+    let Ok(Query(q)) = query else {
+        return (StatusCode::BAD_REQUEST, "url: required (a path starting with /)").into_response();
     };
+    let Some((path, query)) = split_route_url(&q.url) else {
+        return (StatusCode::BAD_REQUEST, "url: must be a path starting with /").into_response();
+    };
+    let loaded = load(&state, &path, query).await;
+    let status = StatusCode::from_u16(loaded.route.status).unwrap_or(StatusCode::OK);
+    let mut res = (status, [(header::CACHE_CONTROL, "no-cache")], Json(loaded.route)).into_response();
+    res.extensions_mut().insert(RouteLabel("/api/route-data".into()));
+    res
+}
+
+/// `/path?query` as the canonical path (no trailing slash) and the query;
+/// None unless it is a path on this site (`//host` is another site).
+pub fn split_route_url(url: &str) -> Option<(String, Option<&str>)> {
+    let rest = url.strip_prefix('/')?;
+    if rest.starts_with('/') || rest.starts_with('\\') {
+        return None;
+    }
     let (path, query) = match rest.split_once('?') {
         Some((p, q)) => (format!("/{p}"), Some(q)),
         None => (format!("/{rest}"), None),
     };
+    let path = path.split('#').next().unwrap_or("/").to_owned();
     let path = if path.len() > 1 { path.trim_end_matches('/').to_owned() } else { path };
-    let path = if path.is_empty() { "/".to_owned() } else { path };
-    let loaded = load(&state, &path, query).await;
-    let status = StatusCode::from_u16(loaded.route.status).unwrap_or(StatusCode::OK);
-    (status, [(header::CACHE_CONTROL, "no-cache")], Json(loaded.route)).into_response()
+    Some((if path.is_empty() { "/".to_owned() } else { path }, query))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn route_urls_split_into_path_and_query() {
+        assert_eq!(split_route_url("/blog/?type=Events"), Some(("/blog".to_owned(), Some("type=Events"))));
+        assert_eq!(split_route_url("/"), Some(("/".to_owned(), None)));
+        assert_eq!(split_route_url("//evil.example/x"), None);
+        assert_eq!(split_route_url("https://evil.example/"), None);
+        assert_eq!(split_route_url(""), None);
+    }
+
+    proptest! {
+        /// Whatever a client sends, the result is a path of this site that
+        /// the route table can match, and matching it never panics.
+        #[test]
+        fn any_route_url_is_a_local_path_or_refused(url in ".{0,80}") {
+            if let Some((path, _)) = split_route_url(&url) {
+                prop_assert!(path.starts_with('/') && !path.starts_with("//"));
+                let _ = crate::routes::table::RouteTable::embedded().find(&path);
+            }
+        }
+    }
 }

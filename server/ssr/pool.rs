@@ -45,7 +45,7 @@ pub enum RenderError {
     Timeout(Duration),
     #[error("the render failed in JavaScript: {0}")]
     Script(String),
-    #[error("the render worker stopped before answering")]
+    #[error("the render worker stopped before answering (it panicked)")]
     WorkerLost,
     #[error("the render reached the isolate's heap limit and was terminated")]
     HeapLimit,
@@ -82,7 +82,7 @@ impl SsrPool {
         for id in 0..cfg.workers {
             let rx = rx.clone();
             let status = status.clone();
-            let bundle = Source { script: cfg.bundle.clone(), snapshot: cfg.snapshot };
+            let bundle = Source { script: cfg.bundle.clone(), snapshot: cfg.snapshot, fault: cfg.fault.clone() };
             let deadline = cfg.deadline;
             std::thread::Builder::new()
                 .name(format!("ssr-{id}"))
@@ -90,6 +90,11 @@ impl SsrPool {
                 .expect("spawning an SSR worker thread");
         }
         SsrPool { queue: tx, status, workers: cfg.workers }
+    }
+
+    /// Renders waiting for a worker.
+    pub fn queue_depth(&self) -> usize {
+        self.queue.len()
     }
 
     pub fn is_ready(&self) -> bool {
@@ -119,14 +124,18 @@ impl SsrPool {
     }
 }
 
-/// Runs a worker, restarting it if it panics, until the pool is dropped.
 /// What an isolate starts from.
 #[derive(Clone)]
 struct Source {
     script: Arc<str>,
     snapshot: Option<&'static [u8]>,
+    fault: Option<crate::config::FaultHook>,
 }
 
+/// Runs a worker, restarting it if it panics, until the pool is dropped. The
+/// job in hand when it panicked is answered with [`RenderError::WorkerLost`]
+/// (its reply channel is dropped while unwinding); the other workers keep
+/// serving meanwhile.
 fn supervise(id: usize, bundle: Source, deadline: Duration, rx: flume::Receiver<Job>, status: Arc<PoolStatus>) {
     let mut first = true;
     loop {
@@ -170,6 +179,9 @@ fn worker(
     while let Ok(job) = rx.recv() {
         if job.reply.is_closed() {
             continue; // the visitor is gone; don't spend a render on them
+        }
+        if let Some(fault) = &bundle.fault {
+            (fault.0)(&job.url);
         }
         watchdog.arm(isolate.handle(), Instant::now() + deadline);
         let result = isolate.render(&job.url, &job.bootstrap);

@@ -212,8 +212,8 @@ async fn two_forwarders_on_one_database_forward_each_request_exactly_once() {
         }
         let (notion, server) = FakeNotion::start(0).await;
         let client = NotionClient::new(&server.uri(), "secret_test", DB_ID);
-        let (a, ta) = forwarder::spawn(Db::connect_lazy(&url).unwrap(), client.clone(), "worker-a".into());
-        let (b, tb) = forwarder::spawn(Db::connect_lazy(&url).unwrap(), client, "worker-b".into());
+        let (a, ta) = forwarder::spawn(Db::connect_lazy(&url).unwrap(), client.clone(), "worker-a".into(), forwarder::LEASE);
+        let (b, tb) = forwarder::spawn(Db::connect_lazy(&url).unwrap(), client, "worker-b".into(), forwarder::LEASE);
         assert!(eventually(30, || async { store::pending_count(&db).await.unwrap() == 0 }).await, "{kind}: all forwarded");
         a.stop();
         b.stop();

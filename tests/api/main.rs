@@ -3,6 +3,8 @@
 //! random loopback port, driven over HTTP.
 
 mod helpers;
+mod abuse;
+mod hostile;
 mod content;
 mod intro;
 mod pages;

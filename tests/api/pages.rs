@@ -186,13 +186,6 @@ async fn pages_are_served_precompressed_with_an_etag_and_304() {
     assert_eq!(res.status(), 200);
 }
 
-#[tokio::test]
-async fn healthz_answers_once_isolates_are_ready() {
-    let app = spawn_app().await;
-    let (status, body) = app.get_text("/healthz").await;
-    assert_eq!((status, body.as_str()), (200, "ok"));
-}
-
 fn percent(s: &str) -> String {
     s.bytes().map(|b| if b.is_ascii_alphanumeric() { (b as char).to_string() } else { format!("%{b:02X}") }).collect()
 }

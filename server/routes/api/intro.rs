@@ -1,15 +1,23 @@
 //! `POST /api/save-to-notion`: store an intro request (then the forwarder
 //! sends it to Notion). JSON from the page's script, or a plain form post.
+//!
+//! Order of checks: the body (415, 413, 400 naming the field), the client's
+//! rate limit (429), the honeypot, the spec's rules (422), then the store
+//! (503 with the spec's message if the database is away). A plain form post
+//! gets the contact page back with the message and everything typed.
 
-use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
-use axum::Json;
+use axum::{Extension, Json};
 use serde_json::json;
 
-use super::ApiError;
-use crate::intro::{store, IntroForm, IntroRequest};
+use super::body::{self, Kind, Submission};
+use super::{rate_limit, ApiError};
+use crate::client_ip::ClientIp;
+use crate::intro::store::{self, Disposition, Stored};
+use crate::intro::{IntroForm, IntroRequest};
+use crate::metrics::Metrics;
 use crate::routes::loaders::{Loaded, RouteData};
 use crate::routes::pages;
 use crate::state::SharedState;
@@ -17,62 +25,110 @@ use crate::state::SharedState;
 /// The spec's generic failure text (section 8).
 pub const SUBMIT_FAILED: &str = "Failed to submit form. Please try again.";
 
-pub async fn save(State(state): State<SharedState>, headers: HeaderMap, body: Bytes) -> Response {
-    let content_type = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
-    let mime = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
-    match mime.as_str() {
-        "application/json" => match serde_json::from_slice::<IntroForm>(&body) {
-            Ok(form) => match submit(&state, form).await {
-                Ok(()) => Json(json!({ "success": true })).into_response(),
-                Err(e) => e.into_response(),
-            },
-            Err(e) => ApiError::new(StatusCode::BAD_REQUEST, format!("Invalid JSON: {e}")).into_response(),
-        },
-        "application/x-www-form-urlencoded" => {
-            let form = parse_form(&body);
-            match submit(&state, form.clone()).await {
-                // Post/redirect/get: a reload does not send it twice.
-                Ok(()) => Redirect::to("/contact?submitted=1").into_response(),
-                // The same page again, with the message and everything typed.
-                Err(e) => contact_with_error(&state, e, form).await,
-            }
+pub async fn save(State(state): State<SharedState>, Extension(client): Extension<ClientIp>, submission: Result<Submission, ApiError>) -> Response {
+    let count = |outcome| Metrics::outcome(&state.metrics.intro_submissions, outcome);
+    let submission = match submission {
+        Ok(s) => s,
+        Err(e) => {
+            count("invalid");
+            return e.into_response();
         }
-        _ => ApiError::new(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "Send the form as application/json or application/x-www-form-urlencoded",
-        )
-        .into_response(),
+    };
+    let form = match submission.kind {
+        Kind::Json => body::json::<IntroForm>(&submission.bytes),
+        Kind::Form => body::form_pairs(&submission.bytes).and_then(form_from_pairs),
+    };
+    let kind = submission.kind;
+    let form = match form {
+        Ok(form) => form,
+        Err(e) => {
+            count("invalid");
+            return answer(&state, kind, Err(e), IntroForm::default()).await;
+        }
+    };
+    if let Err(e) = rate_limit(&state, client) {
+        return answer(&state, kind, Err(e), form).await;
+    }
+    let result = submit(&state, form.clone()).await;
+    answer(&state, kind, result, form).await
+}
+
+/// JSON for the page's script; for a plain form post, a redirect or the
+/// contact page with the message and what was typed.
+async fn answer(state: &SharedState, kind: Kind, result: Result<(), ApiError>, form: IntroForm) -> Response {
+    match (kind, result) {
+        (Kind::Json, Ok(())) => Json(json!({ "success": true })).into_response(),
+        (Kind::Json, Err(e)) => e.into_response(),
+        // Post/redirect/get: a reload does not send it twice.
+        (Kind::Form, Ok(())) => Redirect::to("/contact?submitted=1").into_response(),
+        (Kind::Form, Err(e)) => contact_with_error(state, e, form).await,
     }
 }
 
 async fn submit(state: &SharedState, form: IntroForm) -> Result<(), ApiError> {
-    let request = IntroRequest::try_from(form).map_err(|e| ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()))?;
-    let id = store::insert(&state.db, &request).await.map_err(|e| {
+    let count = |outcome| Metrics::outcome(&state.metrics.intro_submissions, outcome);
+    let bot = form.is_bot();
+    let request = IntroRequest::try_from(form).map_err(|e| {
+        count("invalid");
+        ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, e.to_string())
+    })?;
+    let id = request.submission_id.unwrap_or_else(uuid::Uuid::new_v4).to_string();
+    // A bot is told it worked (so it learns nothing) and its request is
+    // kept aside, never forwarded: a person whose browser filled the hidden
+    // field by mistake has lost nothing.
+    let disposition = if bot { Disposition::Spam } else { Disposition::Pending };
+    let stored = store::insert_as(&state.db, &id, &request, disposition).await.map_err(|e| {
+        count("failed");
         tracing::error!(error = %e, "could not store an intro request");
         ApiError::new(StatusCode::SERVICE_UNAVAILABLE, SUBMIT_FAILED)
     })?;
-    tracing::info!(%id, "intro request stored");
-    if let Some(f) = &state.forwarder {
-        f.wake();
+    match (stored, bot) {
+        (_, true) => {
+            count("spam");
+            tracing::info!(%id, "intro request caught by the honeypot; kept as spam");
+        }
+        (Stored::Duplicate, false) => {
+            count("duplicate");
+            tracing::info!(%id, "intro request sent again; it was stored before");
+        }
+        (Stored::New, false) => {
+            count("stored");
+            tracing::info!(%id, "intro request stored");
+            if let Some(f) = &state.forwarder {
+                f.wake();
+            }
+        }
     }
     Ok(())
 }
 
-/// Form fields; `tags` repeats once per checked box.
-fn parse_form(body: &[u8]) -> IntroForm {
+/// The form's fields: `tags` repeats once per checked box; every other field
+/// may appear once.
+fn form_from_pairs(pairs: Vec<(String, String)>) -> Result<IntroForm, ApiError> {
     let mut form = IntroForm::default();
-    for (k, v) in form_urlencoded::parse(body) {
-        match k.as_ref() {
-            "name" => form.name = v.into_owned(),
-            "contactPerson" => form.contact_person = v.into_owned(),
-            "email" => form.email = v.into_owned(),
-            "website" => form.website = v.into_owned(),
-            "description" => form.description = v.into_owned(),
-            "tags" => form.tags.push(v.into_owned()),
-            _ => {}
+    let mut seen: Vec<String> = Vec::new();
+    for (k, v) in pairs {
+        let slot = match k.as_str() {
+            "name" => &mut form.name,
+            "contactPerson" => &mut form.contact_person,
+            "email" => &mut form.email,
+            "website" => &mut form.website,
+            "description" => &mut form.description,
+            "submissionId" => &mut form.submission_id,
+            "fax" => &mut form.honeypot,
+            "tags" => {
+                form.tags.push(v);
+                continue;
+            }
+            _ => continue,
+        };
+        if seen.contains(&k) {
+            return Err(ApiError::new(StatusCode::BAD_REQUEST, format!("{k}: sent more than once")));
         }
+        *slot = v;
+        seen.push(k);
     }
-    form
+    Ok(form)
 }
 
 async fn contact_with_error(state: &SharedState, e: ApiError, form: IntroForm) -> Response {
@@ -86,5 +142,26 @@ async fn contact_with_error(state: &SharedState, e: ApiError, form: IntroForm) -
         // Holds what the visitor typed: never cached.
         cacheable: false,
     };
-    pages::render(state, loaded).await
+    let mut res = pages::render(state, loaded).await;
+    if let Some(wait) = e.retry_after {
+        res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(wait.as_secs().max(1)));
+    }
+    res
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn form_fields_map_and_single_fields_may_not_repeat() {
+        let pairs = body::form_pairs(b"name=A&email=a%40b.example&tags=Loyalty&tags=Events&fax=&other=x").unwrap();
+        let form = form_from_pairs(pairs).unwrap();
+        assert_eq!((form.name.as_str(), form.email.as_str()), ("A", "a@b.example"));
+        assert_eq!(form.tags, vec!["Loyalty", "Events"]);
+        assert!(!form.is_bot());
+        let err = form_from_pairs(body::form_pairs(b"name=A&name=B").unwrap()).unwrap_err();
+        assert_eq!((err.status, err.message.as_str()), (StatusCode::BAD_REQUEST, "name: sent more than once"));
+        assert!(form_from_pairs(body::form_pairs(b"name=A&fax=555").unwrap()).unwrap().is_bot());
+    }
 }

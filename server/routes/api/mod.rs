@@ -1,29 +1,55 @@
 //! JSON endpoints under `/api/` (the spec's server functions) and the
 //! plain-form fallbacks that make them work without JavaScript.
 
+pub mod body;
 pub mod intro;
 pub mod stripe;
 
-use axum::http::StatusCode;
+use std::time::Duration;
+
+use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
+
+use crate::client_ip::ClientIp;
+use crate::state::AppState;
 
 /// An API failure: the status and the message the visitor's toast shows.
 #[derive(Debug)]
 pub struct ApiError {
     pub status: StatusCode,
     pub message: String,
+    /// Sent as `Retry-After` (429, 503).
+    pub retry_after: Option<Duration>,
 }
 
 impl ApiError {
     pub fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
-        ApiError { status, message: message.into() }
+        ApiError { status, message: message.into(), retry_after: None }
     }
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (self.status, Json(json!({ "success": false, "error": self.message }))).into_response()
+        let mut res = (self.status, Json(json!({ "success": false, "error": self.message }))).into_response();
+        if let Some(wait) = self.retry_after {
+            res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(wait.as_secs().max(1)));
+        }
+        res
     }
+}
+
+/// Counts a POST from `client` against its rate limit: 429 with
+/// `Retry-After` when it is over.
+pub fn rate_limit(state: &AppState, client: ClientIp) -> Result<(), ApiError> {
+    state.limiter.check(client.0).map_err(|wait| {
+        state.metrics.rate_limited.inc();
+        tracing::warn!(client = %client.0, retry_after = wait.as_secs(), "rate limit reached");
+        ApiError {
+            status: StatusCode::TOO_MANY_REQUESTS,
+            message: format!("Too many requests. Please wait {} seconds and try again.", wait.as_secs().max(1)),
+            retry_after: Some(wait),
+        }
+    })
 }

@@ -2,14 +2,16 @@
 
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
-use axum::Json;
+use axum::{Extension, Json};
 use serde::Deserialize;
 use serde_json::json;
 use sqlx::Row;
 
-use super::ApiError;
+use super::body::{self, Kind, Submission};
+use super::{rate_limit, ApiError};
+use crate::client_ip::ClientIp;
 use crate::intro::store::now_ms;
 use crate::payments::PaymentsError;
 use crate::state::SharedState;
@@ -37,19 +39,32 @@ struct CheckoutBody {
 
 /// `create-checkout-session`: JSON `{ priceId }` -> `{ url }`; the plain form
 /// post (no JavaScript) is answered with a 303 to Checkout.
-pub async fn create_checkout(State(state): State<SharedState>, headers: HeaderMap, body: Bytes) -> Response {
-    let form_post = is_form(&headers);
-    let price_id = if form_post {
-        form_urlencoded::parse(&body).find(|(k, _)| k == "priceId").map(|(_, v)| v.into_owned())
-    } else {
-        match serde_json::from_slice::<CheckoutBody>(&body) {
+pub async fn create_checkout(
+    State(state): State<SharedState>,
+    Extension(client): Extension<ClientIp>,
+    submission: Result<Submission, ApiError>,
+) -> Response {
+    let submission = match submission {
+        Ok(s) => s,
+        Err(e) => return e.into_response(),
+    };
+    let form_post = submission.kind == Kind::Form;
+    let price_id = match submission.kind {
+        Kind::Form => match body::form_pairs(&submission.bytes) {
+            Ok(pairs) => pairs.into_iter().find(|(k, _)| k == "priceId").map(|(_, v)| v),
+            Err(e) => return e.into_response(),
+        },
+        Kind::Json => match body::json::<CheckoutBody>(&submission.bytes) {
             Ok(b) => Some(b.price_id),
-            Err(e) => return ApiError::new(StatusCode::BAD_REQUEST, format!("Invalid JSON: {e}")).into_response(),
-        }
+            Err(e) => return e.into_response(),
+        },
     };
     let Some(price_id) = price_id.filter(|p| !p.trim().is_empty()) else {
         return ApiError::new(StatusCode::BAD_REQUEST, "priceId: required").into_response();
     };
+    if let Err(e) = rate_limit(&state, client) {
+        return e.into_response();
+    }
     match state.payments.checkout(&price_id).await {
         Ok(url) if form_post => Redirect::to(&url).into_response(),
         Ok(url) => Json(json!({ "url": url })).into_response(),
@@ -77,12 +92,25 @@ struct VerifyBody {
 }
 
 /// `verify-checkout-session`: `{ sessionId }` -> `{ session }`.
-pub async fn verify(State(state): State<SharedState>, body: Bytes) -> Response {
-    let Ok(VerifyBody { session_id }) = serde_json::from_slice::<VerifyBody>(&body) else {
-        return ApiError::new(StatusCode::BAD_REQUEST, "Invalid JSON: expected { sessionId }").into_response();
+pub async fn verify(
+    State(state): State<SharedState>,
+    Extension(client): Extension<ClientIp>,
+    submission: Result<Submission, ApiError>,
+) -> Response {
+    let body = match submission {
+        Ok(Submission { kind: Kind::Json, bytes }) => bytes,
+        Ok(_) => return ApiError::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "Send the request as application/json").into_response(),
+        Err(e) => return e.into_response(),
+    };
+    let VerifyBody { session_id } = match body::json::<VerifyBody>(&body) {
+        Ok(b) => b,
+        Err(e) => return e.into_response(),
     };
     if session_id.trim().is_empty() {
         return ApiError::new(StatusCode::BAD_REQUEST, NO_SESSION_ID).into_response();
+    }
+    if let Err(e) = rate_limit(&state, client) {
+        return e.into_response();
     }
     match state.payments.verify(&session_id).await {
         Ok(session) => Json(json!({ "session": session })).into_response(),
@@ -96,6 +124,12 @@ pub async fn verify(State(state): State<SharedState>, body: Bytes) -> Response {
 /// `POST /api/stripe-webhook`: signed events; a completed checkout is
 /// recorded once per event id (replays change nothing).
 pub async fn webhook(State(state): State<SharedState>, headers: HeaderMap, body: Bytes) -> Response {
+    if !state.payments.webhooks_on() {
+        return (StatusCode::SERVICE_UNAVAILABLE, "webhooks are off: STRIPE_WEBHOOK_SECRET is unset").into_response();
+    }
+    if body::kind_of(&headers) != Some(Kind::Json) {
+        return (StatusCode::UNSUPPORTED_MEDIA_TYPE, "Stripe sends events as application/json").into_response();
+    }
     let Ok(payload) = std::str::from_utf8(&body) else {
         return (StatusCode::BAD_REQUEST, "payload is not UTF-8").into_response();
     };
@@ -108,7 +142,7 @@ pub async fn webhook(State(state): State<SharedState>, headers: HeaderMap, body:
         }
         Some(Ok(event)) => event,
     };
-    match record_event(&state, &event, payload).await {
+    match state.db.timed(record_event(&state, &event, payload)).await {
         Ok(new) => Json(json!({ "received": true, "duplicate": !new })).into_response(),
         Err(e) => {
             // 5xx: Stripe retries the delivery later.
@@ -158,11 +192,4 @@ async fn record_event(state: &SharedState, event: &crate::integrations::stripe::
 /// How many completed checkouts are recorded (operators, tests).
 pub async fn completed_checkouts(state: &SharedState) -> Result<i64, sqlx::Error> {
     sqlx::query("SELECT COUNT(*) AS n FROM completed_checkouts").fetch_one(&state.db.pool).await?.try_get("n")
-}
-
-fn is_form(headers: &HeaderMap) -> bool {
-    headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("application/x-www-form-urlencoded"))
 }

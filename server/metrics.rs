@@ -1,0 +1,110 @@
+//! Prometheus metrics (prometheus-client, OpenMetrics text at `/metrics`).
+//!
+//! Labels are bounded sets: a route is the route table's page id or the
+//! router's path template, never the raw path, so a crawler walking random
+//! URLs cannot grow the label space.
+
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
+use prometheus_client::registry::Registry;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct HttpLabels {
+    pub route: String,
+    pub status: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct Outcome {
+    pub outcome: &'static str,
+}
+
+type HistogramFamily<L> = Family<L, Histogram, fn() -> Histogram>;
+
+fn latency_histogram() -> Histogram {
+    // 0.5 ms .. ~16 s
+    Histogram::new(exponential_buckets(0.0005, 2.0, 16))
+}
+
+pub struct Metrics {
+    registry: Registry,
+    pub requests: Family<HttpLabels, Counter>,
+    pub latency: HistogramFamily<HttpLabels>,
+    pub render_seconds: Histogram,
+    /// Renders that did not produce a page: timeout, heap, script, panic,
+    /// overloaded.
+    pub render_failures: Family<Outcome, Counter>,
+    /// Page cache lookups: hit or miss.
+    pub page_cache: Family<Outcome, Counter>,
+    pub render_queue_depth: Gauge,
+    pub intro_pending: Gauge,
+    /// Intro submissions: stored, duplicate, spam, invalid, failed.
+    pub intro_submissions: Family<Outcome, Counter>,
+    pub rate_limited: Counter,
+    pub database_up: Gauge,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Metrics::new()
+    }
+}
+
+impl Metrics {
+    pub fn new() -> Metrics {
+        let mut registry = Registry::default();
+        let requests = Family::<HttpLabels, Counter>::default();
+        registry.register("http_requests", "HTTP requests answered, by route and status", requests.clone());
+        let latency = HistogramFamily::<HttpLabels>::new_with_constructor(latency_histogram as fn() -> Histogram);
+        registry.register("http_request_duration_seconds", "Time to answer an HTTP request, by route and status", latency.clone());
+        let render_seconds = latency_histogram();
+        registry.register("ssr_render_duration_seconds", "Time a page render took in its V8 isolate, queueing included", render_seconds.clone());
+        let render_failures = Family::<Outcome, Counter>::default();
+        registry.register("ssr_render_failures", "Renders that did not produce a page, by outcome", render_failures.clone());
+        let page_cache = Family::<Outcome, Counter>::default();
+        registry.register("page_cache_lookups", "Rendered-page cache lookups, by outcome (hit, miss)", page_cache.clone());
+        let render_queue_depth = Gauge::default();
+        registry.register("ssr_render_queue_depth", "Renders waiting for an isolate", render_queue_depth.clone());
+        let intro_pending = Gauge::default();
+        registry.register("intro_requests_pending", "Stored intro requests not yet forwarded to Notion", intro_pending.clone());
+        let intro_submissions = Family::<Outcome, Counter>::default();
+        registry.register("intro_submissions", "Intro request submissions, by outcome", intro_submissions.clone());
+        let rate_limited = Counter::default();
+        registry.register("http_rate_limited", "POST requests refused with 429", rate_limited.clone());
+        let database_up = Gauge::default();
+        registry.register("database_up", "1 when the database answered its last health check", database_up.clone());
+        Metrics {
+            registry,
+            requests,
+            latency,
+            render_seconds,
+            render_failures,
+            page_cache,
+            render_queue_depth,
+            intro_pending,
+            intro_submissions,
+            rate_limited,
+            database_up,
+        }
+    }
+
+    pub fn observe_request(&self, route: &str, status: u16, seconds: f64) {
+        let labels = HttpLabels { route: route.to_owned(), status: status.to_string() };
+        self.requests.get_or_create(&labels).inc();
+        self.latency.get_or_create(&labels).observe(seconds);
+    }
+
+    pub fn outcome(family: &Family<Outcome, Counter>, outcome: &'static str) {
+        family.get_or_create(&Outcome { outcome }).inc();
+    }
+
+    /// The OpenMetrics text of every metric.
+    pub fn encode(&self) -> String {
+        let mut out = String::new();
+        prometheus_client::encoding::text::encode(&mut out, &self.registry).expect("writing to a String cannot fail");
+        out
+    }
+}

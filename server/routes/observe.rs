@@ -1,0 +1,107 @@
+//! The middleware every request passes through: it works out who the client
+//! is (`X-Forwarded-For` only from trusted proxies), gives the request an id
+//! (sent back as `X-Request-Id` and carried by every log line written while
+//! serving it), adds the security headers, and records the request in the
+//! metrics by route and status.
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::time::Instant;
+
+use axum::extract::{ConnectInfo, MatchedPath, Request, State};
+use axum::http::{HeaderName, HeaderValue};
+use axum::middleware::Next;
+use axum::response::Response;
+use tracing::Instrument;
+
+use crate::client_ip::{self, ClientIp};
+use crate::state::SharedState;
+
+pub const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+/// The metrics label of a response whose route the router cannot name (the
+/// page catch-all sets it to the page id).
+#[derive(Debug, Clone)]
+pub struct RouteLabel(pub String);
+
+pub async fn observe(State(state): State<SharedState>, mut req: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let peer = req
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|c| c.0)
+        .unwrap_or_else(|| SocketAddr::from((Ipv4Addr::UNSPECIFIED, 0)));
+    let trusted = &state.config.trusted_proxies;
+    let client = client_ip::resolve(peer, req.headers(), trusted);
+    req.extensions_mut().insert(ClientIp(client));
+
+    // A proxy we trust may have named the request already; anyone else's id
+    // is replaced, so ids in the logs are ours or our proxies'.
+    let id = req
+        .headers()
+        .get(&REQUEST_ID)
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| trusted.contains(peer.ip()) && is_plain_id(v))
+        .map(str::to_owned)
+        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+    let id_value = HeaderValue::from_str(&id).expect("a checked id is a header value");
+    req.headers_mut().insert(REQUEST_ID, id_value.clone());
+
+    let path = req.uri().path().to_owned();
+    let matched = req.extensions().get::<MatchedPath>().map(|m| m.as_str().to_owned());
+    let span = tracing::info_span!(
+        "request",
+        id = %id,
+        method = %req.method(),
+        path = %shorten(&path),
+        client = %client,
+    );
+    let mut res = next.run(req).instrument(span.clone()).await;
+
+    state.security.apply(&path, res.headers_mut());
+    res.headers_mut().insert(REQUEST_ID, id_value);
+
+    let route = res
+        .extensions()
+        .get::<RouteLabel>()
+        .map(|l| l.0.clone())
+        .or(matched)
+        .unwrap_or_else(|| "unmatched".to_owned());
+    let status = res.status().as_u16();
+    let seconds = started.elapsed().as_secs_f64();
+    state.metrics.observe_request(&route, status, seconds);
+    let _enter = span.enter();
+    if status >= 500 && !route.starts_with("/healthz") && !route.starts_with("/readyz") {
+        tracing::warn!(status, route = %route, took_ms = (seconds * 1000.0) as u64, "request failed");
+    } else {
+        tracing::debug!(status, route = %route, took_ms = (seconds * 1000.0) as u64, "request");
+    }
+    res
+}
+
+/// An id a proxy may pass on: short, and nothing but letters, digits and `-_.`.
+fn is_plain_id(v: &str) -> bool {
+    !v.is_empty() && v.len() <= 128 && v.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
+}
+
+/// Log lines keep at most 200 characters of a path (a hostile 60 kB path
+/// would otherwise be copied into every line of its request).
+fn shorten(path: &str) -> &str {
+    match path.char_indices().nth(200) {
+        Some((i, _)) => &path[..i],
+        None => path,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_plain_ids_are_passed_on() {
+        assert!(is_plain_id("3f1c2a9e-lb.7"));
+        assert!(!is_plain_id("abc\ninjected"));
+        assert!(!is_plain_id(&"a".repeat(129)));
+        assert!(!is_plain_id(""));
+        assert_eq!(shorten(&"é".repeat(300)).chars().count(), 200);
+    }
+}

@@ -1,0 +1,117 @@
+//! Security headers, on every response (the request middleware in
+//! `routes::observe` adds them; a handler may set its own first).
+//!
+//! The Content-Security-Policy starts from nothing (`default-src 'none'`)
+//! and allows what the pages use: scripts, styles, fonts and data from this
+//! origin only (no inline script or style anywhere: the loader JSON and
+//! JSON-LD are data blocks, which CSP does not run), images from here or any
+//! https host (team photos come from the database), frames from exactly the
+//! embeds in `content/site/embeds.json`, and forms that post here (the
+//! no-JavaScript checkout post is redirected to Stripe Checkout, which
+//! `form-action` must allow too). Nobody may frame the site.
+
+use axum::http::{header, HeaderMap, HeaderName, HeaderValue};
+
+/// Where Stripe hosts Checkout; the no-JavaScript plan form is redirected there.
+pub const STRIPE_CHECKOUT_ORIGIN: &str = "https://checkout.stripe.com";
+
+/// Two years, as the HSTS preload list asks.
+const HSTS: &str = "max-age=63072000";
+
+pub const PERMISSIONS_POLICY: &str = "camera=(), microphone=(), geolocation=(), payment=(), usb=(), browsing-topics=()";
+
+/// The headers, computed once from the configuration.
+pub struct SecurityHeaders {
+    csp: HeaderValue,
+    hsts: Option<HeaderValue>,
+}
+
+impl SecurityHeaders {
+    pub fn new(site_url: &str) -> SecurityHeaders {
+        let https = site_url.starts_with("https://");
+        SecurityHeaders {
+            csp: HeaderValue::from_str(&content_security_policy(https)).expect("the policy is ASCII"),
+            hsts: https.then(|| HeaderValue::from_static(HSTS)),
+        }
+    }
+
+    /// Adds every header `headers` does not have yet. `/assets/` files may
+    /// be loaded by other sites (preview cards, icons); nothing else may.
+    pub fn apply(&self, path: &str, headers: &mut HeaderMap) {
+        let corp = if path.starts_with("/assets/") { "cross-origin" } else { "same-origin" };
+        let fixed: [(HeaderName, HeaderValue); 7] = [
+            (header::CONTENT_SECURITY_POLICY, self.csp.clone()),
+            (header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")),
+            (header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY")),
+            (header::REFERRER_POLICY, HeaderValue::from_static("strict-origin-when-cross-origin")),
+            (HeaderName::from_static("permissions-policy"), HeaderValue::from_static(PERMISSIONS_POLICY)),
+            (HeaderName::from_static("cross-origin-opener-policy"), HeaderValue::from_static("same-origin")),
+            (HeaderName::from_static("cross-origin-resource-policy"), HeaderValue::from_static(corp)),
+        ];
+        for (name, value) in fixed {
+            headers.entry(name).or_insert(value);
+        }
+        if let Some(hsts) = &self.hsts {
+            headers.entry(header::STRICT_TRANSPORT_SECURITY).or_insert(hsts.clone());
+        }
+    }
+}
+
+/// The origins of the embedded frames (`content/site/embeds.json`, which
+/// the pages read too).
+pub fn frame_origins() -> Vec<String> {
+    let embeds: std::collections::BTreeMap<String, String> =
+        serde_json::from_str(include_str!("../content/site/embeds.json")).expect("content/site/embeds.json maps names to URLs");
+    let mut origins: Vec<String> = embeds
+        .values()
+        .map(|u| {
+            let url = ammonia::Url::parse(u).unwrap_or_else(|e| panic!("content/site/embeds.json: {u:?} is not a URL: {e}"));
+            assert_eq!(url.scheme(), "https", "content/site/embeds.json: {u:?} must be https");
+            url.origin().ascii_serialization()
+        })
+        .collect();
+    origins.sort();
+    origins.dedup();
+    origins
+}
+
+pub fn content_security_policy(https: bool) -> String {
+    let mut csp = format!(
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; font-src 'self'; \
+         connect-src 'self'; manifest-src 'self'; frame-src {frames}; form-action 'self' {STRIPE_CHECKOUT_ORIGIN}; \
+         frame-ancestors 'none'; base-uri 'none'; object-src 'none'",
+        frames = frame_origins().join(" "),
+    );
+    if https {
+        csp.push_str("; upgrade-insecure-requests");
+    }
+    csp
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_policy_allows_no_inline_script_and_no_framing() {
+        let csp = content_security_policy(false);
+        assert!(!csp.contains("unsafe"), "{csp}");
+        assert!(csp.contains("frame-ancestors 'none'") && csp.contains("default-src 'none'"));
+        assert!(csp.contains("frame-src https://dexscreener.com https://www.youtube-nocookie.com;"), "{csp}");
+        assert!(content_security_policy(true).ends_with("; upgrade-insecure-requests"));
+    }
+
+    #[test]
+    fn hsts_only_when_the_site_is_https_and_a_handler_keeps_its_own_values() {
+        let mut h = HeaderMap::new();
+        SecurityHeaders::new("http://127.0.0.1:3000").apply("/", &mut h);
+        assert!(h.get(header::STRICT_TRANSPORT_SECURITY).is_none());
+        assert_eq!(h["cross-origin-resource-policy"], "same-origin");
+        let mut h = HeaderMap::new();
+        h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("SAMEORIGIN"));
+        SecurityHeaders::new("https://citizenwallet.xyz").apply("/assets/x.png", &mut h);
+        assert_eq!(h[header::STRICT_TRANSPORT_SECURITY], HSTS);
+        assert_eq!(h[header::X_FRAME_OPTIONS], "SAMEORIGIN");
+        assert_eq!(h["cross-origin-resource-policy"], "cross-origin");
+    }
+}
