@@ -102,4 +102,115 @@ mod tests {
         assert!(!html.contains("<script") && !html.contains("onerror"), "{html}");
         assert!(html.contains("<strong>bold</strong>") && html.contains("<li>a</li>") && html.contains("<h2>Head</h2>"), "{html}");
     }
+
+    mod properties {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        /// Addresses a hostile post might carry.
+        fn address() -> impl Strategy<Value = String> {
+            prop_oneof![
+                Just("javascript:alert(1)".to_owned()),
+                Just("JaVaScRiPt:alert(1)".to_owned()),
+                Just(" javascript:alert(1)".to_owned()),
+                Just("java\tscript:alert(1)".to_owned()),
+                Just("&#106;avascript:alert(1)".to_owned()),
+                Just("data:text/html;base64,PHNjcmlwdD4=".to_owned()),
+                Just("vbscript:msgbox(1)".to_owned()),
+                Just("https://example.org/a?b=1&c=\"x\"".to_owned()),
+                Just("mailto:hi@example.org".to_owned()),
+                Just("/pricing".to_owned()),
+                Just("#top".to_owned()),
+                "[a-z]{1,8}:[a-z/]{0,10}",
+            ]
+        }
+
+        fn fragment() -> impl Strategy<Value = String> {
+            prop_oneof![
+                "[a-zA-Z ]{0,20}",
+                address().prop_map(|a| format!("[link]({a})")),
+                address().prop_map(|a| format!("![img]({a})")),
+                address().prop_map(|a| format!("<{a}>")),
+                address().prop_map(|a| format!("[ref]\n\n[ref]: {a}\n")),
+                address().prop_map(|a| format!("<a href=\"{a}\" onclick=\"x()\">raw</a>")),
+                address().prop_map(|a| format!("<img src=\"{a}\" onerror=\"x()\">")),
+                address().prop_map(|a| format!("<iframe src=\"{a}\"></iframe>")),
+                Just("<script>alert(1)</script>".to_owned()),
+                Just("<style>body{display:none}</style>".to_owned()),
+                Just("<svg onload=alert(1)><use href=\"javascript:x\"/></svg>".to_owned()),
+                Just("<a href=\"https://e.example\" target=\"_top\">t</a>".to_owned()),
+                Just("**bold** _em_ `code`".to_owned()),
+                Just("\n\n- item\n- item\n\n".to_owned()),
+                Just("\n```\n<script>x</script>\n```\n".to_owned()),
+                Just("<!-- comment -->".to_owned()),
+                Just("<".to_owned()),
+                Just("\"".to_owned()),
+            ]
+        }
+
+        /// Every tag in serialized HTML as (name, [(attribute, value)]).
+        /// Text never holds a raw `<` (the serializer escapes it), so each
+        /// `<` opens a tag; values are quoted and may hold `>`.
+        fn tags(html: &str) -> Vec<(String, Vec<(String, String)>)> {
+            let mut out = Vec::new();
+            let mut rest = html;
+            while let Some(start) = rest.find('<') {
+                rest = &rest[start + 1..];
+                let mut end = 0;
+                let mut quote = None;
+                for (i, c) in rest.char_indices() {
+                    match (quote, c) {
+                        (None, '"') => quote = Some('"'),
+                        (Some('"'), '"') => quote = None,
+                        (None, '>') => {
+                            end = i;
+                            break;
+                        }
+                        _ => {}
+                    }
+                }
+                let inner = &rest[..end];
+                rest = &rest[end..];
+                let name: String = inner.chars().take_while(|c| !c.is_whitespace()).collect();
+                let mut attrs = Vec::new();
+                let mut a = inner[name.len()..].trim_start();
+                while let Some(eq) = a.find("=\"") {
+                    let key = a[..eq].trim().to_ascii_lowercase();
+                    let after = &a[eq + 2..];
+                    let close = after.find('"').unwrap_or(after.len());
+                    attrs.push((key, after[..close].replace("&amp;", "&").replace("&quot;", "\"")));
+                    a = after.get(close + 1..).unwrap_or("").trim_start();
+                }
+                out.push((name.to_ascii_lowercase(), attrs));
+            }
+            out
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 1_500, failure_persistence: None, ..ProptestConfig::default() })]
+
+            /// Whatever a post holds, its HTML has no script, frame or style
+            /// element, no event handler or style attribute, only allowed
+            /// addresses, only new-tab targets, and is already clean
+            /// (sanitizing it again changes nothing).
+            #[test]
+            fn sanitized_post_html_is_safe(parts in prop::collection::vec(fragment(), 0..12)) {
+                let html = to_safe_html(&parts.concat());
+                for (name, attrs) in tags(&html) {
+                    let name = name.trim_start_matches('/');
+                    prop_assert!(!["script", "style", "iframe", "svg", "object", "embed", "use"].contains(&name), "<{}> in {}", name, html);
+                    for (key, value) in attrs {
+                        prop_assert!(!key.starts_with("on") && key != "style", "{}= in {}", key, html);
+                        if key == "href" || key == "src" {
+                            prop_assert!(value.is_empty() || allowed_address(&value), "{}={:?} in {}", key, value, html);
+                        }
+                        if key == "target" {
+                            prop_assert_eq!(value.as_str(), "_blank");
+                        }
+                    }
+                }
+                prop_assert_eq!(sanitizer().clean(&html).to_string(), html);
+            }
+        }
+    }
 }

@@ -30,7 +30,9 @@ const TEXT_CHUNK: usize = 2_000;
 #[derive(Debug, thiserror::Error)]
 pub enum NotionError {
     #[error("Notion request failed: {0}")]
-    Http(#[from] reqwest::Error),
+    Http(reqwest::Error),
+    #[error("Notion timed out: no answer within {0:?}")]
+    Timeout(Duration),
     #[error("Notion answered {status}: {body}")]
     Status { status: u16, body: String },
     #[error("Notion answered without a page id")]
@@ -40,6 +42,8 @@ pub enum NotionError {
 #[derive(Clone)]
 pub struct NotionClient {
     http: reqwest::Client,
+    /// The whole-request bound, for error messages.
+    timeout: Duration,
     base: String,
     token: String,
     database_id: String,
@@ -60,6 +64,7 @@ impl NotionClient {
             .expect("building the Notion HTTP client");
         NotionClient {
             http,
+            timeout: request,
             base: base.trim_end_matches('/').to_owned(),
             token: token.to_owned(),
             database_id: database_id.to_owned(),
@@ -96,13 +101,22 @@ impl NotionClient {
             .header("Notion-Version", NOTION_VERSION)
             .json(body)
             .send()
-            .await?;
+            .await
+            .map_err(|e| self.error(e))?;
         let status = res.status();
         if !status.is_success() {
             let body = res.text().await.unwrap_or_default();
             return Err(NotionError::Status { status: status.as_u16(), body: body.chars().take(500).collect() });
         }
-        Ok(res.json().await?)
+        res.json().await.map_err(|e| self.error(e))
+    }
+
+    fn error(&self, e: reqwest::Error) -> NotionError {
+        if e.is_timeout() {
+            NotionError::Timeout(self.timeout)
+        } else {
+            NotionError::Http(e)
+        }
     }
 }
 

@@ -221,4 +221,63 @@ mod tests {
         assert_eq!(r.tags, vec!["Smart money", "Loyalty"]);
         assert_eq!(r.email.as_str(), "ana@example.org");
     }
+
+    mod properties {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        fn text() -> impl Strategy<Value = String> {
+            prop_oneof![
+                ".{0,40}",
+                "[ \t]{0,3}[a-z0-9._%+-]{1,12}@[a-z0-9-]{1,10}\\.[a-z]{2,4}[ \t]{0,3}",
+                "<script>[a-z]{0,5}</script>",
+                Just("x".repeat(5_001)),
+                Just("é".repeat(201)),
+            ]
+        }
+
+        fn form() -> impl Strategy<Value = IntroForm> {
+            let tag = prop_oneof![prop::sample::select(tag_options().to_vec()), ".{0,12}"];
+            (text(), text(), text(), text(), text(), prop::collection::vec(tag, 0..10), prop_oneof![Just(String::new()), ".{0,40}", Just(uuid::Uuid::new_v4().to_string())])
+                .prop_map(|(name, contact_person, email, website, description, tags, submission_id)| IntroForm {
+                    name,
+                    contact_person,
+                    email,
+                    website,
+                    description,
+                    tags,
+                    submission_id,
+                    honeypot: String::new(),
+                })
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 2_000, failure_persistence: None, ..ProptestConfig::default() })]
+
+            /// Any form either becomes a request that keeps every rule, or is
+            /// refused with a message that names a field; nothing panics.
+            #[test]
+            fn validation_accepts_only_requests_that_keep_every_rule(f in form()) {
+                match IntroRequest::try_from(f) {
+                    Ok(r) => {
+                        prop_assert!(!r.name.is_empty() && r.name == r.name.trim() && r.name.chars().count() <= MAX_NAME);
+                        prop_assert!(r.contact_person.chars().count() <= MAX_NAME);
+                        prop_assert!(r.description.chars().count() <= MAX_DESCRIPTION);
+                        let email = r.email.as_str();
+                        prop_assert!(email.contains('@') && email.len() <= MAX_EMAIL && email == email.trim());
+                        prop_assert!(r.website.is_empty() || r.website.starts_with("http://") || r.website.starts_with("https://"));
+                        prop_assert!(r.tags.iter().all(|t| tag_options().contains(t)));
+                        let mut distinct = r.tags.clone();
+                        distinct.dedup();
+                        prop_assert_eq!(distinct.len(), r.tags.len());
+                    }
+                    Err(Invalid::MissingRequired) => {}
+                    Err(Invalid::Field(m)) => {
+                        let field = m.split(':').next().unwrap_or("");
+                        prop_assert!(["name", "contactPerson", "email", "website", "description", "tags", "submissionId"].contains(&field), "{}", m);
+                    }
+                }
+            }
+        }
+    }
 }

@@ -87,4 +87,27 @@ mod tests {
         assert_eq!(back["x"], "</script><script>alert(1)</script><!--");
         assert_eq!(back["y"], "a&b");
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 2_000, failure_persistence: None, ..Default::default() })]
+
+        /// No string, however built, can end the data script or open a
+        /// comment, and the page reads back exactly what was embedded.
+        #[test]
+        fn no_string_escapes_the_data_script(parts in proptest::collection::vec(proptest::prop_oneof![
+            ".{0,12}",
+            proptest::strategy::Just("</script>".to_owned()),
+            proptest::strategy::Just("</SCRIPT ".to_owned()),
+            proptest::strategy::Just("<!--".to_owned()),
+            proptest::strategy::Just("\u{2028}\u{2029}".to_owned()),
+            proptest::strategy::Just("&lt;".to_owned()),
+        ], 0..8)) {
+            let s = parts.concat();
+            let json = serde_json::json!({ "s": s, "k": { s.clone(): [s.clone()] } }).to_string();
+            let escaped = escape_json_for_script(&json);
+            proptest::prop_assert!(!escaped.contains('<') && !escaped.contains('>') && !escaped.contains('&'));
+            let back: serde_json::Value = serde_json::from_str(&escaped).unwrap();
+            proptest::prop_assert_eq!(&back["s"], &serde_json::json!(s));
+        }
+    }
 }

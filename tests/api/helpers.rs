@@ -259,3 +259,109 @@ where
     }
     false
 }
+
+/// A TCP server that accepts connections and never answers: a service that
+/// hangs. Connections are held open until it is dropped.
+pub struct Blackhole {
+    pub addr: std::net::SocketAddr,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Blackhole {
+    pub async fn start() -> Blackhole {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let task = tokio::spawn(async move {
+            let mut held = Vec::new();
+            while let Ok((socket, _)) = listener.accept().await {
+                held.push(socket);
+            }
+        });
+        Blackhole { addr, task }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+}
+
+impl Drop for Blackhole {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// How [`FlakyProxy`] treats connections.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Link {
+    /// Bytes flow both ways.
+    Up,
+    /// New connections are closed at once; open ones are cut.
+    Down,
+    /// Connections are accepted but nothing flows: a server that hangs.
+    Hanging,
+}
+
+/// A TCP proxy in front of a real server whose link the test switches: the
+/// database going away and coming back, without touching the database.
+pub struct FlakyProxy {
+    pub addr: std::net::SocketAddr,
+    link: tokio::sync::watch::Sender<Link>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl FlakyProxy {
+    pub async fn start(upstream: std::net::SocketAddr, link: Link) -> FlakyProxy {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (tx, rx) = tokio::sync::watch::channel(link);
+        let task = tokio::spawn(async move {
+            while let Ok((mut client, _)) = listener.accept().await {
+                let mut rx = rx.clone();
+                tokio::spawn(async move {
+                    let at_start = *rx.borrow_and_update();
+                    match at_start {
+                        Link::Down => return,
+                        Link::Hanging => {
+                            // Hold it, silent, until the link changes; then drop it.
+                            let _ = rx.changed().await;
+                            return;
+                        }
+                        Link::Up => {}
+                    }
+                    let Ok(mut server) = tokio::net::TcpStream::connect(upstream).await else { return };
+                    let next = tokio::select! {
+                        _ = tokio::io::copy_bidirectional(&mut client, &mut server) => return,
+                        next = async {
+                            loop {
+                                if rx.changed().await.is_err() {
+                                    return Link::Down;
+                                }
+                                let now = *rx.borrow();
+                                if now != Link::Up {
+                                    return now;
+                                }
+                            }
+                        } => next,
+                    };
+                    if next == Link::Hanging {
+                        // Frozen: both sockets stay open, nothing moves.
+                        let _ = rx.changed().await;
+                    }
+                    drop((client, server));
+                });
+            }
+        });
+        FlakyProxy { addr, link: tx, task }
+    }
+
+    pub fn set(&self, link: Link) {
+        self.link.send_replace(link);
+    }
+}
+
+impl Drop for FlakyProxy {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}

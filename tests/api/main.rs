@@ -5,6 +5,10 @@
 mod helpers;
 mod abuse;
 mod hostile;
+mod operations;
+mod resilience;
+mod security_headers;
+mod shutdown;
 mod content;
 mod intro;
 mod pages;

@@ -1,0 +1,91 @@
+//! What operators see: liveness and readiness, Prometheus metrics (and who
+//! may read them), and a request id on every response.
+
+use serde_json::{json, Value};
+
+use crate::helpers::{spawn_app, spawn_app_with};
+
+#[tokio::test]
+async fn healthz_says_alive_and_readyz_says_ready_with_each_check() {
+    let app = spawn_app().await;
+    let (status, body) = app.get_text("/healthz").await;
+    assert_eq!((status, body.as_str()), (200, "ok"));
+    let res = app.get("/readyz").await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(
+        res.json::<Value>().await.unwrap(),
+        json!({ "ready": true, "isolates": true, "prerendered": true, "database": true, "draining": false })
+    );
+}
+
+#[tokio::test]
+async fn metrics_count_requests_renders_cache_queue_and_pending_requests() {
+    let app = spawn_app().await;
+    for _ in 0..3 {
+        assert_eq!(app.get_text("/wallets").await.0, 200);
+    }
+    assert_eq!(app.get_text("/no-such-page").await.0, 404);
+    assert_eq!(app.get_text("/blog?type=Events").await.0, 200);
+    let res = app.client.post(format!("{}/api/save-to-notion", app.base)).json(&json!({ "name": "A", "email": "a@b.example" })).send().await.unwrap();
+    assert_eq!(res.status(), 200);
+    let res = app.get("/metrics").await;
+    assert_eq!(res.status(), 200);
+    assert!(res.headers()["content-type"].to_str().unwrap().starts_with("application/openmetrics-text"));
+    let text = res.text().await.unwrap();
+    for line in [
+        r#"http_requests_total{route="Wallets",status="200"} 3"#,
+        r#"http_requests_total{route="NotFound",status="404"} 1"#,
+        r#"http_requests_total{route="/api/save-to-notion",status="200"} 1"#,
+        r#"http_request_duration_seconds_count{route="Wallets",status="200"} 3"#,
+        r#"intro_submissions_total{outcome="stored"} 1"#,
+        "intro_requests_pending 1",
+        "ssr_render_queue_depth 0",
+        "database_up 1",
+    ] {
+        assert!(text.contains(line), "missing {line:?} in\n{text}");
+    }
+    // Prerendering filled the cache: the three /wallets views were hits;
+    // the filtered blog and the 404 needed renders.
+    let value = |name: &str| -> f64 {
+        text.lines().find(|l| l.starts_with(name)).and_then(|l| l.rsplit(' ').next()).and_then(|v| v.parse().ok()).unwrap_or_else(|| panic!("no {name}"))
+    };
+    assert!(value(r#"page_cache_lookups_total{outcome="hit"}"#) >= 3.0);
+    assert!(value("ssr_render_duration_seconds_count") >= 2.0);
+    // The raw path never becomes a label.
+    assert!(!text.contains("no-such-page"));
+}
+
+#[tokio::test]
+async fn metrics_are_only_for_the_operators_networks() {
+    let app = spawn_app_with(|c| c.trusted_proxies = "127.0.0.1".parse().unwrap()).await;
+    // Loopback (the operator's own machine): allowed.
+    assert_eq!(app.get("/metrics").await.status(), 200);
+    // A visitor from the internet, through the load balancer: the 404 any unknown path gets.
+    let res = app.client.get(format!("{}/metrics", app.base)).header("x-forwarded-for", "203.0.113.5").send().await.unwrap();
+    assert_eq!(res.status(), 404);
+    // A host on the private network behind the same balancer: allowed.
+    let res = app.client.get(format!("{}/metrics", app.base)).header("x-forwarded-for", "10.2.3.4").send().await.unwrap();
+    assert_eq!(res.status(), 200);
+}
+
+#[tokio::test]
+async fn every_response_has_a_request_id_and_only_trusted_proxies_may_set_it() {
+    let app = spawn_app().await;
+    let a = app.get("/").await.headers()["x-request-id"].to_str().unwrap().to_owned();
+    let b = app.get("/").await.headers()["x-request-id"].to_str().unwrap().to_owned();
+    assert_ne!(a, b);
+    assert!(uuid_like(&a), "{a}");
+    // Not from a trusted proxy: replaced.
+    let res = app.client.get(format!("{}/", app.base)).header("x-request-id", "lb-123").send().await.unwrap();
+    assert!(uuid_like(res.headers()["x-request-id"].to_str().unwrap()));
+
+    let app = spawn_app_with(|c| c.trusted_proxies = "127.0.0.1".parse().unwrap()).await;
+    let res = app.client.get(format!("{}/", app.base)).header("x-request-id", "lb-123").send().await.unwrap();
+    assert_eq!(res.headers()["x-request-id"], "lb-123", "the load balancer's id is kept");
+    let res = app.client.get(format!("{}/", app.base)).header("x-request-id", "bad id\twith spaces").send().await.unwrap();
+    assert!(uuid_like(res.headers()["x-request-id"].to_str().unwrap()), "an id unfit for logs is replaced");
+}
+
+fn uuid_like(s: &str) -> bool {
+    s.len() == 36 && s.chars().filter(|c| *c == '-').count() == 4
+}

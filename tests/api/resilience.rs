@@ -1,0 +1,138 @@
+//! Bad days elsewhere: the database unreachable at start or gone mid-run,
+//! Stripe and Notion that accept a connection and never answer. Pages keep
+//! rendering, the visitor gets the spec's error instead of a pretended
+//! success, and everything works again when the service is back.
+
+use std::time::{Duration, Instant};
+
+use citizen_site::db::Db;
+use citizen_site::intro::store;
+use serde_json::{json, Value};
+
+use crate::helpers::{bootstrap_json, eventually, fresh_postgres, spawn_app_with, visible_text, Blackhole, FlakyProxy, Link, TestApp};
+
+const SUBMIT_FAILED: &str = "Failed to submit form. Please try again.";
+
+async fn submit(app: &TestApp, n: usize) -> (u16, Value, Duration) {
+    let started = Instant::now();
+    let res = app
+        .client
+        .post(format!("{}/api/save-to-notion", app.base))
+        .json(&json!({ "name": format!("Community {n}"), "email": format!("c{n}@example.org") }))
+        .send()
+        .await
+        .unwrap();
+    let status = res.status().as_u16();
+    (status, res.json().await.unwrap(), started.elapsed())
+}
+
+async fn readiness(app: &TestApp) -> (u16, Value) {
+    let res = app.get("/readyz").await;
+    let status = res.status().as_u16();
+    (status, res.json().await.unwrap())
+}
+
+/// /about renders quickly, with an empty team.
+async fn about_renders_without_the_team(app: &TestApp) {
+    let started = Instant::now();
+    let (status, html) = app.get_text("/about").await;
+    assert_eq!(status, 200);
+    assert!(visible_text(&html).contains("Meet Our Team"));
+    assert_eq!(bootstrap_json(&html)["data"]["team"], json!([]));
+    assert!(started.elapsed() < Duration::from_secs(2), "/about took {:?}", started.elapsed());
+}
+
+#[tokio::test]
+async fn the_site_serves_through_a_database_outage_and_recovers() {
+    let real = fresh_postgres().await;
+    let (prefix, rest) = real.split_once("@").unwrap();
+    let (host_port, database) = rest.split_once('/').unwrap();
+    let upstream = tokio::net::lookup_host(host_port).await.unwrap().next().unwrap();
+    let proxy = FlakyProxy::start(upstream, Link::Down).await;
+    let via_proxy = format!("{prefix}@{}/{database}", proxy.addr);
+    let app = spawn_app_with(|c| {
+        c.database_url = via_proxy.clone();
+        c.timeouts.db_connect = Duration::from_secs(1);
+        c.timeouts.db_query = Duration::from_secs(2);
+    })
+    .await;
+
+    // Unreachable at start: pages render, readiness says why, submissions are refused honestly.
+    about_renders_without_the_team(&app).await;
+    assert_eq!(app.get_text("/").await.0, 200);
+    let (status, body) = readiness(&app).await;
+    assert_eq!((status, &body["database"], &body["isolates"]), (503, &json!(false), &json!(true)), "{body}");
+    let (status, body, took) = submit(&app, 1).await;
+    assert_eq!((status, body), (503, json!({ "success": false, "error": SUBMIT_FAILED })));
+    assert!(took < Duration::from_secs(5), "refused after {took:?}");
+
+    // It comes back: migrated, ready, and submissions are stored again.
+    proxy.set(Link::Up);
+    assert!(eventually(15, || async { readiness(&app).await.0 == 200 }).await, "ready once the database is back");
+    let (status, _, _) = submit(&app, 2).await;
+    assert_eq!(status, 200);
+
+    // It hangs mid-run (accepts, never answers): bounded, and the same honest error.
+    proxy.set(Link::Hanging);
+    let (status, body, took) = submit(&app, 3).await;
+    assert_eq!((status, body), (503, json!({ "success": false, "error": SUBMIT_FAILED })));
+    assert!(took < Duration::from_secs(8), "refused after {took:?}");
+    assert!(eventually(10, || async { readiness(&app).await.0 == 503 }).await, "not ready while the database hangs");
+    about_renders_without_the_team(&app).await;
+
+    // Back again.
+    proxy.set(Link::Up);
+    assert!(eventually(15, || async { readiness(&app).await.0 == 200 }).await);
+    let (status, _, _) = submit(&app, 4).await;
+    assert_eq!(status, 200);
+
+    // Exactly the two requests the visitor was told were stored are stored.
+    let direct = Db::connect_lazy(&real).unwrap();
+    assert_eq!(store::pending_count(&direct).await.unwrap(), 2);
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn stripe_that_never_answers_is_cut_off_and_the_pricing_page_says_so() {
+    let stripe = Blackhole::start().await;
+    let app = spawn_app_with(|c| {
+        c.stripe_secret_key = Some("sk_test_x".into());
+        c.stripe_api_base = stripe.url();
+        c.timeouts.stripe = Duration::from_secs(1);
+    })
+    .await;
+    let started = Instant::now();
+    let (status, html) = app.get_text("/pricing").await;
+    assert_eq!(status, 200);
+    assert!(visible_text(&html).contains("Failed to load pricing information"));
+    assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
+    let started = Instant::now();
+    let res = app.client.post(format!("{}/api/verify-checkout-session", app.base)).json(&json!({ "sessionId": "cs_1" })).send().await.unwrap();
+    assert_eq!(res.status(), 502);
+    assert_eq!(res.json::<Value>().await.unwrap()["error"], "Failed to verify payment session");
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
+
+#[tokio::test]
+async fn notion_that_never_answers_is_cut_off_and_the_request_kept() {
+    let notion = Blackhole::start().await;
+    let app = spawn_app_with(|c| {
+        c.notion_token = Some("secret_test".into());
+        c.notion_database_id = Some("db123".into());
+        c.notion_api_base = notion.url();
+        c.timeouts.notion_request = Duration::from_millis(500);
+    })
+    .await;
+    let (status, _, _) = submit(&app, 1).await;
+    assert_eq!(status, 200, "stored first: the visitor is not kept waiting on Notion");
+    use sqlx::Row;
+    let db = app.state.db.clone();
+    let tried = eventually(10, || async {
+        let row = sqlx::query("SELECT attempts, last_error FROM intro_requests").fetch_one(&db.pool).await.unwrap();
+        row.get::<i64, _>("attempts") >= 2 && row.get::<Option<String>, _>("last_error").is_some_and(|e| e.contains("timed out"))
+    })
+    .await;
+    assert!(tried, "each try is cut off and recorded");
+    assert_eq!(store::pending_count(&app.state.db).await.unwrap(), 1, "still pending, not dropped");
+    app.stop().await;
+}

@@ -1,0 +1,126 @@
+//! Security headers on every response, and a policy that every page's own
+//! frames, images and forms fit (the browser suite checks that no page
+//! reports a violation).
+
+use citizen_site::security;
+
+use crate::helpers::{spawn_app, spawn_app_with, RawResponse, TestApp};
+
+/// Every concrete route, the 404 page, the API, an asset, the SEO files and
+/// the health endpoints.
+async fn every_kind_of_response(app: &TestApp) -> Vec<String> {
+    let mut targets: Vec<String> = citizen_site::routes::table::RouteTable::embedded().concrete_paths(|p| {
+        if p == "postId" {
+            vec!["nfc-integration".into()]
+        } else {
+            vec![]
+        }
+    });
+    let home = app.get_text("/").await.1;
+    let asset = home.split("src=\"").nth(1).and_then(|s| s.split('"').next()).expect("the home page loads a script").to_owned();
+    targets.extend(
+        [
+            "/no-such-page", "/api/route-data?url=/", "/api/get-stripe-prices", "/sitemap.xml", "/robots.txt", "/feed.xml",
+            "/site.webmanifest", "/healthz", "/readyz", "/metrics", "/assets/no-such-file.js",
+        ]
+        .map(String::from),
+    );
+    targets.push(asset);
+    targets
+}
+
+fn assert_headers(target: &str, res: &RawResponse, https: bool) {
+    let h = |name: &str| res.header(name).unwrap_or_else(|| panic!("{target}: no {name}"));
+    let csp = h("content-security-policy");
+    assert!(csp.contains("default-src 'none'") && csp.contains("script-src 'self';") && csp.contains("frame-ancestors 'none'"), "{target}: {csp}");
+    assert!(!csp.contains("unsafe-inline") && !csp.contains("unsafe-eval"), "{target}: {csp}");
+    assert_eq!(h("x-content-type-options"), "nosniff", "{target}");
+    assert_eq!(h("x-frame-options"), "DENY", "{target}");
+    assert_eq!(h("referrer-policy"), "strict-origin-when-cross-origin", "{target}");
+    assert_eq!(h("permissions-policy"), security::PERMISSIONS_POLICY, "{target}");
+    assert_eq!(h("cross-origin-opener-policy"), "same-origin", "{target}");
+    let corp = if target.starts_with("/assets/") { "cross-origin" } else { "same-origin" };
+    assert_eq!(h("cross-origin-resource-policy"), corp, "{target}");
+    assert!(h("x-request-id").len() >= 32, "{target}");
+    match res.header("strict-transport-security") {
+        Some(v) if https => assert!(v.starts_with("max-age=63072000"), "{target}: {v}"),
+        None if !https => {}
+        other => panic!("{target}: HSTS {other:?} on a site that is {}https", if https { "" } else { "not " }),
+    }
+}
+
+#[tokio::test]
+async fn every_response_carries_the_security_headers() {
+    let app = spawn_app().await;
+    for target in every_kind_of_response(&app).await {
+        let res = app.raw_get(&target).await;
+        assert_headers(&target, &res, false);
+    }
+    // Errors made by the router and the body limits carry them too.
+    let res = app.raw(b"PUT / HTTP/1.1\r\nHost: t\r\nConnection: close\r\nContent-Length: 0\r\n\r\n").await;
+    assert_eq!(res.status, 405);
+    assert_headers("PUT /", &res, false);
+    let body = "x".repeat(70_000);
+    let res = app
+        .raw(format!("POST /api/save-to-notion HTTP/1.1\r\nHost: t\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}", body.len()).as_bytes())
+        .await;
+    assert_eq!(res.status, 413);
+    assert_headers("POST /api/save-to-notion (413)", &res, false);
+}
+
+#[tokio::test]
+async fn hsts_and_upgrade_insecure_requests_when_the_site_is_https() {
+    let app = spawn_app_with(|c| c.site_url = "https://citizenwallet.example".into()).await;
+    for target in ["/", "/pricing", "/no-such-page", "/api/route-data?url=/", "/robots.txt"] {
+        let res = app.raw_get(target).await;
+        assert_headers(target, &res, true);
+        assert!(res.header("content-security-policy").unwrap().ends_with("; upgrade-insecure-requests"));
+    }
+}
+
+/// The values of `attr` on every `<tag ...>` in `html`.
+fn attribute_values(html: &str, tag: &str, attr: &str) -> Vec<String> {
+    html.split(&format!("<{tag} "))
+        .skip(1)
+        .filter_map(|rest| {
+            let open = rest.split('>').next()?;
+            let value = open.split(&format!(" {attr}=\"")).nth(1).or_else(|| open.strip_prefix(&format!("{attr}=\"")))?;
+            Some(value.split('"').next()?.replace("&amp;", "&"))
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn every_frame_image_and_form_on_every_page_is_allowed_by_the_policy() {
+    let app = spawn_app().await;
+    let frames = security::frame_origins();
+    let mut seen_frames = 0;
+    for path in citizen_site::routes::table::RouteTable::embedded().concrete_paths(|_| vec!["nfc-integration".into()]) {
+        let (status, html) = app.get_text(&path).await;
+        assert_eq!(status, 200, "{path}");
+        assert!(!html.contains(" style=\""), "{path}: an inline style attribute would be blocked (style-src 'self')");
+        assert!(!html.contains("<style"), "{path}: a <style> element would be blocked");
+        for src in attribute_values(&html, "iframe", "src") {
+            seen_frames += 1;
+            assert!(frames.iter().any(|o| src.starts_with(&format!("{o}/"))), "{path}: frame {src} is not in frame-src {frames:?}");
+        }
+        for src in attribute_values(&html, "img", "src") {
+            assert!(src.starts_with('/') || src.starts_with("https://") || src.starts_with("data:"), "{path}: image {src} is not allowed by img-src");
+        }
+        for action in attribute_values(&html, "form", "action") {
+            assert!(action.starts_with('/') && !action.starts_with("//"), "{path}: form posts to {action}, outside form-action 'self'");
+        }
+        for src in attribute_values(&html, "script", "src") {
+            assert!(src.starts_with("/assets/"), "{path}: script {src} is not from this origin");
+        }
+        // The only inline scripts are data blocks, which the policy does not run.
+        for block in html.split("<script").skip(1) {
+            let open = block.split('>').next().unwrap();
+            assert!(
+                open.contains(" src=\"") || open.contains("type=\"application/json\"") || open.contains("type=\"application/ld+json\""),
+                "{path}: inline script <script{open}> would be blocked"
+            );
+        }
+    }
+    assert_eq!(seen_frames, 2, "the video and the price chart");
+}

@@ -1,0 +1,180 @@
+//! The real binary stopped the way an operator or an orchestrator stops it:
+//! SIGTERM and Ctrl-C (SIGINT). It stops accepting at once, lets in-flight
+//! requests finish within the grace period and no longer, stops the Notion
+//! forwarder, and exits 0. Its JSON logs carry each request's id.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use wiremock::matchers::{method, path, path_regex};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+use crate::helpers::{tempdir::TempDir, Blackhole};
+use crate::stripe_fixtures::checkout_session;
+
+struct Server {
+    child: Child,
+    base: String,
+    logs: Arc<Mutex<Vec<String>>>,
+    _data: TempDir,
+}
+
+impl Server {
+    async fn start(env: &[(&str, String)]) -> Server {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let data = TempDir::new();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_citizen-site"))
+            .env("ADDR", format!("127.0.0.1:{port}"))
+            .env("DATABASE_URL", format!("sqlite://{}/site.db", data.path().display()))
+            .env("LOG_FORMAT", "json")
+            .env("RUST_LOG", "info")
+            .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("starting the server binary");
+        let logs = Arc::new(Mutex::new(Vec::new()));
+        for stream in [Box::new(child.stdout.take().unwrap()) as Box<dyn std::io::Read + Send>, Box::new(child.stderr.take().unwrap())] {
+            let logs = logs.clone();
+            std::thread::spawn(move || {
+                for line in BufReader::new(stream).lines().map_while(Result::ok) {
+                    logs.lock().unwrap().push(line);
+                }
+            });
+        }
+        let base = format!("http://127.0.0.1:{port}");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Ok(res) = reqwest::get(format!("{base}/readyz")).await {
+                if res.status() == 200 {
+                    break;
+                }
+            }
+            assert!(Instant::now() < deadline, "not ready in 30 s: {:?}", logs.lock().unwrap());
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        Server { child, base, logs, _data: data }
+    }
+
+    fn signal(&self, sig: &str) {
+        let ok = Command::new("kill").args([&format!("-{sig}"), &self.child.id().to_string()]).status().unwrap().success();
+        assert!(ok, "kill -{sig}");
+    }
+
+    /// Waits for the process to exit; its exit status and how long it took.
+    async fn exited(&mut self, within: Duration) -> (std::process::ExitStatus, Duration) {
+        let started = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return (status, started.elapsed());
+            }
+            assert!(started.elapsed() < within, "still running after {within:?}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    fn logged(&self) -> Vec<Value> {
+        self.logs.lock().unwrap().iter().filter_map(|l| serde_json::from_str(l).ok()).collect()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+    }
+}
+
+async fn post_verify(base: &str, session: &str) -> reqwest::Response {
+    reqwest::Client::new()
+        .post(format!("{base}/api/verify-checkout-session"))
+        .json(&json!({ "sessionId": session }))
+        .send()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn sigterm_finishes_in_flight_requests_refuses_new_ones_and_stops_the_forwarder() {
+    // Stripe answers this session after 2 s: the request is in flight when SIGTERM comes.
+    let stripe = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/v1/checkout/sessions/cs_slow"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(checkout_session("cs_slow", "paid", Some("ana@example.org"))).set_delay(Duration::from_secs(2)))
+        .mount(&stripe)
+        .await;
+    let notion = MockServer::start().await;
+    Mock::given(path_regex("^/v1/")).respond_with(ResponseTemplate::new(200).set_body_json(json!({ "results": [] }))).mount(&notion).await;
+    let mut server = Server::start(&[
+        ("STRIPE_SECRET_KEY", "sk_test_x".into()),
+        ("STRIPE_API_BASE", stripe.uri()),
+        ("NOTION_TOKEN", "secret_test".into()),
+        ("NOTION_DATABASE_ID", "db123".into()),
+        ("NOTION_API_BASE", notion.uri()),
+        ("SHUTDOWN_GRACE_SECS", "10".into()),
+    ])
+    .await;
+
+    // A request whose log line must carry its id.
+    let res = reqwest::get(format!("{}/no-such-page", server.base)).await.unwrap();
+    let request_id = res.headers()["x-request-id"].to_str().unwrap().to_owned();
+
+    let base = server.base.clone();
+    let in_flight = tokio::spawn(async move { post_verify(&base, "cs_slow").await });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    server.signal("TERM");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // No new connections once shutdown has begun.
+    let refused = tokio::net::TcpStream::connect(server.base.trim_start_matches("http://")).await;
+    assert!(refused.is_err(), "a new connection was accepted during shutdown");
+
+    let res = in_flight.await.unwrap();
+    assert_eq!(res.status(), 200, "the in-flight request finished");
+    assert_eq!(res.json::<Value>().await.unwrap()["session"]["customer_email"], "ana@example.org");
+    let (status, took) = server.exited(Duration::from_secs(10)).await;
+    assert!(status.success(), "exit status {status}");
+    assert!(took < Duration::from_secs(5), "exited {took:?} after the request finished");
+
+    let logs = server.logged();
+    let messages: Vec<&str> = logs.iter().filter_map(|l| l["fields"]["message"].as_str()).collect();
+    assert!(messages.contains(&"SIGTERM received"), "{messages:?}");
+    assert!(messages.contains(&"intro request forwarder stopped"), "{messages:?}");
+    assert!(messages.contains(&"stopped"), "{messages:?}");
+    let unknown = logs.iter().find(|l| l["fields"]["message"] == "404: unknown route requested").expect("the 404 is logged");
+    assert_eq!(unknown["span"]["id"], request_id.as_str(), "the log line carries the request id: {unknown}");
+}
+
+#[tokio::test]
+async fn a_request_that_outlives_the_grace_period_does_not_hold_the_process() {
+    let stripe = Blackhole::start().await;
+    let mut server = Server::start(&[
+        ("STRIPE_SECRET_KEY", "sk_test_x".into()),
+        ("STRIPE_API_BASE", stripe.url()),
+        ("SHUTDOWN_GRACE_SECS", "1".into()),
+    ])
+    .await;
+    let base = server.base.clone();
+    let stuck = tokio::spawn(async move {
+        reqwest::Client::new().post(format!("{base}/api/verify-checkout-session")).json(&json!({ "sessionId": "cs_1" })).send().await
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    server.signal("TERM");
+    let (status, took) = server.exited(Duration::from_secs(6)).await;
+    assert!(status.success(), "exit status {status}");
+    assert!(took < Duration::from_secs(3), "exited after {took:?}, grace is 1 s");
+    assert!(stuck.await.unwrap().is_err(), "the stuck request's connection was closed");
+    let messages: Vec<String> = server.logged().iter().filter_map(|l| l["fields"]["message"].as_str().map(String::from)).collect();
+    assert!(messages.iter().any(|m| m.contains("outlived the shutdown grace")), "{messages:?}");
+}
+
+#[tokio::test]
+async fn ctrl_c_stops_it_cleanly() {
+    let mut server = Server::start(&[]).await;
+    assert_eq!(reqwest::get(format!("{}/", server.base)).await.unwrap().status(), 200);
+    server.signal("INT");
+    let (status, _) = server.exited(Duration::from_secs(5)).await;
+    assert!(status.success(), "exit status {status}");
+    assert!(server.logged().iter().any(|l| l["fields"]["message"] == "interrupted (Ctrl-C)"));
+}
