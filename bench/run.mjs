@@ -16,9 +16,9 @@
 // bench/results.json and bench/results.svg.
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { freePort, need, siteBinary, startNginx, startSite as startOpsSite, waitFor } from "../tests/ops/tools.mjs";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 const DURATION = process.env.BENCH_DURATION ?? "10s";
@@ -27,56 +27,11 @@ const PAGES = ["/", "/blog", "/pricing"];
 const COLD_RUNS = Number(process.env.BENCH_COLD_RUNS ?? 7);
 const children = [];
 process.on("exit", () => children.forEach((c) => c.kill("SIGKILL")));
-
-/** Makes sure a Debian package's command is there, installing it when this
- *  runs as root on a machine with apt-get. */
-function need(cmd, pkg) {
-  const has = () => {
-    try {
-      execFileSync("sh", ["-c", `command -v ${cmd}`], { stdio: "ignore" });
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  if (has()) return;
-  if (process.getuid?.() === 0 && fs.existsSync("/usr/bin/apt-get")) {
-    console.error(`installing ${pkg}...`);
-    execFileSync("sh", ["-c", `apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ${pkg}`], { stdio: "inherit" });
-  }
-  if (!has()) throw new Error(`${cmd} is needed: apt-get install ${pkg}`);
-}
-
-async function freePort() {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitFor(url, ms = 60_000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      const r = await fetch(url);
-      if (r.ok) return;
-    } catch {}
-    if (Date.now() > deadline) throw new Error(`${url} not up`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+let bin;
 
 function startSite(env) {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "citizen-bench-"));
-  const child = spawn(path.join(root, "target/release/citizen-site"), [], {
-    env: { ...process.env, DATABASE_URL: `sqlite://${dataDir}/db.sqlite`, RUST_LOG: "error", ...env },
-    stdio: "ignore",
-  });
-  children.push(child);
-  return child;
+  const { ADDR, ...rest } = env;
+  return startOpsSite(bin, Number(ADDR.split(":")[1]), rest);
 }
 
 function wrk(url, headers = {}) {
@@ -114,11 +69,8 @@ function load(base, headers) {
 async function main() {
   need("wrk", "wrk");
   need("nginx", "nginx");
-  const archive = path.join(root, "..", "shared", "v8", "librusty_v8_simdutf_release_x86_64-unknown-linux-gnu.a.gz");
-  const env = { ...process.env };
-  if (!env.RUSTY_V8_ARCHIVE && fs.existsSync(archive)) env.RUSTY_V8_ARCHIVE = archive;
-  console.error("building the release binary...");
-  execFileSync("cargo", ["build", "--release", "--quiet"], { cwd: root, env, stdio: "inherit" });
+  delete process.env.CITIZEN_SITE_BIN; // always the release build
+  bin = siteBinary();
   const results = { date: new Date().toISOString().slice(0, 10), cores: os.cpus().length, rows: {} };
 
   // Row 3 first, on a quiet machine: cold start.
@@ -144,7 +96,7 @@ async function main() {
   const portA = await freePort();
   const a = startSite({ ADDR: `127.0.0.1:${portA}` });
   const baseA = `http://127.0.0.1:${portA}`;
-  await waitFor(`${baseA}/healthz`);
+  await waitFor(`${baseA}/readyz`);
 
   // Row 4: page weight per route.
   const routes = JSON.parse(fs.readFileSync(path.join(root, "content/routes.json"), "utf8")).routes;
@@ -180,33 +132,25 @@ async function main() {
     const gz = execFileSync("sh", ["-c", `curl -s -H 'Accept-Encoding: gzip' ${baseA}${p}`], { maxBuffer: 1 << 24 });
     fs.writeFileSync(path.join(www, `${name}.html.gz`), gz);
   }
+  // nginx sends the same response headers ours does (security headers and
+  // a request id), so both put the same bytes on the wire.
+  const ourHeaders = (await fetch(`${baseA}/`)).headers;
+  const mirrored = ["content-security-policy", "x-content-type-options", "x-frame-options", "referrer-policy",
+    "permissions-policy", "cross-origin-opener-policy", "cross-origin-resource-policy"]
+    .map((h) => `add_header ${h} "${ourHeaders.get(h)}" always;`).join("\n    ");
   const portN = await freePort();
-  const conf = path.join(www, "nginx.conf");
-  fs.writeFileSync(conf, `
-user root;
-worker_processes auto;
-pid ${www}/nginx.pid;
-error_log ${www}/error.log crit;
-daemon off;
-events { worker_connections 4096; }
-http {
-  access_log off;
+  const nginx = await startNginx(`
   sendfile on; tcp_nopush on; keepalive_requests 100000;
   gzip_static on;
   default_type text/html;
-  client_body_temp_path ${www}/tmp; proxy_temp_path ${www}/tmp; fastcgi_temp_path ${www}/tmp;
-  uwsgi_temp_path ${www}/tmp; scgi_temp_path ${www}/tmp;
   server {
     listen 127.0.0.1:${portN};
     root ${www};
+    ${mirrored}
+    add_header x-request-id $request_id always;
     location = / { try_files /index.html =404; }
     location / { try_files $uri.html =404; }
-  }
-}`);
-  fs.mkdirSync(path.join(www, "tmp"));
-  const nginx = spawn("nginx", ["-c", conf, "-p", www], { stdio: "ignore" });
-  children.push(nginx);
-  await waitFor(`http://127.0.0.1:${portN}/`);
+  }`, `http://127.0.0.1:${portN}/`, { workers: "auto" });
   const gzip = { "Accept-Encoding": "gzip" };
   console.error("row 1: cached pages (ours, then nginx)...");
   const oursCached = load(baseA, gzip);
@@ -219,12 +163,12 @@ http {
   const portB = await freePort();
   const b = startSite({ ADDR: `127.0.0.1:${portB}`, PAGE_CACHE_CAPACITY: "0" });
   const baseB = `http://127.0.0.1:${portB}`;
-  await waitFor(`${baseB}/healthz`);
+  await waitFor(`${baseB}/readyz`);
   const data = {};
   for (const p of PAGES) data[p] = await (await fetch(`${baseB}/api/route-data?url=${encodeURIComponent(p)}`)).text();
   const dataFile = path.join(www, "data.json");
   fs.writeFileSync(dataFile, JSON.stringify(data));
-  const bundle = newest(path.join(root, "target/release/build"), "out/web/ssr.js");
+  const bundle = newest(path.join(path.dirname(bin), "build"), "out/web/ssr.js");
   const portNode = await freePort();
   const node = spawn(process.execPath, [path.join(root, "bench/node-peer.mjs"), bundle, String(portNode), dataFile], { stdio: "ignore" });
   children.push(node);

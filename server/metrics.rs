@@ -14,7 +14,7 @@ use prometheus_client::registry::Registry;
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct HttpLabels {
     pub route: String,
-    pub status: String,
+    pub status: u16,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -31,14 +31,17 @@ fn latency_histogram() -> Histogram {
 
 pub struct Metrics {
     registry: Registry,
-    pub requests: Family<HttpLabels, Counter>,
+    /// Requests and their latency by route and status (its `_count` is the
+    /// number of requests).
     pub latency: HistogramFamily<HttpLabels>,
     pub render_seconds: Histogram,
     /// Renders that did not produce a page: timeout, heap, script, panic,
     /// overloaded.
     pub render_failures: Family<Outcome, Counter>,
-    /// Page cache lookups: hit or miss.
-    pub page_cache: Family<Outcome, Counter>,
+    /// Page cache lookups, by outcome; the two handles are kept, as every
+    /// page view counts one.
+    pub page_cache_hits: Counter,
+    pub page_cache_misses: Counter,
     pub render_queue_depth: Gauge,
     pub intro_pending: Gauge,
     /// Intro submissions: stored, duplicate, spam, invalid, failed.
@@ -56,16 +59,20 @@ impl Default for Metrics {
 impl Metrics {
     pub fn new() -> Metrics {
         let mut registry = Registry::default();
-        let requests = Family::<HttpLabels, Counter>::default();
-        registry.register("http_requests", "HTTP requests answered, by route and status", requests.clone());
         let latency = HistogramFamily::<HttpLabels>::new_with_constructor(latency_histogram as fn() -> Histogram);
-        registry.register("http_request_duration_seconds", "Time to answer an HTTP request, by route and status", latency.clone());
+        registry.register(
+            "http_request_duration_seconds",
+            "Time to answer an HTTP request, by route and status (_count: requests answered)",
+            latency.clone(),
+        );
         let render_seconds = latency_histogram();
         registry.register("ssr_render_duration_seconds", "Time a page render took in its V8 isolate, queueing included", render_seconds.clone());
         let render_failures = Family::<Outcome, Counter>::default();
         registry.register("ssr_render_failures", "Renders that did not produce a page, by outcome", render_failures.clone());
         let page_cache = Family::<Outcome, Counter>::default();
         registry.register("page_cache_lookups", "Rendered-page cache lookups, by outcome (hit, miss)", page_cache.clone());
+        let page_cache_hits = page_cache.get_or_create(&Outcome { outcome: "hit" }).clone();
+        let page_cache_misses = page_cache.get_or_create(&Outcome { outcome: "miss" }).clone();
         let render_queue_depth = Gauge::default();
         registry.register("ssr_render_queue_depth", "Renders waiting for an isolate", render_queue_depth.clone());
         let intro_pending = Gauge::default();
@@ -78,11 +85,11 @@ impl Metrics {
         registry.register("database_up", "1 when the database answered its last health check", database_up.clone());
         Metrics {
             registry,
-            requests,
             latency,
             render_seconds,
             render_failures,
-            page_cache,
+            page_cache_hits,
+            page_cache_misses,
             render_queue_depth,
             intro_pending,
             intro_submissions,
@@ -91,10 +98,8 @@ impl Metrics {
         }
     }
 
-    pub fn observe_request(&self, route: &str, status: u16, seconds: f64) {
-        let labels = HttpLabels { route: route.to_owned(), status: status.to_string() };
-        self.requests.get_or_create(&labels).inc();
-        self.latency.get_or_create(&labels).observe(seconds);
+    pub fn observe_request(&self, route: String, status: u16, seconds: f64) {
+        self.latency.get_or_create(&HttpLabels { route, status }).observe(seconds);
     }
 
     pub fn outcome(family: &Family<Outcome, Counter>, outcome: &'static str) {

@@ -48,6 +48,7 @@ impl SecurityHeaders {
             (HeaderName::from_static("cross-origin-opener-policy"), HeaderValue::from_static("same-origin")),
             (HeaderName::from_static("cross-origin-resource-policy"), HeaderValue::from_static(corp)),
         ];
+        headers.reserve(fixed.len() + 1);
         for (name, value) in fixed {
             headers.entry(name).or_insert(value);
         }

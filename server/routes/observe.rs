@@ -1,8 +1,8 @@
 //! The middleware every request passes through: it works out who the client
 //! is (`X-Forwarded-For` only from trusted proxies), gives the request an id
 //! (sent back as `X-Request-Id` and carried by every log line written while
-//! serving it), adds the security headers, and records the request in the
-//! metrics by route and status.
+//! serving it, see [`crate::telemetry`]), adds the security headers, and
+//! records the request in the metrics by route and status.
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::time::Instant;
@@ -11,9 +11,9 @@ use axum::extract::{ConnectInfo, MatchedPath, Request, State};
 use axum::http::{HeaderName, HeaderValue};
 use axum::middleware::Next;
 use axum::response::Response;
-use tracing::Instrument;
 
 use crate::client_ip::{self, ClientIp};
+use crate::telemetry;
 use crate::state::SharedState;
 
 pub const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
@@ -36,45 +36,36 @@ pub async fn observe(State(state): State<SharedState>, mut req: Request, next: N
 
     // A proxy we trust may have named the request already; anyone else's id
     // is replaced, so ids in the logs are ours or our proxies'.
-    let id = req
-        .headers()
-        .get(&REQUEST_ID)
-        .and_then(|v| v.to_str().ok())
-        .filter(|v| trusted.contains(peer.ip()) && is_plain_id(v))
-        .map(str::to_owned)
-        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+    let id: std::sync::Arc<str> = match req.headers().get(&REQUEST_ID).and_then(|v| v.to_str().ok()) {
+        Some(v) if trusted.contains(peer.ip()) && is_plain_id(v) => v.into(),
+        _ => uuid::Uuid::new_v4().hyphenated().encode_lower(&mut uuid::Uuid::encode_buffer()).into(),
+    };
     let id_value = HeaderValue::from_str(&id).expect("a checked id is a header value");
     req.headers_mut().insert(REQUEST_ID, id_value.clone());
 
     let path = req.uri().path().to_owned();
+    let method = req.method().clone();
     let matched = req.extensions().get::<MatchedPath>().map(|m| m.as_str().to_owned());
-    let span = tracing::info_span!(
-        "request",
-        id = %id,
-        method = %req.method(),
-        path = %shorten(&path),
-        client = %client,
-    );
-    let mut res = next.run(req).instrument(span.clone()).await;
+    let mut res = telemetry::with_request_id(id.clone(), next.run(req)).await;
 
     state.security.apply(&path, res.headers_mut());
     res.headers_mut().insert(REQUEST_ID, id_value);
 
     let route = res
-        .extensions()
-        .get::<RouteLabel>()
-        .map(|l| l.0.clone())
+        .extensions_mut()
+        .remove::<RouteLabel>()
+        .map(|l| l.0)
         .or(matched)
         .unwrap_or_else(|| "unmatched".to_owned());
     let status = res.status().as_u16();
     let seconds = started.elapsed().as_secs_f64();
-    state.metrics.observe_request(&route, status, seconds);
-    let _enter = span.enter();
-    if status >= 500 && !route.starts_with("/healthz") && !route.starts_with("/readyz") {
-        tracing::warn!(status, route = %route, took_ms = (seconds * 1000.0) as u64, "request failed");
+    let took_ms = (seconds * 1000.0) as u64;
+    if status >= 500 && route != "/readyz" {
+        tracing::warn!(request_id = %id, %method, path = %shorten(&path), %client, status, %route, took_ms, "request failed");
     } else {
-        tracing::debug!(status, route = %route, took_ms = (seconds * 1000.0) as u64, "request");
+        tracing::debug!(request_id = %id, %method, path = %shorten(&path), %client, status, %route, took_ms, "request");
     }
+    state.metrics.observe_request(route, status, seconds);
     res
 }
 

@@ -102,10 +102,10 @@ async fn render_page(state: &SharedState, loaded: Loaded) -> Result<Rendered, Re
     let m = &state.metrics;
     if loaded.cacheable {
         if let Some(hit) = state.pages.get(&key).await {
-            Metrics::outcome(&m.page_cache, "hit");
+            m.page_cache_hits.inc();
             return Ok(Rendered::Cached(hit));
         }
-        Metrics::outcome(&m.page_cache, "miss");
+        m.page_cache_misses.inc();
     }
     let started = std::time::Instant::now();
     let rendered = state.pool.render(&loaded.render_url, &bootstrap).await;

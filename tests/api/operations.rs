@@ -33,10 +33,9 @@ async fn metrics_count_requests_renders_cache_queue_and_pending_requests() {
     assert!(res.headers()["content-type"].to_str().unwrap().starts_with("application/openmetrics-text"));
     let text = res.text().await.unwrap();
     for line in [
-        r#"http_requests_total{route="Wallets",status="200"} 3"#,
-        r#"http_requests_total{route="NotFound",status="404"} 1"#,
-        r#"http_requests_total{route="/api/save-to-notion",status="200"} 1"#,
         r#"http_request_duration_seconds_count{route="Wallets",status="200"} 3"#,
+        r#"http_request_duration_seconds_count{route="NotFound",status="404"} 1"#,
+        r#"http_request_duration_seconds_count{route="/api/save-to-notion",status="200"} 1"#,
         r#"intro_submissions_total{outcome="stored"} 1"#,
         "intro_requests_pending 1",
         "ssr_render_queue_depth 0",

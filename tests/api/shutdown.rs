@@ -143,7 +143,7 @@ async fn sigterm_finishes_in_flight_requests_refuses_new_ones_and_stops_the_forw
     assert!(messages.contains(&"intro request forwarder stopped"), "{messages:?}");
     assert!(messages.contains(&"stopped"), "{messages:?}");
     let unknown = logs.iter().find(|l| l["fields"]["message"] == "404: unknown route requested").expect("the 404 is logged");
-    assert_eq!(unknown["span"]["id"], request_id.as_str(), "the log line carries the request id: {unknown}");
+    assert_eq!(unknown["request_id"], request_id.as_str(), "the log line carries the request id: {unknown}");
 }
 
 #[tokio::test]

@@ -84,3 +84,31 @@ test("the contact form sends a request and goes home after two seconds", async (
   await again.getByRole("alert").filter({ hasText: "email: not a valid email address" }).waitFor();
   await again.close();
 });
+
+test("a contact request whose answer was lost is sent again as the same submission and stored once", async () => {
+  const page = await browser.newPage();
+  const metric = async (line) => (await (await fetch(`${server.base}/metrics`)).text()).split("\n").find((l) => l.startsWith(line));
+  const storedBefore = await metric('intro_submissions_total{outcome="stored"}');
+  await page.goto(`${server.base}/contact`, { waitUntil: "networkidle" });
+  let lost = 0;
+  await page.route("**/api/save-to-notion", async (route) => {
+    if (lost++ === 0) {
+      // The server gets it and stores it; the answer never reaches the page.
+      await route.fetch();
+      return route.abort("connectionreset");
+    }
+    return route.continue();
+  });
+  await page.getByLabel("Community Name").fill("Lost Answer Co-op");
+  await page.getByLabel("Email").fill("ops@lost.example");
+  await page.getByRole("button", { name: /submit/i }).click();
+  await page.getByRole("alert").filter({ hasText: "Error" }).first().waitFor();
+  // The visitor tries again: what they typed is still there.
+  assert.equal(await page.getByLabel("Community Name").inputValue(), "Lost Answer Co-op");
+  await page.getByRole("button", { name: /submit/i }).click();
+  await page.getByText("Request submitted!").waitFor();
+  assert.equal(await metric('intro_submissions_total{outcome="duplicate"}'), 'intro_submissions_total{outcome="duplicate"} 1');
+  const count = (l) => Number(l?.split(" ").at(-1) ?? 0);
+  assert.equal(count(await metric('intro_submissions_total{outcome="stored"}')) - count(storedBefore), 1, "stored once");
+  await page.close();
+});

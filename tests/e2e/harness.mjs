@@ -41,7 +41,7 @@ export async function startServer(env = {}) {
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
     try {
-      const res = await fetch(`${base}/healthz`);
+      const res = await fetch(`${base}/readyz`);
       if (res.ok) break;
     } catch {}
     if (Date.now() > deadline) throw new Error("server not ready after 30 s");
@@ -77,10 +77,18 @@ export async function launchBrowser() {
   });
 }
 
-/** Collects console errors and warnings (hydration mismatches land here)
- *  and uncaught page errors. */
+/** Collects console errors and warnings (hydration mismatches land here),
+ *  uncaught page errors and Content-Security-Policy violations (anything the
+ *  site's policy blocked: a page broken by its own security headers). */
 export function watchConsole(page) {
   const problems = [];
+  page
+    .addInitScript(() => {
+      document.addEventListener("securitypolicyviolation", (e) =>
+        console.error(`CSP violation: ${e.effectiveDirective} blocked ${e.blockedURI || "inline"} (${e.sourceFile}:${e.lineNumber})`),
+      );
+    })
+    .catch(() => {});
   page.on("console", (msg) => {
     if (msg.type() !== "error" && msg.type() !== "warning") return;
     // A 404 page's own status is reported as a failed load of the document.

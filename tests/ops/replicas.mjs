@@ -1,0 +1,208 @@
+// Proves the many-replica setup on loopback: two server processes behind
+// nginx on one PostgreSQL database, forwarding to a stand-in Notion. Page
+// load and a stream of intro requests run through nginx while one process
+// is killed (SIGKILL, mid-request) and started again. The run passes with
+// zero lost intro requests, zero duplicate Notion pages, and no failed page
+// load beyond what the killed process had in flight.
+//
+//   node tests/ops/replicas.mjs          (npm run replicas)
+//
+// REPLICAS_DURATION (default 60s), REPLICAS_CONNECTIONS (32),
+// TEST_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test: a
+// database is created for the run and dropped after). Needs nginx, wrk and
+// psql. Uses $CITIZEN_SITE_BIN, else builds the release binary.
+import { execFileSync } from "node:child_process";
+import http from "node:http";
+import { randomUUID } from "node:crypto";
+import { durationMs, freePort, mixScript, need, siteBinary, sleep, startNginx, startSite, table, waitFor, wrk } from "./tools.mjs";
+
+const DURATION = process.env.REPLICAS_DURATION ?? "60s";
+const CONNECTIONS = Number(process.env.REPLICAS_CONNECTIONS ?? 32);
+const STREAM = 4; // concurrent intro-request senders
+const ADMIN = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const LEASE_SECS = 5;
+
+need("nginx", "nginx");
+need("wrk", "wrk");
+need("psql", "postgresql-client");
+
+const psql = (sql, url = ADMIN) => execFileSync("psql", [url, "-tAq", "-c", sql], { encoding: "utf8" }).trim();
+const dbName = `citizen_replicas_${Date.now()}`;
+psql(`CREATE DATABASE ${dbName}`);
+const dbUrl = `${ADMIN.slice(0, ADMIN.lastIndexOf("/"))}/${dbName}`;
+
+// Notion stand-in: one database, pages looked up by their Request ID. A few
+// calls fail (3%), and every call takes 20-40 ms, as a real API might.
+const pages = [];
+const notion = http.createServer((req, res) => {
+  let body = "";
+  req.on("data", (c) => (body += c));
+  req.on("end", () => {
+    const send = (status, json) => setTimeout(() => {
+      res.writeHead(status, { "content-type": "application/json" });
+      res.end(JSON.stringify(json));
+    }, 20 + Math.random() * 20);
+    const json = JSON.parse(body || "{}");
+    if (Math.random() < 0.03) return send(500, { message: "bad day" });
+    if (req.url.endsWith("/query")) {
+      const wanted = json.filter.rich_text.equals;
+      return send(200, { results: pages.filter((p) => p.requestId === wanted).map((p) => ({ id: p.id })) });
+    }
+    if (req.url === "/v1/pages") {
+      const requestId = json.properties["Request ID"].rich_text[0].text.content;
+      const page = { id: `page-${pages.length}`, requestId };
+      pages.push(page);
+      return send(200, { object: "page", id: page.id });
+    }
+    send(404, {});
+  });
+});
+await new Promise((r) => notion.listen(0, "127.0.0.1", r));
+const notionBase = `http://127.0.0.1:${notion.address().port}`;
+
+const bin = siteBinary();
+const ports = [await freePort(), await freePort()];
+const siteEnv = {
+  DATABASE_URL: dbUrl,
+  NOTION_TOKEN: "secret_replicas",
+  NOTION_DATABASE_ID: "db-replicas",
+  NOTION_API_BASE: notionBase,
+  TRUSTED_PROXIES: "127.0.0.1",
+  RATE_LIMIT_PER_MINUTE: "0", // every request comes from this one machine
+  INTRO_LEASE_SECS: String(LEASE_SECS),
+  RUST_LOG: "error",
+};
+const start = (i) => startSite(bin, ports[i], siteEnv);
+const procs = [start(0), start(1)];
+for (const p of ports) await waitFor(`http://127.0.0.1:${p}/readyz`);
+
+const lbPort = await freePort();
+const lb = `http://127.0.0.1:${lbPort}`;
+const nginx = await startNginx(`
+  upstream site {
+    server 127.0.0.1:${ports[0]} max_fails=1 fail_timeout=2s;
+    server 127.0.0.1:${ports[1]} max_fails=1 fail_timeout=2s;
+    keepalive 32;
+  }
+  server {
+    listen 127.0.0.1:${lbPort};
+    location / {
+      proxy_pass http://site;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Host $host;
+      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+      proxy_connect_timeout 1s;
+      # Idempotent requests move to the other process when one is gone;
+      # POSTs are not replayed by nginx (the sender retries them with the
+      # same submission id instead).
+      proxy_next_upstream error timeout http_502 http_503;
+    }
+  }`, `${lb}/readyz`);
+
+// Intro requests: each a new submission id, re-sent until accepted.
+const accepted = new Set();
+let resent = 0;
+let gaveUp = 0;
+let streaming = true;
+async function sender(k) {
+  let n = 0;
+  while (streaming) {
+    const submissionId = randomUUID();
+    const body = JSON.stringify({ name: `Replica test ${k}-${n++}`, email: `r${k}-${n}@example.org`, submissionId });
+    let ok = false;
+    for (let attempt = 0; attempt < 50 && !ok; attempt++) {
+      if (attempt > 0) {
+        resent++;
+        await sleep(200);
+      }
+      try {
+        const res = await fetch(`${lb}/api/save-to-notion`, { method: "POST", headers: { "content-type": "application/json" }, body });
+        ok = res.ok && (await res.json()).success === true;
+      } catch {}
+    }
+    if (ok) accepted.add(submissionId);
+    else gaveUp++;
+    await sleep(50);
+  }
+}
+
+const totalMs = durationMs(DURATION);
+console.error(`replicas: ${DURATION} of load through nginx; process A is killed at 30% and restarted at 50%...`);
+const load = wrk({
+  url: lb,
+  script: mixScript(["/", "/wallets", "/blog", "/pricing", "/about", "/community", "/api/route-data?url=/about", "/blog/nfc-integration"]),
+  connections: CONNECTIONS,
+  duration: DURATION,
+});
+const senders = Array.from({ length: STREAM }, (_, k) => sender(k));
+await sleep(totalMs * 0.3);
+procs[0].kill("SIGKILL");
+const killedAt = Date.now();
+console.error("replicas: process A killed");
+await sleep(totalMs * 0.2);
+procs[0] = start(0);
+await waitFor(`http://127.0.0.1:${ports[0]}/readyz`);
+console.error(`replicas: process A back after ${((Date.now() - killedAt) / 1000).toFixed(1)} s`);
+const pagesRun = await load;
+streaming = false;
+await Promise.all(senders);
+
+// Everything accepted must reach Notion, once. A request the killed process
+// had claimed waits for its lease to run out before the other takes it.
+const deadline = Date.now() + 90_000;
+const pageIds = () => new Set(pages.map((p) => p.requestId));
+while (Date.now() < deadline) {
+  const pending = Number(psql("SELECT COUNT(*) FROM intro_requests WHERE status = 'pending'", dbUrl));
+  if (pending === 0 && [...accepted].every((id) => pageIds().has(id))) break;
+  await sleep(500);
+}
+const stored = Number(psql("SELECT COUNT(*) FROM intro_requests", dbUrl));
+const pending = Number(psql("SELECT COUNT(*) FROM intro_requests WHERE status = 'pending'", dbUrl));
+const counts = new Map();
+for (const p of pages) counts.set(p.requestId, (counts.get(p.requestId) ?? 0) + 1);
+const duplicates = [...counts.values()].filter((n) => n > 1).length;
+const lost = [...accepted].filter((id) => !counts.has(id)).length;
+const strays = [...counts.keys()].filter((id) => !accepted.has(id)).length;
+const pageFailures = pagesRun.server_errors + pagesRun.client_errors + pagesRun.socket_errors + pagesRun.timeouts;
+
+procs.forEach((p) => p.kill("SIGTERM"));
+nginx.kill("SIGTERM");
+notion.close();
+await sleep(500);
+try {
+  psql(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+} catch (e) {
+  console.error(`could not drop ${dbName}: ${e.message}`);
+}
+
+console.log(`\nReplicas, ${new Date().toISOString().slice(0, 10)}: 2 processes behind nginx, one PostgreSQL, ${DURATION}; process A killed (SIGKILL) at 30% and restarted at 50%\n`);
+console.log(
+  table(
+    ["measure", "value", "target"],
+    [
+      ["page requests through nginx", String(pagesRun.requests), "-"],
+      ["failed page loads", String(pageFailures), `<= ${CONNECTIONS} (what A could have had in flight)`],
+      ["intro requests accepted (re-sent after a failed answer)", `${accepted.size} (${resent})`, "-"],
+      ["intro requests given up by the sender", String(gaveUp), "0"],
+      ["stored rows / still pending", `${stored} / ${pending}`, `${accepted.size} / 0`],
+      ["lost (accepted, no Notion page)", String(lost), "0"],
+      ["duplicate Notion pages", String(duplicates), "0"],
+      ["Notion pages for no accepted request", String(strays), "0"],
+    ],
+  ),
+);
+const failures = [];
+if (accepted.size === 0) failures.push("no intro request was accepted");
+if (lost) failures.push(`${lost} lost`);
+if (duplicates) failures.push(`${duplicates} duplicated`);
+if (strays || gaveUp) failures.push(`${strays} stray pages, ${gaveUp} given up`);
+if (pending) failures.push(`${pending} still pending`);
+if (stored !== accepted.size) failures.push(`${stored} stored for ${accepted.size} accepted`);
+if (pageFailures > CONNECTIONS) failures.push(`${pageFailures} failed page loads`);
+if (failures.length) {
+  console.error(`\nreplicas FAILED: ${failures.join(", ")}`);
+  process.exit(1);
+}
+console.log("\nreplicas passed");
+process.exit(0);

@@ -1,0 +1,181 @@
+// What the operations commands (soak, replicas, observatory) and the
+// benchmark share: Debian tools installed on demand, free ports, the server
+// binary started and awaited, nginx started from a config, wrk with a Lua
+// script, and RSS readings.
+import { execFileSync, spawn } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+
+export const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..", "..");
+
+const children = new Set();
+process.on("exit", () => children.forEach((c) => c.kill("SIGKILL")));
+
+/** Makes sure a Debian package's command is there, installing it when this
+ *  runs as root on a machine with apt-get. */
+export function need(cmd, pkg) {
+  const has = () => {
+    try {
+      execFileSync("sh", ["-c", `command -v ${cmd}`], { stdio: "ignore" });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (has()) return;
+  if (process.getuid?.() === 0 && fs.existsSync("/usr/bin/apt-get")) {
+    console.error(`installing ${pkg}...`);
+    execFileSync("sh", ["-c", `apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ${pkg}`], { stdio: "inherit" });
+  }
+  if (!has()) throw new Error(`${cmd} is needed: apt-get install ${pkg}`);
+}
+
+export async function freePort() {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Waits until `url` answers 2xx. */
+export async function waitFor(url, ms = 60_000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      const r = await fetch(url);
+      if (r.ok) return;
+    } catch {}
+    if (Date.now() > deadline) throw new Error(`${url} not up after ${ms} ms`);
+    await sleep(20);
+  }
+}
+
+/** The server binary: $CITIZEN_SITE_BIN (cargo test sets it), else a
+ *  release build made now. */
+export function siteBinary() {
+  if (process.env.CITIZEN_SITE_BIN) return process.env.CITIZEN_SITE_BIN;
+  const archive = path.join(root, "..", "shared", "v8", "librusty_v8_simdutf_release_x86_64-unknown-linux-gnu.a.gz");
+  const env = { ...process.env };
+  if (!env.RUSTY_V8_ARCHIVE && fs.existsSync(archive)) env.RUSTY_V8_ARCHIVE = archive;
+  console.error("building the release binary...");
+  execFileSync("cargo", ["build", "--release", "--quiet"], { cwd: root, env, stdio: "inherit" });
+  const target = process.env.CARGO_TARGET_DIR ?? path.join(root, "target");
+  return path.join(target, "release", "citizen-site");
+}
+
+/** Starts the site on `port` with `env` (a SQLite file in a temp dir unless
+ *  DATABASE_URL is given); returns the child process. */
+export function startSite(bin, port, env = {}) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "citizen-ops-"));
+  const child = spawn(bin, [], {
+    env: {
+      ...process.env,
+      ADDR: `127.0.0.1:${port}`,
+      SITE_URL: `http://127.0.0.1:${port}`,
+      DATABASE_URL: `sqlite://${dataDir}/site.db`,
+      RUST_LOG: process.env.RUST_LOG ?? "error",
+      ...env,
+    },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  children.add(child);
+  child.on("exit", () => children.delete(child));
+  return child;
+}
+
+/** Starts nginx with `http` inside its http {} block (one worker unless
+ *  `workers` says otherwise); waits for `readyUrl`; returns the process. */
+export async function startNginx(http, readyUrl, { workers = 1 } = {}) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "citizen-nginx-"));
+  fs.mkdirSync(path.join(dir, "tmp"));
+  const conf = path.join(dir, "nginx.conf");
+  const temp = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map((t) => `${t}_temp_path ${dir}/tmp;`).join(" ");
+  fs.writeFileSync(conf, `
+user root;
+worker_processes ${workers};
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log crit;
+daemon off;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  ${temp}
+  ${http}
+}`);
+  const child = spawn("nginx", ["-c", conf, "-p", dir], { stdio: "inherit" });
+  children.add(child);
+  if (readyUrl) await waitFor(readyUrl);
+  return child;
+}
+
+/** Writes a wrk Lua script that walks `paths` in turn and counts answers
+ *  by class; `{n}` in a path becomes a request counter (a fresh URL each
+ *  time). The summary line starts with OPS. */
+export function mixScript(paths) {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "citizen-wrk-")), "mix.lua");
+  fs.writeFileSync(file, `
+local paths = { ${paths.map((p) => JSON.stringify(p)).join(", ")} }
+local threads = {}
+function setup(thread) table.insert(threads, thread); thread:set("tid", #threads) end
+function init(args) n = 0; ok = 0; client_errors = 0; server_errors = 0 end
+function request()
+  n = n + 1
+  local p = paths[(n % #paths) + 1]:gsub("{n}", tid .. "-" .. n)
+  return wrk.format("GET", p)
+end
+function response(status, headers, body)
+  if status >= 500 then server_errors = server_errors + 1
+  elseif status >= 400 and status ~= 404 then client_errors = client_errors + 1
+  else ok = ok + 1 end
+end
+function done(summary, latency, requests)
+  local ok_, c, s = 0, 0, 0
+  for _, t in ipairs(threads) do ok_ = ok_ + t:get("ok"); c = c + t:get("client_errors"); s = s + t:get("server_errors") end
+  io.write(string.format("OPS ok=%d client_errors=%d server_errors=%d socket_errors=%d timeouts=%d p50_us=%d p99_us=%d requests=%d\\n",
+    ok_, c, s, summary.errors.connect + summary.errors.read + summary.errors.write, summary.errors.timeout,
+    latency:percentile(50), latency:percentile(99), summary.requests))
+end
+`);
+  return file;
+}
+
+/** Runs wrk (asynchronously) and resolves with the script's counters. */
+export function wrk({ url, script, connections, duration, threads = 2, timeout = "10s" }) {
+  return new Promise((resolve, reject) => {
+    const child = spawn("wrk", [`-t${threads}`, `-c${connections}`, `-d${duration}`, `--timeout`, timeout, "-s", script, url], { stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.on("exit", (code) => {
+      const line = out.split("\n").find((l) => l.startsWith("OPS "));
+      if (code !== 0 || !line) return reject(new Error(`wrk failed (${code}):\n${out}`));
+      const counts = Object.fromEntries(line.slice(4).split(" ").map((kv) => kv.split("=")).map(([k, v]) => [k, Number(v)]));
+      resolve(counts);
+    });
+  });
+}
+
+/** Resident memory of a process, in MB. */
+export function rssMb(pid) {
+  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(status.match(/VmRSS:\s+(\d+) kB/)[1]) / 1024;
+}
+
+/** "10s" / "2m" / "500ms" in milliseconds. */
+export function durationMs(text) {
+  const m = String(text).match(/^(\d+(?:\.\d+)?)(ms|s|m)?$/);
+  if (!m) throw new Error(`not a duration: ${text}`);
+  const n = Number(m[1]);
+  return m[2] === "ms" ? n : m[2] === "m" ? n * 60_000 : n * 1000;
+}
+
+/** A Markdown table. */
+export function table(head, rows) {
+  return [head, head.map(() => "---"), ...rows].map((r) => `| ${r.join(" | ")} |`).join("\n");
+}
