@@ -3,7 +3,8 @@
 // figure, the peer's figure measured in the same run, and the ratio.
 //
 //   1. cached pages: wrk on /, /blog, /pricing vs nginx serving the same
-//      rendered bytes (gzip, as both send them)
+//      rendered bytes and headers (gzip, as both send them), the two in turn
+//      page by page, BENCH_ROUNDS times
 //   2. renders with the page cache off vs a Node server running the same
 //      SSR bundle with the same data
 //   3. cold start to the first 200 on / (median of runs)
@@ -25,6 +26,7 @@ const DURATION = process.env.BENCH_DURATION ?? "10s";
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const PAGES = ["/", "/blog", "/pricing"];
 const COLD_RUNS = Number(process.env.BENCH_COLD_RUNS ?? 7);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const children = [];
 process.on("exit", () => children.forEach((c) => c.kill("SIGKILL")));
 let bin;
@@ -61,9 +63,22 @@ function peakRssMb(pid) {
 
 /** Runs each page through wrk, returns summed rps and worst latencies. */
 function load(base, headers) {
-  const per = PAGES.map((p) => ({ page: p, ...wrk(`${base}${p}`, headers) }));
+  return summarise(PAGES.map((p) => ({ page: p, ...wrk(`${base}${p}`, headers) })));
+}
+
+function summarise(per) {
   const mean = (k) => per.reduce((a, r) => a + r[k], 0) / per.length;
   return { per, rps: mean("rps"), p50: mean("p50"), p99: Math.max(...per.map((r) => r.p99)) };
+}
+
+/** Both servers, page by page in turn, ROUNDS times: on a machine whose speed
+ *  drifts (a shared VM), each pair of runs sees the same conditions. */
+function loadInTurn(bases, headers) {
+  const per = bases.map(() => []);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const p of PAGES) bases.forEach((b, i) => per[i].push({ page: p, ...wrk(`${b}${p}`, headers) }));
+  }
+  return per.map(summarise);
 }
 
 async function main() {
@@ -153,8 +168,7 @@ async function main() {
   }`, `http://127.0.0.1:${portN}/`, { workers: "auto" });
   const gzip = { "Accept-Encoding": "gzip" };
   console.error("row 1: cached pages (ours, then nginx)...");
-  const oursCached = load(baseA, gzip);
-  const nginxCached = load(`http://127.0.0.1:${portN}`, gzip);
+  const [oursCached, nginxCached] = loadInTurn([baseA, `http://127.0.0.1:${portN}`], gzip);
   results.rows.cached = { ours: oursCached, nginx: nginxCached, rssMb: peakRssMb(a.pid) };
   nginx.kill("SIGTERM");
   a.kill("SIGTERM");

@@ -34,7 +34,7 @@ pub struct Application {
 
 impl Application {
     /// Binds the listener and starts the isolate pool; the pool loads and the
-    /// static pages are prerendered in the background (`/healthz` says when).
+    /// static pages are prerendered in the background (`/readyz` says when).
     pub async fn build(config: Config) -> anyhow::Result<Application> {
         if let Some(dir) = config.sqlite_dir() {
             if !dir.as_os_str().is_empty() {
@@ -89,7 +89,7 @@ impl Application {
                 state.limiter.forget_idle();
             }
         }));
-        // Warm up in the background: /healthz turns ready when every static
+        // Warm up in the background: /readyz turns ready when every static
         // page is in the cache, so the first visitors never wait on V8.
         let warm = state.clone();
         tokio::spawn(async move {

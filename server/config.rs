@@ -158,6 +158,9 @@ pub struct SsrConfig {
     /// A startup snapshot with `bundle` already evaluated (built by build.rs);
     /// isolates start from it instead of evaluating the bundle.
     pub snapshot: Option<&'static [u8]>,
+    /// Tests only: JavaScript evaluated in each isolate after the bundle
+    /// (faults are injected by wrapping `__ssr_render`). None in the server.
+    pub injected_script: Option<std::sync::Arc<str>>,
     /// Tests only: called on the worker thread with each URL before it is
     /// rendered, so a test can make a worker panic. None in the server.
     pub fault: Option<FaultHook>,
@@ -174,11 +177,12 @@ impl std::fmt::Debug for FaultHook {
 }
 
 impl SsrConfig {
-    /// Runs another script than the embedded bundle (tests inject faults by
-    /// wrapping it); isolates then evaluate it instead of using the snapshot.
-    pub fn use_bundle(&mut self, script: String) {
-        self.bundle = script.into();
-        self.snapshot = None;
+    /// Evaluates `script` in every isolate on top of the bundle (tests inject
+    /// faults this way). The isolates still start from the snapshot: V8
+    /// shares one read-only heap per process, and isolates started from
+    /// different snapshots in one process crash V8.
+    pub fn inject_script(&mut self, script: &str) {
+        self.injected_script = Some(script.into());
     }
 }
 
@@ -212,6 +216,7 @@ impl From<ServeArgs> for Config {
                 deadline: Duration::from_millis(a.ssr_deadline_ms),
                 bundle: crate::assets::SSR_BUNDLE.into(),
                 snapshot: Some(crate::assets::SSR_SNAPSHOT),
+                injected_script: None,
                 fault: None,
             },
             page_cache_capacity: a.page_cache_capacity,

@@ -38,22 +38,23 @@ impl SecurityHeaders {
     /// Adds every header `headers` does not have yet. `/assets/` files may
     /// be loaded by other sites (preview cards, icons); nothing else may.
     pub fn apply(&self, path: &str, headers: &mut HeaderMap) {
-        let corp = if path.starts_with("/assets/") { "cross-origin" } else { "same-origin" };
-        let fixed: [(HeaderName, HeaderValue); 7] = [
-            (header::CONTENT_SECURITY_POLICY, self.csp.clone()),
+        const FIXED: [(HeaderName, HeaderValue); 5] = [
             (header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")),
             (header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY")),
             (header::REFERRER_POLICY, HeaderValue::from_static("strict-origin-when-cross-origin")),
             (HeaderName::from_static("permissions-policy"), HeaderValue::from_static(PERMISSIONS_POLICY)),
             (HeaderName::from_static("cross-origin-opener-policy"), HeaderValue::from_static("same-origin")),
-            (HeaderName::from_static("cross-origin-resource-policy"), HeaderValue::from_static(corp)),
         ];
-        headers.reserve(fixed.len() + 1);
-        for (name, value) in fixed {
+        const CORP: HeaderName = HeaderName::from_static("cross-origin-resource-policy");
+        headers.reserve(FIXED.len() + 3);
+        headers.entry(header::CONTENT_SECURITY_POLICY).or_insert_with(|| self.csp.clone());
+        for (name, value) in FIXED {
             headers.entry(name).or_insert(value);
         }
+        let corp = if path.starts_with("/assets/") { "cross-origin" } else { "same-origin" };
+        headers.entry(CORP).or_insert(HeaderValue::from_static(corp));
         if let Some(hsts) = &self.hsts {
-            headers.entry(header::STRICT_TRANSPORT_SECURITY).or_insert(hsts.clone());
+            headers.entry(header::STRICT_TRANSPORT_SECURITY).or_insert_with(|| hsts.clone());
         }
     }
 }

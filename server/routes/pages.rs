@@ -54,7 +54,7 @@ async fn load(state: &SharedState, path: &str, query: Option<&str>) -> Loaded {
 }
 
 /// Renders every page of the route table into the cache (done at start,
-/// before /healthz says ready). Returns how many pages were rendered.
+/// before /readyz says ready). Returns how many pages were rendered.
 pub async fn prerender(state: &SharedState) -> usize {
     let paths = state.routes.concrete_paths(|param| match param {
         "postId" => state.content.blog.list().into_iter().map(|p| p.id).collect(),

@@ -9,6 +9,11 @@
 //! when it passes, the watchdog terminates the isolate's execution, the visitor
 //! gets an error (the 500 page) and the worker rebuilds its isolate before
 //! taking the next job. A worker that panics is restarted the same way.
+//!
+//! Every isolate in the process starts from the same startup snapshot: V8
+//! shares one read-only heap per process, and an isolate made from another
+//! snapshot (or from none) next to them aborts the process. Tests that need
+//! other JavaScript add it on top ([`crate::config::SsrConfig::inject_script`]).
 
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -82,7 +87,12 @@ impl SsrPool {
         for id in 0..cfg.workers {
             let rx = rx.clone();
             let status = status.clone();
-            let bundle = Source { script: cfg.bundle.clone(), snapshot: cfg.snapshot, fault: cfg.fault.clone() };
+            let bundle = Source {
+                script: cfg.bundle.clone(),
+                snapshot: cfg.snapshot,
+                injected: cfg.injected_script.clone(),
+                fault: cfg.fault.clone(),
+            };
             let deadline = cfg.deadline;
             std::thread::Builder::new()
                 .name(format!("ssr-{id}"))
@@ -129,6 +139,7 @@ impl SsrPool {
 struct Source {
     script: Arc<str>,
     snapshot: Option<&'static [u8]>,
+    injected: Option<Arc<str>>,
     fault: Option<crate::config::FaultHook>,
 }
 
@@ -237,6 +248,9 @@ impl Isolate {
         });
         if source.snapshot.is_none() {
             runtime.execute_script("ssr.js", source.script.to_string()).map_err(|e| e.to_string())?;
+        }
+        if let Some(script) = &source.injected {
+            runtime.execute_script("injected.js", script.to_string()).map_err(|e| e.to_string())?;
         }
         let value = runtime.execute_script("<render-fn>", "globalThis.__ssr_render").map_err(|e| e.to_string())?;
         let render_fn = {

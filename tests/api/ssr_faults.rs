@@ -1,10 +1,9 @@
 //! Renders that go wrong: the visitor gets the error page and the server
-//! keeps serving. Faults are injected by wrapping the real bundle's render
-//! function, never by a switch in the shipped code.
+//! keeps serving. Faults are injected by a script that wraps the real
+//! bundle's render function, and a worker panic by the pool's test-only
+//! fault hook; no switch in the shipped code turns a fault on.
 
 use std::time::{Duration, Instant};
-
-use citizen_site::assets::SSR_BUNDLE;
 
 use crate::helpers::{spawn_app_with, visible_text};
 
@@ -27,7 +26,7 @@ async fn a_render_that_never_returns_is_cut_off_at_the_deadline() {
     let app = spawn_app_with(|c| {
         c.ssr.workers = 1; // the same worker must come back for the next request
         c.ssr.deadline = Duration::from_millis(500);
-        c.ssr.use_bundle(format!("{SSR_BUNDLE}\n{FAULTS}"));
+        c.ssr.inject_script(FAULTS);
     })
     .await;
 
@@ -48,7 +47,7 @@ async fn a_render_that_never_returns_is_cut_off_at_the_deadline() {
 
 #[tokio::test]
 async fn a_render_error_shows_the_router_error_screen_with_500() {
-    let app = spawn_app_with(|c| c.ssr.use_bundle(format!("{SSR_BUNDLE}\n{FAULTS}"))).await;
+    let app = spawn_app_with(|c| c.ssr.inject_script(FAULTS)).await;
     let (status, html) = app.get_text("/__throw").await;
     assert_eq!(status, 500);
     let text = visible_text(&html);
@@ -66,7 +65,7 @@ async fn a_render_that_exhausts_the_heap_is_terminated_and_its_isolate_rebuilt()
     let app = spawn_app_with(|c| {
         c.ssr.workers = 1;
         c.ssr.deadline = Duration::from_secs(20); // the heap limit, not the deadline, stops it
-        c.ssr.use_bundle(format!("{SSR_BUNDLE}\n{FAULTS}"));
+        c.ssr.inject_script(FAULTS);
     })
     .await;
     let (status, html) = app.get_text("/__oom").await;
@@ -88,7 +87,7 @@ async fn a_worker_that_panics_gives_a_500_is_restarted_and_the_others_keep_servi
     let app = spawn_app_with(move |c| {
         c.ssr.workers = 2;
         c.ssr.deadline = Duration::from_secs(5);
-        c.ssr.use_bundle(format!("{SSR_BUNDLE}\n{FAULTS}"));
+        c.ssr.inject_script(FAULTS);
         c.ssr.fault = Some(citizen_site::config::FaultHook(Arc::new(move |url: &str| {
             if url.starts_with("/__panic") {
                 seen.fetch_add(1, Ordering::SeqCst);
@@ -132,7 +131,7 @@ async fn a_full_render_queue_sheds_load_with_503_and_retry_after_at_once() {
         c.ssr.workers = 1;
         c.ssr.queue = 2;
         c.ssr.deadline = Duration::from_secs(3);
-        c.ssr.use_bundle(format!("{SSR_BUNDLE}\n{FAULTS}"));
+        c.ssr.inject_script(FAULTS);
     })
     .await;
     // One render hangs in the worker, two wait in the queue.
