@@ -68,6 +68,11 @@ impl Blog {
         self.posts.iter().map(|p| p.summary.clone()).collect()
     }
 
+    /// Whether some post is of this type.
+    pub fn has_type(&self, kind: &str) -> bool {
+        self.posts.iter().any(|p| p.summary.kind == kind)
+    }
+
     pub fn get(&self, id: &str) -> Option<&Post> {
         self.posts.iter().find(|p| p.summary.id == id)
     }

@@ -41,7 +41,7 @@ pub async fn load(state: &AppState, path: &str, query: Option<&str>, route: &Rou
                 kept.push(("type", t.clone()));
                 // Any string is a filter (it matches no post), but only the
                 // real types are worth a place in the cache.
-                cacheable = state.content.blog.list().iter().any(|p| &p.kind == t);
+                cacheable = state.content.blog.has_type(t);
             }
             // An unknown post id shows the list (spec section 2).
             let post = route.params.get("postId").and_then(|id| state.content.blog.get(id));

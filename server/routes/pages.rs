@@ -237,9 +237,7 @@ pub async fn route_data(State(state): State<SharedState>, query: Result<Query<Ro
     };
     let loaded = load(&state, &path, query).await;
     let status = StatusCode::from_u16(loaded.route.status).unwrap_or(StatusCode::OK);
-    let mut res = (status, [(header::CACHE_CONTROL, "no-cache")], Json(loaded.route)).into_response();
-    res.extensions_mut().insert(RouteLabel("/api/route-data".into()));
-    res
+    (status, [(header::CACHE_CONTROL, "no-cache")], Json(loaded.route)).into_response()
 }
 
 /// `/path?query` as the canonical path (no trailing slash) and the query;
