@@ -46,17 +46,17 @@ pub enum Disposition {
     Spam,
 }
 
-/// Stores a validated request in one transaction; returns its id (the
-/// request's submission id when it has one, else a new one).
+/// Stores a validated request, to be forwarded; returns its id.
 pub async fn insert(db: &Db, req: &IntroRequest) -> Result<String, sqlx::Error> {
-    let id = req.submission_id.unwrap_or_else(uuid::Uuid::new_v4).to_string();
-    insert_as(db, &id, req, Disposition::Pending).await?;
-    Ok(id)
+    Ok(insert_as(db, req, Disposition::Pending).await?.0)
 }
 
-/// Stores `req` under `id` unless a request with that id exists already,
-/// so a submission sent twice (a retry after a lost answer) is stored once.
-pub async fn insert_as(db: &Db, id: &str, req: &IntroRequest, disposition: Disposition) -> Result<Stored, sqlx::Error> {
+/// Stores `req` in one transaction under its submission id (a new id when it
+/// has none), unless a request with that id exists already, so a submission
+/// sent twice (a retry after a lost answer) is stored once. Returns the id.
+pub async fn insert_as(db: &Db, req: &IntroRequest, disposition: Disposition) -> Result<(String, Stored), sqlx::Error> {
+    let id = req.submission_id.unwrap_or_else(uuid::Uuid::new_v4).to_string();
+    let id = id.as_str();
     let now = now_ms();
     let status = match disposition {
         Disposition::Pending => "pending",
@@ -85,6 +85,7 @@ pub async fn insert_as(db: &Db, id: &str, req: &IntroRequest, disposition: Dispo
         Ok(if inserted == 1 { Stored::New } else { Stored::Duplicate })
     })
     .await
+    .map(|stored| (id.to_owned(), stored))
 }
 
 /// Claims the oldest due request for `worker` for `lease`. Several processes

@@ -2,23 +2,12 @@
 // Chromium (Debian's /usr/bin/chromium by default) for the browser tests.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { chromium } from "playwright-core";
+import { freePort } from "../ops/tools.mjs";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..", "..");
-
-async function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 export async function startServer(env = {}) {
   const bin = process.env.CITIZEN_SITE_BIN ?? path.join(root, "target", "debug", "citizen-site");

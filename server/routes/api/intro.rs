@@ -7,7 +7,7 @@
 //! gets the contact page back with the message and everything typed.
 
 use axum::extract::State;
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::{Extension, Json};
 use serde_json::json;
@@ -72,12 +72,11 @@ async fn submit(state: &SharedState, form: IntroForm) -> Result<(), ApiError> {
         count("invalid");
         ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, e.to_string())
     })?;
-    let id = request.submission_id.unwrap_or_else(uuid::Uuid::new_v4).to_string();
     // A bot is told it worked (so it learns nothing) and its request is
     // kept aside, never forwarded: a person whose browser filled the hidden
     // field by mistake has lost nothing.
     let disposition = if bot { Disposition::Spam } else { Disposition::Pending };
-    let stored = store::insert_as(&state.db, &id, &request, disposition).await.map_err(|e| {
+    let (id, stored) = store::insert_as(&state.db, &request, disposition).await.map_err(|e| {
         count("failed");
         tracing::error!(error = %e, "could not store an intro request");
         ApiError::new(StatusCode::SERVICE_UNAVAILABLE, SUBMIT_FAILED)
@@ -143,9 +142,7 @@ async fn contact_with_error(state: &SharedState, e: ApiError, form: IntroForm) -
         cacheable: false,
     };
     let mut res = pages::render(state, loaded).await;
-    if let Some(wait) = e.retry_after {
-        res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(wait.as_secs().max(1)));
-    }
+    e.add_retry_after(&mut res);
     res
 }
 

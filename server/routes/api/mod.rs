@@ -30,12 +30,19 @@ impl ApiError {
     }
 }
 
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        let mut res = (self.status, Json(json!({ "success": false, "error": self.message }))).into_response();
+impl ApiError {
+    /// Adds this error's `Retry-After` (whole seconds, at least 1), if it has one.
+    pub fn add_retry_after(&self, res: &mut Response) {
         if let Some(wait) = self.retry_after {
             res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(wait.as_secs().max(1)));
         }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let mut res = (self.status, Json(json!({ "success": false, "error": &self.message }))).into_response();
+        self.add_retry_after(&mut res);
         res
     }
 }
