@@ -55,7 +55,7 @@ async fn home() {
         ],
         "home",
     );
-    assert_eq!(text.matches("Live").count() >= 9, true, "nine Live badges");
+    assert!(text.matches("Live").count() >= 9, "nine Live badges");
     let hrefs: Vec<&str> = links.iter().map(|(h, _)| h.as_str()).collect();
     assert!(hrefs.iter().any(|h| h.starts_with("https://apps.apple.com/")), "App Store button");
     assert!(hrefs.iter().any(|h| h.starts_with("https://play.google.com/")), "Google Play button");
@@ -142,7 +142,7 @@ async fn community() {
         "community",
     );
     assert_eq!(links.iter().filter(|(_, t)| t.contains("Join Now")).count(), 3);
-    assert_eq!(html.matches("Rated 5 out of 5").count() >= 3, true, "5-star testimonials");
+    assert!(html.matches("Rated 5 out of 5").count() >= 3, "5-star testimonials");
     assert_external_links_open_new_tabs(&html, "community");
 }
 
@@ -225,7 +225,7 @@ async fn pricing_without_stripe_shows_contact_us_for_every_plan() {
         assert!(links.iter().any(|(h, _)| h.starts_with("https://github.com/")), "self-hosted code repository");
         // The server renders the chosen billing period.
         let active = if query.is_empty() { "Monthly" } else { "Yearly" };
-        assert!(html.contains(&format!(r#"aria-current="page" class="#)) && {
+        assert!(html.contains(r#"aria-current="page" class="#) && {
             let at = html.find(r#"aria-current="page""#).unwrap();
             html[at..].split("</a>").next().unwrap().ends_with(active)
         }, "{active} is the active toggle");

@@ -56,7 +56,7 @@ async fn mount_prices(server: &MockServer, times: u64) {
         .await;
 }
 
-fn plan_card<'a>(html: &'a str, plan: &str) -> String {
+fn plan_card(html: &str, plan: &str) -> String {
     let main = element(html, "main");
     let start = main.find(&format!(">{plan}</h3>")).unwrap_or_else(|| panic!("no card for {plan}"));
     let end = main[start..].find("</article>").unwrap() + start;
