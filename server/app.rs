@@ -9,18 +9,17 @@ use std::time::Duration;
 use anyhow::Context;
 use tokio::net::TcpListener;
 
-use crate::assets::Manifest;
 use crate::config::Config;
-use crate::content::Content;
 use crate::db::Db;
+use crate::dev;
 use crate::integrations::notion::NotionClient;
 use crate::intro::forwarder;
 use crate::metrics::Metrics;
 use crate::payments::Payments;
 use crate::rate_limit::PostLimiter;
-use crate::routes::{self, table::RouteTable};
-use crate::security::SecurityHeaders;
-use crate::ssr::{cache, SsrPool};
+use crate::routes;
+use crate::site::Site;
+use crate::ssr::cache;
 use crate::state::{AppState, SharedState};
 
 pub struct Application {
@@ -35,14 +34,22 @@ pub struct Application {
 impl Application {
     /// Binds the listener and starts the isolate pool; the pool loads and the
     /// static pages are prerendered in the background (`/readyz` says when).
+    /// With `config.dev` set, it serves that checkout's sources instead: it
+    /// returns once their first build is done, and reloads on every change.
     pub async fn build(config: Config) -> anyhow::Result<Application> {
         if let Some(dir) = config.sqlite_dir() {
             if !dir.as_os_str().is_empty() {
                 std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
             }
         }
-        let manifest = Manifest::embedded();
-        let content = Content::embedded(manifest).context("bundled content is malformed")?;
+        let listener = TcpListener::bind(config.addr).await.with_context(|| format!("binding {}", config.addr))?;
+        let (site, dev_server) = match &config.dev {
+            None => (Site::embedded(&config).context("bundled content is malformed")?, None),
+            Some(root) => {
+                let (site, server) = dev::start(root, &config).await?;
+                (site, Some(server))
+            }
+        };
         let db = Db::connect_lazy_with(&config.database_url, &config.timeouts)?;
         if let Err(e) = db.migrate().await {
             // Pages still render without the database (an empty team list);
@@ -62,14 +69,9 @@ impl Application {
                 None
             }
         };
-        let listener = TcpListener::bind(config.addr).await.with_context(|| format!("binding {}", config.addr))?;
-        let pool = SsrPool::start(&config.ssr);
         let state = Arc::new(AppState {
             pages: cache::new_cache(config.page_cache_capacity),
-            pool,
-            routes: RouteTable::embedded(),
-            manifest,
-            content,
+            site: arc_swap::ArcSwap::from_pointee(site),
             db,
             forwarder: forwarder.as_ref().map(|(h, _)| h.clone()),
             payments: Payments::new(&config),
@@ -77,7 +79,7 @@ impl Application {
             draining: AtomicBool::new(false),
             metrics: Metrics::new(),
             limiter: PostLimiter::new(config.rate_limit_per_minute),
-            security: SecurityHeaders::new(&config.site_url),
+            dev: dev_server.as_ref().map(dev::DevServer::handle),
             config,
         });
         let weak = Arc::downgrade(&state);
@@ -89,17 +91,23 @@ impl Application {
                 state.limiter.forget_idle();
             }
         }));
-        // Warm up in the background: /readyz turns ready when every static
-        // page is in the cache, so the first visitors never wait on V8.
-        let warm = state.clone();
-        tokio::spawn(async move {
-            if warm.pool.wait_ready().await.is_ok() {
-                let started = std::time::Instant::now();
-                let n = routes::pages::prerender(&warm).await;
-                tracing::info!(pages = n, took = ?started.elapsed(), "prerendered");
-                warm.ready.store(true, Ordering::Release);
-            }
-        });
+        if let Some(server) = dev_server {
+            // Pages are rendered when asked for: each change clears them anyway.
+            background.push(server.spawn(Arc::downgrade(&state)));
+            state.ready.store(true, Ordering::Release);
+        } else {
+            // Warm up in the background: /readyz turns ready when every static
+            // page is in the cache, so the first visitors never wait on V8.
+            let warm = state.clone();
+            tokio::spawn(async move {
+                if warm.site().front.pool.wait_ready().await.is_ok() {
+                    let started = std::time::Instant::now();
+                    let n = routes::pages::prerender(&warm).await;
+                    tracing::info!(pages = n, took = ?started.elapsed(), "prerendered");
+                    warm.ready.store(true, Ordering::Release);
+                }
+            });
+        }
         Ok(Application { listener, state, forwarder_task: forwarder.map(|(_, t)| t), background })
     }
 
@@ -126,6 +134,9 @@ impl Application {
                 shutdown.await;
                 tracing::info!(grace = ?grace, "shutting down: no new connections; finishing in-flight requests");
                 state.draining.store(true, Ordering::Release);
+                if let Some(dev) = &state.dev {
+                    dev.close();
+                }
                 if let Some(forwarder) = &state.forwarder {
                     forwarder.stop();
                 }

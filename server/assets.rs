@@ -1,7 +1,11 @@
-//! The front end, embedded: the SSR bundle, the asset manifest and every
-//! hashed file under `/assets/` with its precompressed bodies (see build.rs).
+//! The front end's build outputs: the asset manifest, and the files served
+//! under `/assets/`. `serve` uses the build compiled into the binary (the SSR
+//! bundle, its V8 snapshot and every hashed asset with its precompressed
+//! brotli and gzip bodies, see build.rs); `dev` uses the folder of its latest
+//! watch build.
 
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use serde::Deserialize;
@@ -19,7 +23,7 @@ pub struct EmbeddedFile {
 include!(concat!(env!("OUT_DIR"), "/assets.rs"));
 
 /// What the esbuild script reports about the client build.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Manifest {
     /// The client entry module.
@@ -32,13 +36,24 @@ pub struct Manifest {
     pub pages: HashMap<String, Vec<String>>,
     /// `content/images/PATH` -> its hashed URL.
     pub images: HashMap<String, String>,
+    /// Every file of the build served under `/assets/`.
+    #[serde(default)]
+    pub files: Vec<ManifestFile>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ManifestFile {
+    pub url: String,
+    /// Its path in the build's folder.
+    pub file: String,
+    #[serde(rename = "type")]
+    pub content_type: String,
 }
 
 impl Manifest {
     /// The manifest compiled into this binary.
-    pub fn embedded() -> &'static Manifest {
-        static M: OnceLock<Manifest> = OnceLock::new();
-        M.get_or_init(|| serde_json::from_str(MANIFEST_JSON).expect("build.rs wrote a valid manifest"))
+    pub fn embedded() -> Manifest {
+        serde_json::from_str(MANIFEST_JSON).expect("build.rs wrote a valid manifest")
     }
 
     /// The hashed URL of `content/images/PATH`, if the build has that file.
@@ -56,6 +71,22 @@ impl Manifest {
             }
         }
         out
+    }
+}
+
+/// Where the files under `/assets/` come from.
+#[derive(Debug)]
+pub enum AssetFiles {
+    /// Compiled into the binary, with brotli and gzip bodies made at build time.
+    Embedded,
+    /// A watch build's folder: URL -> (file, content type).
+    Dir(HashMap<String, (PathBuf, String)>),
+}
+
+impl AssetFiles {
+    /// The files a manifest lists, in the build folder `dir`.
+    pub fn in_dir(dir: &Path, manifest: &Manifest) -> AssetFiles {
+        AssetFiles::Dir(manifest.files.iter().map(|f| (f.url.clone(), (dir.join(&f.file), f.content_type.clone()))).collect())
     }
 }
 

@@ -88,6 +88,18 @@ pub struct ServeArgs {
     pub intro_lease_secs: u64,
 }
 
+/// `citizen-site dev`: the options of `serve`, and the checkout to serve.
+#[derive(Args, Debug, Clone)]
+pub struct DevArgs {
+    /// The checkout whose sources are served (its client/, ssr-bundle/ and
+    /// content/, and its node_modules for the builder).
+    #[arg(long, default_value = ".")]
+    pub root: PathBuf,
+
+    #[command(flatten)]
+    pub serve: ServeArgs,
+}
+
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LogFormat {
     Text,
@@ -115,6 +127,9 @@ pub struct Config {
     pub shutdown_grace: Duration,
     pub intro_lease: Duration,
     pub timeouts: Timeouts,
+    /// `dev`: serve this checkout's sources, rebuilt on every change,
+    /// instead of the build compiled into the binary.
+    pub dev: Option<PathBuf>,
 }
 
 /// Bounds on every call the site makes to another service.
@@ -226,7 +241,14 @@ impl From<ServeArgs> for Config {
             shutdown_grace: Duration::from_secs(a.shutdown_grace_secs),
             intro_lease: Duration::from_secs(a.intro_lease_secs.max(1)),
             timeouts: Timeouts::default(),
+            dev: None,
         }
+    }
+}
+
+impl From<DevArgs> for Config {
+    fn from(a: DevArgs) -> Self {
+        Config { dev: Some(a.root), ..Config::from(a.serve) }
     }
 }
 

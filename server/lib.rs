@@ -21,3 +21,5 @@ pub mod payments;
 pub mod rate_limit;
 pub mod security;
 pub mod seo;
+pub mod site;
+pub mod dev;

@@ -2,7 +2,7 @@ use clap::{Parser, Subcommand};
 
 use citizen_site::app::{shutdown_signal, Application};
 use citizen_site::cli::{self, TeamCommand};
-use citizen_site::config::{Config, ServeArgs};
+use citizen_site::config::{Config, DevArgs, ServeArgs};
 use citizen_site::telemetry;
 
 /// The Citizen Wallet website: server-rendered React from one binary.
@@ -19,6 +19,10 @@ struct Cli {
 enum Command {
     /// Serve the site (the default).
     Serve(ServeArgs),
+    /// Serve a checkout's sources for editing: every change to a page,
+    /// style, post or community is rebuilt and the open pages reload
+    /// (needs Node.js and the checkout's npm packages).
+    Dev(DevArgs),
     /// Manage the team shown on /about.
     Team {
         /// The database to change (same default as the server's).
@@ -32,8 +36,15 @@ enum Command {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
-    let args = match cli.command {
-        Some(Command::Serve(args)) => args,
+    let config: Config = match cli.command {
+        Some(Command::Serve(args)) => {
+            telemetry::init(args.log_format);
+            args.into()
+        }
+        Some(Command::Dev(args)) => {
+            telemetry::init(args.serve.log_format);
+            args.into()
+        }
         Some(Command::Team { database_url, command }) => {
             telemetry::init(citizen_site::config::LogFormat::Text);
             if let Some(dir) = std::path::Path::new(database_url.trim_start_matches("sqlite://")).parent() {
@@ -43,17 +54,18 @@ async fn main() -> anyhow::Result<()> {
             }
             return cli::team(&database_url, command).await;
         }
-        None => cli.serve,
+        None => {
+            telemetry::init(cli.serve.log_format);
+            cli.serve.into()
+        }
     };
-    telemetry::init(args.log_format);
-    let config = Config::from(args);
     let app = Application::build(config).await?;
     let addr = app.local_addr();
     let state = app.state();
     tracing::info!(%addr, "listening; rendering isolates are starting");
     let mut server = tokio::spawn(app.run_until(shutdown_signal()));
     let ready = async {
-        state.pool.wait_ready().await?;
+        state.site().front.pool.wait_ready().await?;
         while !state.ready.load(std::sync::atomic::Ordering::Acquire) {
             tokio::time::sleep(std::time::Duration::from_millis(5)).await;
         }

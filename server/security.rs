@@ -6,7 +6,8 @@
 //! origin only (no inline script or style anywhere: the loader JSON and
 //! JSON-LD are data blocks, which CSP does not run), images from here or any
 //! https host (team photos come from the database), frames from exactly the
-//! embeds in `content/site/embeds.json`, and forms that post here (the
+//! embeds in `content/site/embeds.json` (read with the rest of the content,
+//! [`crate::content::Content::frame_origins`]), and forms that post here (the
 //! no-JavaScript checkout post is redirected to Stripe Checkout, which
 //! `form-action` must allow too). Nobody may frame the site.
 
@@ -27,10 +28,11 @@ pub struct SecurityHeaders {
 }
 
 impl SecurityHeaders {
-    pub fn new(site_url: &str) -> SecurityHeaders {
+    /// For a site at `site_url` whose pages embed frames from `frame_origins`.
+    pub fn new(site_url: &str, frame_origins: &[String]) -> SecurityHeaders {
         let https = site_url.starts_with("https://");
         SecurityHeaders {
-            csp: HeaderValue::from_str(&content_security_policy(https)).expect("the policy is ASCII"),
+            csp: HeaderValue::from_str(&content_security_policy(https, frame_origins)).expect("the policy is ASCII"),
             hsts: https.then(|| HeaderValue::from_static(HSTS)),
         }
     }
@@ -59,30 +61,12 @@ impl SecurityHeaders {
     }
 }
 
-/// The origins of the embedded frames (`content/site/embeds.json`, which
-/// the pages read too).
-pub fn frame_origins() -> Vec<String> {
-    let embeds: std::collections::BTreeMap<String, String> =
-        serde_json::from_str(include_str!("../content/site/embeds.json")).expect("content/site/embeds.json maps names to URLs");
-    let mut origins: Vec<String> = embeds
-        .values()
-        .map(|u| {
-            let url = ammonia::Url::parse(u).unwrap_or_else(|e| panic!("content/site/embeds.json: {u:?} is not a URL: {e}"));
-            assert_eq!(url.scheme(), "https", "content/site/embeds.json: {u:?} must be https");
-            url.origin().ascii_serialization()
-        })
-        .collect();
-    origins.sort();
-    origins.dedup();
-    origins
-}
-
-pub fn content_security_policy(https: bool) -> String {
+pub fn content_security_policy(https: bool, frame_origins: &[String]) -> String {
     let mut csp = format!(
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; font-src 'self'; \
          connect-src 'self'; manifest-src 'self'; frame-src {frames}; form-action 'self' {STRIPE_CHECKOUT_ORIGIN}; \
          frame-ancestors 'none'; base-uri 'none'; object-src 'none'",
-        frames = frame_origins().join(" "),
+        frames = frame_origins.join(" "),
     );
     if https {
         csp.push_str("; upgrade-insecure-requests");
@@ -94,24 +78,28 @@ pub fn content_security_policy(https: bool) -> String {
 mod tests {
     use super::*;
 
+    fn frames() -> Vec<String> {
+        crate::content::parse_frame_origins(include_str!("../content/site/embeds.json")).unwrap()
+    }
+
     #[test]
     fn the_policy_allows_no_inline_script_and_no_framing() {
-        let csp = content_security_policy(false);
+        let csp = content_security_policy(false, &frames());
         assert!(!csp.contains("unsafe"), "{csp}");
         assert!(csp.contains("frame-ancestors 'none'") && csp.contains("default-src 'none'"));
         assert!(csp.contains("frame-src https://dexscreener.com https://www.youtube-nocookie.com;"), "{csp}");
-        assert!(content_security_policy(true).ends_with("; upgrade-insecure-requests"));
+        assert!(content_security_policy(true, &frames()).ends_with("; upgrade-insecure-requests"));
     }
 
     #[test]
     fn hsts_only_when_the_site_is_https_and_a_handler_keeps_its_own_values() {
         let mut h = HeaderMap::new();
-        SecurityHeaders::new("http://127.0.0.1:3000").apply("/", &mut h);
+        SecurityHeaders::new("http://127.0.0.1:3000", &frames()).apply("/", &mut h);
         assert!(h.get(header::STRICT_TRANSPORT_SECURITY).is_none());
         assert_eq!(h["cross-origin-resource-policy"], "same-origin");
         let mut h = HeaderMap::new();
         h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("SAMEORIGIN"));
-        SecurityHeaders::new("https://citizenwallet.xyz").apply("/assets/x.png", &mut h);
+        SecurityHeaders::new("https://citizenwallet.xyz", &frames()).apply("/assets/x.png", &mut h);
         assert_eq!(h[header::STRICT_TRANSPORT_SECURITY], HSTS);
         assert_eq!(h[header::X_FRAME_OPTIONS], "SAMEORIGIN");
         assert_eq!(h["cross-origin-resource-policy"], "cross-origin");

@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value};
 
-use crate::state::AppState;
+use crate::content::Content;
 
 pub const SITE_NAME: &str = "Citizen Wallet";
 pub const THEME_COLOUR: &str = "#1f5ad6";
@@ -136,17 +136,16 @@ fn breadcrumb(site: &str, items: &[(&str, String)]) -> Value {
 }
 
 /// Every public route and every post, nothing else (no payment pages).
-pub fn sitemap(state: &AppState) -> String {
-    let site = &state.config.site_url;
-    let posts = state.content.blog.list();
+pub fn sitemap(site: &str, content: &Content) -> String {
+    let posts = content.blog.list();
     let newest = posts.first().map(|p| p.date.clone());
     let mut xml = String::from(r#"<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">"#);
-    let paths = state.routes.concrete_paths(|param| match param {
+    let paths = content.routes.concrete_paths(|param| match param {
         "postId" => posts.iter().map(|p| p.id.clone()).collect(),
         _ => Vec::new(),
     });
     for path in paths {
-        let page = state.routes.find(&path).page;
+        let page = content.routes.find(&path).page;
         if NOT_LISTED.contains(&page.as_str()) {
             continue;
         }
@@ -170,12 +169,11 @@ pub fn robots(site_url: &str) -> String {
 }
 
 /// RSS 2.0 feed of the blog, newest first.
-pub fn feed(state: &AppState) -> String {
-    let site = &state.config.site_url;
+pub fn feed(site: &str, content: &Content) -> String {
     let mut xml = format!(
         r#"<?xml version="1.0" encoding="UTF-8"?><rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom"><channel><title>{SITE_NAME} Blog</title><link>{site}/blog</link><description>News, features, events and partnerships from {SITE_NAME}.</description><language>en</language><atom:link href="{site}/feed.xml" rel="self" type="application/rss+xml"/>"#
     );
-    for p in state.content.blog.list() {
+    for p in content.blog.list() {
         let url = format!("{site}/blog/{}", p.id);
         xml.push_str(&format!(
             "<item><title>{}</title><link>{url}</link><guid isPermaLink=\"true\">{url}</guid><description>{}</description><author>{}</author><category>{}</category><pubDate>{}</pubDate></item>",

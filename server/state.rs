@@ -2,28 +2,26 @@
 
 use std::sync::Arc;
 
-use crate::assets::Manifest;
+use arc_swap::ArcSwap;
+
 use crate::config::Config;
-use crate::content::Content;
 use crate::db::Db;
+use crate::dev::DevHandle;
 use crate::intro::forwarder::ForwarderHandle;
 use crate::metrics::Metrics;
 use crate::payments::Payments;
 use crate::rate_limit::PostLimiter;
-use crate::routes::table::RouteTable;
-use crate::security::SecurityHeaders;
+use crate::site::Site;
 use crate::ssr::cache::PageCache;
-use crate::ssr::SsrPool;
 
 pub type SharedState = Arc<AppState>;
 
 pub struct AppState {
     pub config: Config,
-    pub pool: SsrPool,
+    /// The front end and content being served (see [`crate::site`]); read
+    /// it with [`AppState::site`].
+    pub(crate) site: ArcSwap<Site>,
     pub pages: PageCache,
-    pub routes: &'static RouteTable,
-    pub manifest: &'static Manifest,
-    pub content: Content,
     pub db: Db,
     /// Running when Notion keys are set.
     pub forwarder: Option<ForwarderHandle>,
@@ -34,5 +32,21 @@ pub struct AppState {
     pub draining: std::sync::atomic::AtomicBool,
     pub metrics: Metrics,
     pub limiter: PostLimiter,
-    pub security: SecurityHeaders,
+    /// Running as `citizen-site dev`: the reload events.
+    pub dev: Option<DevHandle>,
+}
+
+impl AppState {
+    /// The site as it is now; a request keeps the one it started with.
+    pub fn site(&self) -> Arc<Site> {
+        self.site.load_full()
+    }
+
+    /// Serves `site` from now on. Pages rendered from the old one are
+    /// dropped from the cache (and are keyed by its generation, so one
+    /// finishing its render after this is never served).
+    pub fn replace_site(&self, site: Site) {
+        self.site.store(Arc::new(site));
+        self.pages.invalidate_all();
+    }
 }

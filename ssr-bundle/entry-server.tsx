@@ -11,6 +11,8 @@ import { registry } from "./pages.eager";
 interface ServerRenderResult extends RenderResult {
   /** The message of a render that threw; the Rust side logs it. */
   error?: string;
+  /** Its stack trace (the dev server maps it back to the sources). */
+  stack?: string;
 }
 
 function render(url: string, bootstrapJson: string): ServerRenderResult {
@@ -33,6 +35,7 @@ function render(url: string, bootstrapJson: string): ServerRenderResult {
       html,
       page: boot.page,
       error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+      stack: err instanceof Error ? err.stack : undefined,
     };
   }
 }

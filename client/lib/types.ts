@@ -100,6 +100,8 @@ export interface PostSummary {
   excerpt: string;
   /** Image URL, or null when the post has none (a placeholder shows). */
   image: string | null;
+  /** Set on drafts, which only the dev server lists. */
+  draft?: true;
 }
 export interface Post extends PostSummary {
   /** Sanitized HTML rendered from the post's Markdown. */

@@ -46,7 +46,7 @@ function SinglePost({ post }: { post: Post }) {
         <ArrowLeft className="h-4 w-4" aria-hidden="true" /> Back to Blog
       </Link>
       <header className="mt-6">
-        <TypeBadge type={post.type} />
+        <Badges post={post} />
         <h1 className="mt-4 text-4xl font-bold tracking-tight text-slate-900">{post.title}</h1>
         <PostFacts post={post} long />
       </header>
@@ -97,7 +97,7 @@ function PostList({ posts, type }: { posts: PostSummary[]; type: string | null }
             <article className="mt-4 grid overflow-hidden rounded-2xl border border-slate-200 bg-white shadow-sm md:grid-cols-2">
               <PostImage post={featured} eager />
               <div className="flex flex-col justify-center p-8">
-                <TypeBadge type={featured.type} />
+                <Badges post={featured} />
                 <h3 className="mt-4 text-2xl font-bold text-slate-900">{featured.title}</h3>
                 <p className="mt-3 text-slate-600">{featured.excerpt}</p>
                 <PostFacts post={featured} />
@@ -126,7 +126,7 @@ function PostList({ posts, type }: { posts: PostSummary[]; type: string | null }
                   <PostImage post={post} />
                   <div className="flex flex-1 flex-col p-6">
                     <div className="flex items-center gap-3 text-sm text-slate-600">
-                      <TypeBadge type={post.type} />
+                      <Badges post={post} />
                       <span className="inline-flex items-center gap-1">
                         <Clock className="h-4 w-4" aria-hidden="true" /> {post.readTime}
                       </span>
@@ -174,8 +174,17 @@ function PostImage({ post, eager }: { post: PostSummary; eager?: boolean }) {
   );
 }
 
-function TypeBadge({ type }: { type: string }) {
-  return <span className="inline-block rounded-full bg-brand-100 px-3 py-1 text-xs font-semibold text-brand-700">{type}</span>;
+/** The post's type, and whether it is a draft (only the dev server shows
+ *  drafts). */
+function Badges({ post }: { post: PostSummary }) {
+  return (
+    <>
+      <span className="inline-block rounded-full bg-brand-100 px-3 py-1 text-xs font-semibold text-brand-700">{post.type}</span>
+      {post.draft && (
+        <span className="ml-2 inline-block rounded-full bg-amber-100 px-3 py-1 text-xs font-semibold text-amber-800">Draft</span>
+      )}
+    </>
+  );
 }
 
 function PostFacts({ post, long }: { post: PostSummary; long?: boolean }) {

@@ -1,5 +1,6 @@
 //! Blog posts: `content/blog/<id>.md`, TOML front matter between `+++` lines,
-//! then Markdown. Listed newest first.
+//! then Markdown. Listed newest first. A post whose front matter says
+//! `draft = true` is checked like any other but shown only by the dev server.
 
 use serde::{Deserialize, Serialize};
 
@@ -20,6 +21,17 @@ struct FrontMatter {
     excerpt: String,
     /// Path under content/images/ (e.g. `blog/<id>.svg`).
     image: Option<String>,
+    #[serde(default)]
+    draft: bool,
+}
+
+/// Whether draft posts are part of the blog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Drafts {
+    /// `serve`: a draft is in no list, page, sitemap or feed.
+    Hide,
+    /// `dev`: drafts show, marked as such.
+    Show,
 }
 
 /// What a list card shows (`PostSummary` in client/lib/types.ts).
@@ -37,6 +49,9 @@ pub struct PostSummary {
     pub excerpt: String,
     /// Hashed image URL, or None (the page shows a placeholder).
     pub image: Option<String>,
+    /// Only ever true in dev (see [`Drafts`]); the page marks the post.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub draft: bool,
 }
 
 /// A whole post (`Post` in client/lib/types.ts).
@@ -48,17 +63,23 @@ pub struct Post {
     pub html: String,
 }
 
+#[derive(Debug, Clone, Default)]
 pub struct Blog {
     /// Newest first.
     posts: Vec<Post>,
 }
 
 impl Blog {
-    pub fn parse(files: &[(&str, &str)], manifest: &Manifest) -> Result<Blog, ContentError> {
+    /// The posts of `files` (file name, text); every file is checked, drafts
+    /// included, whether or not they are kept.
+    pub fn parse<N: AsRef<str>, T: AsRef<str>>(files: &[(N, T)], manifest: &Manifest, drafts: Drafts) -> Result<Blog, ContentError> {
         let mut posts = files
             .iter()
-            .map(|(name, text)| parse_post(name, text, manifest))
+            .map(|(name, text)| parse_post(name.as_ref(), text.as_ref(), manifest))
             .collect::<Result<Vec<_>, _>>()?;
+        if drafts == Drafts::Hide {
+            posts.retain(|p| !p.summary.draft);
+        }
         posts.sort_by(|a, b| b.summary.date.cmp(&a.summary.date).then_with(|| a.summary.id.cmp(&b.summary.id)));
         Ok(Blog { posts })
     }
@@ -79,21 +100,44 @@ impl Blog {
 }
 
 fn parse_post(file: &str, text: &str, manifest: &Manifest) -> Result<Post, ContentError> {
-    let err = |m: String| ContentError::new(&format!("content/blog/{file}"), m);
-    let rest = text.strip_prefix("+++").ok_or_else(|| err("must start with a +++ front matter block".into()))?;
+    let path = format!("content/blog/{file}");
+    let err = |m: String| ContentError::new(&path, m);
+    let rest = text.strip_prefix("+++").ok_or_else(|| err("must start with a +++ front matter block".into()).at(1, 1))?;
     let (front, body) = rest.split_once("\n+++").ok_or_else(|| err("front matter is not closed with +++".into()))?;
-    let fm: FrontMatter = toml::from_str(front).map_err(|e| err(format!("front matter: {e}")))?;
+    // Where a position of the front matter is in the file (it starts after "+++").
+    let located = |e: ContentError, offset: usize| {
+        let before = &text[..(3 + offset).min(text.len())];
+        let line = before.matches('\n').count() + 1;
+        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        e.at(line, column)
+    };
+    // A field's own line, for the checks made after parsing.
+    let field = |e: ContentError, key: &str| {
+        let at = front.lines().scan(0, |pos, l| {
+            let start = *pos;
+            *pos += l.len() + 1;
+            Some((start, l))
+        });
+        match at.into_iter().find(|(_, l)| l.split('=').next().is_some_and(|k| k.trim() == key)) {
+            Some((offset, _)) => located(e, offset),
+            None => e,
+        }
+    };
+    let fm: FrontMatter = toml::from_str(front).map_err(|e| {
+        let offset = e.span().map_or(0, |s| s.start);
+        located(err(format!("front matter: {}", e.message().trim())), offset)
+    })?;
     if file.strip_suffix(".md") != Some(fm.id.as_str()) {
-        return Err(err(format!("id {:?} must match the file name", fm.id)));
+        return Err(field(err(format!("id {:?} must match the file name", fm.id)), "id"));
     }
     let iso = time::macros::format_description!("[year]-[month]-[day]");
-    time::Date::parse(&fm.date, &iso).map_err(|e| err(format!("date {:?} is not YYYY-MM-DD: {e}", fm.date)))?;
+    time::Date::parse(&fm.date, &iso).map_err(|e| field(err(format!("date {:?} is not YYYY-MM-DD: {e}", fm.date)), "date"))?;
     let image = match fm.image {
         None => None,
-        Some(path) => Some(
+        Some(image) => Some(
             manifest
-                .image_url(&path)
-                .ok_or_else(|| err(format!("image {path:?} is not under content/images/")))?
+                .image_url(&image)
+                .ok_or_else(|| field(err(format!("image {image:?} is not under content/images/")), "image"))?
                 .to_owned(),
         ),
     };
@@ -107,7 +151,53 @@ fn parse_post(file: &str, text: &str, manifest: &Manifest) -> Result<Post, Conte
             read_time: fm.read_time,
             excerpt: fm.excerpt,
             image,
+            draft: fm.draft,
         },
         html: markdown::to_safe_html(body),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const POST: &str = "+++\nid = \"a\"\ntitle = \"A\"\ndate = \"2024-05-01\"\nauthor = \"Ana\"\ntype = \"Updates\"\nreadTime = \"3 min read\"\nexcerpt = \"E\"\n+++\nBody";
+
+    fn draft(id: &str) -> String {
+        POST.replace("id = \"a\"", &format!("id = \"{id}\"\ndraft = true")).replace("2024-05-01", "2024-06-01")
+    }
+
+    #[test]
+    fn drafts_are_kept_only_when_asked() {
+        let manifest = Manifest::embedded();
+        let files = [("a.md".to_owned(), POST.to_owned()), ("b.md".to_owned(), draft("b"))];
+        let shown = Blog::parse(&files, &manifest, Drafts::Show).unwrap();
+        assert_eq!(shown.list().iter().map(|p| (p.id.as_str(), p.draft)).collect::<Vec<_>>(), vec![("b", true), ("a", false)]);
+        let hidden = Blog::parse(&files, &manifest, Drafts::Hide).unwrap();
+        assert_eq!(hidden.list().len(), 1);
+        assert!(hidden.get("b").is_none() && !hidden.has_type("nothing"));
+        // Only a draft says so in its JSON.
+        assert!(!serde_json::to_string(&hidden.list()[0]).unwrap().contains("draft"));
+        // A broken draft is still an error: drafts are checked like posts.
+        let broken = [("c.md", "+++\nid = \"c\"\ndraft = true\n+++\n")];
+        assert!(Blog::parse(&broken, &manifest, Drafts::Hide).is_err());
+    }
+
+    #[test]
+    fn errors_name_the_file_and_the_line() {
+        let manifest = Manifest::embedded();
+        let at = |text: &str| {
+            let e = Blog::parse(&[("a.md", text)], &manifest, Drafts::Show).unwrap_err();
+            (e.to_string(), e.line)
+        };
+        let (message, line) = at(&POST.replace("title = \"A\"", "title = A"));
+        assert_eq!(line, Some(3), "{message}");
+        assert!(message.starts_with("content/blog/a.md:3:9: front matter: "), "{message}");
+        let (message, line) = at(&POST.replace("2024-05-01", "May 1st"));
+        assert_eq!(line, Some(4), "{message}");
+        assert!(message.contains("date \"May 1st\" is not YYYY-MM-DD"), "{message}");
+        let (message, _) = at(&POST.replace("id = \"a\"", "id = \"b\""));
+        assert!(message.starts_with("content/blog/a.md:2:1: id \"b\" must match the file name"), "{message}");
+        assert_eq!(at("no front matter").0, "content/blog/a.md:1:1: must start with a +++ front matter block");
+    }
 }

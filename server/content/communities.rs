@@ -177,18 +177,20 @@ pub struct FeaturedCommunity {
     pub url: String,
 }
 
+#[derive(Debug, Clone, Default)]
 pub struct Communities {
     all: Vec<CommunityConfig>,
     featured: Vec<FeaturedCommunity>,
 }
 
 impl Communities {
-    pub fn parse(files: &[(&str, &str)], manifest: &Manifest) -> Result<Communities, ContentError> {
+    /// The configs of `files` (file name, text).
+    pub fn parse<N: AsRef<str>, T: AsRef<str>>(files: &[(N, T)], manifest: &Manifest) -> Result<Communities, ContentError> {
         let mut all = Vec::with_capacity(files.len());
         let mut featured = Vec::new();
         for (file, text) in files {
-            let path = format!("content/communities/{file}");
-            let cfg: CommunityConfig = serde_json::from_str(text).map_err(|e| ContentError::new(&path, e))?;
+            let path = format!("content/communities/{}", file.as_ref());
+            let cfg: CommunityConfig = serde_json::from_str(text.as_ref()).map_err(|e| ContentError::json(&path, &e))?;
             validate(&cfg).map_err(|m| ContentError::new(&path, m))?;
             if is_featured(&cfg.community) {
                 let logo = manifest
@@ -205,7 +207,7 @@ impl Communities {
             }
             all.push(cfg);
         }
-        featured.sort_by(|a, b| a.name.to_lowercase().cmp(&b.name.to_lowercase()));
+        featured.sort_by_key(|a| a.name.to_lowercase());
         Ok(Communities { all, featured })
     }
 

@@ -1,42 +1,265 @@
-//! Bundled content, parsed once at start into typed values: blog posts
-//! (Markdown -> sanitized HTML) and community configs. A malformed file stops
-//! the server with a message naming it.
+//! The content the server reads itself, parsed into typed values: blog posts
+//! (Markdown -> sanitized HTML), community configs, the route table, the
+//! intro-request tags and the embedded frames' origins. `serve` parses the
+//! copies compiled into the binary once at start; `dev` parses the files of a
+//! checkout on every change. Both go through [`Content::load`]'s parsers, so a
+//! malformed file fails the same way in each, naming the file (and the line
+//! where the parser can tell).
 
 pub mod blog;
 pub mod communities;
 pub mod markdown;
 
+use std::path::Path;
+
 use crate::assets::Manifest;
+use crate::routes::table::RouteTable;
+use blog::{Blog, Drafts};
+use communities::Communities;
 
 mod files {
     include!(concat!(env!("OUT_DIR"), "/content.rs"));
 }
 
-#[derive(Debug, thiserror::Error)]
-#[error("{file}: {message}")]
+pub const ROUTES_FILE: &str = "content/routes.json";
+pub const INTRO_TAGS_FILE: &str = "content/site/intro-tags.json";
+pub const EMBEDS_FILE: &str = "content/site/embeds.json";
+
+/// A content file that cannot be used, and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}{}: {message}", at(*line, *column))]
 pub struct ContentError {
+    /// Its path from the checkout's root, e.g. `content/blog/x.md`.
     pub file: String,
+    /// 1-based, when the parser tells.
+    pub line: Option<u32>,
+    pub column: Option<u32>,
     pub message: String,
+}
+
+fn at(line: Option<u32>, column: Option<u32>) -> String {
+    match (line, column) {
+        (Some(l), Some(c)) => format!(":{l}:{c}"),
+        (Some(l), None) => format!(":{l}"),
+        _ => String::new(),
+    }
 }
 
 impl ContentError {
     pub fn new(file: &str, message: impl std::fmt::Display) -> ContentError {
-        ContentError { file: file.to_owned(), message: message.to_string() }
+        ContentError { file: file.to_owned(), line: None, column: None, message: message.to_string() }
+    }
+
+    pub fn at(mut self, line: usize, column: usize) -> ContentError {
+        self.line = u32::try_from(line).ok();
+        self.column = u32::try_from(column).ok();
+        self
+    }
+
+    /// A JSON file serde_json could not read: the line and column it gives.
+    pub fn json(file: &str, e: &serde_json::Error) -> ContentError {
+        let message = e.to_string();
+        // serde_json appends " at line L column C"; the location has its own fields.
+        let message = message.rsplit_once(" at line ").map_or(message.as_str(), |(m, _)| m).to_owned();
+        ContentError::new(file, message).at(e.line(), e.column())
     }
 }
 
-/// Everything bundled, ready to serve.
+/// Where the content files are read from.
+#[derive(Debug, Clone, Copy)]
+pub enum Source<'a> {
+    /// The copies compiled into the binary (`serve`).
+    Embedded,
+    /// A checkout's `content/` folder (`dev`).
+    Dir(&'a Path),
+}
+
+impl Source<'_> {
+    /// Every `*.ext` file of `content/<dir>/` as (file name, text), by name.
+    fn files(&self, dir: &str, ext: &str) -> Result<Vec<(String, String)>, ContentError> {
+        let owned = |list: &[(&str, &str)]| list.iter().map(|(n, t)| ((*n).to_owned(), (*t).to_owned())).collect();
+        match self {
+            Source::Embedded => Ok(match dir {
+                "blog" => owned(files::BLOG_FILES),
+                "communities" => owned(files::COMMUNITY_FILES),
+                _ => Vec::new(),
+            }),
+            Source::Dir(root) => {
+                let folder = format!("content/{dir}");
+                let unreadable = |e: std::io::Error| ContentError::new(&folder, format!("cannot be read: {e}"));
+                let mut names: Vec<String> = std::fs::read_dir(root.join(&folder))
+                    .map_err(unreadable)?
+                    .filter_map(|e| e.ok()?.file_name().into_string().ok())
+                    .filter(|n| !n.starts_with('.') && n.rsplit_once('.').is_some_and(|(_, e)| e == ext))
+                    .collect();
+                names.sort();
+                names
+                    .into_iter()
+                    .map(|name| {
+                        let path = format!("{folder}/{name}");
+                        let text = std::fs::read_to_string(root.join(&path)).map_err(|e| ContentError::new(&path, format!("cannot be read: {e}")))?;
+                        Ok((name, text))
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    /// One file, by its path from the root.
+    fn file(&self, path: &str) -> Result<String, ContentError> {
+        match self {
+            Source::Embedded => Ok(match path {
+                ROUTES_FILE => include_str!("../../content/routes.json"),
+                INTRO_TAGS_FILE => include_str!("../../content/site/intro-tags.json"),
+                EMBEDS_FILE => include_str!("../../content/site/embeds.json"),
+                other => return Err(ContentError::new(other, "is not compiled into the binary")),
+            }
+            .to_owned()),
+            Source::Dir(root) => std::fs::read_to_string(root.join(path)).map_err(|e| ContentError::new(path, format!("cannot be read: {e}"))),
+        }
+    }
+}
+
+/// Everything the server reads from `content/`, ready to serve.
+#[derive(Clone, Default)]
 pub struct Content {
-    pub blog: blog::Blog,
-    pub communities: communities::Communities,
+    pub blog: Blog,
+    pub communities: Communities,
+    pub routes: RouteTable,
+    /// The intro-request tag options, in the form's order (the form reads
+    /// the same file).
+    pub intro_tags: Vec<String>,
+    /// Origins of the embedded frames, for the Content-Security-Policy (the
+    /// pages read the same file).
+    pub frame_origins: Vec<String>,
+}
+
+/// Each part of [`Content`], parsed on its own.
+struct Parts {
+    blog: Result<Blog, ContentError>,
+    communities: Result<Communities, ContentError>,
+    routes: Result<RouteTable, ContentError>,
+    intro_tags: Result<Vec<String>, ContentError>,
+    frame_origins: Result<Vec<String>, ContentError>,
+}
+
+impl Parts {
+    fn parse(source: Source, manifest: &Manifest, drafts: Drafts) -> Parts {
+        Parts {
+            blog: source.files("blog", "md").and_then(|f| Blog::parse(&f, manifest, drafts)),
+            communities: source.files("communities", "json").and_then(|f| Communities::parse(&f, manifest)),
+            routes: source.file(ROUTES_FILE).and_then(|t| RouteTable::parse(&t).map_err(|e| ContentError::json(ROUTES_FILE, &e))),
+            intro_tags: source.file(INTRO_TAGS_FILE).and_then(|t| parse_intro_tags(&t)),
+            frame_origins: source.file(EMBEDS_FILE).and_then(|t| parse_frame_origins(&t)),
+        }
+    }
 }
 
 impl Content {
-    /// Parses the files compiled into the binary.
+    /// All of it, or the first file that is malformed.
+    pub fn load(source: Source, manifest: &Manifest, drafts: Drafts) -> Result<Content, ContentError> {
+        let p = Parts::parse(source, manifest, drafts);
+        Ok(Content { blog: p.blog?, communities: p.communities?, routes: p.routes?, intro_tags: p.intro_tags?, frame_origins: p.frame_origins? })
+    }
+
+    /// The content of the binary, as `serve` shows it (no drafts).
     pub fn embedded(manifest: &Manifest) -> Result<Content, ContentError> {
-        Ok(Content {
-            blog: blog::Blog::parse(files::BLOG_FILES, manifest)?,
-            communities: communities::Communities::parse(files::COMMUNITY_FILES, manifest)?,
+        Content::load(Source::Embedded, manifest, Drafts::Hide)
+    }
+
+    /// Every part that parses; a part that does not keeps its value in
+    /// `previous` (empty without one) and its error is returned. The dev
+    /// server keeps serving the last good version of a broken file this way.
+    pub fn reload(source: Source, manifest: &Manifest, drafts: Drafts, previous: Option<&Content>) -> (Content, Vec<ContentError>) {
+        let p = Parts::parse(source, manifest, drafts);
+        let mut errors = Vec::new();
+        let content = Content {
+            blog: keep(p.blog, previous.map(|c| &c.blog), &mut errors),
+            communities: keep(p.communities, previous.map(|c| &c.communities), &mut errors),
+            routes: keep(p.routes, previous.map(|c| &c.routes), &mut errors),
+            intro_tags: keep(p.intro_tags, previous.map(|c| &c.intro_tags), &mut errors),
+            frame_origins: keep(p.frame_origins, previous.map(|c| &c.frame_origins), &mut errors),
+        };
+        (content, errors)
+    }
+}
+
+/// The part as parsed, or (recording why not) the last good one.
+fn keep<T: Clone + Default>(part: Result<T, ContentError>, last: Option<&T>, errors: &mut Vec<ContentError>) -> T {
+    part.unwrap_or_else(|e| {
+        errors.push(e);
+        last.cloned().unwrap_or_default()
+    })
+}
+
+/// `content/site/intro-tags.json`: a list of distinct, non-empty tags.
+pub fn parse_intro_tags(text: &str) -> Result<Vec<String>, ContentError> {
+    let tags: Vec<String> = serde_json::from_str(text).map_err(|e| ContentError::json(INTRO_TAGS_FILE, &e))?;
+    if let Some(blank) = tags.iter().position(|t| t.trim().is_empty()) {
+        return Err(ContentError::new(INTRO_TAGS_FILE, format!("tag {} is empty", blank + 1)));
+    }
+    Ok(tags)
+}
+
+/// `content/site/embeds.json` (name -> https URL): the origins, sorted.
+pub fn parse_frame_origins(text: &str) -> Result<Vec<String>, ContentError> {
+    let embeds: std::collections::BTreeMap<String, String> = serde_json::from_str(text).map_err(|e| ContentError::json(EMBEDS_FILE, &e))?;
+    let mut origins = embeds
+        .iter()
+        .map(|(name, u)| match ammonia::Url::parse(u) {
+            Ok(url) if url.scheme() == "https" => Ok(url.origin().ascii_serialization()),
+            Ok(_) => Err(ContentError::new(EMBEDS_FILE, format!("{name}: {u:?} must be an https URL"))),
+            Err(e) => Err(ContentError::new(EMBEDS_FILE, format!("{name}: {u:?} is not a URL: {e}"))),
         })
+        .collect::<Result<Vec<_>, _>>()?;
+    origins.sort();
+    origins.dedup();
+    Ok(origins)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_errors_carry_the_file_line_and_column() {
+        let e = parse_intro_tags("[\n  \"a\",\n  b\n]").unwrap_err();
+        assert_eq!((e.file.as_str(), e.line, e.column), (INTRO_TAGS_FILE, Some(3), Some(3)));
+        assert_eq!(e.to_string(), "content/site/intro-tags.json:3:3: expected value");
+        assert!(parse_intro_tags("[\"a\", \" \"]").unwrap_err().to_string().ends_with("tag 2 is empty"));
+    }
+
+    #[test]
+    fn frames_must_be_https() {
+        assert_eq!(parse_frame_origins(r#"{"a": "https://x.example/p", "b": "https://x.example/q"}"#).unwrap(), vec!["https://x.example"]);
+        let e = parse_frame_origins(r#"{"a": "http://x.example/p"}"#).unwrap_err();
+        assert!(e.to_string().contains("must be an https URL"), "{e}");
+    }
+
+    #[test]
+    fn a_reload_keeps_the_last_good_part_and_reports_the_broken_file() {
+        let root = std::env::temp_dir().join(format!("citizen-content-{}", std::process::id()));
+        let manifest = Manifest::embedded();
+        let copy = |rel: &str| {
+            let to = root.join(rel);
+            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+            std::fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join(rel), to).unwrap();
+        };
+        for f in [ROUTES_FILE, INTRO_TAGS_FILE, EMBEDS_FILE, "content/blog/nfc-integration.md", "content/communities/brussels-pay.json"] {
+            copy(f);
+        }
+        let (good, errors) = Content::reload(Source::Dir(&root), &manifest, Drafts::Show, None);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(good.blog.list().len(), 1);
+
+        std::fs::write(root.join("content/blog/nfc-integration.md"), "+++\nid = \"nfc-integration\"\ntitle = \n+++\n").unwrap();
+        std::fs::write(root.join(INTRO_TAGS_FILE), "[\"only\"]").unwrap();
+        let (next, errors) = Content::reload(Source::Dir(&root), &manifest, Drafts::Show, Some(&good));
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!((errors[0].file.as_str(), errors[0].line), ("content/blog/nfc-integration.md", Some(3)));
+        assert_eq!(next.blog.list()[0].id, "nfc-integration", "the last good blog stays");
+        assert_eq!(next.intro_tags, vec!["only"], "the parts that parse are new");
+        assert!(Content::load(Source::Dir(&root), &manifest, Drafts::Show).is_err(), "load is all or nothing");
+        std::fs::remove_dir_all(&root).unwrap();
     }
 }

@@ -11,14 +11,6 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-/// The seven tag options (spec section 3), from the same file the form uses.
-pub fn tag_options() -> &'static [String] {
-    static TAGS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
-    TAGS.get_or_init(|| {
-        serde_json::from_str(include_str!("../../content/site/intro-tags.json")).expect("content/site/intro-tags.json is a list")
-    })
-}
-
 pub const MAX_NAME: usize = 200;
 pub const MAX_EMAIL: usize = 254;
 pub const MAX_WEBSITE: usize = 2_000;
@@ -96,7 +88,7 @@ pub struct IntroRequest {
     /// Empty, or an http(s) URL.
     pub website: String,
     pub description: String,
-    /// Distinct, each one of [`tag_options`], in the form's order.
+    /// Distinct, each one of the tag options, in the form's order.
     pub tags: Vec<String>,
     /// The page's id for this submission, if it sent one.
     pub submission_id: Option<uuid::Uuid>,
@@ -121,10 +113,10 @@ impl fmt::Display for Invalid {
 
 pub const MISSING_REQUIRED: &str = "Missing required fields: Please fill in the name and email address.";
 
-impl TryFrom<IntroForm> for IntroRequest {
-    type Error = Invalid;
-
-    fn try_from(form: IntroForm) -> Result<Self, Invalid> {
+impl IntroRequest {
+    /// The request a form makes, if it keeps every rule; its tags must be
+    /// among `tag_options` (the site's, `content/site/intro-tags.json`).
+    pub fn parse(form: IntroForm, tag_options: &[String]) -> Result<IntroRequest, Invalid> {
         let name = form.name.trim().to_owned();
         if name.is_empty() || form.email.trim().is_empty() {
             return Err(Invalid::MissingRequired);
@@ -146,14 +138,14 @@ impl TryFrom<IntroForm> for IntroRequest {
         limit("description", &description, MAX_DESCRIPTION).map_err(field)?;
         let mut tags: Vec<String> = Vec::new();
         for tag in form.tags {
-            let Some(known) = tag_options().iter().find(|t| **t == tag) else {
+            let Some(known) = tag_options.iter().find(|t| **t == tag) else {
                 return Err(field(format!("tags: {tag:?} is not one of the tag options")));
             };
             if !tags.iter().any(|t| t == known) {
                 tags.push(known.clone());
             }
         }
-        tags.sort_by_key(|t| tag_options().iter().position(|o| o == t));
+        tags.sort_by_key(|t| tag_options.iter().position(|o| o == t));
         let submission_id = match form.submission_id.trim() {
             "" => None,
             raw => Some(uuid::Uuid::parse_str(raw).map_err(|_| field("submissionId: not a valid id".into()))?),
@@ -178,10 +170,15 @@ mod tests {
         IntroForm { name: "Riverbend".into(), email: "ana@example.org".into(), ..Default::default() }
     }
 
+    /// The site's tag options.
+    pub(super) fn tag_options() -> Vec<String> {
+        crate::content::parse_intro_tags(include_str!("../../content/site/intro-tags.json")).unwrap()
+    }
+
     #[test]
     fn name_and_email_are_required_with_the_spec_message() {
         for f in [IntroForm { name: "  ".into(), ..form() }, IntroForm { email: "".into(), ..form() }] {
-            assert_eq!(IntroRequest::try_from(f).unwrap_err().to_string(), MISSING_REQUIRED);
+            assert_eq!(IntroRequest::parse(f, &tag_options()).unwrap_err().to_string(), MISSING_REQUIRED);
         }
     }
 
@@ -197,7 +194,7 @@ mod tests {
             (IntroForm { tags: vec!["Gardening".into()], ..form() }, "tags:"),
         ];
         for (f, prefix) in cases {
-            let err = IntroRequest::try_from(f).unwrap_err().to_string();
+            let err = IntroRequest::parse(f, &tag_options()).unwrap_err().to_string();
             assert!(err.starts_with(prefix), "{err}");
         }
     }
@@ -210,12 +207,12 @@ mod tests {
 
     #[test]
     fn a_valid_form_is_trimmed_and_tags_deduplicated_in_option_order() {
-        let r = IntroRequest::try_from(IntroForm {
+        let r = IntroRequest::parse(IntroForm {
             name: " Riverbend ".into(),
             website: "https://riverbend.example".into(),
             tags: vec!["Loyalty".into(), "Smart money".into(), "Loyalty".into()],
             ..form()
-        })
+        }, &tag_options())
         .unwrap();
         assert_eq!(r.name, "Riverbend");
         assert_eq!(r.tags, vec!["Smart money", "Loyalty"]);
@@ -224,6 +221,7 @@ mod tests {
 
     mod properties {
         use super::super::*;
+        use super::tag_options;
         use proptest::prelude::*;
 
         fn text() -> impl Strategy<Value = String> {
@@ -258,7 +256,7 @@ mod tests {
             /// refused with a message that names a field; nothing panics.
             #[test]
             fn validation_accepts_only_requests_that_keep_every_rule(f in form()) {
-                match IntroRequest::try_from(f) {
+                match IntroRequest::parse(f, &tag_options()) {
                     Ok(r) => {
                         prop_assert!(!r.name.is_empty() && r.name == r.name.trim() && r.name.chars().count() <= MAX_NAME);
                         prop_assert!(r.contact_person.chars().count() <= MAX_NAME);

@@ -1,13 +1,31 @@
-//! `/assets/*`: the embedded, content-hashed files, served with their
-//! build-time brotli or gzip body when the client accepts it.
+//! `/assets/*`: the content-hashed files of the front end. Embedded ones
+//! are served with their build-time brotli or gzip body when the client
+//! accepts it; a dev build's are read from its folder.
 
-use axum::extract::Request;
+use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 
-pub async fn asset(req: Request) -> Response {
+use crate::assets::AssetFiles;
+use crate::state::SharedState;
+
+pub async fn asset(State(state): State<SharedState>, req: Request) -> Response {
+    let not_found = || (StatusCode::NOT_FOUND, "Not found").into_response();
+    let site = state.site();
+    let dev_file = match &site.front.files {
+        AssetFiles::Embedded => None,
+        AssetFiles::Dir(files) => Some(files.get(req.uri().path())),
+    };
+    if let Some(file) = dev_file {
+        let Some((path, content_type)) = file else { return not_found() };
+        return match tokio::fs::read(path).await {
+            // Not cached: a dev build's files come and go with each change.
+            Ok(body) => ([(header::CONTENT_TYPE, content_type.as_str()), (header::CACHE_CONTROL, "no-cache")], body).into_response(),
+            Err(_) => not_found(),
+        };
+    }
     let Some(file) = crate::assets::file(req.uri().path()) else {
-        return (StatusCode::NOT_FOUND, "Not found").into_response();
+        return not_found();
     };
     let (body, encoding) = match preferred_encoding(req.headers()) {
         Encoding::Br if file.br.is_some() => (file.br.unwrap(), Some("br")),

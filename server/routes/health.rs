@@ -22,7 +22,7 @@ pub async fn healthz() -> (StatusCode, &'static str) {
 /// prerendered, the database answered its last check and no shutdown has
 /// begun; 503 otherwise. The body says which check failed.
 pub async fn readyz(State(state): State<SharedState>) -> Response {
-    let isolates = state.pool.is_ready();
+    let isolates = state.site().front.pool.is_ready();
     let prerendered = state.ready.load(Ordering::Acquire);
     let database = state.db.is_up();
     let draining = state.draining.load(Ordering::Acquire);
@@ -40,7 +40,7 @@ pub async fn metrics(State(state): State<SharedState>, Extension(client): Extens
         return (StatusCode::NOT_FOUND, "Not found").into_response();
     }
     let m = &state.metrics;
-    m.render_queue_depth.set(state.pool.queue_depth() as i64);
+    m.render_queue_depth.set(state.site().front.pool.queue_depth() as i64);
     let up = state.db.is_up();
     m.database_up.set(i64::from(up));
     if up {

@@ -6,6 +6,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::table::RouteMatch;
+use crate::content::Content;
 use crate::db::team;
 use crate::state::AppState;
 
@@ -28,7 +29,7 @@ pub struct Loaded {
     pub cacheable: bool,
 }
 
-pub async fn load(state: &AppState, path: &str, query: Option<&str>, route: &RouteMatch) -> Loaded {
+pub async fn load(state: &AppState, content: &Content, path: &str, query: Option<&str>, route: &RouteMatch) -> Loaded {
     let params = parse_query(query);
     let param = |name: &str| params.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
     let mut kept: Vec<(&str, String)> = Vec::new();
@@ -41,13 +42,13 @@ pub async fn load(state: &AppState, path: &str, query: Option<&str>, route: &Rou
                 kept.push(("type", t.clone()));
                 // Any string is a filter (it matches no post), but only the
                 // real types are worth a place in the cache.
-                cacheable = state.content.blog.has_type(t);
+                cacheable = content.blog.has_type(t);
             }
             // An unknown post id shows the list (spec section 2).
-            let post = route.params.get("postId").and_then(|id| state.content.blog.get(id));
-            (200, json!({ "posts": state.content.blog.list(), "post": post, "type": filter }))
+            let post = route.params.get("postId").and_then(|id| content.blog.get(id));
+            (200, json!({ "posts": content.blog.list(), "post": post, "type": filter }))
         }
-        "Wallets" => (200, json!({ "communities": state.content.communities.featured() })),
+        "Wallets" => (200, json!({ "communities": content.communities.featured() })),
         "About" => {
             // A database known to be down is not waited on.
             let team = if !state.db.is_up() {

@@ -19,7 +19,10 @@ use tower_http::compression::CompressionLayer;
 use crate::state::SharedState;
 
 pub fn router(state: SharedState) -> Router {
+    // `dev` alone has the reload script and its events.
+    let dev = if state.dev.is_some() { crate::dev::routes() } else { Router::new() };
     Router::new()
+        .merge(dev)
         .route("/sitemap.xml", get(seo::sitemap))
         .route("/robots.txt", get(seo::robots))
         .route("/feed.xml", get(seo::feed))

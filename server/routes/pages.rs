@@ -13,6 +13,7 @@ use super::assets::{preferred_encoding, Encoding};
 use super::loaders::{self, Loaded};
 use super::observe::RouteLabel;
 use crate::metrics::Metrics;
+use crate::site::Site;
 use crate::ssr::cache::{CachedPage, PageKey};
 use crate::ssr::{document, RenderError};
 use crate::state::SharedState;
@@ -35,9 +36,10 @@ pub async fn page(State(state): State<SharedState>, method: Method, uri: Uri, he
         }
         return Redirect::permanent(&target).into_response();
     }
-    let loaded = load(&state, path, uri.query()).await;
+    let site = state.site();
+    let loaded = load(&state, &site, path, uri.query()).await;
     let label = RouteLabel(loaded.route.page.clone());
-    let mut res = match render_page(&state, loaded).await {
+    let mut res = match render_page(&state, &site, loaded).await {
         Ok(page) => page.respond(&headers),
         Err(res) => res,
     };
@@ -45,25 +47,26 @@ pub async fn page(State(state): State<SharedState>, method: Method, uri: Uri, he
     res
 }
 
-async fn load(state: &SharedState, path: &str, query: Option<&str>) -> Loaded {
-    let route = state.routes.find(path);
+async fn load(state: &SharedState, site: &Site, path: &str, query: Option<&str>) -> Loaded {
+    let route = site.content.routes.find(path);
     if route.is_not_found() {
         tracing::warn!(path, "404: unknown route requested");
     }
-    loaders::load(state, path, query, &route).await
+    loaders::load(state, &site.content, path, query, &route).await
 }
 
 /// Renders every page of the route table into the cache (done at start,
 /// before /readyz says ready). Returns how many pages were rendered.
 pub async fn prerender(state: &SharedState) -> usize {
-    let paths = state.routes.concrete_paths(|param| match param {
-        "postId" => state.content.blog.list().into_iter().map(|p| p.id).collect(),
+    let site = state.site();
+    let paths = site.content.routes.concrete_paths(|param| match param {
+        "postId" => site.content.blog.list().into_iter().map(|p| p.id).collect(),
         _ => Vec::new(),
     });
     let mut done = 0;
     for path in paths {
-        let loaded = load(state, &path, None).await;
-        if loaded.cacheable && render_page(state, loaded).await.is_ok() {
+        let loaded = load(state, &site, &path, None).await;
+        if loaded.cacheable && render_page(state, &site, loaded).await.is_ok() {
             done += 1;
         }
     }
@@ -72,7 +75,7 @@ pub async fn prerender(state: &SharedState) -> usize {
 
 /// Renders a page that is never cached (it carries what a visitor sent).
 pub async fn render(state: &SharedState, loaded: Loaded) -> Response {
-    match render_page(state, loaded).await {
+    match render_page(state, &state.site(), loaded).await {
         Ok(page) => page.respond(&HeaderMap::new()),
         Err(res) => res,
     }
@@ -95,10 +98,15 @@ impl Rendered {
 }
 
 /// The page from the cache, or rendered (and cached when the loader allows).
-/// A page that could not be rendered comes back as the finished error response.
-async fn render_page(state: &SharedState, loaded: Loaded) -> Result<Rendered, Response> {
+/// A page that could not be rendered comes back as the finished error
+/// response; so does one that a broken file breaks (`dev`).
+async fn render_page(state: &SharedState, site: &Site, loaded: Loaded) -> Result<Rendered, Response> {
+    let problems = site.problems_for(&loaded.route.page);
+    if !problems.is_empty() {
+        return Err(crate::dev::problem_page(site, &problems));
+    }
     let bootstrap = serde_json::to_string(&loaded.route).expect("route data serializes");
-    let key = PageKey::new(&loaded.render_url, &bootstrap);
+    let key = PageKey::new(site.generation, &loaded.render_url, &bootstrap);
     let m = &state.metrics;
     if loaded.cacheable {
         if let Some(hit) = state.pages.get(&key).await {
@@ -108,7 +116,8 @@ async fn render_page(state: &SharedState, loaded: Loaded) -> Result<Rendered, Re
         m.page_cache_misses.inc();
     }
     let started = std::time::Instant::now();
-    let rendered = state.pool.render(&loaded.render_url, &bootstrap).await;
+    let front = &site.front;
+    let rendered = front.pool.render(&loaded.render_url, &bootstrap).await;
     m.render_seconds.observe(started.elapsed().as_secs_f64());
     if let Err(e) = &rendered {
         Metrics::outcome(
@@ -126,10 +135,15 @@ async fn render_page(state: &SharedState, loaded: Loaded) -> Result<Rendered, Re
         Ok(out) if out.error.is_some() || out.status >= 500 => {
             Metrics::outcome(&m.render_failures, "error_screen");
             tracing::error!(url = %loaded.render_url, error = out.error.as_deref().unwrap_or(""), "render error");
-            Err(html_response(500, document::page(state.manifest, &out, &head(state, &loaded, &out), &error_bootstrap(&loaded))))
+            if let (Some(dev), Some(error)) = (&state.dev, &out.error) {
+                let problem = crate::dev::render_problem(error, out.stack.as_deref(), front.source_map.as_ref(), dev.root(), Some(&out.page));
+                tracing::error!("{problem}");
+                return Err(crate::dev::problem_page(site, &[&problem]));
+            }
+            Err(html_response(500, document::page(&front.manifest, &out, &head(state, site, &loaded, &out), &error_bootstrap(&loaded))))
         }
         Ok(out) => {
-            let html = document::page(state.manifest, &out, &head(state, &loaded, &out), &bootstrap);
+            let html = document::page(&front.manifest, &out, &head(state, site, &loaded, &out), &bootstrap);
             // Pages that are not kept are not compressed ahead either.
             if !loaded.cacheable || state.config.page_cache_capacity == 0 {
                 return Ok(Rendered::Once { status: out.status, html });
@@ -140,13 +154,13 @@ async fn render_page(state: &SharedState, loaded: Loaded) -> Result<Rendered, Re
         }
         Err(RenderError::Overloaded) => {
             tracing::warn!(url = %loaded.render_url, "render queue full; shedding");
-            let mut res = html_response(503, document::error_page(state.manifest, 503, "Service Unavailable"));
+            let mut res = html_response(503, document::error_page(&front.manifest, 503, "Service Unavailable"));
             res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
             Err(res)
         }
         Err(e) => {
             tracing::error!(url = %loaded.render_url, error = %e, "render failed");
-            Err(html_response(500, document::error_page(state.manifest, 500, "Internal Server Error")))
+            Err(html_response(500, document::error_page(&front.manifest, 500, "Internal Server Error")))
         }
     }
 }
@@ -177,23 +191,28 @@ fn cached_response(page: &CachedPage, headers: &HeaderMap) -> Response {
     res
 }
 
-fn head(state: &SharedState, loaded: &Loaded, out: &crate::ssr::RenderOutput) -> String {
+fn head(state: &SharedState, site: &Site, loaded: &Loaded, out: &crate::ssr::RenderOutput) -> String {
     // The preview card made at build time: the post's own, else the page's.
     let post = loaded.route.data["post"]["id"].as_str().filter(|_| out.page == "Blog");
     let card = match post {
         Some(id) => format!("og/post-{id}.png"),
         None => format!("og/{}.png", out.page),
     };
-    crate::seo::Head {
+    let manifest = &site.front.manifest;
+    let mut tags = crate::seo::Head {
         site_url: &state.config.site_url,
         url: &loaded.render_url,
         page: &out.page,
         title: &out.title,
         description: &out.description,
         data: &loaded.route.data,
-        image: state.manifest.image_url(&card).or_else(|| state.manifest.image_url("og/Home.png")),
+        image: manifest.image_url(&card).or_else(|| manifest.image_url("og/Home.png")),
     }
-    .tags()
+    .tags();
+    if site.dev {
+        tags.push_str(&crate::dev::script_tag(site));
+    }
+    tags
 }
 
 /// The bootstrap of a page whose render threw: the client shows the same
@@ -235,7 +254,7 @@ pub async fn route_data(State(state): State<SharedState>, query: Result<Query<Ro
     let Some((path, query)) = split_route_url(&q.url) else {
         return (StatusCode::BAD_REQUEST, "url: must be a path starting with /").into_response();
     };
-    let loaded = load(&state, &path, query).await;
+    let loaded = load(&state, &state.site(), &path, query).await;
     let status = StatusCode::from_u16(loaded.route.status).unwrap_or(StatusCode::OK);
     (status, [(header::CACHE_CONTROL, "no-cache")], Json(loaded.route)).into_response()
 }
@@ -261,6 +280,11 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    fn table() -> &'static crate::routes::table::RouteTable {
+        static T: std::sync::OnceLock<crate::routes::table::RouteTable> = std::sync::OnceLock::new();
+        T.get_or_init(|| crate::routes::table::RouteTable::parse(include_str!("../../content/routes.json")).unwrap())
+    }
+
     #[test]
     fn route_urls_split_into_path_and_query() {
         assert_eq!(split_route_url("/blog/?type=Events"), Some(("/blog".to_owned(), Some("type=Events"))));
@@ -277,7 +301,7 @@ mod tests {
         fn any_route_url_is_a_local_path_or_refused(url in ".{0,80}") {
             if let Some((path, _)) = split_route_url(&url) {
                 prop_assert!(path.starts_with('/') && !path.starts_with("//"));
-                let _ = crate::routes::table::RouteTable::embedded().find(&path);
+                let _ = table().find(&path);
             }
         }
     }

@@ -8,7 +8,7 @@ use crate::seo;
 use crate::state::SharedState;
 
 pub async fn sitemap(State(state): State<SharedState>) -> impl IntoResponse {
-    ([(header::CONTENT_TYPE, "application/xml; charset=utf-8")], seo::sitemap(&state))
+    ([(header::CONTENT_TYPE, "application/xml; charset=utf-8")], seo::sitemap(&state.config.site_url, &state.site().content))
 }
 
 pub async fn robots(State(state): State<SharedState>) -> impl IntoResponse {
@@ -16,11 +16,12 @@ pub async fn robots(State(state): State<SharedState>) -> impl IntoResponse {
 }
 
 pub async fn feed(State(state): State<SharedState>) -> impl IntoResponse {
-    ([(header::CONTENT_TYPE, "application/rss+xml; charset=utf-8")], seo::feed(&state))
+    ([(header::CONTENT_TYPE, "application/rss+xml; charset=utf-8")], seo::feed(&state.config.site_url, &state.site().content))
 }
 
 pub async fn manifest(State(state): State<SharedState>) -> impl IntoResponse {
-    let icon = |name: &str| state.manifest.image_url(name).unwrap_or_default().to_owned();
+    let site = state.site();
+    let icon = |name: &str| site.front.manifest.image_url(name).unwrap_or_default().to_owned();
     let body = serde_json::json!({
         "name": seo::SITE_NAME,
         "short_name": seo::SITE_NAME,

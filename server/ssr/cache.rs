@@ -1,7 +1,9 @@
-//! Rendered pages, cached by everything that changes them: the URL the page
-//! was rendered for (path plus only the query parameters its loader reads)
-//! and a hash of the loader data. New data (a new team member, another day
-//! for the terms page) is a new key, so nothing needs invalidating.
+//! Rendered pages, cached by everything that changes them: the site they were
+//! rendered from (its generation: `dev` swaps in a new one on every change),
+//! the URL the page was rendered for (path plus only the query parameters its
+//! loader reads) and a hash of the loader data. New data (a new team member,
+//! another day for the terms page) is a new key, so nothing needs
+//! invalidating.
 
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
@@ -10,15 +12,16 @@ use moka::future::Cache;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct PageKey {
+    pub generation: u64,
     pub url: String,
     pub data_hash: u64,
 }
 
 impl PageKey {
-    pub fn new(url: &str, bootstrap_json: &str) -> PageKey {
+    pub fn new(generation: u64, url: &str, bootstrap_json: &str) -> PageKey {
         let mut h = std::collections::hash_map::DefaultHasher::new();
         bootstrap_json.hash(&mut h);
-        PageKey { url: url.to_owned(), data_hash: h.finish() }
+        PageKey { generation, url: url.to_owned(), data_hash: h.finish() }
     }
 }
 

@@ -40,6 +40,8 @@ pub struct RenderOutput {
     pub page: String,
     /// Set when the React render threw and the error screen was rendered.
     pub error: Option<String>,
+    /// The stack trace of that error, positions in the server bundle.
+    pub stack: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -2,6 +2,7 @@
 //! Featured Communities, the team grid.
 
 use citizen_site::assets::Manifest;
+use citizen_site::content::blog::Drafts;
 use citizen_site::content::communities::NOT_FEATURED;
 use citizen_site::content::Content;
 
@@ -101,7 +102,7 @@ async fn a_single_post_shows_its_content_with_a_long_date() {
 
 #[test]
 fn featured_communities_follow_the_spec_rule_on_the_bundled_data() {
-    let content = Content::embedded(Manifest::embedded()).expect("bundled content parses");
+    let content = Content::embedded(&Manifest::embedded()).expect("bundled content parses");
     let all = content.communities.all();
     assert!(all.len() >= 20, "about 25 bundled communities, got {}", all.len());
     let featured = content.communities.featured();
@@ -145,12 +146,12 @@ async fn wallets_page_shows_featured_communities() {
 }
 
 #[test]
-fn a_malformed_community_file_fails_loudly_with_its_name() {
+fn a_malformed_community_file_fails_loudly_with_its_name_and_line() {
     let manifest = Manifest::embedded();
-    let err = citizen_site::content::communities::Communities::parse(&[("broken.json", "{\"community\": {}}")], manifest)
-        .err()
-        .expect("malformed file is rejected");
-    assert!(err.to_string().starts_with("content/communities/broken.json: "), "{err}");
-    let err = citizen_site::content::blog::Blog::parse(&[("x.md", "no front matter")], manifest).err().unwrap();
-    assert!(err.to_string().contains("content/blog/x.md"), "{err}");
+    let err = citizen_site::content::communities::Communities::parse(&[("broken.json", "{\"community\": {}}")], &manifest)
+        .expect_err("malformed file is rejected");
+    assert!(err.to_string().starts_with("content/communities/broken.json:1:"), "{err}");
+    assert!(err.to_string().contains("missing field"), "{err}");
+    let err = citizen_site::content::blog::Blog::parse(&[("x.md", "no front matter")], &manifest, Drafts::Hide).err().unwrap();
+    assert!(err.to_string().starts_with("content/blog/x.md:1:1: "), "{err}");
 }

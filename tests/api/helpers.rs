@@ -120,7 +120,7 @@ pub async fn spawn_app_with(tweak: impl FnOnce(&mut Config)) -> TestApp {
     let server = tokio::spawn(app.run_until(async move {
         let _ = stopped.await;
     }));
-    tokio::time::timeout(Duration::from_secs(30), state.pool.wait_ready())
+    tokio::time::timeout(Duration::from_secs(30), state.site().front.pool.wait_ready())
         .await
         .expect("isolates ready in time")
         .expect("bundle evaluates");

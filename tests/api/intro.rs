@@ -207,7 +207,8 @@ async fn two_forwarders_on_one_database_forward_each_request_exactly_once() {
         db.migrate().await.unwrap();
         let mut ids = Vec::new();
         for i in 0..40 {
-            let req = IntroRequest::try_from(IntroForm { name: format!("Community {i}"), email: format!("c{i}@example.org"), ..Default::default() }).unwrap();
+            let form = IntroForm { name: format!("Community {i}"), email: format!("c{i}@example.org"), ..Default::default() };
+            let req = IntroRequest::parse(form, &[]).unwrap();
             ids.push(store::insert(&db, &req).await.unwrap());
         }
         let (notion, server) = FakeNotion::start(0).await;

@@ -18,3 +18,4 @@ mod stripe;
 mod stripe_fixtures;
 mod team;
 mod ssr_faults;
+mod serve_mode;

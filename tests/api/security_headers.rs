@@ -9,7 +9,7 @@ use crate::helpers::{spawn_app, spawn_app_with, RawResponse, TestApp};
 /// Every concrete route, the 404 page, the API, an asset, the SEO files and
 /// the health endpoints.
 async fn every_kind_of_response(app: &TestApp) -> Vec<String> {
-    let mut targets: Vec<String> = citizen_site::routes::table::RouteTable::embedded().concrete_paths(|p| {
+    let mut targets: Vec<String> = app.state.site().content.routes.concrete_paths(|p| {
         if p == "postId" {
             vec!["nfc-integration".into()]
         } else {
@@ -93,9 +93,10 @@ fn attribute_values(html: &str, tag: &str, attr: &str) -> Vec<String> {
 #[tokio::test]
 async fn every_frame_image_and_form_on_every_page_is_allowed_by_the_policy() {
     let app = spawn_app().await;
-    let frames = security::frame_origins();
+    let content = app.state.site().content.clone();
+    let frames = &content.frame_origins;
     let mut seen_frames = 0;
-    for path in citizen_site::routes::table::RouteTable::embedded().concrete_paths(|_| vec!["nfc-integration".into()]) {
+    for path in content.routes.concrete_paths(|_| vec!["nfc-integration".into()]) {
         let (status, html) = app.get_text(&path).await;
         assert_eq!(status, 200, "{path}");
         assert!(!html.contains(" style=\""), "{path}: an inline style attribute would be blocked (style-src 'self')");

@@ -70,11 +70,13 @@ export function siteBinary() {
   return path.join(target, "release", "citizen-site");
 }
 
-/** Starts the site on `port` with `env` (a SQLite file in a temp dir unless
- *  DATABASE_URL is given); returns the child process. */
-export function startSite(bin, port, env = {}) {
+/** Starts the site (`bin` with `args`, `serve` by default) on `port` with
+ *  `env` (a SQLite file in a temp dir unless DATABASE_URL is given); returns
+ *  the child process. Its stdout is dropped and its stderr shown, unless
+ *  `stdio` says otherwise. */
+export function startSite(bin, port, env = {}, { args = [], stdio = ["ignore", "ignore", "inherit"] } = {}) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "citizen-ops-"));
-  const child = spawn(bin, [], {
+  const child = spawn(bin, args, {
     env: {
       ...process.env,
       ADDR: `127.0.0.1:${port}`,
@@ -83,10 +85,13 @@ export function startSite(bin, port, env = {}) {
       RUST_LOG: process.env.RUST_LOG ?? "error",
       ...env,
     },
-    stdio: ["ignore", "ignore", "inherit"],
+    stdio,
   });
   children.add(child);
-  child.on("exit", () => children.delete(child));
+  child.on("exit", () => {
+    children.delete(child);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
   return child;
 }
 
@@ -178,4 +183,71 @@ export function durationMs(text) {
 /** A Markdown table. */
 export function table(head, rows) {
   return [head, head.map(() => "---"), ...rows].map((r) => `| ${r.join(" | ")} |`).join("\n");
+}
+
+/** A copy of the checkout's sources in a temp dir, for `citizen-site dev`
+ *  to serve and a test or benchmark to edit: client/, ssr-bundle/,
+ *  content/ and the npm files, with node_modules linked (not copied). With
+ *  `crate`, also what `cargo build` needs, so the same edit can be rebuilt. */
+export function copyTree({ crate = false } = {}) {
+  const tree = fs.mkdtempSync(path.join(os.tmpdir(), "citizen-tree-"));
+  const parts = ["client", "ssr-bundle", "content", "package.json", "package-lock.json", "tsconfig.json"];
+  if (crate) parts.push("Cargo.toml", "Cargo.lock", "build.rs", "server", "migrations");
+  for (const part of parts) fs.cpSync(path.join(root, part), path.join(tree, part), { recursive: true });
+  fs.symlinkSync(path.join(root, "node_modules"), path.join(tree, "node_modules"));
+  return tree;
+}
+
+/** Runs `bin dev --root tree` on a free port and waits until it answers.
+ *  Everything it prints (the builder's output included) is kept in `output`. */
+export async function startDev(bin, tree, env = {}) {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const child = startSite(bin, port, { RUST_LOG: process.env.RUST_LOG ?? "info", NO_COLOR: "1", ...env }, {
+    args: ["dev", "--root", tree],
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const dev = { base, child, output: "" };
+  for (const stream of [child.stdout, child.stderr]) stream.on("data", (d) => (dev.output += d));
+  const exited = new Promise((resolve) => child.on("exit", resolve));
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`dev exited with ${child.exitCode}:\n${dev.output}`);
+    try {
+      if ((await fetch(`${base}/readyz`)).ok) break;
+    } catch {}
+    if (Date.now() > deadline) throw new Error(`dev not ready after 120 s:\n${dev.output}`);
+    await sleep(50);
+  }
+  dev.stop = async () => {
+    child.kill("SIGTERM");
+    await exited;
+  };
+  return dev;
+}
+
+/** Replaces `from` with `to` in `tree/file` (which must contain it). */
+export function edit(tree, file, from, to) {
+  const full = path.join(tree, file);
+  const text = fs.readFileSync(full, "utf8");
+  if (!text.includes(from)) throw new Error(`${file} has no ${JSON.stringify(from)}`);
+  fs.writeFileSync(full, text.replace(from, to));
+}
+
+/** Polls GET `url` until `accept(status, body)` holds; resolves with the
+ *  answer, or rejects after `ms` with the last one. */
+export async function until(url, accept, ms = 30_000) {
+  const deadline = Date.now() + ms;
+  let last = null;
+  for (;;) {
+    try {
+      const res = await fetch(url);
+      last = { status: res.status, body: await res.text() };
+      if (accept(last.status, last.body)) return last;
+    } catch (e) {
+      last = { status: 0, body: String(e) };
+    }
+    if (Date.now() > deadline) throw new Error(`${url}: not as expected within ${ms} ms; last answer ${last.status}:\n${last.body.slice(0, 2000)}`);
+    await sleep(5);
+  }
 }

@@ -68,7 +68,7 @@ async fn answer(state: &SharedState, kind: Kind, result: Result<(), ApiError>, f
 async fn submit(state: &SharedState, form: IntroForm) -> Result<(), ApiError> {
     let count = |outcome| Metrics::outcome(&state.metrics.intro_submissions, outcome);
     let bot = form.is_bot();
-    let request = IntroRequest::try_from(form).map_err(|e| {
+    let request = IntroRequest::parse(form, &state.site().content.intro_tags).map_err(|e| {
         count("invalid");
         ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, e.to_string())
     })?;

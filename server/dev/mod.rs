@@ -1,0 +1,325 @@
+//! `citizen-site dev`: the site served from a checkout's sources, rebuilt
+//! and reloaded on every change without restarting this process.
+//!
+//! One Node process ([`builder`]) watches `client/`, `ssr-bundle/` and
+//! `content/`; on a change it rebuilds the front end with esbuild's
+//! incremental contexts and Tailwind's compiler into a new folder, and
+//! reports. For each report this module makes a new [`Site`]: a successful
+//! build gets fresh isolates loaded with its server bundle (no startup
+//! snapshot) and its manifest and files; the content is read from disk
+//! through the same parsers `serve` uses. The site is swapped in whole, the
+//! page cache cleared, and the reload script in every open page is told.
+//!
+//! Nothing broken replaces what worked: a build that fails keeps the last
+//! good front end, a malformed file keeps its last good content, and the
+//! pages they break answer with the error ([`problem_page`]) until it is
+//! fixed, the rest of the site being served as usual.
+
+pub mod builder;
+mod problem;
+
+use std::convert::Infallible;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Weak};
+use std::time::{Duration, Instant};
+
+use axum::extract::State;
+use axum::http::{header, StatusCode};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use tokio::sync::watch;
+
+pub use problem::{map_stack, source_line, Kind, Problem};
+
+use crate::assets::{AssetFiles, Manifest};
+use crate::config::{Config, SsrConfig};
+use crate::content::blog::Drafts;
+use crate::content::{Content, Source};
+use crate::seo::escape;
+use crate::site::{Frontend, Site};
+use crate::ssr::SsrPool;
+use crate::state::{AppState, SharedState};
+use builder::{Builder, FrontBuild, Report};
+
+/// The reload script's URL; the only script a dev page adds.
+pub const SCRIPT_URL: &str = "/__dev/client.js";
+const STYLE_URL: &str = "/__dev/problems.css";
+const EVENTS_URL: &str = "/__dev/events";
+
+/// How long a new server bundle may take to load in the isolates.
+const LOAD_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// What the reload script hears on [`EVENTS_URL`].
+#[derive(Debug, Clone)]
+enum Announcement {
+    Site { generation: u64, problems: usize },
+    /// The server is shutting down: the event streams end.
+    Closing,
+}
+
+/// The part of `dev` that request handlers reach (in [`AppState::dev`]).
+#[derive(Clone)]
+pub struct DevHandle {
+    announcements: watch::Sender<Announcement>,
+    root: Arc<PathBuf>,
+}
+
+impl DevHandle {
+    /// Ends every event stream (at shutdown, so open pages do not hold it up).
+    pub fn close(&self) {
+        self.announcements.send_replace(Announcement::Closing);
+    }
+
+    /// The checkout being served.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn announce(&self, site: &Site) {
+        self.announcements.send_replace(Announcement::Site { generation: site.generation, problems: site.problems.len() });
+    }
+}
+
+/// The builder and what the reloads remember between reports.
+pub struct DevServer {
+    builder: Builder,
+    handle: DevHandle,
+    /// Why the last front-end build failed; kept until one succeeds.
+    front_problems: Vec<Problem>,
+    generation: u64,
+}
+
+/// Starts the builder in `root` and makes the site of its first build (a
+/// failed first build gives a site that shows the failure on every page).
+pub async fn start(root: &Path, config: &Config) -> anyhow::Result<(Site, DevServer)> {
+    let root = root.canonicalize().map_err(|e| anyhow::anyhow!("--root {}: {e}", root.display()))?;
+    tracing::info!(root = %root.display(), "dev: building the front end (node client/build.mjs --watch)");
+    let builder = Builder::spawn(&root)?;
+    // Generations continue across restarts (milliseconds since 1970), so a
+    // page from an earlier run always reloads.
+    let generation = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
+    let (announcements, _) = watch::channel(Announcement::Site { generation, problems: 0 });
+    let mut dev = DevServer { builder, handle: DevHandle { announcements, root: Arc::new(root) }, front_problems: Vec::new(), generation };
+    let first = dev.builder.next().await.map_err(anyhow::Error::msg)?;
+    let site = dev.next_site(None, first, config).await;
+    dev.handle.announce(&site);
+    Ok((site, dev))
+}
+
+impl DevServer {
+    pub fn handle(&self) -> DevHandle {
+        self.handle.clone()
+    }
+
+    /// Applies the builder's reports until the application is gone. When
+    /// the builder stops, every page says so.
+    pub fn spawn(mut self, state: Weak<AppState>) -> tokio::task::JoinHandle<()> {
+        tokio::spawn(async move {
+            loop {
+                let report = self.builder.next().await;
+                let Some(state) = state.upgrade() else { return };
+                let current = state.site();
+                let (site, stopped) = match report {
+                    Ok(report) => (self.next_site(Some(&current), report, &state.config).await, false),
+                    Err(why) => {
+                        let problem = Problem::general(Kind::Builder, why);
+                        tracing::error!("{problem}");
+                        self.generation += 1;
+                        let site = Site::new(self.generation, current.front.clone(), current.content.clone(), vec![problem], true, &state.config);
+                        (site, true)
+                    }
+                };
+                // Told after the swap, so a page that reloads gets the new site.
+                state.replace_site(site);
+                self.handle.announce(&state.site());
+                if stopped {
+                    return;
+                }
+            }
+        })
+    }
+
+    /// The site after `report`, made from `current` and what changed.
+    async fn next_site(&mut self, current: Option<&Site>, report: Report, config: &Config) -> Site {
+        let started = Instant::now();
+        let root = self.handle.root.clone();
+        let last_front = || current.map(|s| s.front.clone()).unwrap_or_else(|| Arc::new(Frontend::none(&config.ssr)));
+        let build_ms = report.front.as_ref().map(|b| b.ms);
+        let front = match report.front {
+            None => last_front(),
+            Some(FrontBuild { ok: true, dir: Some(dir), .. }) => match load_front(&dir, &config.ssr, &root).await {
+                Ok(front) => {
+                    self.front_problems.clear();
+                    Arc::new(front)
+                }
+                Err(problem) => {
+                    self.front_problems = vec![problem];
+                    last_front()
+                }
+            },
+            Some(build) => {
+                self.front_problems = build
+                    .errors
+                    .into_iter()
+                    .map(|e| Problem {
+                        kind: Kind::Build,
+                        file: e.file,
+                        line: e.line,
+                        column: e.column,
+                        message: e.text,
+                        trace: None,
+                        source_line: e.line_text,
+                        pages: build.pages.clone(),
+                    })
+                    .collect();
+                last_front()
+            }
+        };
+        // Without any build there are no image URLs to check content against.
+        let (content, errors) = if front.manifest.entry.is_empty() {
+            (Content::default(), Vec::new())
+        } else {
+            Content::reload(Source::Dir(&root), &front.manifest, Drafts::Show, current.map(|s| &*s.content))
+        };
+        let mut problems = self.front_problems.clone();
+        problems.extend(errors.iter().map(|e| Problem::from_content(e, &root)));
+        for p in &problems {
+            tracing::error!("{p}");
+        }
+        let changed = if report.changed.is_empty() { "start".to_owned() } else { report.changed.join(", ") };
+        if problems.is_empty() {
+            tracing::info!(build_ms, total_ms = started.elapsed().as_millis() as u64 + build_ms.unwrap_or(0), "dev: reloaded ({changed})");
+        } else {
+            tracing::warn!(problems = problems.len(), "dev: reloaded with problems ({changed}); the pages they break show them");
+        }
+        self.generation += 1;
+        Site::new(self.generation, front, Arc::new(content), problems, true, config)
+    }
+}
+
+/// A finished build: its manifest and files, and isolates that have loaded
+/// its server bundle; or why the bundle does not load.
+async fn load_front(dir: &Path, ssr: &SsrConfig, root: &Path) -> Result<Frontend, Problem> {
+    let broken = |message: String| Problem::general(Kind::Build, message);
+    let read = |name: &str| std::fs::read(dir.join(name)).map_err(|e| broken(format!("reading {}: {e}", dir.join(name).display())));
+    let manifest: Manifest = serde_json::from_slice(&read("manifest.json")?).map_err(|e| broken(format!("the build's manifest: {e}")))?;
+    let bundle = String::from_utf8(read("ssr.js")?).map_err(|e| broken(format!("ssr.js: {e}")))?;
+    let source_map = read("ssr.js.map").ok().and_then(|b| sourcemap::SourceMap::from_slice(&b).ok());
+    let pool = SsrPool::start(&SsrConfig { bundle: bundle.into(), snapshot: None, ..ssr.clone() });
+    match tokio::time::timeout(LOAD_TIMEOUT, pool.wait_ready()).await {
+        Ok(Ok(())) => Ok(Frontend { pool, files: AssetFiles::in_dir(dir, &manifest), manifest, source_map }),
+        Ok(Err(why)) => Err(render_problem(&why, None, source_map.as_ref(), root, None)),
+        Err(_) => Err(broken(format!("the server bundle did not load within {LOAD_TIMEOUT:?}"))),
+    }
+}
+
+/// A render (or the bundle's loading) that threw: its message, and where in
+/// the sources, from the stack trace through the bundle's source map.
+pub fn render_problem(error: &str, stack: Option<&str>, map: Option<&sourcemap::SourceMap>, root: &Path, page: Option<&str>) -> Problem {
+    // A render's error comes with its stack; a failed load's message is
+    // the message followed by the stack.
+    let trace = stack.unwrap_or(error);
+    let (mapped, at) = match map {
+        Some(map) => map_stack(trace, map),
+        None => (trace.to_owned(), None),
+    };
+    let message = error.lines().next().unwrap_or(error).trim_start_matches("Uncaught ").to_owned();
+    // The frames, without React's own dozens below the page's.
+    let frames: Vec<&str> = mapped.lines().filter(|l| l.trim_start().starts_with("at ")).take(TRACE_FRAMES).collect();
+    let (file, line, column) = match at {
+        Some((f, l, c)) => (Some(f), Some(l), Some(c)),
+        None => (None, None, None),
+    };
+    Problem {
+        kind: Kind::Render,
+        source_line: file.as_deref().zip(line).and_then(|(f, l)| source_line(root, f, l)),
+        file,
+        line,
+        column,
+        message,
+        trace: (!frames.is_empty()).then(|| frames.join("\n")),
+        pages: page.map(|p| vec![p.to_owned()]),
+    }
+}
+
+/// Stack frames a problem page shows.
+const TRACE_FRAMES: usize = 8;
+
+/// The `<script>` a dev page carries: it reloads the page when the site
+/// changes. External, so the Content-Security-Policy holds as in `serve`.
+pub fn script_tag(site: &Site) -> String {
+    format!(r#"<script type="module" src="{SCRIPT_URL}" data-generation="{}"></script>"#, site.generation)
+}
+
+/// The page shown instead of one that `problems` break: HTTP 500, each
+/// problem's kind, file, line and message, and the source line at fault.
+pub fn problem_page(site: &Site, problems: &[&Problem]) -> Response {
+    let mut html = String::from(concat!(
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">",
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
+    ));
+    let title = problems.first().map_or("Problem", |p| p.kind.title());
+    html.push_str(&format!(r#"<title>{title} — citizen-site dev</title><link rel="stylesheet" href="{STYLE_URL}">"#));
+    html.push_str(&script_tag(site));
+    html.push_str(r#"</head><body><main class="problems">"#);
+    for p in problems {
+        html.push_str(r#"<section class="problem">"#);
+        html.push_str(&format!("<h1>{}</h1>", p.kind.title()));
+        if let Some(at) = p.location() {
+            html.push_str(&format!(r#"<p class="where">{}</p>"#, escape(&at)));
+        }
+        html.push_str(&format!(r#"<pre class="message">{}</pre>"#, escape(&p.message)));
+        if let Some(trace) = &p.trace {
+            html.push_str(&format!(r#"<pre class="trace">{}</pre>"#, escape(trace)));
+        }
+        if let (Some(text), Some(line)) = (&p.source_line, p.line) {
+            let gutter = format!("{line} | ");
+            let mut frame = format!("{gutter}{text}");
+            if let Some(col) = p.column {
+                let pad: String = text.chars().take(col.saturating_sub(1) as usize).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
+                frame.push_str(&format!("\n{}{pad}^", " ".repeat(gutter.len())));
+            }
+            html.push_str(&format!(r#"<pre class="source">{}</pre>"#, escape(&frame)));
+        }
+        html.push_str("</section>");
+    }
+    html.push_str(r#"<p class="hint">Fix the file and save: this page reloads by itself. Pages this does not break are served as usual.</p>"#);
+    html.push_str("</main></body></html>");
+    (StatusCode::INTERNAL_SERVER_ERROR, [(header::CONTENT_TYPE, "text/html; charset=utf-8"), (header::CACHE_CONTROL, "no-store")], html).into_response()
+}
+
+/// `/__dev/*`: the reload script, its event stream and the problem page's
+/// stylesheet. Only `dev` routes them.
+pub fn routes() -> Router<SharedState> {
+    Router::new()
+        .route(SCRIPT_URL, get(|| async { asset("text/javascript; charset=utf-8", include_str!("client.js")) }))
+        .route(STYLE_URL, get(|| async { asset("text/css; charset=utf-8", include_str!("problems.css")) }))
+        .route(EVENTS_URL, get(events))
+}
+
+fn asset(content_type: &'static str, body: &'static str) -> Response {
+    ([(header::CONTENT_TYPE, content_type), (header::CACHE_CONTROL, "no-cache")], body).into_response()
+}
+
+/// Server-sent events: the site's generation and how many problems it has,
+/// now and after every change, until shutdown.
+async fn events(State(state): State<SharedState>) -> Response {
+    let Some(dev) = &state.dev else { return StatusCode::NOT_FOUND.into_response() };
+    let rx = dev.announcements.subscribe();
+    let stream = futures_util::stream::unfold((rx, true), |(mut rx, first)| async move {
+        if !first && rx.changed().await.is_err() {
+            return None;
+        }
+        let now = rx.borrow_and_update().clone();
+        match now {
+            Announcement::Closing => None,
+            Announcement::Site { generation, problems } => {
+                let data = serde_json::json!({ "generation": generation.to_string(), "problems": problems }).to_string();
+                Some((Ok::<_, Infallible>(Event::default().event("site").data(data)), (rx, false)))
+            }
+        }
+    });
+    Sse::new(stream).keep_alive(KeepAlive::default()).into_response()
+}

@@ -1,0 +1,173 @@
+// `citizen-site dev` on a temporary copy of the sources, edited the way a
+// maintainer edits them: each change shows in the served HTML (and in the JS
+// bundle and stylesheet where it belongs), a broken file shows where it is
+// broken while the rest of the site keeps working, the fix recovers without a
+// restart, drafts show, and an open page reloads by itself. Waits are
+// bounded; nothing here asserts a time.
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { after, afterEach, before, test } from "node:test";
+import { copyTree, edit, siteBinary, startDev, until } from "../ops/tools.mjs";
+import { launchBrowser, watchConsole } from "./harness.mjs";
+
+let tree;
+let dev;
+const originals = new Map();
+
+/** Edits a file of the tree, remembering how it was for afterEach. */
+function change(file, from, to) {
+  if (!originals.has(file)) originals.set(file, fs.readFileSync(path.join(tree, file), "utf8"));
+  edit(tree, file, from, to);
+}
+
+const ok = (status) => status === 200;
+const get = (p, accept, ms) => until(`${dev.base}${p}`, accept, ms);
+/** What the terminal has said since `mark` (an earlier `dev.output.length`). */
+const said = (mark) => dev.output.slice(mark);
+
+before(async () => {
+  tree = copyTree();
+  dev = await startDev(siteBinary(), tree);
+});
+
+afterEach(async () => {
+  for (const [file, text] of originals) fs.writeFileSync(path.join(tree, file), text);
+  originals.clear();
+  // Back to the sources as they were: every page renders again.
+  for (const p of ["/", "/blog", "/wallets"]) await get(p, ok);
+});
+
+after(async () => {
+  await dev?.stop();
+  if (tree) fs.rmSync(tree, { recursive: true, force: true });
+});
+
+test("a post edit appears in the served HTML", async () => {
+  change("content/blog/nfc-integration.md", "## ", "Edited in dev: the cards arrive in May.\n\n## ");
+  const { body } = await get("/blog/nfc-integration", (s, b) => ok(s) && b.includes("Edited in dev: the cards arrive in May."));
+  assert.match(body, /<script type="module" src="\/__dev\/client\.js" data-generation="\d+"><\/script>/, "the page carries the reload script");
+});
+
+test("a component edit appears in the served HTML and in the JS bundle", async () => {
+  change("client/pages/Home.tsx", ">Community balance<", ">Neighbourhood balance<");
+  const { body } = await get("/", (s, b) => ok(s) && b.includes("Neighbourhood balance"));
+  // The page's own chunk (preloaded by the document) has the new text too,
+  // so the browser hydrates what the server rendered.
+  const chunks = [...body.matchAll(/<link rel="modulepreload" href="([^"]+)">/g)].map((m) => m[1]);
+  const texts = await Promise.all(chunks.map(async (c) => (await fetch(`${dev.base}${c}`)).text()));
+  assert.ok(texts.some((t) => t.includes("Neighbourhood balance")), `no preloaded chunk has the new text: ${chunks}`);
+  assert.ok(!texts.some((t) => t.includes(">Community balance<")));
+});
+
+test("a Tailwind class edit appears in the HTML and in the stylesheet", async () => {
+  change("client/pages/Home.tsx", '<p className="mt-2 text-3xl font-bold">124.50</p>', '<p className="mt-2 text-3xl font-bold text-fuchsia-300">124.50</p>');
+  const { body } = await get("/", (s, b) => ok(s) && b.includes("text-fuchsia-300"));
+  const css = body.match(/<link rel="stylesheet" href="([^"]+)">/)[1];
+  assert.match(await (await fetch(`${dev.base}${css}`)).text(), /\.text-fuchsia-300\s*\{/);
+});
+
+test("a syntax error shows the error page with file, line and message; the fix recovers", async () => {
+  const mark = dev.output.length;
+  change("client/pages/Blog.tsx", "export default function Blog(", "export default functio Blog(");
+  const { body } = await get("/blog", (s) => s === 500);
+  assert.match(body, /<h1>Build failed<\/h1>/);
+  assert.match(body, /<p class="where">client\/pages\/Blog\.tsx:\d+:\d+<\/p>/);
+  assert.match(body, /Expected &quot;;&quot; but found &quot;Blog&quot;/);
+  assert.match(body, /export default functio Blog/, "the line at fault");
+  assert.match(body, /src="\/__dev\/client\.js"/, "the error page reloads itself after the fix");
+  // The server runs on: other pages and the API answer as before.
+  assert.equal((await fetch(`${dev.base}/`)).status, 200);
+  assert.equal((await fetch(`${dev.base}/healthz`)).status, 200);
+  assert.equal((await fetch(`${dev.base}/api/route-data?url=/about`)).status, 200);
+  // The terminal says the same.
+  assert.match(said(mark), /Build failed: client\/pages\/Blog\.tsx:\d+:\d+: Expected ";" but found "Blog"/);
+
+  fs.writeFileSync(path.join(tree, "client/pages/Blog.tsx"), originals.get("client/pages/Blog.tsx"));
+  const fixed = await get("/blog", ok);
+  assert.match(fixed.body, /Featured Post/);
+});
+
+test("a bad import names the importing file", async () => {
+  change("client/pages/Blog.tsx", '"../components/PageHero"', '"../components/PageHeroes"');
+  const { body } = await get("/blog", (s) => s === 500);
+  assert.match(body, /client\/pages\/Blog\.tsx:\d+:\d+/);
+  assert.match(body, /Could not resolve &quot;\.\.\/components\/PageHeroes&quot;/);
+});
+
+test("a render that throws shows where in the sources", async () => {
+  const mark = dev.output.length;
+  change(
+    "client/pages/About.tsx",
+    "export default function About({ data, state }: PageProps<AboutData>) {\n",
+    'function fail(): never {\n  throw new Error("the team grid broke");\n}\nexport default function About({ data, state }: PageProps<AboutData>) {\n  fail();\n',
+  );
+  const line = fs.readFileSync(path.join(tree, "client/pages/About.tsx"), "utf8").split("\n").findIndex((l) => l.includes("the team grid broke")) + 1;
+  const { body } = await get("/about", (s) => s === 500);
+  assert.match(body, /<h1>Render failed<\/h1>/);
+  assert.match(body, new RegExp(`<p class="where">client/pages/About\\.tsx:${line}:\\d+</p>`));
+  assert.match(body, /Error: the team grid broke/);
+  assert.equal((await fetch(`${dev.base}/blog`)).status, 200, "other pages still render");
+  assert.match(said(mark), new RegExp(`Render failed: client/pages/About\\.tsx:${line}:\\d+: Error: the team grid broke`));
+});
+
+test("a malformed post or community file names the file and line; other pages are served", async () => {
+  change("content/blog/brussels-workshop.md", 'date = "2024-06-12"', 'date = "12 June"');
+  let { body } = await get("/blog", (s) => s === 500);
+  assert.match(body, /<h1>Content error<\/h1>/);
+  assert.match(body, /<p class="where">content\/blog\/brussels-workshop\.md:4:1<\/p>/);
+  assert.match(body, /date &quot;12 June&quot; is not YYYY-MM-DD/);
+  assert.equal((await fetch(`${dev.base}/`)).status, 200);
+
+  change("content/communities/brussels-pay.json", '"alias": "brussels-pay",', '"alias": "brussels-pay"');
+  ({ body } = await get("/wallets", (s) => s === 500));
+  assert.match(body, /<p class="where">content\/communities\/brussels-pay\.json:\d+:\d+<\/p>/);
+  assert.equal((await fetch(`${dev.base}/about`)).status, 200);
+});
+
+test("a draft post is listed and reachable in dev", async () => {
+  const title = "Launching Your Community Currency: A Checklist";
+  const list = await get("/blog", ok);
+  assert.ok(list.body.includes(title), "listed");
+  assert.match(list.body, />Draft</, "marked as a draft");
+  const post = await get("/blog/launch-checklist", ok);
+  assert.match(post.body, new RegExp(`<h1[^>]*>${title}</h1>`));
+  assert.ok((await (await fetch(`${dev.base}/sitemap.xml`)).text()).includes("/blog/launch-checklist"));
+  assert.ok((await (await fetch(`${dev.base}/feed.xml`)).text()).includes(title));
+});
+
+test("an open page reloads by itself after an edit and shows the new text", async () => {
+  const browser = await launchBrowser();
+  try {
+    const page = await browser.newPage();
+    const problems = watchConsole(page);
+    await page.goto(`${dev.base}/`, { waitUntil: "networkidle" });
+    await page.evaluate(() => {
+      window.__before = true;
+    });
+    change("content/site/home.ts", '"The wallet for your community currency"', '"The wallet for your street\'s currency"');
+    await page.getByRole("heading", { level: 1, name: "The wallet for your street's currency" }).waitFor({ timeout: 30_000 });
+    assert.equal(await page.evaluate(() => window.__before), undefined, "a new document: the page reloaded");
+    assert.deepEqual(problems, [], "no console errors or CSP violations");
+  } finally {
+    await browser.close();
+  }
+});
+
+test("while a file is broken, links load the page from the server, which shows the problem", async () => {
+  change("content/blog/brussels-workshop.md", 'date = "2024-06-12"', 'date = "12 June"');
+  await get("/blog", (s) => s === 500);
+  const browser = await launchBrowser();
+  try {
+    const page = await browser.newPage();
+    await page.goto(`${dev.base}/about`, { waitUntil: "networkidle" });
+    await page.waitForSelector('html[data-dev-problems="1"]', { timeout: 30_000 });
+    // Client-side navigation would show the blog's last good data; the
+    // click loads /blog from the server instead.
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Blog" }).click();
+    await page.getByRole("heading", { name: "Content error" }).waitFor({ timeout: 30_000 });
+    assert.match(await page.textContent(".where"), /content\/blog\/brussels-workshop\.md:4:1/);
+  } finally {
+    await browser.close();
+  }
+});
