@@ -113,15 +113,14 @@ fn parse_post(file: &str, text: &str, manifest: &Manifest) -> Result<Post, Conte
     };
     // A field's own line, for the checks made after parsing.
     let field = |e: ContentError, key: &str| {
-        let at = front.lines().scan(0, |pos, l| {
-            let start = *pos;
-            *pos += l.len() + 1;
-            Some((start, l))
-        });
-        match at.into_iter().find(|(_, l)| l.split('=').next().is_some_and(|k| k.trim() == key)) {
-            Some((offset, _)) => located(e, offset),
-            None => e,
+        let mut offset = 0;
+        for line in front.split('\n') {
+            if line.split('=').next().is_some_and(|k| k.trim() == key) {
+                return located(e, offset);
+            }
+            offset += line.len() + 1;
         }
+        e
     };
     let fm: FrontMatter = toml::from_str(front).map_err(|e| {
         let offset = e.span().map_or(0, |s| s.start);

@@ -202,17 +202,22 @@ impl DevServer {
 /// A finished build: its manifest and files, and isolates that have loaded
 /// its server bundle; or why the bundle does not load.
 async fn load_front(dir: &Path, ssr: &SsrConfig, root: &Path) -> Result<Frontend, Problem> {
-    let broken = |message: String| Problem::general(Kind::Build, message);
-    let read = |name: &str| std::fs::read(dir.join(name)).map_err(|e| broken(format!("reading {}: {e}", dir.join(name).display())));
-    let manifest: Manifest = serde_json::from_slice(&read("manifest.json")?).map_err(|e| broken(format!("the build's manifest: {e}")))?;
-    let bundle = String::from_utf8(read("ssr.js")?).map_err(|e| broken(format!("ssr.js: {e}")))?;
-    let source_map = read("ssr.js.map").ok().and_then(|b| sourcemap::SourceMap::from_slice(&b).ok());
+    let (manifest, bundle, source_map) = read_build(dir).map_err(|why| Problem::general(Kind::Build, why))?;
     let pool = SsrPool::start(&SsrConfig { bundle: bundle.into(), snapshot: None, ..ssr.clone() });
     match tokio::time::timeout(LOAD_TIMEOUT, pool.wait_ready()).await {
         Ok(Ok(())) => Ok(Frontend { pool, files: AssetFiles::in_dir(dir, &manifest), manifest, source_map }),
         Ok(Err(why)) => Err(render_problem(&why, None, source_map.as_ref(), root, None)),
-        Err(_) => Err(broken(format!("the server bundle did not load within {LOAD_TIMEOUT:?}"))),
+        Err(_) => Err(Problem::general(Kind::Build, format!("the server bundle did not load within {LOAD_TIMEOUT:?}"))),
     }
+}
+
+/// A build folder's manifest, server bundle and its source map.
+fn read_build(dir: &Path) -> Result<(Manifest, String, Option<sourcemap::SourceMap>), String> {
+    let read = |name: &str| std::fs::read(dir.join(name)).map_err(|e| format!("reading {}: {e}", dir.join(name).display()));
+    let manifest = serde_json::from_slice(&read("manifest.json")?).map_err(|e| format!("the build's manifest: {e}"))?;
+    let bundle = String::from_utf8(read("ssr.js")?).map_err(|e| format!("ssr.js: {e}"))?;
+    let source_map = read("ssr.js.map").ok().and_then(|b| sourcemap::SourceMap::from_slice(&b).ok());
+    Ok((manifest, bundle, source_map))
 }
 
 /// A render (or the bundle's loading) that threw: its message, and where in

@@ -48,7 +48,9 @@ pub async fn observe(State(state): State<SharedState>, mut req: Request, next: N
     let matched = req.extensions().get::<MatchedPath>().map(|m| m.as_str().to_owned());
     let mut res = telemetry::with_request_id(id.clone(), next.run(req)).await;
 
-    state.site().security.apply(&path, res.headers_mut());
+    // A borrow of the current site, not a counted reference: every
+    // response passes here.
+    state.site.load().security.apply(&path, res.headers_mut());
     res.headers_mut().insert(REQUEST_ID, id_value);
 
     let route = res
