@@ -95,8 +95,8 @@ pub struct DevServer {
 /// failed first build gives a site that shows the failure on every page).
 pub async fn start(root: &Path, config: &Config) -> anyhow::Result<(Site, DevServer)> {
     let root = root.canonicalize().map_err(|e| anyhow::anyhow!("--root {}: {e}", root.display()))?;
-    tracing::info!(root = %root.display(), "dev: building the front end (node client/build.mjs --watch)");
     let builder = Builder::spawn(&root)?;
+    tracing::info!(root = %root.display(), "dev: building the front end (node client/build.mjs --watch)");
     // Generations continue across restarts (milliseconds since 1970), so a
     // page from an earlier run always reloads.
     let generation = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
@@ -261,10 +261,7 @@ pub fn script_tag(site: &Site) -> String {
 /// The page shown instead of one that `problems` break: HTTP 500, each
 /// problem's kind, file, line and message, and the source line at fault.
 pub fn problem_page(site: &Site, problems: &[&Problem]) -> Response {
-    let mut html = String::from(concat!(
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">",
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
-    ));
+    let mut html = String::from(crate::ssr::document::HEAD_START);
     let title = problems.first().map_or("Problem", |p| p.kind.title());
     html.push_str(&format!(r#"<title>{title} — citizen-site dev</title><link rel="stylesheet" href="{STYLE_URL}">"#));
     html.push_str(&script_tag(site));

@@ -51,7 +51,8 @@ fn shared_head(manifest: &Manifest) -> String {
     )
 }
 
-const HEAD_START: &str = concat!(
+/// The start of every document, up to the page's own head tags.
+pub const HEAD_START: &str = concat!(
     "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">",
     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
 );

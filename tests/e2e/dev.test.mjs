@@ -67,6 +67,17 @@ test("a Tailwind class edit appears in the HTML and in the stylesheet", async ()
   assert.match(await (await fetch(`${dev.base}${css}`)).text(), /\.text-fuchsia-300\s*\{/);
 });
 
+test("a new intro-request tag is offered by the form and accepted by the server", async () => {
+  change("content/site/intro-tags.json", '"Civic engagement initiative"', '"Civic engagement initiative",\n  "Repair cafés"');
+  await get("/contact", (s, b) => ok(s) && b.includes("Repair cafés"));
+  const res = await fetch(`${dev.base}/api/save-to-notion`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name: "Riverbend", email: "ana@example.org", tags: ["Repair cafés"] }),
+  });
+  assert.equal(res.status, 200, await res.text());
+});
+
 test("a syntax error shows the error page with file, line and message; the fix recovers", async () => {
   const mark = dev.output.length;
   change("client/pages/Blog.tsx", "export default function Blog(", "export default functio Blog(");
