@@ -27,8 +27,6 @@ pub struct Site {
     /// `dev` only: what is broken right now. A page that a problem breaks
     /// answers with the problem instead (see [`Site::problems_for`]).
     pub problems: Vec<Problem>,
-    /// Running as `dev`: pages carry the reload script.
-    pub dev: bool,
 }
 
 impl Site {
@@ -37,12 +35,12 @@ impl Site {
         let manifest = Manifest::embedded();
         let content = Content::embedded(&manifest)?;
         let front = Frontend { pool: SsrPool::start(&config.ssr), manifest, files: AssetFiles::Embedded, source_map: None };
-        Ok(Site::new(0, Arc::new(front), Arc::new(content), Vec::new(), false, config))
+        Ok(Site::new(0, Arc::new(front), Arc::new(content), Vec::new(), config))
     }
 
-    pub fn new(generation: u64, front: Arc<Frontend>, content: Arc<Content>, problems: Vec<Problem>, dev: bool, config: &Config) -> Site {
+    pub fn new(generation: u64, front: Arc<Frontend>, content: Arc<Content>, problems: Vec<Problem>, config: &Config) -> Site {
         let security = SecurityHeaders::new(&config.site_url, &content.frame_origins);
-        Site { generation, front, content, security, problems, dev }
+        Site { generation, front, content, security, problems }
     }
 
     /// The problems that break `page`.

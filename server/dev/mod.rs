@@ -127,7 +127,7 @@ impl DevServer {
                         let problem = Problem::general(Kind::Builder, why);
                         tracing::error!("{problem}");
                         self.generation += 1;
-                        let site = Site::new(self.generation, current.front.clone(), current.content.clone(), vec![problem], true, &state.config);
+                        let site = Site::new(self.generation, current.front.clone(), current.content.clone(), vec![problem], &state.config);
                         (site, true)
                     }
                 };
@@ -195,7 +195,7 @@ impl DevServer {
             tracing::warn!(problems = problems.len(), "dev: reloaded with problems ({changed}); the pages they break show them");
         }
         self.generation += 1;
-        Site::new(self.generation, front, Arc::new(content), problems, true, config)
+        Site::new(self.generation, front, Arc::new(content), problems, config)
     }
 }
 

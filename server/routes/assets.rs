@@ -11,13 +11,8 @@ use crate::state::SharedState;
 
 pub async fn asset(State(state): State<SharedState>, req: Request) -> Response {
     let not_found = || (StatusCode::NOT_FOUND, "Not found").into_response();
-    let site = state.site();
-    let dev_file = match &site.front.files {
-        AssetFiles::Embedded => None,
-        AssetFiles::Dir(files) => Some(files.get(req.uri().path())),
-    };
-    if let Some(file) = dev_file {
-        let Some((path, content_type)) = file else { return not_found() };
+    if let AssetFiles::Dir(files) = &state.site().front.files {
+        let Some((path, content_type)) = files.get(req.uri().path()) else { return not_found() };
         return match tokio::fs::read(path).await {
             // Not cached: a dev build's files come and go with each change.
             Ok(body) => ([(header::CONTENT_TYPE, content_type.as_str()), (header::CACHE_CONTROL, "no-cache")], body).into_response(),

@@ -209,7 +209,7 @@ fn head(state: &SharedState, site: &Site, loaded: &Loaded, out: &crate::ssr::Ren
         image: manifest.image_url(&card).or_else(|| manifest.image_url("og/Home.png")),
     }
     .tags();
-    if site.dev {
+    if state.dev.is_some() {
         tags.push_str(&crate::dev::script_tag(site));
     }
     tags
