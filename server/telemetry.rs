@@ -35,6 +35,67 @@ pub fn current_request_id() -> Option<Arc<str>> {
     REQUEST_ID.try_with(Arc::clone).ok()
 }
 
+/// Log lines keep at most 200 characters of a path or any other text a
+/// visitor chose (a hostile 60 kB path would otherwise be copied into every
+/// line of its request).
+pub fn shorten(path: &str) -> &str {
+    match path.char_indices().nth(200) {
+        Some((i, _)) => &path[..i],
+        None => path,
+    }
+}
+
+/// Lets through at most `per_minute` log lines of one kind a minute (a
+/// crawler's stream of 404s); the next line let through says how many
+/// were held back.
+pub struct LogSampler {
+    per_minute: u32,
+    started: std::time::Instant,
+    /// (minute since start, lines let through in it), packed as one word so
+    /// that a new minute and its first line are one step.
+    window: std::sync::atomic::AtomicU64,
+    skipped: std::sync::atomic::AtomicU64,
+}
+
+impl LogSampler {
+    pub fn new(per_minute: u32) -> LogSampler {
+        LogSampler {
+            per_minute,
+            started: std::time::Instant::now(),
+            window: Default::default(),
+            skipped: Default::default(),
+        }
+    }
+
+    /// Some(lines held back since the last one let through) when this line
+    /// may be written; None when it is held back.
+    pub fn admit(&self) -> Option<u64> {
+        self.admit_at(self.started.elapsed())
+    }
+
+    fn admit_at(&self, since_start: std::time::Duration) -> Option<u64> {
+        use std::sync::atomic::Ordering::Relaxed;
+        let minute = since_start.as_secs() / 60;
+        let pass = self.window.fetch_update(Relaxed, Relaxed, |w| {
+            let (m, n) = (w >> 32, w & 0xffff_ffff);
+            if m != minute {
+                Some(minute << 32 | 1)
+            } else if n < u64::from(self.per_minute) {
+                Some(w + 1)
+            } else {
+                None
+            }
+        });
+        match pass {
+            Ok(_) => Some(self.skipped.swap(0, Relaxed)),
+            Err(_) => {
+                self.skipped.fetch_add(1, Relaxed);
+                None
+            }
+        }
+    }
+}
+
 pub fn init(format: LogFormat) {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,tower_http=warn"));
     let builder = tracing_subscriber::fmt().with_env_filter(filter);
@@ -95,6 +156,16 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sampler_lets_some_lines_through_each_minute_and_counts_the_rest() {
+        let s = LogSampler::new(3);
+        let at = |secs| s.admit_at(std::time::Duration::from_secs(secs));
+        assert_eq!([at(0), at(1), at(2), at(3), at(59)], [Some(0), Some(0), Some(0), None, None]);
+        assert_eq!(at(60), Some(2), "the next minute's first line says two were held back");
+        assert_eq!([at(61), at(62), at(63)], [Some(0), Some(0), None]);
+        assert_eq!(shorten(&"é".repeat(300)).chars().count(), 200);
+    }
     use std::sync::Mutex;
 
     /// Captures what the subscriber writes.

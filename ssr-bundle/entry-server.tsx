@@ -4,7 +4,7 @@ import "./polyfills";
 import { renderToString } from "react-dom/server.browser";
 import { StaticRouter } from "react-router";
 import { App } from "../client/app/App";
-import { ErrorScreen } from "../client/components/ErrorScreen";
+import { ErrorScreen, GENERIC_ERROR } from "../client/components/ErrorScreen";
 import type { Bootstrap, RenderResult } from "../client/lib/types";
 import { registry } from "./pages.eager";
 
@@ -27,7 +27,7 @@ function render(url: string, bootstrapJson: string): ServerRenderResult {
     if (!meta) throw new Error(`no page module for ${boot.page}`);
     return { status: boot.status, title: meta.title, description: meta.description, html, page: boot.page };
   } catch (err) {
-    const html = renderToString(<ErrorScreen status={500} message="Internal Server Error" />);
+    const html = renderToString(<ErrorScreen {...GENERIC_ERROR} />);
     return {
       status: 500,
       title: "Error — Citizen Wallet",

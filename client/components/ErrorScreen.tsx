@@ -1,4 +1,8 @@
-import { Component, type ReactNode } from "react";
+import { Component, type ErrorInfo, type ReactNode } from "react";
+
+/** What a visitor is told when a page breaks: the status and a generic
+ *  message, never the exception's own text (that goes to the log). */
+export const GENERIC_ERROR = { status: 500, message: "Internal Server Error" } as const;
 
 /** The router's default error screen (spec section 8): a heading and the
  *  status or message. Used for render errors on the server and the client. */
@@ -15,13 +19,17 @@ interface State {
   error: Error | null;
 }
 
-/** Catches a page that throws while rendering in the browser. */
+/** Catches a page that throws while rendering in the browser: the visitor
+ *  sees the spec's screen, the console gets the detail. */
 export class ErrorBoundary extends Component<{ children: ReactNode }, State> {
   state: State = { error: null };
   static getDerivedStateFromError(error: Error): State {
     return { error };
   }
+  componentDidCatch(error: Error, info: ErrorInfo) {
+    console.error("A page failed to render:", error, info.componentStack);
+  }
   render() {
-    return this.state.error ? <ErrorScreen message={this.state.error.message} /> : this.props.children;
+    return this.state.error ? <ErrorScreen {...GENERIC_ERROR} /> : this.props.children;
   }
 }

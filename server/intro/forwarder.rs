@@ -7,6 +7,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use prometheus_client::metrics::counter::Counter;
 use tokio::sync::{watch, Notify};
 
 use super::store::{self, now_ms};
@@ -49,7 +50,15 @@ impl ForwarderHandle {
     }
 }
 
-pub fn spawn(db: Db, notion: NotionClient, worker: String, lease: Duration) -> (ForwarderHandle, tokio::task::JoinHandle<()>) {
+/// Starts a forwarder; `unreadable_tags` counts the claimed requests whose
+/// stored tags could not be read (they are forwarded without them).
+pub fn spawn(
+    db: Db,
+    notion: NotionClient,
+    worker: String,
+    lease: Duration,
+    unreadable_tags: Counter,
+) -> (ForwarderHandle, tokio::task::JoinHandle<()>) {
     let wake = Arc::new(Notify::new());
     let (stop_tx, mut stop_rx) = watch::channel(false);
     let handle = ForwarderHandle { wake: wake.clone(), stop: stop_tx };
@@ -60,7 +69,12 @@ pub fn spawn(db: Db, notion: NotionClient, worker: String, lease: Duration) -> (
                 break;
             }
             match store::claim(&db, &worker, lease).await {
-                Ok(Some(req)) => forward_one(&db, &notion, &worker, req).await,
+                Ok(Some(req)) => {
+                    if req.tags_unreadable && req.attempts == 0 {
+                        unreadable_tags.inc();
+                    }
+                    forward_one(&db, &notion, &worker, req).await
+                }
                 Ok(None) => {
                     tokio::select! {
                         _ = wake.notified() => {}

@@ -21,6 +21,9 @@ pub struct StoredRequest {
     pub tags: Vec<String>,
     pub created_at: i64,
     pub attempts: i64,
+    /// The stored tags could not be read back: `tags` is empty, the row
+    /// keeps what was stored.
+    pub tags_unreadable: bool,
 }
 
 pub fn now_ms() -> i64 {
@@ -104,15 +107,24 @@ pub async fn claim(db: &Db, worker: &str, lease: Duration) -> Result<Option<Stor
         .timed(sqlx::query(&sql).bind(worker).bind(now + lease.as_millis() as i64).bind(now).fetch_optional(&db.pool))
         .await?;
     row.map(|r| {
-        let tags: String = r.try_get("tags")?;
+        let id: String = r.try_get("id")?;
+        let raw: String = r.try_get("tags")?;
+        let (tags, tags_unreadable) = match serde_json::from_str(&raw) {
+            Ok(tags) => (tags, false),
+            Err(e) => {
+                tracing::warn!(id = %id, error = %e, "the stored tags cannot be read; the request goes on without them (the row keeps them)");
+                (Vec::new(), true)
+            }
+        };
         Ok(StoredRequest {
-            id: r.try_get("id")?,
+            id,
             name: r.try_get("name")?,
             contact_person: r.try_get("contact_person")?,
             email: r.try_get("email")?,
             website: r.try_get("website")?,
             description: r.try_get("description")?,
-            tags: serde_json::from_str(&tags).unwrap_or_default(),
+            tags,
+            tags_unreadable,
             created_at: r.try_get("created_at")?,
             attempts: r.try_get("attempts")?,
         })

@@ -5,6 +5,8 @@
 use serde_json::{json, Value};
 use sqlx::Row;
 
+use citizen_site::rate_limit::Rate;
+
 use crate::helpers::{bootstrap_json, spawn_app, spawn_app_with};
 
 fn request(n: usize) -> Value {
@@ -14,7 +16,7 @@ fn request(n: usize) -> Value {
 #[tokio::test]
 async fn a_client_over_its_limit_gets_429_with_retry_after_and_others_are_unaffected() {
     let app = spawn_app_with(|c| {
-        c.rate_limit_per_minute = 3;
+        c.post_rate = Rate::per_minute(3);
         // The test client plays a load balancer on loopback.
         c.trusted_proxies = "127.0.0.1".parse().unwrap();
     })
@@ -47,7 +49,7 @@ async fn a_client_over_its_limit_gets_429_with_retry_after_and_others_are_unaffe
 #[tokio::test]
 async fn forwarding_headers_from_an_unconfigured_proxy_do_not_escape_the_limit() {
     // No trusted proxies: the peer address is the client, whatever the header says.
-    let app = spawn_app_with(|c| c.rate_limit_per_minute = 2).await;
+    let app = spawn_app_with(|c| c.post_rate = Rate::per_minute(2)).await;
     let url = format!("{}/api/save-to-notion", app.base);
     let statuses = futures_statuses(&app.client, &url, &["1.1.1.1", "2.2.2.2", "3.3.3.3"]).await;
     assert_eq!(statuses, vec![200, 200, 429], "a spoofed X-Forwarded-For is ignored");
@@ -63,7 +65,7 @@ async fn futures_statuses(client: &reqwest::Client, url: &str, ips: &[&str]) -> 
 
 #[tokio::test]
 async fn a_plain_form_post_over_the_limit_keeps_what_was_typed() {
-    let app = spawn_app_with(|c| c.rate_limit_per_minute = 1).await;
+    let app = spawn_app_with(|c| c.post_rate = Rate::per_minute(1)).await;
     let url = format!("{}/api/save-to-notion", app.base);
     let form = [("name", "Riverbend"), ("email", "ana@riverbend.example"), ("description", "Forty shops")];
     assert_eq!(app.client.post(&url).form(&form).send().await.unwrap().status(), 303);

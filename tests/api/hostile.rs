@@ -96,6 +96,47 @@ async fn bodies_over_the_limit_get_413_and_change_nothing() {
     assert_eq!(citizen_site::intro::store::pending_count(&app.state.db).await.unwrap(), 0);
 }
 
+/// Sends `head`, then all of `body` (as Python's http.client does, reading
+/// nothing until it has sent everything), then reads the answer's status.
+async fn send_all_then_read(addr: &str, head: &str, body: &[u8]) -> (std::io::Result<()>, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let sent = stream.write_all(body).await;
+    let mut answer = vec![0u8; 4096];
+    let n = tokio::time::timeout(std::time::Duration::from_secs(20), stream.read(&mut answer)).await.expect("an answer").unwrap_or(0);
+    (sent, String::from_utf8_lossy(&answer[..n]).lines().next().unwrap_or("").to_owned())
+}
+
+#[tokio::test]
+async fn a_client_that_sends_a_5_mb_body_without_waiting_still_reads_its_413() {
+    let app = spawn_app().await;
+    let body = vec![b'a'; 5 * 1024 * 1024];
+    let head = format!("POST /api/save-to-notion HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n", body.len());
+    let (sent, status) = send_all_then_read(app.addr(), &head, &body).await;
+    assert!(sent.is_ok(), "the upload was cut off: {sent:?}");
+    assert_eq!(status, "HTTP/1.1 413 Payload Too Large");
+
+    // Without a length (chunked), the same.
+    let mut chunked = Vec::new();
+    for piece in body.chunks(64 * 1024) {
+        chunked.extend_from_slice(format!("{:x}\r\n", piece.len()).as_bytes());
+        chunked.extend_from_slice(piece);
+        chunked.extend_from_slice(b"\r\n");
+    }
+    chunked.extend_from_slice(b"0\r\n\r\n");
+    let head = "POST /api/save-to-notion HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
+    let (sent, status) = send_all_then_read(app.addr(), head, &chunked).await;
+    assert!(sent.is_ok(), "the upload was cut off: {sent:?}");
+    assert_eq!(status, "HTTP/1.1 413 Payload Too Large");
+
+    // A client that asks first is told at once, and sends nothing.
+    let head = format!("POST /api/save-to-notion HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: {}\r\n\r\n", body.len());
+    let (_, status) = send_all_then_read(app.addr(), &head, b"").await;
+    assert_eq!(status, "HTTP/1.1 413 Payload Too Large");
+    assert_eq!(citizen_site::intro::store::pending_count(&app.state.db).await.unwrap(), 0);
+}
+
 #[tokio::test]
 async fn a_wrong_content_type_gets_415() {
     let app = spawn_app_with(|c| c.stripe_webhook_secret = Some("whsec_test".into())).await;

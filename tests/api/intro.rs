@@ -9,6 +9,7 @@ use citizen_site::db::Db;
 use citizen_site::intro::{forwarder, store, IntroForm, IntroRequest, MISSING_REQUIRED};
 use citizen_site::integrations::notion::NotionClient;
 use serde_json::{json, Value};
+use sqlx::Row;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
@@ -213,8 +214,8 @@ async fn two_forwarders_on_one_database_forward_each_request_exactly_once() {
         }
         let (notion, server) = FakeNotion::start(0).await;
         let client = NotionClient::new(&server.uri(), "secret_test", DB_ID);
-        let (a, ta) = forwarder::spawn(Db::connect_lazy(&url).unwrap(), client.clone(), "worker-a".into(), forwarder::LEASE);
-        let (b, tb) = forwarder::spawn(Db::connect_lazy(&url).unwrap(), client, "worker-b".into(), forwarder::LEASE);
+        let (a, ta) = forwarder::spawn(Db::connect_lazy(&url).unwrap(), client.clone(), "worker-a".into(), forwarder::LEASE, Default::default());
+        let (b, tb) = forwarder::spawn(Db::connect_lazy(&url).unwrap(), client, "worker-b".into(), forwarder::LEASE, Default::default());
         assert!(eventually(30, || async { store::pending_count(&db).await.unwrap() == 0 }).await, "{kind}: all forwarded");
         a.stop();
         b.stop();
@@ -230,4 +231,28 @@ async fn two_forwarders_on_one_database_forward_each_request_exactly_once() {
         assert!(counts.values().all(|n| *n == 1));
         let _ = Duration::ZERO;
     }
+}
+
+#[tokio::test]
+async fn stored_tags_that_cannot_be_read_are_logged_counted_and_the_request_still_goes_to_notion() {
+    let dir = TempDir::new();
+    let url = format!("sqlite://{}", dir.path().join("tags.db").display());
+    let db = Db::connect_lazy(&url).unwrap();
+    db.migrate().await.unwrap();
+    let form = IntroForm { name: "Canal Makers".into(), email: "jo@canal.example".into(), ..Default::default() };
+    let id = store::insert(&db, &IntroRequest::parse(form, &[]).unwrap()).await.unwrap();
+    sqlx::query("UPDATE intro_requests SET tags = '[\"Loyalty\",' WHERE id = $1").bind(&id).execute(&db.pool).await.unwrap();
+
+    let (notion, server) = FakeNotion::start(0).await;
+    let counted = prometheus_client::metrics::counter::Counter::<u64>::default();
+    let (handle, task) = forwarder::spawn(db.clone(), NotionClient::new(&server.uri(), "secret_test", DB_ID), "w".into(), forwarder::LEASE, counted.clone());
+    assert!(eventually(10, || async { store::pending_count(&db).await.unwrap() == 0 }).await, "forwarded all the same");
+    handle.stop();
+    let _ = task.await;
+    let pages = notion.pages.lock().unwrap().clone();
+    assert_eq!(pages[0]["properties"]["Name"]["title"][0]["text"]["content"], "Canal Makers");
+    assert_eq!(pages[0]["properties"]["Tags"]["multi_select"], json!([]));
+    assert_eq!(counted.get(), 1);
+    let kept: String = sqlx::query("SELECT tags FROM intro_requests WHERE id = $1").bind(&id).fetch_one(&db.pool).await.unwrap().get("tags");
+    assert_eq!(kept, "[\"Loyalty\",", "the row keeps what was stored");
 }

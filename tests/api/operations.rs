@@ -40,6 +40,9 @@ async fn metrics_count_requests_renders_cache_queue_and_pending_requests() {
         "intro_requests_pending 1",
         "ssr_render_queue_depth 0",
         "database_up 1",
+        // Every unknown route is counted (the log only samples them).
+        "http_not_found_total 1",
+        "intro_tags_unreadable_total 0",
     ] {
         assert!(text.contains(line), "missing {line:?} in\n{text}");
     }

@@ -107,7 +107,7 @@ async fn stripe_that_never_answers_is_cut_off_and_the_pricing_page_says_so() {
     assert!(visible_text(&html).contains("Failed to load pricing information"));
     assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
     let started = Instant::now();
-    let res = app.client.post(format!("{}/api/verify-checkout-session", app.base)).json(&json!({ "sessionId": "cs_1" })).send().await.unwrap();
+    let res = app.client.post(format!("{}/api/verify-checkout-session", app.base)).json(&json!({ "sessionId": "cs_test_1" })).send().await.unwrap();
     assert_eq!(res.status(), 502);
     assert_eq!(res.json::<Value>().await.unwrap()["error"], "Failed to verify payment session");
     assert!(started.elapsed() < Duration::from_secs(5));

@@ -101,8 +101,8 @@ async fn sigterm_finishes_in_flight_requests_refuses_new_ones_and_stops_the_forw
     // Stripe answers this session after 2 s: the request is in flight when SIGTERM comes.
     let stripe = MockServer::start().await;
     Mock::given(method("GET"))
-        .and(path("/v1/checkout/sessions/cs_slow"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(checkout_session("cs_slow", "paid", Some("ana@example.org"))).set_delay(Duration::from_secs(2)))
+        .and(path("/v1/checkout/sessions/cs_test_slow"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(checkout_session("cs_test_slow", "paid", Some("ana@example.org"))).set_delay(Duration::from_secs(2)))
         .mount(&stripe)
         .await;
     let notion = MockServer::start().await;
@@ -122,7 +122,7 @@ async fn sigterm_finishes_in_flight_requests_refuses_new_ones_and_stops_the_forw
     let request_id = res.headers()["x-request-id"].to_str().unwrap().to_owned();
 
     let base = server.base.clone();
-    let in_flight = tokio::spawn(async move { post_verify(&base, "cs_slow").await });
+    let in_flight = tokio::spawn(async move { post_verify(&base, "cs_test_slow").await });
     tokio::time::sleep(Duration::from_millis(500)).await;
     server.signal("TERM");
     tokio::time::sleep(Duration::from_millis(300)).await;
@@ -144,6 +144,24 @@ async fn sigterm_finishes_in_flight_requests_refuses_new_ones_and_stops_the_forw
     assert!(messages.contains(&"stopped"), "{messages:?}");
     let unknown = logs.iter().find(|l| l["fields"]["message"] == "404: unknown route requested").expect("the 404 is logged");
     assert_eq!(unknown["request_id"], request_id.as_str(), "the log line carries the request id: {unknown}");
+    assert_eq!(unknown["level"], "INFO", "crawlers' 404s are not warnings: {unknown}");
+}
+
+#[test]
+fn a_stripe_key_that_cannot_work_stops_the_start_with_a_configuration_error() {
+    for (key, says) in [("pk_live_51Hxyz", "publishable key"), ("sk_live_51H\nxyz", "characters no Stripe key has")] {
+        let data = TempDir::new();
+        let out = Command::new(env!("CARGO_BIN_EXE_citizen-site"))
+            .env("ADDR", "127.0.0.1:0")
+            .env("DATABASE_URL", format!("sqlite://{}/site.db", data.path().display()))
+            .env("STRIPE_SECRET_KEY", key)
+            .output()
+            .expect("running the server binary");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains("STRIPE_SECRET_KEY is not usable") && stderr.contains(says), "{stderr}");
+        assert!(!stderr.contains("panicked") && !stderr.contains("51H"), "no panic, and the key is not printed: {stderr}");
+    }
 }
 
 #[tokio::test]
@@ -157,7 +175,7 @@ async fn a_request_that_outlives_the_grace_period_does_not_hold_the_process() {
     .await;
     let base = server.base.clone();
     let stuck = tokio::spawn(async move {
-        reqwest::Client::new().post(format!("{base}/api/verify-checkout-session")).json(&json!({ "sessionId": "cs_1" })).send().await
+        reqwest::Client::new().post(format!("{base}/api/verify-checkout-session")).json(&json!({ "sessionId": "cs_test_stuck" })).send().await
     });
     tokio::time::sleep(Duration::from_millis(300)).await;
     server.signal("TERM");

@@ -88,6 +88,23 @@ test("route data is retried before a navigation gives up", async () => {
   await page.close();
 });
 
+test("a page that breaks in the browser shows the generic error screen and logs the detail", async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const problems = watchConsole(page);
+  await page.goto(`${server.base}/`, { waitUntil: "networkidle" });
+  // Data the Wallets page cannot render (a list that is not one).
+  await page.route("**/api/route-data**", (route) =>
+    route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify({ page: "Wallets", status: 200, data: { communities: [null] } }) }),
+  );
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Our Wallets" }).click();
+  await page.getByRole("heading", { name: "Unexpected Application Error!" }).waitFor();
+  const main = await page.locator("main").innerText();
+  assert.match(main, /500 Internal Server Error/);
+  assert.doesNotMatch(main, /null|undefined|TypeError|Cannot read/, "the exception's text is not shown to the visitor");
+  assert.ok(problems.some((p) => p.includes("A page failed to render") && /null|TypeError/.test(p)), `the detail is logged: ${problems}`);
+  await page.close();
+});
+
 test("without JavaScript every link is a plain server-rendered page", async () => {
   const context = await browser.newContext({ javaScriptEnabled: false });
   const page = await context.newPage();

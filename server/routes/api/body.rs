@@ -2,9 +2,13 @@
 //! its size limit, in one of the two content types the endpoints take, and
 //! parsed so that every refusal names the field at fault.
 
-use axum::body::Bytes;
+use std::time::Duration;
+
+use axum::body::{BodyDataStream, Bytes};
+use bytes::BytesMut;
 use axum::extract::{FromRequest, Request};
 use axum::http::{header, HeaderMap, StatusCode};
+use futures_util::StreamExt;
 use serde::de::DeserializeOwned;
 
 use super::ApiError;
@@ -14,6 +18,14 @@ use super::ApiError;
 pub const MAX_BODY: usize = 64 * 1024;
 /// Largest Stripe webhook delivery read.
 pub const MAX_WEBHOOK_BODY: usize = 512 * 1024;
+/// After a body over the limit, up to this much more of it is read and
+/// thrown away before the 413 is sent, as nginx's lingering close does: a
+/// client that sends its whole body before reading the answer (Python's
+/// http.client, curl without `Expect`) would otherwise have its upload cut
+/// by a connection reset and never see the 413. Beyond this, or after
+/// [`DRAIN_TIME`], the connection is closed.
+pub const DRAIN_MAX: usize = 16 * 1024 * 1024;
+pub const DRAIN_TIME: Duration = Duration::from_secs(5);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -21,9 +33,9 @@ pub enum Kind {
     Form,
 }
 
-/// A POST body: JSON or `application/x-www-form-urlencoded`, at most the
-/// route's limit (`DefaultBodyLimit`). Anything else is refused before the
-/// handler runs: 415 for another content type, 413 for a body too large.
+/// A POST body: JSON or `application/x-www-form-urlencoded`, at most
+/// [`MAX_BODY`]. Anything else is refused before the handler runs: 415 for
+/// another content type, 413 for a body too large.
 pub struct Submission {
     pub kind: Kind,
     pub bytes: Bytes,
@@ -42,27 +54,59 @@ pub fn kind_of(headers: &HeaderMap) -> Option<Kind> {
 impl<S: Send + Sync> FromRequest<S> for Submission {
     type Rejection = ApiError;
 
-    async fn from_request(req: Request, state: &S) -> Result<Submission, ApiError> {
+    async fn from_request(req: Request, _state: &S) -> Result<Submission, ApiError> {
         let Some(kind) = kind_of(req.headers()) else {
             return Err(ApiError::new(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 "Send the request as application/json or application/x-www-form-urlencoded",
             ));
         };
-        let bytes = read_limited(req, state).await?;
+        let bytes = read_limited(req, MAX_BODY).await?;
         Ok(Submission { kind, bytes })
     }
 }
 
-/// The body within the route's limit.
-pub async fn read_limited<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes, ApiError> {
-    Bytes::from_request(req, state).await.map_err(|rejection| {
-        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "The request body is too large")
-        } else {
-            ApiError::new(StatusCode::BAD_REQUEST, "The request body could not be read")
+/// The body, if it is at most `limit` bytes; 413 otherwise, once the rest
+/// has been drained (see [`DRAIN_MAX`]). A client that announced a body too
+/// large and waits for `100 Continue` is answered at once: it has sent
+/// nothing yet, and reading would invite the upload.
+pub async fn read_limited(req: Request, limit: usize) -> Result<Bytes, ApiError> {
+    let too_large = || ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "The request body is too large");
+    let headers = req.headers();
+    let declared = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    let waits_for_continue = headers.get(header::EXPECT).is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
+    let body = req.into_body();
+    if let Some(n) = declared.filter(|n| *n > limit as u64) {
+        if !waits_for_continue && n <= DRAIN_MAX as u64 {
+            drain(body.into_data_stream(), DRAIN_MAX).await;
+        }
+        return Err(too_large());
+    }
+    let mut stream = body.into_data_stream();
+    let mut buf = BytesMut::new();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "The request body could not be read"))?;
+        if buf.len() + chunk.len() > limit {
+            drain(stream, DRAIN_MAX).await;
+            return Err(too_large());
+        }
+        buf.extend_from_slice(&chunk);
+    }
+    Ok(buf.freeze())
+}
+
+/// Reads and drops at most `max` bytes, for at most [`DRAIN_TIME`].
+async fn drain(mut stream: BodyDataStream, max: usize) {
+    let mut read = 0;
+    let _ = tokio::time::timeout(DRAIN_TIME, async {
+        while read <= max {
+            match stream.next().await {
+                Some(Ok(chunk)) => read += chunk.len(),
+                _ => return,
+            }
         }
     })
+    .await;
 }
 
 /// JSON into `T`. A value of the wrong type names its field

@@ -140,10 +140,9 @@ async fn contact_with_error(state: &SharedState, e: ApiError, form: IntroForm) -
         },
         // Holds what the visitor typed: never cached.
         cacheable: false,
+        retry_after: e.retry_after,
     };
-    let mut res = pages::render(state, loaded).await;
-    e.add_retry_after(&mut res);
-    res
+    pages::render(state, loaded).await
 }
 
 #[cfg(test)]
