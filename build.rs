@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn main() {
-    for path in ["client", "ssr-bundle", "content", "package.json", "package-lock.json", "tsconfig.json"] {
+    // `migrations` too: sqlx's migrate! embeds that folder, but a new file in
+    // it would not rebuild the crate otherwise.
+    for path in ["client", "ssr-bundle", "content", "migrations", "package.json", "package-lock.json", "tsconfig.json"] {
         println!("cargo:rerun-if-changed={path}");
     }
     let root = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());

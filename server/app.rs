@@ -16,11 +16,15 @@ use crate::integrations::notion::NotionClient;
 use crate::intro::forwarder;
 use crate::metrics::Metrics;
 use crate::payments::Payments;
-use crate::rate_limit::PostLimiter;
+use crate::rate_limit::ClientLimiter;
 use crate::routes;
 use crate::site::Site;
 use crate::ssr::cache;
 use crate::state::{AppState, SharedState};
+
+/// Unknown-route requests logged a minute at most (every one is counted in
+/// `/metrics` as `http_not_found_total`).
+pub const NOT_FOUND_LOG_PER_MINUTE: u32 = 20;
 
 pub struct Application {
     listener: TcpListener,
@@ -37,6 +41,8 @@ impl Application {
     /// With `config.dev` set, it serves that checkout's sources instead: it
     /// returns once their first build is done, and reloads on every change.
     pub async fn build(config: Config) -> anyhow::Result<Application> {
+        // A Stripe key that cannot work stops the start, before anything runs.
+        let payments = Payments::new(&config)?;
         if let Some(dir) = config.sqlite_dir() {
             if !dir.as_os_str().is_empty() {
                 std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
@@ -57,12 +63,13 @@ impl Application {
             tracing::error!(error = %e, "the database is unreachable at start; serving without it until it is back");
         }
         let mut background = vec![db.spawn_monitor()];
+        let metrics = Metrics::new();
         let forwarder = match (&config.notion_token, &config.notion_database_id) {
             (Some(token), Some(database)) => {
                 let t = &config.timeouts;
                 let notion = NotionClient::with_timeouts(&config.notion_api_base, token, database, t.notion_connect, t.notion_request);
                 let worker = format!("{}-{}", std::process::id(), uuid::Uuid::new_v4());
-                Some(forwarder::spawn(db.clone(), notion, worker, config.intro_lease))
+                Some(forwarder::spawn(db.clone(), notion, worker, config.intro_lease, metrics.intro_tags_unreadable.clone()))
             }
             _ => {
                 tracing::info!("Notion forwarding is off (NOTION_TOKEN / NOTION_DATABASE_ID unset): intro requests are stored only");
@@ -74,11 +81,12 @@ impl Application {
             site: arc_swap::ArcSwap::from_pointee(site),
             db,
             forwarder: forwarder.as_ref().map(|(h, _)| h.clone()),
-            payments: Payments::new(&config),
+            payments,
             ready: AtomicBool::new(false),
             draining: AtomicBool::new(false),
-            metrics: Metrics::new(),
-            limiter: PostLimiter::new(config.rate_limit_per_minute),
+            metrics,
+            limiter: ClientLimiter::new(config.post_rate),
+            not_found_log: crate::telemetry::LogSampler::new(NOT_FOUND_LOG_PER_MINUTE),
             dev: dev_server.as_ref().map(dev::DevServer::handle),
             config,
         });
@@ -89,6 +97,7 @@ impl Application {
                 every.tick().await;
                 let Some(state) = weak.upgrade() else { return };
                 state.limiter.forget_idle();
+                state.payments.forget_idle();
             }
         }));
         if let Some(server) = dev_server {

@@ -8,6 +8,7 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 
 use crate::client_ip::Networks;
+use crate::rate_limit::Rate;
 
 #[derive(Args, Debug, Clone)]
 pub struct ServeArgs {
@@ -78,6 +79,13 @@ pub struct ServeArgs {
     #[arg(long, env = "RATE_LIMIT_PER_MINUTE", default_value_t = 10)]
     pub rate_limit_per_minute: u32,
 
+    /// Stripe lookups of checkout sessions one client may cause per minute
+    /// (and in a burst): the success page asks Stripe only for sessions it
+    /// has not seen lately, and a client over this sees the failure state
+    /// with 429. 0 turns the limit off.
+    #[arg(long, env = "SESSION_LOOKUPS_PER_MINUTE", default_value_t = 10)]
+    pub session_lookups_per_minute: u32,
+
     /// On SIGTERM or Ctrl-C, how long in-flight requests may take to finish.
     #[arg(long, env = "SHUTDOWN_GRACE_SECS", default_value_t = 10)]
     pub shutdown_grace_secs: u64,
@@ -123,7 +131,10 @@ pub struct Config {
     pub page_cache_capacity: u64,
     pub trusted_proxies: Networks,
     pub metrics_allow: Networks,
-    pub rate_limit_per_minute: u32,
+    /// POSTs per client to the form and checkout endpoints.
+    pub post_rate: Rate,
+    /// Stripe session lookups per client (cache misses only).
+    pub session_lookup_rate: Rate,
     pub shutdown_grace: Duration,
     pub intro_lease: Duration,
     pub timeouts: Timeouts,
@@ -237,7 +248,8 @@ impl From<ServeArgs> for Config {
             page_cache_capacity: a.page_cache_capacity,
             trusted_proxies: a.trusted_proxies,
             metrics_allow: a.metrics_allow,
-            rate_limit_per_minute: a.rate_limit_per_minute,
+            post_rate: Rate::per_minute(a.rate_limit_per_minute),
+            session_lookup_rate: Rate::per_minute(a.session_lookups_per_minute),
             shutdown_grace: Duration::from_secs(a.shutdown_grace_secs),
             intro_lease: Duration::from_secs(a.intro_lease_secs.max(1)),
             timeouts: Timeouts::default(),
@@ -267,7 +279,7 @@ impl Config {
         cfg.ssr.workers = 2;
         cfg.ssr.queue = 128;
         // Tests post many times from one address; the rate-limit tests turn it on.
-        cfg.rate_limit_per_minute = 0;
+        cfg.post_rate = Rate::per_minute(0);
         cfg
     }
 

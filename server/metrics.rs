@@ -46,7 +46,11 @@ pub struct Metrics {
     pub intro_pending: Gauge,
     /// Intro submissions: stored, duplicate, spam, invalid, failed.
     pub intro_submissions: Family<Outcome, Counter>,
+    /// Stored intro requests whose tags could not be read back.
+    pub intro_tags_unreadable: Counter,
     pub rate_limited: Counter,
+    /// Requests for paths no route has (pages and route data).
+    pub not_found: Counter,
     pub database_up: Gauge,
 }
 
@@ -79,8 +83,16 @@ impl Metrics {
         registry.register("intro_requests_pending", "Stored intro requests not yet forwarded to Notion", intro_pending.clone());
         let intro_submissions = Family::<Outcome, Counter>::default();
         registry.register("intro_submissions", "Intro request submissions, by outcome", intro_submissions.clone());
+        let intro_tags_unreadable = Counter::default();
+        registry.register(
+            "intro_tags_unreadable",
+            "Stored intro requests whose tags could not be read back (forwarded without them)",
+            intro_tags_unreadable.clone(),
+        );
         let rate_limited = Counter::default();
-        registry.register("http_rate_limited", "POST requests refused with 429", rate_limited.clone());
+        registry.register("http_rate_limited", "Requests refused with 429 (POSTs, and Stripe session lookups)", rate_limited.clone());
+        let not_found = Counter::default();
+        registry.register("http_not_found", "Requests for unknown routes (404)", not_found.clone());
         let database_up = Gauge::default();
         registry.register("database_up", "1 when the database answered its last health check", database_up.clone());
         Metrics {
@@ -93,7 +105,9 @@ impl Metrics {
             render_queue_depth,
             intro_pending,
             intro_submissions,
+            intro_tags_unreadable,
             rate_limited,
+            not_found,
             database_up,
         }
     }

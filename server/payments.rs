@@ -1,17 +1,39 @@
 //! The payments service behind the pricing and success pages and the Stripe
-//! endpoints: one place that knows the key, the site URL and the price cache.
+//! endpoints: one place that knows the key, the site URL and the caches.
+//!
+//! The success page's session lookups are the one Stripe call a visitor can
+//! cause at will, so they are guarded three ways: an id that cannot be a
+//! Checkout Session id never reaches Stripe; a session seen lately comes
+//! from a cache (concurrent lookups of one id share one call); and the
+//! calls one client causes are limited ([`ClientLimiter`]).
 
+use std::net::IpAddr;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use moka::future::Cache;
+use moka::Expiry;
 
 use crate::config::Config;
-use crate::integrations::stripe::{self, PriceRecord, VerifiedSession, WebhookEvent};
+use crate::integrations::stripe::{self, PaymentState, PriceRecord, VerifiedSession, WebhookEvent};
+use crate::rate_limit::ClientLimiter;
 
 /// How long the price list is reused: a busy pricing page calls Stripe at
 /// most this often.
 pub const PRICE_CACHE_TTL: Duration = Duration::from_secs(60);
+/// How long a paid session is reused: it cannot change any more (a refund
+/// is not the success page's business).
+pub const PAID_SESSION_TTL: Duration = Duration::from_secs(30 * 60);
+/// How long any other lookup is reused (an unpaid session may be paid any
+/// minute; one Stripe does not know may be a typo being corrected). A
+/// webhook about a session drops it sooner.
+pub const SESSION_TTL: Duration = Duration::from_secs(60);
+/// Sessions kept at most.
+const SESSION_CACHE_CAPACITY: u64 = 10_000;
+
+/// A session lookup's answer: the session, or None when Stripe has none by
+/// that id (or the id cannot be one).
+pub type Lookup = Option<Arc<VerifiedSession>>;
 
 #[derive(Debug, thiserror::Error)]
 pub enum PaymentsError {
@@ -19,6 +41,8 @@ pub enum PaymentsError {
     Off,
     #[error("unknown or inactive price {0:?}")]
     UnknownPrice(String),
+    #[error("this client has looked up too many sessions; next in {0:?}")]
+    RateLimited(Duration),
     #[error("Stripe did not answer within {0:?}")]
     Timeout(Duration),
     #[error(transparent)]
@@ -35,27 +59,41 @@ pub struct Payments {
     site_url: String,
     webhook_secret: Option<String>,
     prices: Cache<(), Arc<Vec<PriceRecord>>>,
+    sessions: Cache<String, Lookup>,
+    /// Session lookups that reach Stripe, per client.
+    lookup_limiter: ClientLimiter,
+}
+
+/// A paid session is kept longer than anything else.
+struct SessionExpiry;
+
+impl Expiry<String, Lookup> for SessionExpiry {
+    fn expire_after_create(&self, _id: &String, found: &Lookup, _at: Instant) -> Option<Duration> {
+        let paid = found.as_ref().is_some_and(|s| s.state() == PaymentState::Paid);
+        Some(if paid { PAID_SESSION_TTL } else { SESSION_TTL })
+    }
 }
 
 impl Payments {
-    pub fn new(config: &Config) -> Payments {
+    /// Fails when a Stripe key is set but cannot work (a publishable key, a
+    /// stray line break): a configuration error at start, not a panic.
+    pub fn new(config: &Config) -> Result<Payments, stripe::Error> {
         let client = match &config.stripe_secret_key {
-            Some(key) => Some(
-                stripe::try_build_client(key, &config.stripe_api_base, config.timeouts.stripe)
-                    .unwrap_or_else(|e| panic!("STRIPE_SECRET_KEY or STRIPE_API_BASE is unusable: {e}")),
-            ),
+            Some(key) => Some(stripe::try_build_client(key, &config.stripe_api_base, config.timeouts.stripe)?),
             None => {
                 tracing::info!("Stripe is off (STRIPE_SECRET_KEY unset): every plan shows 'Contact us for pricing'");
                 None
             }
         };
-        Payments {
+        Ok(Payments {
             client,
             call_timeout: config.timeouts.stripe + config.timeouts.stripe / 2,
             site_url: config.site_url.clone(),
             webhook_secret: config.stripe_webhook_secret.clone(),
             prices: Cache::builder().max_capacity(1).time_to_live(PRICE_CACHE_TTL).build(),
-        }
+            sessions: Cache::builder().max_capacity(SESSION_CACHE_CAPACITY).expire_after(SessionExpiry).build(),
+            lookup_limiter: ClientLimiter::new(config.session_lookup_rate),
+        })
     }
 
     fn client(&self) -> Result<&stripe::Client, PaymentsError> {
@@ -86,8 +124,37 @@ impl Payments {
         timed(self.call_timeout, stripe::create_subscription_checkout(client, price_id, &success, &cancel)).await
     }
 
-    pub async fn verify(&self, session_id: &str) -> Result<VerifiedSession, PaymentsError> {
-        timed(self.call_timeout, stripe::retrieve_session(self.client()?, session_id)).await
+    /// The Checkout Session `id`, for `client`: from the cache when it was
+    /// looked up lately; otherwise from Stripe, one call however many ask
+    /// at once, charged to the client that caused it (over its limit:
+    /// [`PaymentsError::RateLimited`], and Stripe is not called). An id that
+    /// cannot be a session id is None at once.
+    pub async fn session(&self, id: &str, client: IpAddr) -> Result<Lookup, PaymentsError> {
+        if !stripe::is_session_id(id) {
+            return Ok(None);
+        }
+        let stripe = self.client()?;
+        self.sessions
+            .try_get_with_by_ref(id, async {
+                self.lookup_limiter.check(client).map_err(PaymentsError::RateLimited)?;
+                let found = timed(self.call_timeout, stripe::retrieve_session(stripe, id)).await?;
+                Ok::<_, PaymentsError>(found.map(Arc::new))
+            })
+            .await
+            .map_err(|e| match *e {
+                PaymentsError::RateLimited(wait) => PaymentsError::RateLimited(wait),
+                _ => PaymentsError::Shared(e),
+            })
+    }
+
+    /// Drops what is known of a session (a webhook says it changed).
+    pub async fn forget_session(&self, id: &str) {
+        self.sessions.invalidate(id).await;
+    }
+
+    /// Forgets clients whose lookup budget is full again.
+    pub fn forget_idle(&self) {
+        self.lookup_limiter.forget_idle();
     }
 
     pub fn webhooks_on(&self) -> bool {

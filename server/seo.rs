@@ -108,14 +108,15 @@ impl Head<'_> {
         }
         if self.page == "Pricing" {
             for p in self.data["prices"].as_array().into_iter().flatten() {
+                let Some(currency) = p["currency"].as_str() else { continue };
                 graph.push(json!({
                     "@type": "Product",
                     "name": p["product"]["name"],
                     "brand": { "@id": format!("{site}/#organization") },
                     "offers": {
                         "@type": "Offer",
-                        "price": format!("{:.2}", p["amount"].as_f64().unwrap_or(0.0) / 100.0),
-                        "priceCurrency": "EUR",
+                        "price": crate::integrations::stripe::major_units(p["amount"].as_i64().unwrap_or(0), currency),
+                        "priceCurrency": currency.to_ascii_uppercase(),
                         "url": format!("{site}/pricing"),
                         "description": format!("billed per {}", p["interval"].as_str().unwrap_or("month")),
                     },

@@ -10,7 +10,7 @@ use crate::dev::DevHandle;
 use crate::intro::forwarder::ForwarderHandle;
 use crate::metrics::Metrics;
 use crate::payments::Payments;
-use crate::rate_limit::PostLimiter;
+use crate::rate_limit::ClientLimiter;
 use crate::site::Site;
 use crate::ssr::cache::PageCache;
 
@@ -31,7 +31,9 @@ pub struct AppState {
     /// Shutdown has begun: `/readyz` says so while in-flight requests finish.
     pub draining: std::sync::atomic::AtomicBool,
     pub metrics: Metrics,
-    pub limiter: PostLimiter,
+    pub limiter: ClientLimiter,
+    /// Which unknown-route requests are logged (all are counted).
+    pub not_found_log: crate::telemetry::LogSampler,
     /// Running as `citizen-site dev`: the reload events.
     pub dev: Option<DevHandle>,
 }

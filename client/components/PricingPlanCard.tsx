@@ -1,9 +1,9 @@
 import type { FormEvent } from "react";
 import { Check, Info, X } from "lucide-react";
 import { useId } from "react";
+import { formatPrice } from "../lib/money";
 import type { PriceRecord } from "../lib/types";
 import {
-  formatEuros,
   INTERVAL_SUFFIX,
   PRICING_TEXT,
   YEARLY_BADGE,
@@ -48,11 +48,11 @@ export function PricingPlanCard({ plan, price }: PricingPlanCardProps) {
         {price ? (
           <>
             <p className="flex items-baseline gap-1">
-              <span className="text-4xl font-bold tracking-tight text-slate-900">{formatEuros(price.amount)}</span>
+              <span className="text-4xl font-bold tracking-tight text-slate-900">{formatPrice(price.amount, price.currency)}</span>
               <span className="text-base font-medium text-slate-600">{INTERVAL_SUFFIX[price.interval]}</span>
             </p>
             {price.interval === "month" ? (
-              <p className="mt-2 text-sm text-slate-600">{yearlyFromMonthly(price.amount)}</p>
+              <p className="mt-2 text-sm text-slate-600">{yearlyFromMonthly(price)}</p>
             ) : (
               <p className="mt-2">
                 <span className="inline-block rounded-full bg-emerald-100 px-3 py-1 text-xs font-semibold text-emerald-800">

@@ -123,8 +123,10 @@ export interface PricingData {
 }
 export interface PriceRecord {
   id: string;
-  /** Cents. */
+  /** In the currency's minor unit (cents; whole yen). */
   amount: number;
+  /** Lower-case ISO code, as Stripe sends it: "eur", "usd". */
+  currency: string;
   interval: "month" | "year";
   product: { name: string; metadata: { planName?: string } };
 }
@@ -132,14 +134,24 @@ export interface PriceRecord {
 /** /success?session_id=... */
 export interface SuccessData {
   sessionId: string | null;
+  /** paid: paid or nothing to pay; processing: checkout complete, a delayed
+   *  payment (SEPA) still being confirmed; failed: no session id, no such
+   *  session, open or expired, refused, or not verifiable now. */
+  state: PaymentState;
+  /** The session, when paid or processing. */
   session: VerifiedSession | null;
-  /** Set when verification failed. */
+  /** Failed: the line under the heading. */
   error: string | null;
+  /** Failed because this visitor checked too often: seconds to wait. */
+  retryAfter: number | null;
 }
+export type PaymentState = "paid" | "processing" | "failed";
 export interface VerifiedSession {
   customer_email: string | null;
-  /** Cents. */
+  /** In the currency's minor unit. */
   amount_total: number;
   currency: string;
   payment_status: string;
+  /** open, complete or expired. */
+  status: string | null;
 }

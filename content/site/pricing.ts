@@ -1,6 +1,7 @@
 // Pricing data (spec sections 3, 7 and 9): the three hosted plans, the free
 // self-hosted option, and the rule that pairs a plan with a Stripe price.
 import { Crown, MessageCircle, Server, Smartphone, type LucideIcon } from "lucide-react";
+import { formatPrice } from "../../client/lib/money";
 import type { PriceRecord } from "../../client/lib/types";
 
 /** One line of a plan card, with the short explanation its info tooltip shows. */
@@ -102,16 +103,11 @@ export function matchPrice(
   );
 }
 
-/** Cents to whole euros, no decimals: 2900 -> "€29". */
-export function formatEuros(cents: number): string {
-  return `€${Math.round(cents / 100)}`;
-}
-
 export const INTERVAL_SUFFIX: Record<PriceInterval, string> = { month: "/month", year: "/year" };
 
 /** The monthly view's yearly line: ten monthly payments a year. */
-export function yearlyFromMonthly(monthlyCents: number): string {
-  return `${formatEuros(monthlyCents * 10)} per year (save 2 months)`;
+export function yearlyFromMonthly(monthly: Pick<PriceRecord, "amount" | "currency">): string {
+  return `${formatPrice(monthly.amount * 10, monthly.currency)} per year (save 2 months)`;
 }
 
 /** Spec section 9 keeps this wording as it is (it disagrees with the 2-month line). */

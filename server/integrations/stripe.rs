@@ -36,6 +36,9 @@ pub enum Error {
     /// Stripe answered 2xx but a field we rely on was absent.
     #[error("unexpected Stripe response: {0}")]
     Unexpected(String),
+    /// The key or the API address cannot be used.
+    #[error("{0}")]
+    Config(String),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,8 +65,10 @@ impl serde::Serialize for ProductInfo {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct PriceRecord {
     pub id: String,
-    /// `unit_amount`, in the currency's minor unit (cents).
+    /// `unit_amount`, in the currency's minor unit (cents; see [`minor_unit_digits`]).
     pub amount: i64,
+    /// Lower-case ISO code as Stripe sends it, e.g. "eur".
+    pub currency: String,
     /// `recurring.interval`: "month" | "year" (or "week" | "day").
     pub interval: String,
     pub product: ProductInfo,
@@ -78,6 +83,69 @@ pub struct VerifiedSession {
     pub currency: String,
     /// "paid" | "unpaid" | "no_payment_required" (or any new value Stripe adds).
     pub payment_status: String,
+    /// The session's own state: "open" | "complete" | "expired".
+    pub status: Option<String>,
+}
+
+/// Where a checkout stands, as the success page tells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PaymentState {
+    /// Paid, or nothing to pay (a trial).
+    Paid,
+    /// Checkout is complete but the money is not there yet: a delayed
+    /// method such as SEPA Direct Debit, confirmed days later.
+    Processing,
+    /// Open (never finished), expired, or anything else.
+    Failed,
+}
+
+impl VerifiedSession {
+    pub fn state(&self) -> PaymentState {
+        // Sessions from API versions without `status` are judged by payment alone.
+        match (self.status.as_deref(), self.payment_status.as_str()) {
+            (Some("complete") | None, "paid" | "no_payment_required") => PaymentState::Paid,
+            (Some("complete"), "unpaid") => PaymentState::Processing,
+            _ => PaymentState::Failed,
+        }
+    }
+}
+
+/// Whether `id` can be a Checkout Session id (`cs_test_...`, `cs_live_...`):
+/// anything else is answered without asking Stripe.
+pub fn is_session_id(id: &str) -> bool {
+    let rest = id.strip_prefix("cs_test_").or_else(|| id.strip_prefix("cs_live_"));
+    rest.is_some_and(|r| (1..=200).contains(&r.len()) && r.bytes().all(|b| b.is_ascii_alphanumeric()))
+}
+
+/// Digits after the decimal point in Stripe's amounts for `currency`: its
+/// zero-decimal currencies count whole units, its three-decimal ones
+/// thousandths, every other currency hundredths (Stripe's "Supported
+/// currencies" page). The client's formatter (client/lib/money.ts) follows
+/// the same lists.
+pub fn minor_unit_digits(currency: &str) -> u32 {
+    const ZERO: [&str; 16] = ["bif", "clp", "djf", "gnf", "jpy", "kmf", "krw", "mga", "pyg", "rwf", "ugx", "vnd", "vuv", "xaf", "xof", "xpf"];
+    const THREE: [&str; 5] = ["bhd", "jod", "kwd", "omr", "tnd"];
+    let listed = |list: &[&str]| list.iter().any(|c| c.eq_ignore_ascii_case(currency));
+    if listed(&ZERO) {
+        0
+    } else if listed(&THREE) {
+        3
+    } else {
+        2
+    }
+}
+
+/// `amount` minor units as a decimal in the currency's major unit, e.g.
+/// 2900 eur -> "29.00", 5000 jpy -> "5000" (schema.org offers want this).
+pub fn major_units(amount: i64, currency: &str) -> String {
+    let digits = minor_unit_digits(currency);
+    if digits == 0 {
+        return amount.to_string();
+    }
+    let scale = 10i64.pow(digits);
+    let sign = if amount < 0 { "-" } else { "" };
+    let a = amount.unsigned_abs();
+    format!("{sign}{}.{:0width$}", a / scale as u64, a % scale as u64, width = digits as usize)
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,20 +162,38 @@ pub struct WebhookEvent {
 
 /// A client for `api_base` ("https://api.stripe.com" or "http://127.0.0.1:PORT")
 /// whose every HTTP attempt, connecting included, is cut off after `timeout`.
+/// A key that is not a secret or restricted key is refused here, before any
+/// call, with a message that names the problem but never the key.
 pub fn try_build_client(
     secret_key: &str,
     api_base: &str,
     timeout: Duration,
 ) -> Result<Client, Error> {
+    check_secret_key(secret_key)?;
     // The client builds request URLs as `format!("{api_base}v1{path}")`, so the base must end
     // with exactly one '/'. ("http://h:1" displays as "http://h:1/" anyway, but a base with a
     // path prefix such as "http://h:1/stripe" would otherwise become ".../stripev1/prices".)
     let base = format!("{}/", api_base.trim_end_matches('/'));
-    Ok(ClientBuilder::new(secret_key)
+    ClientBuilder::new(secret_key)
         .url(base)
         // Per attempt, covers connect + headers + body; on expiry -> StripeError::Timeout.
         .timeout(timeout)
-        .build()?)
+        .build()
+        .map_err(|e| Error::Config(format!("STRIPE_API_BASE {api_base:?} is not usable: {e}")))
+}
+
+fn check_secret_key(key: &str) -> Result<(), Error> {
+    let kind = ["sk_test_", "sk_live_", "rk_test_", "rk_live_"].iter().find(|p| key.starts_with(**p));
+    let bad = |why: String| Err(Error::Config(format!("STRIPE_SECRET_KEY is not usable: {why}")));
+    match kind {
+        None if key.starts_with("pk_") => bad("it is a publishable key (pk_...); the server needs the secret key (sk_...) or a restricted key (rk_...)".into()),
+        None => bad("a Stripe secret key starts with sk_test_, sk_live_, rk_test_ or rk_live_".into()),
+        Some(p) if key.len() == p.len() => bad(format!("it is only the prefix {p}")),
+        Some(_) if !key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') => {
+            bad("it holds characters no Stripe key has (spaces, quotes or line breaks copied with it?)".into())
+        }
+        Some(_) => Ok(()),
+    }
 }
 
 /// All active recurring prices, product expanded, following `has_more` pagination
@@ -148,6 +234,7 @@ fn price_record(price: &Price) -> Result<Option<PriceRecord>, Error> {
     Ok(Some(PriceRecord {
         id: price.id.as_str().to_string(),
         amount,
+        currency: price.currency.to_string(),
         interval: recurring.interval.as_str().to_string(),
         product: ProductInfo {
             name: product.name.clone(),
@@ -179,10 +266,15 @@ pub async fn create_subscription_checkout(
     })
 }
 
-/// Fetch a Checkout Session (e.g. from the success page's `session_id` query parameter).
-pub async fn retrieve_session(client: &Client, session_id: &str) -> Result<VerifiedSession, Error> {
-    let s = RetrieveCheckoutSession::new(CheckoutSessionId::from(session_id)).send(client).await?;
-    Ok(VerifiedSession {
+/// Fetch a Checkout Session (e.g. from the success page's `session_id` query
+/// parameter); None when Stripe has no such session (404).
+pub async fn retrieve_session(client: &Client, session_id: &str) -> Result<Option<VerifiedSession>, Error> {
+    let s = match RetrieveCheckoutSession::new(CheckoutSessionId::from(session_id)).send(client).await {
+        Ok(s) => s,
+        Err(StripeError::Stripe(_, 404)) => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    Ok(Some(VerifiedSession {
         customer_email: s
             .customer_details
             .as_ref()
@@ -197,7 +289,8 @@ pub async fn retrieve_session(client: &Client, session_id: &str) -> Result<Verif
             .map(|c| c.to_string())
             .ok_or_else(|| Error::Unexpected(format!("session {session_id}: no currency")))?,
         payment_status: s.payment_status.as_str().to_string(),
-    })
+        status: s.status.as_ref().map(|st| st.as_str().to_string()),
+    }))
 }
 
 /// Verify a webhook (`Stripe-Signature: t=...,v1=...`, HMAC-SHA256 over "{t}.{payload}",
@@ -250,4 +343,63 @@ fn lenient_event(payload: &str) -> Option<WebhookEvent> {
         None
     };
     Some(WebhookEvent { id, event_type, checkout_session_id, sdk_parsed: false })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session(status: Option<&str>, payment_status: &str) -> VerifiedSession {
+        VerifiedSession {
+            customer_email: None,
+            amount_total: 4900,
+            currency: "eur".into(),
+            payment_status: payment_status.into(),
+            status: status.map(Into::into),
+        }
+    }
+
+    #[test]
+    fn only_paid_or_free_complete_sessions_count_as_paid() {
+        assert_eq!(session(Some("complete"), "paid").state(), PaymentState::Paid);
+        assert_eq!(session(Some("complete"), "no_payment_required").state(), PaymentState::Paid);
+        assert_eq!(session(Some("complete"), "unpaid").state(), PaymentState::Processing);
+        assert_eq!(session(Some("open"), "unpaid").state(), PaymentState::Failed);
+        assert_eq!(session(Some("expired"), "unpaid").state(), PaymentState::Failed);
+        assert_eq!(session(None, "unpaid").state(), PaymentState::Failed);
+    }
+
+    #[test]
+    fn session_ids_have_stripes_shape() {
+        assert!(is_session_id("cs_test_a1B2c3"));
+        assert!(is_session_id(&format!("cs_live_{}", "a".repeat(58))));
+        for bad in ["", "cs_test_", "cs_1", "pi_test_abc", "cs_test_a/../b", "cs_test_a b", "cs_test_é", &format!("cs_test_{}", "a".repeat(201))] {
+            assert!(!is_session_id(bad), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn amounts_use_each_currencys_minor_unit() {
+        assert_eq!(major_units(2900, "eur"), "29.00");
+        assert_eq!(major_units(120_005, "USD"), "1200.05");
+        assert_eq!(major_units(5000, "jpy"), "5000");
+        assert_eq!(major_units(1500, "kwd"), "1.500");
+        assert_eq!(major_units(-250, "eur"), "-2.50");
+    }
+
+    #[test]
+    fn keys_that_cannot_work_are_refused_with_a_reason_but_never_echoed() {
+        assert!(check_secret_key("sk_test_51Habc").is_ok());
+        assert!(check_secret_key("rk_live_51Habc").is_ok());
+        for (key, says) in [
+            ("pk_live_51Hsecretish", "publishable"),
+            ("51Habc", "starts with sk_test_"),
+            ("sk_test_", "only the prefix"),
+            ("sk_test_51H abc\n", "characters"),
+        ] {
+            let e = check_secret_key(key).unwrap_err().to_string();
+            assert!(e.contains(says), "{key:?}: {e}");
+            assert!(!e.contains("51H"), "the key itself is not in the message: {e}");
+        }
+    }
 }

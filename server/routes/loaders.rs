@@ -2,12 +2,17 @@
 //! embedded in the server-rendered page and served again by the route-data
 //! endpoint for client-side navigation, so the two never disagree.
 
+use std::net::IpAddr;
+use std::time::Duration;
+
 use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::table::RouteMatch;
 use crate::content::Content;
 use crate::db::team;
+use crate::integrations::stripe::PaymentState;
+use crate::routes::api::stripe::{check_session, NO_SESSION_ID};
 use crate::state::AppState;
 
 /// What the client receives (`RouteData` in client/lib/types.ts).
@@ -27,13 +32,17 @@ pub struct Loaded {
     pub route: RouteData,
     /// False for pages that carry what a visitor submitted.
     pub cacheable: bool,
+    /// Sent as `Retry-After` (a 429 page).
+    pub retry_after: Option<Duration>,
 }
 
-pub async fn load(state: &AppState, content: &Content, path: &str, query: Option<&str>, route: &RouteMatch) -> Loaded {
+/// `client` is who asks: the success page's Stripe lookups count against it.
+pub async fn load(state: &AppState, content: &Content, path: &str, query: Option<&str>, route: &RouteMatch, client: IpAddr) -> Loaded {
     let params = parse_query(query);
     let param = |name: &str| params.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
     let mut kept: Vec<(&str, String)> = Vec::new();
     let mut cacheable = true;
+    let mut retry_after = None;
 
     let (status, data) = match route.page.as_str() {
         "Blog" => {
@@ -66,23 +75,27 @@ pub async fn load(state: &AppState, content: &Content, path: &str, query: Option
             (200, json!({ "team": team }))
         }
         "Success" => {
-            let session_id = param("session_id").filter(|s| !s.is_empty());
             // A customer's own payment: never cached.
             cacheable = false;
-            let (session, error) = match &session_id {
-                None => (None, None),
-                Some(id) => match state.payments.verify(id).await {
-                    Ok(s) => (Some(s), None),
-                    Err(e) => {
-                        tracing::error!(error = %e, "Error verifying payment session");
-                        (None, Some(crate::routes::api::stripe::VERIFY_FAILED))
-                    }
-                },
-            };
-            if let Some(s) = &session_id {
-                kept.push(("session_id", s.clone()));
+            match param("session_id").filter(|s| !s.is_empty()) {
+                None => (200, json!({ "sessionId": null, "state": "failed", "session": null, "error": NO_SESSION_ID, "retryAfter": null })),
+                Some(id) => {
+                    let verdict = check_session(state, &id, client).await;
+                    kept.push(("session_id", id.clone()));
+                    // The failure state is the page's answer (200), except
+                    // for a client over its limit, who is told to wait.
+                    let status = if verdict.status == axum::http::StatusCode::TOO_MANY_REQUESTS { 429 } else { 200 };
+                    retry_after = verdict.retry_after;
+                    let session = verdict.session.as_ref().filter(|_| verdict.state != PaymentState::Failed);
+                    (status, json!({
+                        "sessionId": id,
+                        "state": verdict.state_name(),
+                        "session": session,
+                        "error": verdict.reason,
+                        "retryAfter": verdict.retry_after.map(|d| d.as_secs().max(1)),
+                    }))
+                }
             }
-            (200, json!({ "sessionId": session_id, "session": session, "error": error }))
         }
         "Pricing" => {
             if let Some(b) = param("billing").filter(|b| b == "monthly" || b == "yearly") {
@@ -122,7 +135,7 @@ pub async fn load(state: &AppState, content: &Content, path: &str, query: Option
         render_url.push('?');
         render_url.push_str(&q.finish());
     }
-    Loaded { render_url, route: RouteData { page: route.page.clone(), status, data }, cacheable }
+    Loaded { render_url, route: RouteData { page: route.page.clone(), status, data }, cacheable, retry_after }
 }
 
 fn parse_query(query: Option<&str>) -> Vec<(String, String)> {

@@ -32,10 +32,8 @@ pub fn router(state: SharedState) -> Router {
         .route("/api/get-stripe-prices", get(api::stripe::prices).post(api::stripe::prices))
         .route("/api/create-checkout-session", post(api::stripe::create_checkout))
         .route("/api/verify-checkout-session", post(api::stripe::verify))
-        .route(
-            "/api/stripe-webhook",
-            post(api::stripe::webhook).layer(DefaultBodyLimit::max(api::body::MAX_WEBHOOK_BODY)),
-        )
+        // Its own body limit (MAX_WEBHOOK_BODY), read in the handler.
+        .route("/api/stripe-webhook", post(api::stripe::webhook))
         .route("/assets/{*path}", get(assets::asset))
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))

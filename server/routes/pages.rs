@@ -3,15 +3,18 @@
 use std::sync::Arc;
 
 use axum::extract::{Query, State};
+use axum::Extension;
 use axum::body::Body;
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::Json;
 use serde::Deserialize;
 
+use super::api::set_retry_after;
 use super::assets::{preferred_encoding, Encoding};
 use super::loaders::{self, Loaded};
 use super::observe::RouteLabel;
+use crate::client_ip::ClientIp;
 use crate::metrics::Metrics;
 use crate::site::Site;
 use crate::ssr::cache::{CachedPage, PageKey};
@@ -19,7 +22,7 @@ use crate::ssr::{document, RenderError};
 use crate::state::SharedState;
 
 /// Every path that is not an API or asset route: a server-rendered page.
-pub async fn page(State(state): State<SharedState>, method: Method, uri: Uri, headers: HeaderMap) -> Response {
+pub async fn page(State(state): State<SharedState>, Extension(client): Extension<ClientIp>, method: Method, uri: Uri, headers: HeaderMap) -> Response {
     if method != Method::GET && method != Method::HEAD {
         return (StatusCode::METHOD_NOT_ALLOWED, [(header::ALLOW, "GET, HEAD")], "Method not allowed").into_response();
     }
@@ -37,23 +40,31 @@ pub async fn page(State(state): State<SharedState>, method: Method, uri: Uri, he
         return Redirect::permanent(&target).into_response();
     }
     let site = state.site();
-    let loaded = load(&state, &site, path, uri.query()).await;
+    let loaded = load(&state, &site, path, uri.query(), client).await;
     let label = RouteLabel(loaded.route.page.clone());
+    let retry_after = loaded.retry_after;
     let mut res = match render_page(&state, &site, loaded).await {
         Ok(page) => page.respond(&headers),
         Err(res) => res,
     };
+    set_retry_after(&mut res, retry_after);
     res.extensions_mut().insert(label);
     res
 }
 
-async fn load(state: &SharedState, site: &Site, path: &str, query: Option<&str>) -> Loaded {
+async fn load(state: &SharedState, site: &Site, path: &str, query: Option<&str>, client: ClientIp) -> Loaded {
     let route = site.content.routes.find(path);
     if route.is_not_found() {
-        tracing::warn!(path, "404: unknown route requested");
+        // Spec: the unknown route is logged. Crawlers ask for thousands, so
+        // at INFO and sampled; /metrics counts every one.
+        state.metrics.not_found.inc();
+        if let Some(skipped) = state.not_found_log.admit() {
+            tracing::info!(path = %crate::telemetry::shorten(path), skipped, "404: unknown route requested");
+        }
     }
-    loaders::load(state, &site.content, path, query, &route).await
+    loaders::load(state, &site.content, path, query, &route, client.0).await
 }
+
 
 /// Renders every page of the route table into the cache (done at start,
 /// before /readyz says ready). Returns how many pages were rendered.
@@ -64,8 +75,10 @@ pub async fn prerender(state: &SharedState) -> usize {
         _ => Vec::new(),
     });
     let mut done = 0;
+    // The server itself asks: no visitor's budget is spent.
+    let server = ClientIp(std::net::Ipv4Addr::LOCALHOST.into());
     for path in paths {
-        let loaded = load(state, &site, &path, None).await;
+        let loaded = load(state, &site, &path, None, server).await;
         if loaded.cacheable && render_page(state, &site, loaded).await.is_ok() {
             done += 1;
         }
@@ -75,10 +88,13 @@ pub async fn prerender(state: &SharedState) -> usize {
 
 /// Renders a page that is never cached (it carries what a visitor sent).
 pub async fn render(state: &SharedState, loaded: Loaded) -> Response {
-    match render_page(state, &state.site(), loaded).await {
+    let retry_after = loaded.retry_after;
+    let mut res = match render_page(state, &state.site(), loaded).await {
         Ok(page) => page.respond(&HeaderMap::new()),
         Err(res) => res,
-    }
+    };
+    set_retry_after(&mut res, retry_after);
+    res
 }
 
 /// A rendered page: kept in the cache with its compressed bodies, or made
@@ -247,16 +263,22 @@ pub struct RouteDataQuery {
 
 /// `GET /api/route-data?url=/path?query`: the loader JSON of a route, for
 /// client-side navigation. The HTTP status is the route's (404 for unknown).
-pub async fn route_data(State(state): State<SharedState>, query: Result<Query<RouteDataQuery>, axum::extract::rejection::QueryRejection>) -> Response {
+pub async fn route_data(
+    State(state): State<SharedState>,
+    Extension(client): Extension<ClientIp>,
+    query: Result<Query<RouteDataQuery>, axum::extract::rejection::QueryRejection>,
+) -> Response {
     let Ok(Query(q)) = query else {
         return (StatusCode::BAD_REQUEST, "url: required (a path starting with /)").into_response();
     };
     let Some((path, query)) = split_route_url(&q.url) else {
         return (StatusCode::BAD_REQUEST, "url: must be a path starting with /").into_response();
     };
-    let loaded = load(&state, &state.site(), &path, query).await;
+    let loaded = load(&state, &state.site(), &path, query, client).await;
     let status = StatusCode::from_u16(loaded.route.status).unwrap_or(StatusCode::OK);
-    (status, [(header::CACHE_CONTROL, "no-cache")], Json(loaded.route)).into_response()
+    let mut res = (status, [(header::CACHE_CONTROL, "no-cache")], Json(loaded.route)).into_response();
+    set_retry_after(&mut res, loaded.retry_after);
+    res
 }
 
 /// `/path?query` as the canonical path (no trailing slash) and the query;

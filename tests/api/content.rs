@@ -91,7 +91,7 @@ async fn a_single_post_shows_its_content_with_a_long_date() {
     assert!(html.contains(r#"href="https://docs.citizenwallet.xyz" target="_blank" rel="noopener noreferrer""#), "external links open a new tab");
     assert!(html.contains(r#"href="/pricing" rel="noopener noreferrer">pricing</a>"#));
     assert!(!html.to_lowercase().contains("javascript:"));
-    let title = html.split("<title>").nth(1).unwrap().split("</title>").next().unwrap();
+    let title = crate::helpers::title(&html);
     assert!(title.starts_with(bootstrap_json(&html)["data"]["post"]["title"].as_str().unwrap().split('&').next().unwrap()));
 
     // An unknown post id shows the list.

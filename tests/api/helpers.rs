@@ -139,6 +139,19 @@ pub async fn spawn_app() -> TestApp {
 }
 
 /// The loader JSON embedded in a server-rendered page.
+/// The page's JSON-LD block, parsed.
+pub fn json_ld(html: &str) -> serde_json::Value {
+    let tag = r#"<script type="application/ld+json">"#;
+    let start = html.find(tag).expect("JSON-LD present") + tag.len();
+    let end = start + html[start..].find("</script>").unwrap();
+    serde_json::from_str(&html[start..end]).expect("JSON-LD parses")
+}
+
+/// The text of the page's `<title>`, as sent (entities not decoded).
+pub fn title(html: &str) -> &str {
+    html.split("<title>").nth(1).expect("a title").split("</title>").next().unwrap()
+}
+
 pub fn bootstrap_json(html: &str) -> serde_json::Value {
     let start_tag = r#"<script id="__SITE_DATA__" type="application/json">"#;
     let start = html.find(start_tag).expect("page embeds its loader JSON") + start_tag.len();

@@ -4,7 +4,7 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use crate::helpers::{spawn_app_with, TestApp};
+use crate::helpers::{json_ld, spawn_app_with, title, TestApp};
 
 const SITE: &str = "https://citizen.example";
 
@@ -16,13 +16,6 @@ fn meta<'a>(html: &'a str, attr: &str, key: &str) -> Option<&'a str> {
     let needle = format!(r#"<meta {attr}="{key}" content=""#);
     let start = html.find(&needle)? + needle.len();
     Some(&html[start..start + html[start..].find('"')?])
-}
-
-fn json_ld(html: &str) -> Value {
-    let tag = r#"<script type="application/ld+json">"#;
-    let start = html.find(tag).expect("JSON-LD present") + tag.len();
-    let end = start + html[start..].find("</script>").unwrap();
-    serde_json::from_str(&html[start..end]).expect("JSON-LD parses")
 }
 
 const INDEXED: &[&str] = &[
@@ -37,7 +30,7 @@ async fn every_route_has_its_own_title_description_canonical_and_preview_tags() 
     for path in INDEXED {
         let (status, html) = app.get_text(path).await;
         assert_eq!(status, 200);
-        let title = html.split("<title>").nth(1).unwrap().split("</title>").next().unwrap().to_owned();
+        let title = title(&html).to_owned();
         assert!(titles.insert(title.clone()), "{path}: title {title:?} is not unique");
         let description = meta(&html, "name", "description").expect("description");
         assert!(description.len() > 40, "{path}: a real description");

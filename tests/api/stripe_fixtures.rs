@@ -19,10 +19,11 @@ pub fn product(id: &str, name: &str, plan_name: Option<&str>) -> Value {
     })
 }
 
-pub fn price(id: &str, amount: i64, interval: &str, product: Value) -> Value {
+/// A recurring price of `amount` minor units of `currency` ("eur", "usd").
+pub fn price(id: &str, amount: i64, currency: &str, interval: &str, product: Value) -> Value {
     json!({
         "id": id, "object": "price", "active": true, "billing_scheme": "per_unit",
-        "created": 1_700_000_000, "currency": "usd", "custom_unit_amount": null,
+        "created": 1_700_000_000, "currency": currency, "custom_unit_amount": null,
         "livemode": false, "lookup_key": null, "metadata": {}, "nickname": null,
         "product": product,
         "recurring": {
@@ -38,7 +39,14 @@ pub fn list(data: Vec<Value>, has_more: bool) -> Value {
     json!({ "object": "list", "url": "/v1/prices", "has_more": has_more, "data": data })
 }
 
+/// A session whose checkout is complete, paid or not (a delayed method
+/// completes "unpaid"); 15.00 USD.
 pub fn checkout_session(id: &str, payment_status: &str, email: Option<&str>) -> Value {
+    session_in_state(id, "complete", payment_status, email)
+}
+
+/// A session in any state: "open" (never finished), "complete", "expired".
+pub fn session_in_state(id: &str, status: &str, payment_status: &str, email: Option<&str>) -> Value {
     let customer_details = email.map(|e| {
         json!({
             "address": null, "email": e, "name": "Jenny Rosen", "phone": null,
@@ -75,7 +83,7 @@ pub fn checkout_session(id: &str, payment_status: &str, email: Option<&str>) -> 
         "recovered_from": null, "setup_intent": null,
         "shipping_address_collection": null, "shipping_cost": null,
         "shipping_options": [],
-        "status": "open", "submit_type": null, "subscription": null,
+        "status": status, "submit_type": null, "subscription": null,
         "success_url": "https://example.com/success?session_id={CHECKOUT_SESSION_ID}",
         "total_details": { "amount_discount": 0, "amount_shipping": 0, "amount_tax": 0 },
         "ui_mode": "hosted",

@@ -29,6 +29,10 @@ test("choosing a plan opens Stripe Checkout in a new tab, and the success page v
   const card = page.locator("article", { has: page.getByRole("heading", { name: "Community Standard" }) });
   assert.ok(await card.getByText("€49", { exact: true }).isVisible());
   assert.ok(await card.getByText("€490 per year (save 2 months)").isVisible());
+  // A plan priced in dollars shows dollars (and hydrates without a mismatch).
+  const pro = page.locator("article", { has: page.getByRole("heading", { name: "Community Pro" }) });
+  assert.ok(await pro.getByText("$99", { exact: true }).isVisible());
+  assert.ok(!(await pro.innerText()).includes("€"));
 
   const [tab] = await Promise.all([context.waitForEvent("page"), card.getByRole("button", { name: "Get Started" }).click()]);
   await tab.waitForURL(/\/__checkout\/cs_test_1$/);
@@ -45,6 +49,18 @@ test("choosing a plan opens Stripe Checkout in a new tab, and the success page v
   assert.ok(await tab.getByText("49.00 EUR").isVisible());
   assert.deepEqual(problems, []);
   await context.close();
+});
+
+test("a SEPA checkout that is complete but not yet paid says the payment is processing", async () => {
+  const page = await browser.newPage();
+  const problems = watchConsole(page);
+  await page.goto(`${server.base}/success?session_id=cs_test_sepa1`, { waitUntil: "networkidle" });
+  await page.getByRole("heading", { name: "Payment Processing" }).waitFor();
+  assert.ok(await page.getByText(/being confirmed by your bank/).isVisible());
+  assert.equal(await page.getByText("Payment Successful!").count(), 0);
+  assert.match(await page.title(), /^Payment Processing/);
+  assert.deepEqual(problems, []);
+  await page.close();
 });
 
 test("without JavaScript the plan button posts and is redirected to Checkout", async () => {

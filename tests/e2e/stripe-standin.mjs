@@ -1,5 +1,7 @@
 // A local stand-in for the Stripe API, enough for the pricing page and
-// checkout: GET /v1/prices, POST /v1/checkout/sessions, GET the session.
+// checkout: GET /v1/prices, POST /v1/checkout/sessions, GET the session
+// (paid, except ids starting cs_test_sepa: complete but unpaid, as a SEPA
+// Direct Debit checkout is until the bank confirms it).
 // Objects carry every field async-stripe's strict types require.
 import http from "node:http";
 
@@ -10,8 +12,8 @@ const product = (id, name, planName) => ({
   unit_label: null, updated: 1700000000, url: null,
 });
 
-const price = (id, amount, interval, prod) => ({
-  id, object: "price", active: true, billing_scheme: "per_unit", created: 1700000000, currency: "eur",
+const price = (id, amount, interval, prod, currency = "eur") => ({
+  id, object: "price", active: true, billing_scheme: "per_unit", created: 1700000000, currency,
   custom_unit_amount: null, livemode: false, lookup_key: null, metadata: {}, nickname: null, product: prod,
   recurring: { aggregate_usage: null, interval, interval_count: 1, meter: null, trial_period_days: null, usage_type: "licensed" },
   tax_behavior: "unspecified", tiers_mode: null, transform_quantity: null, type: "recurring",
@@ -53,6 +55,7 @@ export async function startStripe(siteBase) {
         data: [
           price("price_std_m", 4900, "month", product("prod_s", "Community Standard", null)),
           price("price_std_y", 49000, "year", product("prod_s", "Community Standard", null)),
+          price("price_pro_m", 9900, "month", product("prod_p", "Community Pro", null), "usd"),
         ],
       });
     }
@@ -67,7 +70,7 @@ export async function startStripe(siteBase) {
       return;
     }
     const m = url.pathname.match(/^\/v1\/checkout\/sessions\/(cs_test_\w+)$/);
-    if (req.method === "GET" && m) return send(200, session(m[1], siteBase(), "paid"));
+    if (req.method === "GET" && m) return send(200, session(m[1], siteBase(), m[1].startsWith("cs_test_sepa") ? "unpaid" : "paid"));
     send(404, { error: { type: "invalid_request_error", message: "No such resource" } });
   });
   await new Promise((r) => server.listen(0, "127.0.0.1", r));

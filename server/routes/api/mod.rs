@@ -30,19 +30,18 @@ impl ApiError {
     }
 }
 
-impl ApiError {
-    /// Adds this error's `Retry-After` (whole seconds, at least 1), if it has one.
-    pub fn add_retry_after(&self, res: &mut Response) {
-        if let Some(wait) = self.retry_after {
-            res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(wait.as_secs().max(1)));
-        }
+/// Sets `Retry-After` (whole seconds, at least 1) when there is a wait:
+/// API errors and pages (a 429 success page, the contact page) alike.
+pub fn set_retry_after(res: &mut Response, wait: Option<Duration>) {
+    if let Some(wait) = wait {
+        res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(wait.as_secs().max(1)));
     }
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let mut res = (self.status, Json(json!({ "success": false, "error": &self.message }))).into_response();
-        self.add_retry_after(&mut res);
+        set_retry_after(&mut res, self.retry_after);
         res
     }
 }
