@@ -156,6 +156,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Mutex;
 
     #[test]
     fn a_sampler_lets_some_lines_through_each_minute_and_counts_the_rest() {
@@ -166,7 +167,6 @@ mod tests {
         assert_eq!([at(61), at(62), at(63)], [Some(0), Some(0), None]);
         assert_eq!(shorten(&"é".repeat(300)).chars().count(), 200);
     }
-    use std::sync::Mutex;
 
     /// Captures what the subscriber writes.
     #[derive(Clone, Default)]

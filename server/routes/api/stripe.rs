@@ -101,7 +101,6 @@ async fn recorded_status(state: &AppState, id: &str) -> Option<String> {
     }
 }
 
-
 /// `get-stripe-prices`: `{ prices }`.
 pub async fn prices(State(state): State<SharedState>) -> Response {
     match state.payments.prices().await {
