@@ -36,8 +36,10 @@ const chrome = await chromeLauncher.launch({
 // fails the gate with Lighthouse's own error messages.
 const ATTEMPTS = 3;
 function runErrors(lhr) {
+  // A runtime error (NO_NAVSTART, NO_FCP...) fails every trace-based audit
+  // too: its one line says it all.
+  if (lhr.runtimeError) return [`${lhr.runtimeError.code}: ${lhr.runtimeError.message}`];
   const errors = [];
-  if (lhr.runtimeError) errors.push(`${lhr.runtimeError.code}: ${lhr.runtimeError.message}`);
   for (const [id, category] of Object.entries(lhr.categories)) {
     if (category.score !== null) continue;
     const before = errors.length;
