@@ -80,6 +80,7 @@ impl Application {
             pages: cache::new_cache(config.page_cache_capacity),
             site: arc_swap::ArcSwap::from_pointee(site),
             db,
+            team: crate::live::Live::new(Vec::new()),
             forwarder: forwarder.as_ref().map(|(h, _)| h.clone()),
             payments,
             ready: AtomicBool::new(false),
@@ -100,15 +101,40 @@ impl Application {
                 state.payments.forget_idle();
             }
         }));
+        // The team and the price list are read in the background, so a
+        // page view never waits on the database or Stripe; the first reads
+        // happen before the pages are prerendered (below).
+        let weak = Arc::downgrade(&state);
+        let team_refresh = state.config.team_refresh;
+        background.push(tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(team_refresh).await;
+                let Some(state) = weak.upgrade() else { return };
+                state.refresh_team().await;
+            }
+        }));
+        let weak = Arc::downgrade(&state);
+        background.push(tokio::spawn(async move {
+            loop {
+                let Some(state) = weak.upgrade() else { return };
+                // None: Stripe is off, and the list is empty for good.
+                let Some(next) = state.payments.refresh_prices().await else { return };
+                drop(state);
+                tokio::time::sleep(next).await;
+            }
+        }));
         if let Some(server) = dev_server {
             // Pages are rendered when asked for: each change clears them anyway.
             background.push(server.spawn(Arc::downgrade(&state)));
+            let first = state.clone();
+            tokio::spawn(async move { first.refresh_team().await });
             state.ready.store(true, Ordering::Release);
         } else {
             // Warm up in the background: /readyz turns ready when every static
             // page is in the cache, so the first visitors never wait on V8.
             let warm = state.clone();
             tokio::spawn(async move {
+                tokio::join!(warm.refresh_team(), warm.payments.price_list());
                 if warm.site().front.pool.wait_ready().await.is_ok() {
                     let started = std::time::Instant::now();
                     let n = routes::pages::prerender(&warm).await;

@@ -60,6 +60,11 @@ pub struct ServeArgs {
     #[arg(long, env = "PAGE_CACHE_CAPACITY", default_value_t = 2_000)]
     pub page_cache_capacity: u64,
 
+    /// How often the team table is read again for /about (seconds): a change
+    /// made with `citizen-site team` shows within this long.
+    #[arg(long, env = "TEAM_REFRESH_SECS", default_value_t = 5)]
+    pub team_refresh_secs: u64,
+
     /// Log format.
     #[arg(long, env = "LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
@@ -129,6 +134,9 @@ pub struct Config {
     pub ssr: SsrConfig,
     /// Pages kept in the render cache.
     pub page_cache_capacity: u64,
+    /// How often the team table is read again (the bound on a team change
+    /// reaching /about).
+    pub team_refresh: Duration,
     pub trusted_proxies: Networks,
     pub metrics_allow: Networks,
     /// POSTs per client to the form and checkout endpoints.
@@ -246,6 +254,7 @@ impl From<ServeArgs> for Config {
                 fault: None,
             },
             page_cache_capacity: a.page_cache_capacity,
+            team_refresh: Duration::from_secs(a.team_refresh_secs.max(1)),
             trusted_proxies: a.trusted_proxies,
             metrics_allow: a.metrics_allow,
             post_rate: Rate::per_minute(a.rate_limit_per_minute),

@@ -14,6 +14,7 @@ pub mod content;
 pub mod db;
 pub mod integrations;
 pub mod intro;
+pub mod live;
 pub mod cli;
 pub mod client_ip;
 pub mod metrics;

@@ -18,6 +18,11 @@ pub struct HttpLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct PageLabel {
+    pub page: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct Outcome {
     pub outcome: &'static str,
 }
@@ -42,6 +47,8 @@ pub struct Metrics {
     /// page view counts one.
     pub page_cache_hits: Counter,
     pub page_cache_misses: Counter,
+    /// Route loader runs, by page: a page served from the cache runs none.
+    pub loader_runs: Family<PageLabel, Counter>,
     pub render_queue_depth: Gauge,
     pub intro_pending: Gauge,
     /// Intro submissions: stored, duplicate, spam, invalid, failed.
@@ -77,6 +84,8 @@ impl Metrics {
         registry.register("page_cache_lookups", "Rendered-page cache lookups, by outcome (hit, miss)", page_cache.clone());
         let page_cache_hits = page_cache.get_or_create(&Outcome { outcome: "hit" }).clone();
         let page_cache_misses = page_cache.get_or_create(&Outcome { outcome: "miss" }).clone();
+        let loader_runs = Family::<PageLabel, Counter>::default();
+        registry.register("route_loader_runs", "Route loader runs (data read for a page or its route data), by page", loader_runs.clone());
         let render_queue_depth = Gauge::default();
         registry.register("ssr_render_queue_depth", "Renders waiting for an isolate", render_queue_depth.clone());
         let intro_pending = Gauge::default();
@@ -102,6 +111,7 @@ impl Metrics {
             render_failures,
             page_cache_hits,
             page_cache_misses,
+            loader_runs,
             render_queue_depth,
             intro_pending,
             intro_submissions,

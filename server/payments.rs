@@ -16,11 +16,15 @@ use moka::Expiry;
 
 use crate::config::Config;
 use crate::integrations::stripe::{self, PaymentState, PriceRecord, VerifiedSession, WebhookEvent};
+use crate::live::{Live, Snapshot};
 use crate::rate_limit::ClientLimiter;
 
-/// How long the price list is reused: a busy pricing page calls Stripe at
-/// most this often.
-pub const PRICE_CACHE_TTL: Duration = Duration::from_secs(60);
+/// How often the price list is read again from Stripe (in the background:
+/// visitors never wait on it, and a busy pricing page calls Stripe no more
+/// often than this).
+pub const PRICE_REFRESH: Duration = Duration::from_secs(60);
+/// How soon a price list that could not be read is tried again.
+pub const PRICE_RETRY: Duration = Duration::from_secs(5);
 /// How long a paid session is reused: it cannot change any more (a refund
 /// is not the success page's business).
 pub const PAID_SESSION_TTL: Duration = Duration::from_secs(30 * 60);
@@ -34,6 +38,11 @@ const SESSION_CACHE_CAPACITY: u64 = 10_000;
 /// A session lookup's answer: the session, or None when Stripe has none by
 /// that id (or the id cannot be one).
 pub type Lookup = Option<Arc<VerifiedSession>>;
+
+/// The price list as last read from Stripe: the active prices, or why they
+/// could not be read. Pages show either (the spec's 'Failed to load pricing
+/// information' for the second).
+pub type PriceList = Result<Arc<Vec<PriceRecord>>, Arc<str>>;
 
 #[derive(Debug, thiserror::Error)]
 pub enum PaymentsError {
@@ -49,6 +58,8 @@ pub enum PaymentsError {
     Stripe(#[from] stripe::Error),
     #[error("{0}")]
     Shared(Arc<PaymentsError>),
+    #[error("the price list could not be read: {0}")]
+    Prices(Arc<str>),
 }
 
 pub struct Payments {
@@ -58,7 +69,10 @@ pub struct Payments {
     call_timeout: Duration,
     site_url: String,
     webhook_secret: Option<String>,
-    prices: Cache<(), Arc<Vec<PriceRecord>>>,
+    /// None until first read (always `Ok([])` when Stripe is off).
+    prices: Live<Option<PriceList>>,
+    /// One read of the price list at a time.
+    price_read: tokio::sync::Mutex<()>,
     sessions: Cache<String, Lookup>,
     /// Session lookups that reach Stripe, per client.
     lookup_limiter: ClientLimiter,
@@ -85,12 +99,14 @@ impl Payments {
                 None
             }
         };
+        let stripe_on = client.is_some();
         Ok(Payments {
             client,
             call_timeout: config.timeouts.stripe + config.timeouts.stripe / 2,
             site_url: config.site_url.clone(),
             webhook_secret: config.stripe_webhook_secret.clone(),
-            prices: Cache::builder().max_capacity(1).time_to_live(PRICE_CACHE_TTL).build(),
+            prices: Live::new(if stripe_on { None } else { Some(Ok(Arc::new(Vec::new()))) }),
+            price_read: tokio::sync::Mutex::new(()),
             sessions: Cache::builder().max_capacity(SESSION_CACHE_CAPACITY).expire_after(SessionExpiry).build(),
             lookup_limiter: ClientLimiter::new(config.session_lookup_rate),
         })
@@ -100,17 +116,54 @@ impl Payments {
         self.client.as_ref().ok_or(PaymentsError::Off)
     }
 
-    /// Active prices with their products; empty when Stripe is off. One
-    /// Stripe call per TTL, however many visitors ask at once.
+    /// Active prices with their products (empty when Stripe is off), as
+    /// last read; read first if they never were.
     pub async fn prices(&self) -> Result<Arc<Vec<PriceRecord>>, PaymentsError> {
-        let Ok(client) = self.client() else { return Ok(Arc::new(Vec::new())) };
-        self.prices
-            .try_get_with((), async {
-                let list = timed(self.call_timeout, stripe::list_active_prices(client)).await?;
-                Ok::<_, PaymentsError>(Arc::new(list))
-            })
-            .await
-            .map_err(PaymentsError::Shared)
+        let list = self.price_list().await;
+        list.value.clone().unwrap_or_else(|| Err("not read yet".into())).map_err(PaymentsError::Prices)
+    }
+
+    /// The price list's snapshot (its version keys the pricing page in the
+    /// page cache); read from Stripe first if it never was.
+    pub async fn price_list(&self) -> Arc<Snapshot<Option<PriceList>>> {
+        let now = self.prices.get();
+        if now.value.is_some() {
+            return now;
+        }
+        self.refresh_prices().await;
+        self.prices.get()
+    }
+
+    /// The price list's version, without reading it (0 before the first read).
+    pub fn prices_version(&self) -> u64 {
+        self.prices.version()
+    }
+
+    /// Reads the price list from Stripe and keeps it (a new version only if
+    /// it changed). Concurrent callers share one read. Returns when to read
+    /// it again: [`PRICE_REFRESH`], or [`PRICE_RETRY`] after a failure; None
+    /// when Stripe is off.
+    pub async fn refresh_prices(&self) -> Option<Duration> {
+        let client = self.client.as_ref()?;
+        let before = self.prices.version();
+        let _reading = self.price_read.lock().await;
+        if self.prices.version() != before {
+            // Another caller read it while this one waited.
+            let failed = self.prices.get().value.as_ref().is_some_and(Result::is_err);
+            return Some(if failed { PRICE_RETRY } else { PRICE_REFRESH });
+        }
+        let list: PriceList = match timed(self.call_timeout, stripe::list_active_prices(client)).await {
+            Ok(list) => Ok(Arc::new(list)),
+            Err(e) => {
+                tracing::error!(error = %e, "Error fetching prices");
+                Err(e.to_string().into())
+            }
+        };
+        let next = if list.is_ok() { PRICE_REFRESH } else { PRICE_RETRY };
+        if let Some(version) = self.prices.set(Some(list)) {
+            tracing::info!(version, "price list changed");
+        }
+        Some(next)
     }
 
     /// A subscription Checkout session for an active price; its URL.

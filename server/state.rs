@@ -5,9 +5,11 @@ use std::sync::Arc;
 use arc_swap::ArcSwap;
 
 use crate::config::Config;
+use crate::db::team::TeamMember;
 use crate::db::Db;
 use crate::dev::DevHandle;
 use crate::intro::forwarder::ForwarderHandle;
+use crate::live::Live;
 use crate::metrics::Metrics;
 use crate::payments::Payments;
 use crate::rate_limit::ClientLimiter;
@@ -23,6 +25,9 @@ pub struct AppState {
     pub(crate) site: ArcSwap<Site>,
     pub pages: PageCache,
     pub db: Db,
+    /// The team table as last read ([`AppState::refresh_team`]); /about is
+    /// cached by its version.
+    pub team: Live<Vec<TeamMember>>,
     /// Running when Notion keys are set.
     pub forwarder: Option<ForwarderHandle>,
     pub payments: Payments,
@@ -42,6 +47,24 @@ impl AppState {
     /// The site as it is now; a request keeps the one it started with.
     pub fn site(&self) -> Arc<Site> {
         self.site.load_full()
+    }
+
+    /// Reads the team table again and keeps it (a new version only when it
+    /// changed). A database that is down or fails gives an empty team, as
+    /// the spec asks; the failure is logged when it empties the list.
+    pub async fn refresh_team(&self) {
+        let team = if !self.db.is_up() {
+            Err("the database is down".to_owned())
+        } else {
+            crate::db::team::list(&self.db).await.map_err(|e| e.to_string())
+        };
+        let members = team.as_ref().map_or(0, Vec::len);
+        match (self.team.set(team.clone().unwrap_or_default()), team) {
+            (Some(version), Ok(_)) => tracing::info!(version, members, "team changed"),
+            (Some(version), Err(error)) => tracing::error!(version, %error, "team load failed; showing an empty team"),
+            (None, Err(error)) => tracing::debug!(%error, "team load failed; the team was already empty"),
+            (None, Ok(_)) => {}
+        }
     }
 
     /// Serves `site` from now on. Pages rendered from the old one are

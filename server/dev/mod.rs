@@ -261,6 +261,12 @@ pub fn script_tag(site: &Site) -> String {
 /// The page shown instead of one that `problems` break: HTTP 500, each
 /// problem's kind, file, line and message, and the source line at fault.
 pub fn problem_page(site: &Site, problems: &[&Problem]) -> Response {
+    let html = problem_html(site, problems);
+    (StatusCode::INTERNAL_SERVER_ERROR, [(header::CONTENT_TYPE, "text/html; charset=utf-8"), (header::CACHE_CONTROL, "no-store")], html).into_response()
+}
+
+/// The problem page's document (served with 500 and `no-store`).
+pub fn problem_html(site: &Site, problems: &[&Problem]) -> String {
     let mut html = String::from(crate::ssr::document::HEAD_START);
     let title = problems.first().map_or("Problem", |p| p.kind.title());
     html.push_str(&format!(r#"<title>{title} — citizen-site dev</title><link rel="stylesheet" href="{STYLE_URL}">"#));
@@ -289,7 +295,7 @@ pub fn problem_page(site: &Site, problems: &[&Problem]) -> Response {
     }
     html.push_str(r#"<p class="hint">Fix the file and save: this page reloads by itself. Pages this does not break are served as usual.</p>"#);
     html.push_str("</main></body></html>");
-    (StatusCode::INTERNAL_SERVER_ERROR, [(header::CONTENT_TYPE, "text/html; charset=utf-8"), (header::CACHE_CONTROL, "no-store")], html).into_response()
+    html
 }
 
 /// `/__dev/*`: the reload script, its event stream and the problem page's

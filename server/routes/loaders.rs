@@ -8,9 +8,8 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::table::RouteMatch;
+use super::table::{RouteMatch, NOT_FOUND};
 use crate::content::Content;
-use crate::db::team;
 use crate::integrations::stripe::PaymentState;
 use crate::routes::api::stripe::{check_session, NO_SESSION_ID};
 use crate::state::AppState;
@@ -23,127 +22,184 @@ pub struct RouteData {
     pub data: Value,
 }
 
-/// A loaded route: its data and the URL to render it for. The render URL
-/// keeps only the query parameters the page reads, so `?utm=...` variants
-/// share one cached render.
+/// What names a page in the page cache, worked out from the URL alone,
+/// without reading any data: the URL it is rendered for (the path and only
+/// the query parameters the page reads, so `?utm=...` variants share one
+/// render), the version of the changing data it shows, and who may keep it.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub render_url: String,
+    /// The team's or the price list's version on /about and /pricing, the
+    /// day on /terms; 0 where the data is fixed for the process.
+    pub version: u64,
+    /// False for pages that carry what a visitor submitted, and for URLs
+    /// not worth a place in the cache (unknown routes and filters).
+    pub cacheable: bool,
+    /// `Cache-Control` of the page (and of its route data).
+    pub cache_control: &'static str,
+}
+
+/// A loaded route: its plan and its data.
 #[derive(Debug)]
 pub struct Loaded {
-    pub render_url: String,
+    pub plan: Plan,
     pub route: RouteData,
-    /// False for pages that carry what a visitor submitted.
-    pub cacheable: bool,
     /// Sent as `Retry-After` (a 429 page).
     pub retry_after: Option<Duration>,
 }
 
-/// `client` is who asks: the success page's Stripe lookups count against it.
-pub async fn load(state: &AppState, content: &Content, path: &str, query: Option<&str>, route: &RouteMatch, client: IpAddr) -> Loaded {
+/// How long shared caches (a CDN, nginx's `proxy_cache`) may keep a page,
+/// by what its data is (the README's table, which a test compares with what
+/// is sent). Browsers always revalidate (`max-age=0`; the ETag makes that a
+/// 304). `stale-while-revalidate` lets a shared cache answer at once with
+/// the copy it has while it fetches the next.
+pub mod cache_control {
+    /// Content compiled into the binary: it changes with a deploy.
+    pub const CONTENT: &str = "public, max-age=0, s-maxage=300, stale-while-revalidate=3600";
+    /// /about: the team, read again every `TEAM_REFRESH_SECS`.
+    pub const TEAM: &str = "public, max-age=0, s-maxage=10, stale-while-revalidate=60";
+    /// /pricing: Stripe's price list, read again every minute.
+    pub const PRICES: &str = "public, max-age=0, s-maxage=60, stale-while-revalidate=600";
+    /// /terms shows today's date.
+    pub const DAILY: &str = "public, max-age=0, s-maxage=300, stale-while-revalidate=600";
+    /// The same for everybody but not kept here (unknown routes, filters
+    /// that match nothing): a cache must ask each time.
+    pub const REVALIDATE: &str = "no-cache";
+    /// A visitor's own data (the payment on /success), and error pages.
+    pub const PRIVATE: &str = "private, no-store";
+}
+
+/// The plan of `path?query` on `route`: string work only, no data read
+/// (every page view starts here, and a cache hit ends right after).
+pub fn plan(state: &AppState, content: &Content, path: &str, query: Option<&str>, route: &RouteMatch) -> Plan {
     let params = parse_query(query);
+    let param = |name: &str| params.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
+    let mut kept: Vec<(&str, &str)> = Vec::new();
+    let (version, cacheable, cache_control) = match route.page.as_str() {
+        "Blog" => match param("type").filter(|t| !t.is_empty() && *t != "All") {
+            Some(t) => {
+                kept.push(("type", t));
+                // Any string is a filter (it matches no post), but only the
+                // real types are worth a place in the cache.
+                let real = content.blog.has_type(t);
+                (0, real, if real { cache_control::CONTENT } else { cache_control::REVALIDATE })
+            }
+            None => (0, true, cache_control::CONTENT),
+        },
+        "About" => (state.team.version(), true, cache_control::TEAM),
+        "Success" => {
+            // A customer's own payment: never cached, never shared.
+            if let Some(id) = param("session_id").filter(|s| !s.is_empty()) {
+                kept.push(("session_id", id));
+            }
+            (0, false, cache_control::PRIVATE)
+        }
+        "Pricing" => {
+            if let Some(b) = param("billing").filter(|b| *b == "monthly" || *b == "yearly") {
+                kept.push(("billing", b));
+            }
+            (state.payments.prices_version(), true, cache_control::PRICES)
+        }
+        "Terms" => (day_number(), true, cache_control::DAILY),
+        "Contact" => {
+            if param("submitted") == Some("1") {
+                kept.push(("submitted", "1"));
+            }
+            (0, true, cache_control::CONTENT)
+        }
+        // Every unknown URL is a new page: not kept, so a crawler walking
+        // random paths cannot fill the cache.
+        NOT_FOUND => (0, false, cache_control::REVALIDATE),
+        _ => (0, true, cache_control::CONTENT),
+    };
+    let mut render_url = path.to_owned();
+    if !kept.is_empty() {
+        let mut q = form_urlencoded::Serializer::new(String::new());
+        for (k, v) in kept {
+            q.append_pair(k, v);
+        }
+        render_url.push('?');
+        render_url.push_str(&q.finish());
+    }
+    Plan { render_url, version, cacheable, cache_control }
+}
+
+/// Runs the loader of `route` for `plan`. `client` is who asks: the success
+/// page's Stripe lookups count against it.
+pub async fn load(state: &AppState, content: &Content, route: &RouteMatch, plan: Plan, client: IpAddr) -> Loaded {
+    state.metrics.loader_runs.get_or_create(&crate::metrics::PageLabel { page: route.page.clone() }).inc();
+    // The query as the plan kept it: only what the page reads.
+    let params = parse_query(plan.render_url.split_once('?').map(|(_, q)| q));
     let param = |name: &str| params.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
-    let mut kept: Vec<(&str, String)> = Vec::new();
-    let mut cacheable = true;
     let mut retry_after = None;
 
     let (status, data) = match route.page.as_str() {
         "Blog" => {
-            let filter = param("type").filter(|t| !t.is_empty() && t != "All");
-            if let Some(t) = &filter {
-                kept.push(("type", t.clone()));
-                // Any string is a filter (it matches no post), but only the
-                // real types are worth a place in the cache.
-                cacheable = content.blog.has_type(t);
-            }
+            let filter = param("type");
             // An unknown post id shows the list (spec section 2).
             let post = route.params.get("postId").and_then(|id| content.blog.get(id));
             (200, json!({ "posts": content.blog.list(), "post": post, "type": filter }))
         }
         "Wallets" => (200, json!({ "communities": content.communities.featured() })),
-        "About" => {
-            // A database known to be down is not waited on.
-            let team = if !state.db.is_up() {
-                tracing::warn!("team load skipped: the database is down; showing an empty team");
-                Vec::new()
-            } else {
-                match team::list(&state.db).await {
-                    Ok(team) => team,
-                    Err(e) => {
-                        tracing::error!(error = %e, "team load failed; showing an empty team");
-                        Vec::new()
-                    }
-                }
-            };
-            (200, json!({ "team": team }))
-        }
-        "Success" => {
-            // A customer's own payment: never cached.
-            cacheable = false;
-            match param("session_id").filter(|s| !s.is_empty()) {
-                None => (200, json!({ "sessionId": null, "state": "failed", "session": null, "error": NO_SESSION_ID, "retryAfter": null })),
-                Some(id) => {
-                    let verdict = check_session(state, &id, client).await;
-                    kept.push(("session_id", id.clone()));
-                    // The failure state is the page's answer (200), except
-                    // for a client over its limit, who is told to wait.
-                    let status = if verdict.status == axum::http::StatusCode::TOO_MANY_REQUESTS { 429 } else { 200 };
-                    retry_after = verdict.retry_after;
-                    let session = verdict.session.as_ref().filter(|_| verdict.state != PaymentState::Failed);
-                    (status, json!({
-                        "sessionId": id,
-                        "state": verdict.state_name(),
-                        "session": session,
-                        "error": verdict.reason,
-                        "retryAfter": verdict.retry_after.map(|d| d.as_secs().max(1)),
-                    }))
-                }
+        // The team as last read (an empty list while the database fails).
+        "About" => (200, json!({ "team": state.team.get().value })),
+        "Success" => match param("session_id") {
+            None => (200, json!({ "sessionId": null, "state": "failed", "session": null, "error": NO_SESSION_ID, "retryAfter": null })),
+            Some(id) => {
+                let verdict = check_session(state, &id, client).await;
+                // The failure state is the page's answer (200), except
+                // for a client over its limit, who is told to wait.
+                let status = if verdict.status == axum::http::StatusCode::TOO_MANY_REQUESTS { 429 } else { 200 };
+                retry_after = verdict.retry_after;
+                let session = verdict.session.as_ref().filter(|_| verdict.state != PaymentState::Failed);
+                (status, json!({
+                    "sessionId": id,
+                    "state": verdict.state_name(),
+                    "session": session,
+                    "error": verdict.reason,
+                    "retryAfter": verdict.retry_after.map(|d| d.as_secs().max(1)),
+                }))
             }
-        }
-        "Pricing" => {
-            if let Some(b) = param("billing").filter(|b| b == "monthly" || b == "yearly") {
-                kept.push(("billing", b));
-            }
-            match state.payments.prices().await {
-                Ok(prices) => (200, json!({ "prices": *prices, "error": false })),
-                Err(e) => {
-                    tracing::error!(error = %e, "Error fetching prices");
-                    (200, json!({ "prices": [], "error": true }))
-                }
-            }
-        }
-        "Terms" => (200, json!({ "today": today() })),
-        "Contact" => {
-            let submitted = param("submitted").is_some_and(|v| v == "1");
-            if submitted {
-                kept.push(("submitted", "1".into()));
-            }
-            (200, json!({ "submitted": submitted, "error": null, "values": null }))
-        }
-        "NotFound" => {
-            // Every unknown URL is a new page: not kept, so a crawler walking
-            // random paths cannot fill the cache.
-            cacheable = false;
-            (404, json!({}))
-        }
+        },
+        "Pricing" => match state.payments.price_list().await.value.as_ref() {
+            Some(Ok(prices)) => (200, json!({ "prices": **prices, "error": false })),
+            // Logged where it was read (payments.rs).
+            _ => (200, json!({ "prices": [], "error": true })),
+        },
+        "Terms" => (200, json!({ "today": date_of_day(plan.version) })),
+        "Contact" => (200, json!({ "submitted": param("submitted").is_some(), "error": null, "values": null })),
+        NOT_FOUND => (404, json!({})),
         _ => (200, json!({})),
     };
-
-    let mut render_url = path.to_owned();
-    if !kept.is_empty() {
-        let mut q = form_urlencoded::Serializer::new(String::new());
-        for (k, v) in kept {
-            q.append_pair(k, &v);
-        }
-        render_url.push('?');
-        render_url.push_str(&q.finish());
-    }
-    Loaded { render_url, route: RouteData { page: route.page.clone(), status, data }, cacheable, retry_after }
+    Loaded { plan, route: RouteData { page: route.page.clone(), status, data }, retry_after }
 }
 
 fn parse_query(query: Option<&str>) -> Vec<(String, String)> {
     form_urlencoded::parse(query.unwrap_or("").as_bytes()).into_owned().collect()
 }
 
-/// Today's date (UTC) as `YYYY-MM-DD`; the terms page shows it.
-fn today() -> String {
-    let d = time::OffsetDateTime::now_utc().date();
+/// Days since 1970-01-01 (UTC): the terms page's version.
+fn day_number() -> u64 {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    now.as_secs() / 86_400
+}
+
+/// The date `day` days after 1970-01-01, as `YYYY-MM-DD`; the terms page
+/// shows today's.
+fn date_of_day(day: u64) -> String {
+    let d = time::OffsetDateTime::UNIX_EPOCH.date() + time::Duration::days(day as i64);
     format!("{:04}-{:02}-{:02}", d.year(), u8::from(d.month()), d.day())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_terms_date_is_the_day_of_its_version() {
+        assert_eq!(date_of_day(0), "1970-01-01");
+        assert_eq!(date_of_day(20_415), "2025-11-23");
+        let today = time::OffsetDateTime::now_utc().date();
+        assert_eq!(date_of_day(day_number()), format!("{:04}-{:02}-{:02}", today.year(), u8::from(today.month()), today.day()));
+    }
 }

@@ -1,19 +1,25 @@
 //! The SSR catch-all and the route-data endpoint.
+//!
+//! A page view works out the page's cache key from the URL alone
+//! ([`loaders::plan`]: the render URL and the version of its changing data)
+//! and looks it up. A hit writes the bytes kept with it and does nothing
+//! else: no loader, no JSON, no hashing, no formatting. A miss runs the
+//! loader and renders, once however many requests for the page arrive
+//! together (the cache's `try_get_with` makes the others wait for that one),
+//! and compresses on a blocking thread, off the async workers.
 
 use std::sync::Arc;
 
 use axum::extract::{Query, State};
-use axum::Extension;
-use axum::body::Body;
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Redirect, Response};
-use axum::Json;
+use axum::{Extension, Json};
 use serde::Deserialize;
 
 use super::api::set_retry_after;
-use super::assets::{preferred_encoding, Encoding};
-use super::loaders::{self, Loaded};
+use super::loaders::{self, Loaded, Plan};
 use super::observe::RouteLabel;
+use super::table::RouteMatch;
 use crate::client_ip::ClientIp;
 use crate::metrics::Metrics;
 use crate::site::Site;
@@ -40,19 +46,33 @@ pub async fn page(State(state): State<SharedState>, Extension(client): Extension
         return Redirect::permanent(&target).into_response();
     }
     let site = state.site();
-    let loaded = load(&state, &site, path, uri.query(), client).await;
-    let label = RouteLabel(loaded.route.page.clone());
-    let retry_after = loaded.retry_after;
-    let mut res = match render_page(&state, &site, loaded).await {
-        Ok(page) => page.respond(&headers),
-        Err(res) => res,
+    let route = find(&state, &site, path);
+    let plan = loaders::plan(&state, &site.content, path, uri.query(), &route);
+    let mut res = match cache_key(&state, &site, &plan) {
+        Some(key) => match state.pages.get(&key).await {
+            Some(hit) => {
+                state.metrics.page_cache_hits.inc();
+                hit.page_response(&headers)
+            }
+            None => {
+                state.metrics.page_cache_misses.inc();
+                match made(&state, &site, &route, key, plan, client).await {
+                    Ok(page) => page.page_response(&headers),
+                    Err(failed) => failed.response(),
+                }
+            }
+        },
+        None => {
+            let loaded = loaders::load(&state, &site.content, &route, plan, client.0).await;
+            render(&state, loaded).await
+        }
     };
-    set_retry_after(&mut res, retry_after);
-    res.extensions_mut().insert(label);
+    res.extensions_mut().insert(RouteLabel(route.page));
     res
 }
 
-async fn load(state: &SharedState, site: &Site, path: &str, query: Option<&str>, client: ClientIp) -> Loaded {
+/// The route of `path`; an unknown one is counted and (sampled) logged.
+fn find(state: &SharedState, site: &Site, path: &str) -> RouteMatch {
     let route = site.content.routes.find(path);
     if route.is_not_found() {
         // Spec: the unknown route is logged. Crawlers ask for thousands, so
@@ -62,9 +82,35 @@ async fn load(state: &SharedState, site: &Site, path: &str, query: Option<&str>,
             tracing::info!(path = %crate::telemetry::shorten(path), skipped, "404: unknown route requested");
         }
     }
-    loaders::load(state, &site.content, path, query, &route, client.0).await
+    route
 }
 
+/// The page's key in the page cache; None when it is not kept there.
+fn cache_key(state: &SharedState, site: &Site, plan: &Plan) -> Option<PageKey> {
+    let kept = plan.cacheable && state.config.page_cache_capacity > 0 && site.problems.is_empty();
+    kept.then(|| PageKey { generation: site.generation, url: plan.render_url.clone(), version: plan.version })
+}
+
+/// The cached page under `key`, made if it is not there yet: loaded,
+/// rendered and compressed once, however many requests ask together.
+async fn made(state: &SharedState, site: &Site, route: &RouteMatch, key: PageKey, plan: Plan, client: ClientIp) -> Result<Arc<CachedPage>, Arc<Failed>> {
+    state
+        .pages
+        .try_get_with(key, async {
+            let loaded = loaders::load(state, &site.content, route, plan, client.0).await;
+            let (status, html) = render_document(state, site, &loaded).await?;
+            let json = serde_json::to_string(&loaded.route).expect("route data serializes");
+            let cache_control = loaded.plan.cache_control;
+            let page = tokio::task::spawn_blocking(move || CachedPage::new(status, cache_control, html, json))
+                .await
+                .map_err(|e| {
+                    tracing::error!(error = %e, "compressing a page failed");
+                    Failed::internal(&site.front.manifest)
+                })?;
+            Ok(Arc::new(page))
+        })
+        .await
+}
 
 /// Renders every page of the route table into the cache (done at start,
 /// before /readyz says ready). Returns how many pages were rendered.
@@ -78,62 +124,68 @@ pub async fn prerender(state: &SharedState) -> usize {
     // The server itself asks: no visitor's budget is spent.
     let server = ClientIp(std::net::Ipv4Addr::LOCALHOST.into());
     for path in paths {
-        let loaded = load(state, &site, &path, None, server).await;
-        if loaded.cacheable && render_page(state, &site, loaded).await.is_ok() {
-            done += 1;
+        let route = find(state, &site, &path);
+        let plan = loaders::plan(state, &site.content, &path, None, &route);
+        if let Some(key) = cache_key(state, &site, &plan) {
+            if made(state, &site, &route, key, plan, server).await.is_ok() {
+                done += 1;
+            }
         }
     }
     done
 }
 
-/// Renders a page that is never cached (it carries what a visitor sent).
+/// Renders a page that is not cached (it carries what a visitor sent, or
+/// the cache is off), uncompressed: the compression layer deals with it.
 pub async fn render(state: &SharedState, loaded: Loaded) -> Response {
+    let site = state.site();
     let retry_after = loaded.retry_after;
-    let mut res = match render_page(state, &state.site(), loaded).await {
-        Ok(page) => page.respond(&HeaderMap::new()),
-        Err(res) => res,
+    let mut res = match render_document(state, &site, &loaded).await {
+        Ok((status, html)) => html_response(status, html, loaded.plan.cache_control),
+        Err(failed) => failed.response(),
     };
     set_retry_after(&mut res, retry_after);
     res
 }
 
-/// A rendered page: kept in the cache with its compressed bodies, or made
-/// for one response only.
-enum Rendered {
-    Cached(Arc<CachedPage>),
-    Once { status: u16, html: String },
+/// A page that could not be made: the parts of its error response, shared
+/// by every request that waited on the same render.
+#[derive(Debug)]
+pub struct Failed {
+    status: u16,
+    html: String,
+    /// A 503 (the render queue is full) asks to come back in a second.
+    retry_soon: bool,
 }
 
-impl Rendered {
-    fn respond(self, headers: &HeaderMap) -> Response {
-        match self {
-            Rendered::Cached(page) => cached_response(&page, headers),
-            Rendered::Once { status, html } => html_response(status, html),
+impl Failed {
+    fn internal(manifest: &crate::assets::Manifest) -> Failed {
+        Failed { status: 500, html: document::error_page(manifest, 500, "Internal Server Error"), retry_soon: false }
+    }
+
+    fn response(&self) -> Response {
+        let mut res = html_response(self.status, self.html.clone(), "no-store");
+        if self.retry_soon {
+            res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
         }
+        res
     }
 }
 
-/// The page from the cache, or rendered (and cached when the loader allows).
-/// A page that could not be rendered comes back as the finished error
-/// response; so does one that a broken file breaks (`dev`).
-async fn render_page(state: &SharedState, site: &Site, loaded: Loaded) -> Result<Rendered, Response> {
+/// The page's document and status: rendered in an isolate and wrapped in
+/// the document shell. A render that failed (or that a broken file breaks,
+/// in `dev`) is the error response instead.
+async fn render_document(state: &SharedState, site: &Site, loaded: &Loaded) -> Result<(u16, String), Failed> {
     let problems = site.problems_for(&loaded.route.page);
     if !problems.is_empty() {
-        return Err(crate::dev::problem_page(site, &problems));
+        return Err(Failed { status: 500, html: crate::dev::problem_html(site, &problems), retry_soon: false });
     }
     let bootstrap = serde_json::to_string(&loaded.route).expect("route data serializes");
-    let key = PageKey::new(site.generation, &loaded.render_url, &bootstrap);
     let m = &state.metrics;
-    if loaded.cacheable {
-        if let Some(hit) = state.pages.get(&key).await {
-            m.page_cache_hits.inc();
-            return Ok(Rendered::Cached(hit));
-        }
-        m.page_cache_misses.inc();
-    }
     let started = std::time::Instant::now();
     let front = &site.front;
-    let rendered = front.pool.render(&loaded.render_url, &bootstrap).await;
+    let url = &loaded.plan.render_url;
+    let rendered = front.pool.render(url, &bootstrap).await;
     m.render_seconds.observe(started.elapsed().as_secs_f64());
     if let Err(e) = &rendered {
         Metrics::outcome(
@@ -150,61 +202,25 @@ async fn render_page(state: &SharedState, site: &Site, loaded: Loaded) -> Result
     match rendered {
         Ok(out) if out.error.is_some() || out.status >= 500 => {
             Metrics::outcome(&m.render_failures, "error_screen");
-            tracing::error!(url = %loaded.render_url, error = out.error.as_deref().unwrap_or(""), "render error");
+            tracing::error!(%url, error = out.error.as_deref().unwrap_or(""), "render error");
             if let (Some(dev), Some(error)) = (&state.dev, &out.error) {
                 let problem = crate::dev::render_problem(error, out.stack.as_deref(), front.source_map.as_ref(), dev.root(), Some(&out.page));
                 tracing::error!("{problem}");
-                return Err(crate::dev::problem_page(site, &[&problem]));
+                return Err(Failed { status: 500, html: crate::dev::problem_html(site, &[&problem]), retry_soon: false });
             }
-            Err(html_response(500, document::page(&front.manifest, &out, &head(state, site, &loaded, &out), &error_bootstrap(&loaded))))
+            let html = document::page(&front.manifest, &out, &head(state, site, loaded, &out), &error_bootstrap(loaded));
+            Err(Failed { status: 500, html, retry_soon: false })
         }
-        Ok(out) => {
-            let html = document::page(&front.manifest, &out, &head(state, site, &loaded, &out), &bootstrap);
-            // Pages that are not kept are not compressed ahead either.
-            if !loaded.cacheable || state.config.page_cache_capacity == 0 {
-                return Ok(Rendered::Once { status: out.status, html });
-            }
-            let page = Arc::new(CachedPage::new(out.status, html));
-            state.pages.insert(key, page.clone()).await;
-            Ok(Rendered::Cached(page))
-        }
+        Ok(out) => Ok((out.status, document::page(&front.manifest, &out, &head(state, site, loaded, &out), &bootstrap))),
         Err(RenderError::Overloaded) => {
-            tracing::warn!(url = %loaded.render_url, "render queue full; shedding");
-            let mut res = html_response(503, document::error_page(&front.manifest, 503, "Service Unavailable"));
-            res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-            Err(res)
+            tracing::warn!(%url, "render queue full; shedding");
+            Err(Failed { status: 503, html: document::error_page(&front.manifest, 503, "Service Unavailable"), retry_soon: true })
         }
         Err(e) => {
-            tracing::error!(url = %loaded.render_url, error = %e, "render failed");
-            Err(html_response(500, document::error_page(&front.manifest, 500, "Internal Server Error")))
+            tracing::error!(%url, error = %e, "render failed");
+            Err(Failed::internal(&front.manifest))
         }
     }
-}
-
-/// A cached page in the encoding the client prefers, or 304 when its copy
-/// is current.
-fn cached_response(page: &CachedPage, headers: &HeaderMap) -> Response {
-    let not_modified = headers
-        .get(header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.split(',').any(|t| t.trim() == page.etag || t.trim() == "*"));
-    let status = if not_modified { StatusCode::NOT_MODIFIED } else { StatusCode::from_u16(page.status).unwrap_or(StatusCode::OK) };
-    let (body, encoding) = match preferred_encoding(headers) {
-        Encoding::Br => (page.br.clone(), Some("br")),
-        Encoding::Gzip => (page.gzip.clone(), Some("gzip")),
-        Encoding::Identity => (page.html.clone(), None),
-    };
-    let mut res = if not_modified { Response::new(Body::empty()) } else { Response::new(Body::from(body)) };
-    *res.status_mut() = status;
-    let h = res.headers_mut();
-    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    h.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
-    h.insert(header::ETAG, HeaderValue::from_str(&page.etag).expect("an etag is ASCII"));
-    if let (Some(enc), false) = (encoding, not_modified) {
-        h.insert(header::CONTENT_ENCODING, HeaderValue::from_static(enc));
-    }
-    res
 }
 
 fn head(state: &SharedState, site: &Site, loaded: &Loaded, out: &crate::ssr::RenderOutput) -> String {
@@ -217,7 +233,7 @@ fn head(state: &SharedState, site: &Site, loaded: &Loaded, out: &crate::ssr::Ren
     let manifest = &site.front.manifest;
     let mut tags = crate::seo::Head {
         site_url: &state.config.site_url,
-        url: &loaded.render_url,
+        url: &loaded.plan.render_url,
         page: &out.page,
         title: &out.title,
         description: &out.description,
@@ -243,17 +259,13 @@ fn error_bootstrap(loaded: &Loaded) -> String {
     .to_string()
 }
 
-fn html_response(status: u16, html: String) -> Response {
+fn html_response(status: u16, html: String, cache_control: &'static str) -> Response {
     let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    (
-        status,
-        [
-            (header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8")),
-            (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
-        ],
-        html,
-    )
-        .into_response()
+    let headers = [
+        (header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8")),
+        (header::CACHE_CONTROL, HeaderValue::from_static(cache_control)),
+    ];
+    (status, headers, html).into_response()
 }
 
 #[derive(Deserialize)]
@@ -266,6 +278,7 @@ pub struct RouteDataQuery {
 pub async fn route_data(
     State(state): State<SharedState>,
     Extension(client): Extension<ClientIp>,
+    headers: HeaderMap,
     query: Result<Query<RouteDataQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Response {
     let Ok(Query(q)) = query else {
@@ -274,9 +287,19 @@ pub async fn route_data(
     let Some((path, query)) = split_route_url(&q.url) else {
         return (StatusCode::BAD_REQUEST, "url: must be a path starting with /").into_response();
     };
-    let loaded = load(&state, &state.site(), &path, query, client).await;
+    let site = state.site();
+    let route = find(&state, &site, &path);
+    let plan = loaders::plan(&state, &site.content, &path, query, &route);
+    // A page in the cache carries its route data: a hit reads no data.
+    if let Some(key) = cache_key(&state, &site, &plan) {
+        if let Some(hit) = state.pages.get(&key).await {
+            return hit.data_response(&headers);
+        }
+    }
+    let cache_control = plan.cache_control;
+    let loaded = loaders::load(&state, &site.content, &route, plan, client.0).await;
     let status = StatusCode::from_u16(loaded.route.status).unwrap_or(StatusCode::OK);
-    let mut res = (status, [(header::CACHE_CONTROL, "no-cache")], Json(loaded.route)).into_response();
+    let mut res = (status, [(header::CACHE_CONTROL, cache_control)], Json(loaded.route)).into_response();
     set_retry_after(&mut res, loaded.retry_after);
     res
 }

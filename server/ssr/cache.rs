@@ -1,63 +1,142 @@
-//! Rendered pages, cached by everything that changes them: the site they were
-//! rendered from (its generation: `dev` swaps in a new one on every change),
-//! the URL the page was rendered for (path plus only the query parameters its
-//! loader reads) and a hash of the loader data. New data (a new team member,
-//! another day for the terms page) is a new key, so nothing needs
-//! invalidating.
+//! Rendered pages, cached under everything that changes them: the site they
+//! were rendered from (its generation: `dev` swaps in a new one on every
+//! change), the URL the page was rendered for (the path plus only the query
+//! parameters its loader reads) and the version of the changing data it
+//! shows (the team's, the price list's, the day's; see
+//! [`crate::routes::loaders::plan`]). All three are known before any data is
+//! read, so a hit costs one lookup; new data is a new version, so nothing
+//! needs invalidating.
+//!
+//! An entry holds the finished response: the document and its route data
+//! (what `/api/route-data` answers for client-side navigation), each in
+//! every encoding with a strong ETag, and the `Cache-Control` value.
 
 use std::hash::{Hash, Hasher};
+use std::io::Write;
 use std::sync::Arc;
 
+use axum::body::Body;
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::Response;
+use bytes::Bytes;
 use moka::future::Cache;
+
+use crate::routes::assets::{preferred_encoding, Encoding};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct PageKey {
     pub generation: u64,
     pub url: String,
-    pub data_hash: u64,
+    pub version: u64,
 }
 
-impl PageKey {
-    pub fn new(generation: u64, url: &str, bootstrap_json: &str) -> PageKey {
+/// One body in each encoding, with a strong ETag per encoding (the bytes
+/// differ, so the tags must).
+#[derive(Debug)]
+pub struct Encoded {
+    identity: Bytes,
+    br: Bytes,
+    gzip: Bytes,
+    etags: [HeaderValue; 3],
+}
+
+impl Encoded {
+    /// Compresses once: brotli quality 9 and gzip level 9, nearly the
+    /// smallest bodies, at a cost paid once per page rather than per visit
+    /// (on a blocking thread: see `routes::pages`).
+    pub fn new(body: Vec<u8>) -> Encoded {
+        let mut br = Vec::with_capacity(body.len() / 4);
+        {
+            let mut w = brotli::CompressorWriter::new(&mut br, 4096, 9, 22);
+            w.write_all(&body).expect("compressing into memory");
+        }
+        let mut gz = flate2::write::GzEncoder::new(Vec::with_capacity(body.len() / 3), flate2::Compression::best());
+        gz.write_all(&body).expect("compressing into memory");
+        let gzip = gz.finish().expect("compressing into memory");
         let mut h = std::collections::hash_map::DefaultHasher::new();
-        bootstrap_json.hash(&mut h);
-        PageKey { generation, url: url.to_owned(), data_hash: h.finish() }
+        body.hash(&mut h);
+        let tag = |suffix: &str| HeaderValue::from_str(&format!("\"{:016x}{suffix}\"", h.finish())).expect("an etag is ASCII");
+        Encoded { etags: [tag(""), tag("-br"), tag("-gz")], identity: body.into(), br: br.into(), gzip: gzip.into() }
+    }
+
+    /// The strong ETag of the identity body.
+    pub fn etag(&self) -> &str {
+        self.etags[0].to_str().expect("an etag is ASCII")
+    }
+
+    pub fn identity(&self) -> &Bytes {
+        &self.identity
+    }
+
+    /// The response in the encoding the client prefers, or 304 when the
+    /// client's copy (`If-None-Match`) is this one. Nothing is formatted or
+    /// copied: every header value and body was made at insert time.
+    fn respond(&self, status: StatusCode, content_type: &'static str, cache_control: &HeaderValue, request: &HeaderMap) -> Response {
+        let (i, body, encoding) = match preferred_encoding(request) {
+            Encoding::Br => (1, &self.br, Some("br")),
+            Encoding::Gzip => (2, &self.gzip, Some("gzip")),
+            Encoding::Identity => (0, &self.identity, None),
+        };
+        let etag = &self.etags[i];
+        let current = request
+            .get(header::IF_NONE_MATCH)
+            .is_some_and(|v| v.as_bytes().split(|b| *b == b',').any(|t| matches_etag(t, etag.as_bytes())));
+        let mut res = if current {
+            let mut res = Response::new(Body::empty());
+            *res.status_mut() = StatusCode::NOT_MODIFIED;
+            res
+        } else {
+            let mut res = Response::new(Body::from(body.clone()));
+            *res.status_mut() = status;
+            res
+        };
+        let h = res.headers_mut();
+        h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+        h.insert(header::CACHE_CONTROL, cache_control.clone());
+        h.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+        h.insert(header::ETAG, etag.clone());
+        if let (Some(enc), false) = (encoding, current) {
+            h.insert(header::CONTENT_ENCODING, HeaderValue::from_static(enc));
+        }
+        res
     }
 }
 
-/// A finished page, ready to send in any encoding without more work: the
-/// document, its brotli and gzip bodies, and an ETag.
+/// One entity tag of an `If-None-Match` list against ours: the weak
+/// comparison RFC 9110 asks for there (`W/` is ignored), or `*`.
+fn matches_etag(candidate: &[u8], ours: &[u8]) -> bool {
+    let t = candidate.trim_ascii();
+    t == b"*" || t.strip_prefix(b"W/").unwrap_or(t) == ours
+}
+
+/// A finished page, ready to send in any encoding without more work.
 #[derive(Debug)]
 pub struct CachedPage {
-    pub status: u16,
-    pub etag: String,
-    pub html: bytes::Bytes,
-    pub br: bytes::Bytes,
-    pub gzip: bytes::Bytes,
+    pub status: StatusCode,
+    pub cache_control: HeaderValue,
+    pub html: Encoded,
+    /// The route data embedded in the page, as `/api/route-data` sends it.
+    pub data: Encoded,
 }
 
 impl CachedPage {
-    /// Compresses once, at insert time. Quality 9 / level 9: nearly the
-    /// smallest bodies, at a cost paid once per page rather than per visit.
-    pub fn new(status: u16, html: String) -> CachedPage {
-        use std::io::Write;
-        let mut br = Vec::with_capacity(html.len() / 4);
-        {
-            let mut w = brotli::CompressorWriter::new(&mut br, 4096, 9, 22);
-            w.write_all(html.as_bytes()).expect("compressing into memory");
-        }
-        let mut gz = flate2::write::GzEncoder::new(Vec::with_capacity(html.len() / 3), flate2::Compression::best());
-        gz.write_all(html.as_bytes()).expect("compressing into memory");
-        let gzip = gz.finish().expect("compressing into memory");
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        html.hash(&mut h);
+    pub fn new(status: u16, cache_control: &'static str, html: String, route_json: String) -> CachedPage {
         CachedPage {
-            status,
-            etag: format!("W/\"{:016x}\"", h.finish()),
-            html: html.into(),
-            br: br.into(),
-            gzip: gzip.into(),
+            status: StatusCode::from_u16(status).unwrap_or(StatusCode::OK),
+            cache_control: HeaderValue::from_static(cache_control),
+            html: Encoded::new(html.into_bytes()),
+            data: Encoded::new(route_json.into_bytes()),
         }
+    }
+
+    /// The page, for a request with these headers.
+    pub fn page_response(&self, request: &HeaderMap) -> Response {
+        self.html.respond(self.status, "text/html; charset=utf-8", &self.cache_control, request)
+    }
+
+    /// Its route data (the status is the route's, as the page's is).
+    pub fn data_response(&self, request: &HeaderMap) -> Response {
+        self.data.respond(self.status, "application/json", &self.cache_control, request)
     }
 }
 
@@ -68,4 +147,35 @@ pub fn new_cache(capacity: u64) -> PageCache {
         .max_capacity(capacity)
         .time_to_idle(std::time::Duration::from_secs(60 * 60))
         .build()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (k, v) in pairs {
+            h.insert(*k, HeaderValue::from_str(v).unwrap());
+        }
+        h
+    }
+
+    #[test]
+    fn each_encoding_has_its_own_strong_etag_and_a_current_copy_is_a_304() {
+        let page = CachedPage::new(200, "no-cache", "<p>hello</p>".repeat(50), "{}".into());
+        let br = page.page_response(&request(&[("accept-encoding", "gzip, br")]));
+        let plain = page.page_response(&HeaderMap::new());
+        let (br_tag, plain_tag) = (br.headers()["etag"].to_str().unwrap(), plain.headers()["etag"].to_str().unwrap());
+        assert!(!br_tag.starts_with("W/") && br_tag.ends_with("-br\""), "{br_tag}");
+        assert_ne!(br_tag, plain_tag);
+        assert_eq!(br.headers()["content-encoding"], "br");
+        let again = page.page_response(&request(&[("accept-encoding", "br"), ("if-none-match", &format!("\"x\", {br_tag}"))]));
+        assert_eq!(again.status(), StatusCode::NOT_MODIFIED);
+        assert!(again.headers().get("content-encoding").is_none());
+        assert_eq!(again.headers()["etag"], br_tag);
+        // The brotli copy's tag does not validate the plain body.
+        let other = page.page_response(&request(&[("if-none-match", br_tag)]));
+        assert_eq!(other.status(), StatusCode::OK);
+    }
 }

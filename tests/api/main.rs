@@ -3,6 +3,7 @@
 //! random loopback port, driven over HTTP.
 
 mod helpers;
+mod caching;
 mod abuse;
 mod hostile;
 mod operations;

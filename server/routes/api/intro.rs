@@ -18,7 +18,7 @@ use crate::client_ip::ClientIp;
 use crate::intro::store::{self, Disposition, Stored};
 use crate::intro::{IntroForm, IntroRequest};
 use crate::metrics::Metrics;
-use crate::routes::loaders::{Loaded, RouteData};
+use crate::routes::loaders::{cache_control, Loaded, Plan, RouteData};
 use crate::routes::pages;
 use crate::state::SharedState;
 
@@ -132,14 +132,13 @@ fn form_from_pairs(pairs: Vec<(String, String)>) -> Result<IntroForm, ApiError> 
 
 async fn contact_with_error(state: &SharedState, e: ApiError, form: IntroForm) -> Response {
     let loaded = Loaded {
-        render_url: "/contact".into(),
+        // Holds what the visitor typed: never cached, never shared.
+        plan: Plan { render_url: "/contact".into(), version: 0, cacheable: false, cache_control: cache_control::PRIVATE },
         route: RouteData {
             page: "Contact".into(),
             status: e.status.as_u16(),
             data: json!({ "error": e.message, "values": form, "submitted": false }),
         },
-        // Holds what the visitor typed: never cached.
-        cacheable: false,
         retry_after: e.retry_after,
     };
     pages::render(state, loaded).await

@@ -1,0 +1,160 @@
+//! The page cache as a visitor, an operator and a shared cache see it: a hit
+//! reads no data, a burst of requests for a new page renders it once, the
+//! team's changes still show within the stated bound, and every route tells
+//! shared caches what the README's table says.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use citizen_site::db::team::{self, NewMember};
+use citizen_site::metrics::PageLabel;
+use serde_json::Value;
+
+use crate::helpers::{eventually, spawn_app, spawn_app_with, visible_text, TestApp};
+
+/// Every route of the table, with a real post for `:postId`.
+fn routes() -> Vec<(String, String, String)> {
+    let table: Value = serde_json::from_str(include_str!("../../content/routes.json")).unwrap();
+    table["routes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let path = r["path"].as_str().unwrap().to_owned();
+            (path.replace(":postId", "nfc-integration"), path, r["page"].as_str().unwrap().to_owned())
+        })
+        .collect()
+}
+
+fn loader_runs(app: &TestApp, page: &str) -> u64 {
+    app.state.metrics.loader_runs.get_or_create(&PageLabel { page: page.to_owned() }).get()
+}
+
+async fn metric(app: &TestApp, name: &str) -> f64 {
+    let text = app.get("/metrics").await.text().await.unwrap();
+    text.lines()
+        .find(|l| l.starts_with(name))
+        .and_then(|l| l.rsplit(' ').next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no {name} in\n{text}"))
+}
+
+#[tokio::test]
+async fn a_cache_hit_runs_no_loader_on_any_cached_route() {
+    let app = spawn_app().await;
+    for (url, _, page) in routes() {
+        if page == "Success" {
+            continue; // a visitor's own payment: never cached (below)
+        }
+        // Once to be sure it is in the cache (prerendered at start anyway).
+        assert_eq!(app.get(&url).await.status(), 200, "{url}");
+        let before = loader_runs(&app, &page);
+        for _ in 0..3 {
+            assert_eq!(app.get(&url).await.status(), 200, "{url}");
+            let data = app.get(&format!("/api/route-data?url={url}")).await;
+            assert_eq!(data.status(), 200, "{url}");
+            assert_eq!(data.json::<Value>().await.unwrap()["page"], page.as_str());
+        }
+        assert_eq!(loader_runs(&app, &page), before, "{url}: hits of the page and of its route data ran the loader");
+    }
+    // Query parameters the page does not read share the cached render.
+    let before = loader_runs(&app, "Blog");
+    assert_eq!(app.get("/blog?utm_source=mail").await.status(), 200);
+    assert_eq!(loader_runs(&app, "Blog"), before);
+    // The success page is loaded for every visitor.
+    let before = loader_runs(&app, "Success");
+    app.get("/success").await;
+    app.get("/success").await;
+    assert_eq!(loader_runs(&app, "Success"), before + 2);
+}
+
+#[tokio::test]
+async fn fifty_requests_together_for_a_new_page_render_it_once() {
+    let app = spawn_app().await;
+    let url = format!("{}/pricing?billing=yearly", app.base);
+    let renders = metric(&app, "ssr_render_duration_seconds_count").await;
+    let loads = loader_runs(&app, "Pricing");
+    let requests = (0..50).map(|_| {
+        let (client, url) = (app.client.clone(), url.clone());
+        tokio::spawn(async move {
+            let res = client.get(url).header("accept-encoding", "br").send().await.unwrap();
+            (res.status().as_u16(), res.headers()["etag"].to_str().unwrap().to_owned())
+        })
+    });
+    let answers: Vec<(u16, String)> = futures_util::future::join_all(requests).await.into_iter().map(Result::unwrap).collect();
+    assert!(answers.iter().all(|a| a == &answers[0] && a.0 == 200), "one page for all: {answers:?}");
+    assert_eq!(metric(&app, "ssr_render_duration_seconds_count").await - renders, 1.0, "renders");
+    assert_eq!(loader_runs(&app, "Pricing") - loads, 1, "loader runs");
+}
+
+#[tokio::test]
+async fn a_team_change_reaches_about_within_the_refresh_interval() {
+    let refresh = Duration::from_secs(1);
+    let app = spawn_app_with(|c| c.team_refresh = refresh).await;
+    let (_, html) = app.get_text("/about").await;
+    assert!(!visible_text(&html).contains("Noor Haddad"));
+    let loads = loader_runs(&app, "About");
+    let added = Instant::now();
+    team::import(&app.state.db, &[NewMember { name: "Noor Haddad".into(), role: Some("Community".into()), ..Default::default() }], false)
+        .await
+        .unwrap();
+    let shown = eventually(10, || async { visible_text(&app.get_text("/about").await.1).contains("Noor Haddad") }).await;
+    let took = added.elapsed();
+    assert!(shown, "the new member never showed");
+    // The bound: one refresh interval, plus the time one render takes.
+    assert!(took < refresh + Duration::from_millis(1500), "shown after {took:?}");
+    assert_eq!(loader_runs(&app, "About") - loads, 1, "one new version, one load");
+    let data: Value = app.get("/api/route-data?url=/about").await.json().await.unwrap();
+    assert!(data["data"]["team"].as_array().unwrap().iter().any(|m| m["name"] == "Noor Haddad"), "the route data too");
+}
+
+/// The README's Caching table: route -> Cache-Control.
+fn documented() -> HashMap<String, String> {
+    let readme = include_str!("../../README.md");
+    let section = &readme[readme.find("## Caching").expect("a Caching section in the README")..];
+    let section = &section[..section[3..].find("\n## ").map_or(section.len(), |i| i + 3)];
+    section
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .flat_map(|l| {
+            let cells: Vec<&str> = l.trim_matches('|').split('|').map(|c| c.trim().trim_matches('`')).collect();
+            let policy = cells[1].to_owned();
+            cells[0].split("`, `").map(|route| (route.to_owned(), policy.clone())).collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn every_route_sends_the_documented_cache_control_and_success_is_never_shared() {
+    let app = spawn_app().await;
+    let table = documented();
+    for (url, path, _) in routes() {
+        let expected = table.get(&path).unwrap_or_else(|| panic!("{path} is not in the README's Caching table"));
+        for target in [url.clone(), format!("/api/route-data?url={url}")] {
+            let res = app.get(&target).await;
+            assert_eq!(res.headers()["cache-control"], expected.as_str(), "{target}");
+        }
+    }
+    let unknown = &table["(unknown route: 404)"];
+    let res = app.get("/no-such-page").await;
+    assert_eq!((res.status().as_u16(), res.headers()["cache-control"].to_str().unwrap()), (404, unknown.as_str()));
+
+    // The payment page, whatever it shows, is the visitor's own.
+    for target in ["/success", "/success?session_id=cs_test_abc", "/api/route-data?url=/success?session_id=cs_test_abc"] {
+        let res = app.get(target).await;
+        let policy = res.headers()["cache-control"].to_str().unwrap().to_owned();
+        assert!(policy.contains("private") && policy.contains("no-store") && !policy.contains("public"), "{target}: {policy}");
+    }
+    // So is a contact page holding what a visitor typed.
+    let res = app
+        .client
+        .post(format!("{}/api/save-to-notion", app.base))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body("name=&email=not-an-email")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 422);
+    assert!(res.headers()["content-type"].to_str().unwrap().starts_with("text/html"), "the contact page, with the error");
+    assert_eq!(res.headers()["cache-control"], "private, no-store");
+}
