@@ -1,6 +1,7 @@
 //! The operations commands (tests/ops/*.mjs), run at a short, bounded length
 //! against this build's server binary so that `cargo test` covers them:
-//! the HTTP Observatory grade, the soak, and the replica proof. They take
+//! the HTTP Observatory grade, the soak, the replica proof and the shared
+//! cache in front of two replicas. They take
 //! turns (each loads the whole machine). Each prints its report table.
 //!
 //! Needs nginx, wrk, openssl and psql (Debian packages; the commands install
@@ -36,4 +37,9 @@ fn soak_has_no_errors_and_no_memory_growth() {
 #[test]
 fn replicas_lose_and_duplicate_nothing_when_one_is_killed() {
     run("tests/ops/replicas.mjs", &[("REPLICAS_DURATION", "30s")]);
+}
+
+#[test]
+fn nginx_in_front_of_two_replicas_serves_warm_pages_without_them() {
+    run("tests/ops/proxy-cache.mjs", &[("PROXY_REQUESTS", "3000")]);
 }

@@ -11,25 +11,22 @@
 // TEST_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test: a
 // database is created for the run and dropped after). Needs nginx, wrk and
 // psql. Uses $CITIZEN_SITE_BIN, else builds the release binary.
-import { execFileSync } from "node:child_process";
 import http from "node:http";
 import { randomUUID } from "node:crypto";
-import { durationMs, freePort, mixScript, need, siteBinary, sleep, startNginx, startSite, table, waitFor, wrk } from "./tools.mjs";
+import { createDatabase, durationMs, freePort, mixScript, need, siteBinary, sleep, startNginx, startSite, table, waitFor, wrk } from "./tools.mjs";
 
 const DURATION = process.env.REPLICAS_DURATION ?? "60s";
 const CONNECTIONS = Number(process.env.REPLICAS_CONNECTIONS ?? 32);
 const STREAM = 4; // concurrent intro-request senders
-const ADMIN = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const LEASE_SECS = 5;
 
 need("nginx", "nginx");
 need("wrk", "wrk");
 need("psql", "postgresql-client");
 
-const psql = (sql, url = ADMIN) => execFileSync("psql", [url, "-tAq", "-c", sql], { encoding: "utf8" }).trim();
-const dbName = `citizen_replicas_${Date.now()}`;
-psql(`CREATE DATABASE ${dbName}`);
-const dbUrl = `${ADMIN.slice(0, ADMIN.lastIndexOf("/"))}/${dbName}`;
+const db = createDatabase("citizen_replicas");
+const dbUrl = db.url;
+const psql = (sql) => db.psql(sql);
 
 // Notion stand-in: one database, pages looked up by their Request ID. A few
 // calls fail (3%), and every call takes 20-40 ms, as a real API might.
@@ -153,12 +150,12 @@ await Promise.all(senders);
 const deadline = Date.now() + 90_000;
 const pageIds = () => new Set(pages.map((p) => p.requestId));
 while (Date.now() < deadline) {
-  const pending = Number(psql("SELECT COUNT(*) FROM intro_requests WHERE status = 'pending'", dbUrl));
+  const pending = Number(psql("SELECT COUNT(*) FROM intro_requests WHERE status = 'pending'"));
   if (pending === 0 && [...accepted].every((id) => pageIds().has(id))) break;
   await sleep(500);
 }
-const stored = Number(psql("SELECT COUNT(*) FROM intro_requests", dbUrl));
-const pending = Number(psql("SELECT COUNT(*) FROM intro_requests WHERE status = 'pending'", dbUrl));
+const stored = Number(psql("SELECT COUNT(*) FROM intro_requests"));
+const pending = Number(psql("SELECT COUNT(*) FROM intro_requests WHERE status = 'pending'"));
 const counts = new Map();
 for (const p of pages) counts.set(p.requestId, (counts.get(p.requestId) ?? 0) + 1);
 const duplicates = [...counts.values()].filter((n) => n > 1).length;
@@ -170,11 +167,7 @@ procs.forEach((p) => p.kill("SIGTERM"));
 nginx.kill("SIGTERM");
 notion.close();
 await sleep(500);
-try {
-  psql(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-} catch (e) {
-  console.error(`could not drop ${dbName}: ${e.message}`);
-}
+db.drop();
 
 console.log(`\nReplicas, ${new Date().toISOString().slice(0, 10)}: 2 processes behind nginx, one PostgreSQL, ${DURATION}; process A killed (SIGKILL) at 30% and restarted at 50%\n`);
 console.log(

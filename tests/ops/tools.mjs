@@ -57,6 +57,28 @@ export async function waitFor(url, ms = 60_000) {
   }
 }
 
+/** A new PostgreSQL database for one run, on the server at
+ *  TEST_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test):
+ *  its `url`, and `drop()` for the end of the run. Needs psql. */
+export function createDatabase(prefix) {
+  const admin = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+  const name = `${prefix}_${Date.now()}`;
+  const psql = (sql, url = admin) => execFileSync("psql", [url, "-tAq", "-c", sql], { encoding: "utf8" }).trim();
+  psql(`CREATE DATABASE ${name}`);
+  const url = `${admin.slice(0, admin.lastIndexOf("/"))}/${name}`;
+  return {
+    url,
+    psql: (sql) => psql(sql, url),
+    drop() {
+      try {
+        psql(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } catch (e) {
+        console.error(`could not drop ${name}: ${e.message}`);
+      }
+    },
+  };
+}
+
 /** The server binary: $CITIZEN_SITE_BIN (cargo test sets it), else a
  *  release build made now. */
 export function siteBinary() {
