@@ -79,6 +79,11 @@ impl Metrics {
         let render_seconds = latency_histogram();
         registry.register("ssr_render_duration_seconds", "Time a page render took in its V8 isolate, queueing included", render_seconds.clone());
         let render_failures = Family::<Outcome, Counter>::default();
+        // Every outcome is there from the start, at 0, so a dashboard's
+        // rate() has a series before the first failure.
+        for outcome in ["timeout", "heap_limit", "script", "panic", "overloaded", "error_screen"] {
+            render_failures.get_or_create(&Outcome { outcome });
+        }
         registry.register("ssr_render_failures", "Renders that did not produce a page, by outcome", render_failures.clone());
         let page_cache = Family::<Outcome, Counter>::default();
         registry.register("page_cache_lookups", "Rendered-page cache lookups, by outcome (hit, miss)", page_cache.clone());
@@ -91,6 +96,9 @@ impl Metrics {
         let intro_pending = Gauge::default();
         registry.register("intro_requests_pending", "Stored intro requests not yet forwarded to Notion", intro_pending.clone());
         let intro_submissions = Family::<Outcome, Counter>::default();
+        for outcome in ["stored", "duplicate", "spam", "invalid", "failed"] {
+            intro_submissions.get_or_create(&Outcome { outcome });
+        }
         registry.register("intro_submissions", "Intro request submissions, by outcome", intro_submissions.clone());
         let intro_tags_unreadable = Counter::default();
         registry.register(

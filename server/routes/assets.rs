@@ -55,15 +55,16 @@ pub fn preferred_encoding(headers: &HeaderMap) -> Encoding {
         let Ok(value) = value.to_str() else { continue };
         for item in value.split(',') {
             let mut parts = item.trim().split(';');
-            let name = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+            // Every page view asks this: no allocation.
+            let name = parts.next().unwrap_or("").trim();
             let refused = parts.any(|p| {
                 let p = p.trim();
                 p.strip_prefix("q=").and_then(|q| q.parse::<f32>().ok()).is_some_and(|q| q == 0.0)
             });
-            match name.as_str() {
-                "br" => br = !refused,
-                "gzip" => gzip = !refused,
-                _ => {}
+            if name.eq_ignore_ascii_case("br") {
+                br = !refused;
+            } else if name.eq_ignore_ascii_case("gzip") {
+                gzip = !refused;
             }
         }
     }
@@ -92,5 +93,6 @@ mod tests {
         assert_eq!(enc("gzip"), Encoding::Gzip);
         assert_eq!(enc("br;q=0, gzip"), Encoding::Gzip);
         assert_eq!(enc("identity"), Encoding::Identity);
+        assert_eq!(enc("GZIP"), Encoding::Gzip);
     }
 }

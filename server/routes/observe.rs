@@ -43,29 +43,30 @@ pub async fn observe(State(state): State<SharedState>, mut req: Request, next: N
     let id_value = HeaderValue::from_str(&id).expect("a checked id is a header value");
     req.headers_mut().insert(REQUEST_ID, id_value.clone());
 
-    let path = req.uri().path().to_owned();
+    // Shared, not copied: every request passes here.
+    let uri = req.uri().clone();
+    let path = uri.path();
     let method = req.method().clone();
-    let matched = req.extensions().get::<MatchedPath>().map(|m| m.as_str().to_owned());
+    let matched = req.extensions().get::<MatchedPath>().cloned();
     let mut res = telemetry::with_request_id(id.clone(), next.run(req)).await;
 
-    // A borrow of the current site, not a counted reference: every
-    // response passes here.
-    state.site.load().security.apply(&path, res.headers_mut());
+    // A borrow of the current site, not a counted reference.
+    state.site.load().security.apply(path, res.headers_mut());
     res.headers_mut().insert(REQUEST_ID, id_value);
 
     let route = res
         .extensions_mut()
         .remove::<RouteLabel>()
         .map(|l| l.0)
-        .or(matched)
+        .or_else(|| matched.map(|m| m.as_str().to_owned()))
         .unwrap_or_else(|| "unmatched".to_owned());
     let status = res.status().as_u16();
     let seconds = started.elapsed().as_secs_f64();
     let took_ms = (seconds * 1000.0) as u64;
     if status >= 500 && route != "/readyz" {
-        tracing::warn!(request_id = %id, %method, path = %telemetry::shorten(&path), %client, status, %route, took_ms, "request failed");
+        tracing::warn!(request_id = %id, %method, path = %telemetry::shorten(path), %client, status, %route, took_ms, "request failed");
     } else {
-        tracing::debug!(request_id = %id, %method, path = %telemetry::shorten(&path), %client, status, %route, took_ms, "request");
+        tracing::debug!(request_id = %id, %method, path = %telemetry::shorten(path), %client, status, %route, took_ms, "request");
     }
     state.metrics.observe_request(route, status, seconds);
     res

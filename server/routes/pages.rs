@@ -10,8 +10,8 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Query, State};
-use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Uri};
+use axum::extract::{Query, Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::{Extension, Json};
 use serde::Deserialize;
@@ -28,7 +28,10 @@ use crate::ssr::{document, RenderError};
 use crate::state::SharedState;
 
 /// Every path that is not an API or asset route: a server-rendered page.
-pub async fn page(State(state): State<SharedState>, Extension(client): Extension<ClientIp>, method: Method, uri: Uri, headers: HeaderMap) -> Response {
+pub async fn page(State(state): State<SharedState>, Extension(client): Extension<ClientIp>, request: Request) -> Response {
+    // The request itself, not copies of its URI and headers.
+    let (uri, headers) = (request.uri(), request.headers());
+    let method = request.method();
     if method != Method::GET && method != Method::HEAD {
         return (StatusCode::METHOD_NOT_ALLOWED, [(header::ALLOW, "GET, HEAD")], "Method not allowed").into_response();
     }
@@ -52,12 +55,12 @@ pub async fn page(State(state): State<SharedState>, Extension(client): Extension
         Some(key) => match state.pages.get(&key).await {
             Some(hit) => {
                 state.metrics.page_cache_hits.inc();
-                hit.page_response(&headers)
+                hit.page_response(headers)
             }
             None => {
                 state.metrics.page_cache_misses.inc();
                 match made(&state, &site, &route, key, plan, client).await {
-                    Ok(page) => page.page_response(&headers),
+                    Ok(page) => page.page_response(headers),
                     Err(failed) => failed.response(),
                 }
             }

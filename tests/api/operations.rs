@@ -57,6 +57,40 @@ async fn metrics_count_requests_renders_cache_queue_and_pending_requests() {
     assert!(!text.contains("no-such-page"));
 }
 
+/// The README's list of metrics and what `/metrics` has are the same set:
+/// neither a metric the README names that does not exist, nor one it
+/// leaves out.
+#[tokio::test]
+async fn the_readme_names_every_metric_and_only_those() {
+    let app = spawn_app().await;
+    // Request metrics are by route: one request makes the first.
+    assert_eq!(app.get_text("/").await.0, 200);
+    let text = app.get("/metrics").await.text().await.unwrap();
+    // A counter `x` is written `x_total` in OpenMetrics; its TYPE line says `x`.
+    let mut served: Vec<String> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("# TYPE "))
+        .map(|l| {
+            let (name, kind) = l.split_once(' ').unwrap();
+            if kind == "counter" { format!("{name}_total") } else { name.to_owned() }
+        })
+        .collect();
+    served.sort();
+    let readme = include_str!("../../README.md");
+    let start = readme.find("- **Metrics**:").expect("the README's Metrics bullet");
+    let bullet = &readme[start..start + readme[start + 2..].find("\n- ").unwrap() + 2];
+    let mut named: Vec<String> = bullet
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|w| w.contains('_') && w.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') && !w.starts_with('_') && *w != "METRICS_ALLOW")
+        .map(str::to_owned)
+        .collect();
+    named.sort();
+    named.dedup();
+    assert_eq!(named, served, "README (left) and /metrics (right)");
+}
+
 #[tokio::test]
 async fn metrics_are_only_for_the_operators_networks() {
     let app = spawn_app_with(|c| c.trusted_proxies = "127.0.0.1".parse().unwrap()).await;

@@ -1,0 +1,101 @@
+// The README's measured tables, written from the committed JSON output of
+// the commands that measure them, never by hand:
+//
+//   bench/results.json           <- node bench/run.mjs
+//   tests/lighthouse/results.json <- node tests/lighthouse/run.mjs --record
+//
+// Each command rewrites its table in README.md between its markers when it
+// finishes. `node bench/report.mjs` rewrites both from the JSON files;
+// `node bench/report.mjs --check` fails when README.md differs from them
+// (cargo test runs it: tests/readme.rs).
+import fs from "node:fs";
+import path from "node:path";
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
+const README = path.join(root, "README.md");
+const SOURCES = {
+  "bench/results.json": (r) => benchTable(r).rows,
+  "tests/lighthouse/results.json": lighthouseTable,
+};
+
+/** Worst page of row 1 at least this share of nginx's requests per second. */
+export const CACHED_TARGET = 0.9;
+/** Lighthouse Performance on every route (mobile, release build). */
+export const PERFORMANCE_TARGET = 98;
+
+const f = (n, d = 0) => n.toFixed(d);
+const markdown = (head, rows) => [head, head.map(() => "---"), ...rows].map((c) => `| ${c.join(" | ")} |`).join("\n");
+
+/** Row 1 page by page, then the other rows; and the targets missed. */
+export function benchTable(r) {
+  const { cached, render, coldStartMs, weights, binaryMb } = r.rows;
+  const home = weights.find((w) => w.route === "/");
+  const missed = [];
+  const check = (ok, what) => (ok ? "" : missed.push(what));
+  check(cached.worst.ratio >= CACHED_TARGET, `row 1: ${cached.worst.page} at ${f(cached.worst.ratio, 2)} of nginx`);
+  check(render.ours.rps / render.node.rps >= 1.5, "row 2: renders under 1.5x Node");
+  check(coldStartMs < 300, "row 3: cold start");
+  check(home.jsKB <= 87.4, "row 4: JS on / above 87.4 KB");
+  check(cached.rssMb < 150 && render.rssMb < 150, "row 5: RSS");
+  check(binaryMb <= 90, "row 7: binary size");
+  const rows = [
+    [`1. cached pages, req/s: worst page (${cached.worst.page})`, "", "", f(cached.worst.ratio, 2), `>= ${CACHED_TARGET}`],
+    ...cached.pages.map((p) => [`   ${p.page}`, f(p.nginx.rps), f(p.ours.rps), f(p.ratio, 2), `>= ${CACHED_TARGET}`]),
+    ["2. renders, pages/s (cache off)", f(render.node.rps), f(render.ours.rps), f(render.ours.rps / render.node.rps, 2), ">= 1.50"],
+    [`   renders per core (ours over ${r.cores} cores, Node 1)`, f(render.node.rps), f(render.ours.rps / r.cores), f(render.ours.rps / r.cores / render.node.rps, 2), ">= 1.00"],
+    ["3. cold start to first 200 on /, ms (median)", "-", f(coldStartMs), "-", "< 300"],
+    ["4. JS on / first load, KB (brotli)", "-", f(home.jsKB, 1), "-", "<= 87.4"],
+    ["   CSS on / first load, KB (brotli)", "-", f(home.cssKB, 1), "-", "-"],
+    ["5. peak RSS during 1 / 2, MB (Node's in the peer column)", `- / ${f(render.nodeRssMb)}`, `${f(cached.rssMb)} / ${f(render.rssMb)}`, "-", "< 150"],
+    ["6. latency cached p50 / p99, ms (worst page)", latency(cached.pages.find((p) => p.page === cached.worst.page).nginx), latency(cached.pages.find((p) => p.page === cached.worst.page).ours), "-", "-"],
+    ["   latency renders p50 / p99, ms", latency(render.node), latency(render.ours), "-", "-"],
+    ["7. release binary, MB (stripped)", "-", f(binaryMb, 1), "-", "<= 90"],
+  ];
+  const s = r.settings;
+  const head = `Run of ${r.date} (release build, ${r.cores} cores, ${s.duration} per wrk run after a ${s.warmup} warm-up, ${s.connections} connections, ${s.rounds} rounds; ${r.nginx}, Node ${r.node}):`;
+  return { rows: `${head}\n\n${markdown(["row", "peer", "ours", "ratio", "target"], rows)}`, missed };
+}
+
+function latency(side) {
+  return `${f(side.p50, 2)} / ${f(side.p99, 2)}`;
+}
+
+export function lighthouseTable(r) {
+  const head = `Run of ${r.date} (${r.build} build, ${r.cores} cores, Chromium ${r.chromium}, Lighthouse ${r.lighthouse}):`;
+  const rows = r.routes.map((x) => [x.route, x.performance, x.accessibility, x["best-practices"], x.seo]);
+  return `${head}\n\n${markdown(["route", "Performance", "Accessibility", "Best Practices", "SEO"], rows)}`;
+}
+
+/** README.md with every table re-rendered from its JSON file. */
+function rendered(text) {
+  for (const [source, render] of Object.entries(SOURCES)) {
+    const file = path.join(root, source);
+    const open = `<!-- table: ${source} -->`;
+    const close = `<!-- end table: ${source} -->`;
+    const a = text.indexOf(open);
+    const b = text.indexOf(close);
+    if (a < 0 || b < a) throw new Error(`README.md has no ${open} ... ${close} markers`);
+    if (!fs.existsSync(file)) throw new Error(`${source} is missing: run its command`);
+    const table = render(JSON.parse(fs.readFileSync(file, "utf8")));
+    text = `${text.slice(0, a + open.length)}\n${table}\n${text.slice(b)}`;
+  }
+  return text;
+}
+
+export function writeReadme() {
+  fs.writeFileSync(README, rendered(fs.readFileSync(README, "utf8")));
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const now = fs.readFileSync(README, "utf8");
+  const want = rendered(now);
+  if (process.argv[2] === "--check") {
+    if (now !== want) {
+      console.error("README.md's measured tables differ from the JSON they are written from: run `node bench/report.mjs` (or the command that measures them).");
+      process.exit(1);
+    }
+    console.log("README.md's measured tables match bench/results.json and tests/lighthouse/results.json.");
+  } else {
+    fs.writeFileSync(README, want);
+  }
+}

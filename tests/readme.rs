@@ -1,0 +1,14 @@
+//! The README's measured tables (benchmarks, Lighthouse) are what their
+//! committed JSON output says: `node bench/report.mjs --check`.
+
+use std::process::Command;
+
+#[test]
+fn readme_tables_match_the_measurements_they_are_written_from() {
+    let status = Command::new(std::env::var("NODE").unwrap_or_else(|_| "node".into()))
+        .args(["bench/report.mjs", "--check"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .status()
+        .expect("running node (is Node.js installed?)");
+    assert!(status.success(), "README.md differs from bench/results.json or tests/lighthouse/results.json");
+}
