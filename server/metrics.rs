@@ -82,7 +82,7 @@ impl Metrics {
         // Every outcome is there from the start, at 0, so a dashboard's
         // rate() has a series before the first failure.
         for outcome in ["timeout", "heap_limit", "script", "panic", "overloaded", "error_screen"] {
-            render_failures.get_or_create(&Outcome { outcome });
+            drop(render_failures.get_or_create(&Outcome { outcome }));
         }
         registry.register("ssr_render_failures", "Renders that did not produce a page, by outcome", render_failures.clone());
         let page_cache = Family::<Outcome, Counter>::default();
@@ -97,7 +97,7 @@ impl Metrics {
         registry.register("intro_requests_pending", "Stored intro requests not yet forwarded to Notion", intro_pending.clone());
         let intro_submissions = Family::<Outcome, Counter>::default();
         for outcome in ["stored", "duplicate", "spam", "invalid", "failed"] {
-            intro_submissions.get_or_create(&Outcome { outcome });
+            drop(intro_submissions.get_or_create(&Outcome { outcome }));
         }
         registry.register("intro_submissions", "Intro request submissions, by outcome", intro_submissions.clone());
         let intro_tags_unreadable = Counter::default();
