@@ -149,8 +149,7 @@ impl Payments {
         let _reading = self.price_read.lock().await;
         if self.prices.version() != before {
             // Another caller read it while this one waited.
-            let failed = self.prices.get().value.as_ref().is_some_and(Result::is_err);
-            return Some(if failed { PRICE_RETRY } else { PRICE_REFRESH });
+            return Some(self.next_read());
         }
         let list: PriceList = match timed(self.call_timeout, stripe::list_active_prices(client)).await {
             Ok(list) => Ok(Arc::new(list)),
@@ -159,11 +158,16 @@ impl Payments {
                 Err(e.to_string().into())
             }
         };
-        let next = if list.is_ok() { PRICE_REFRESH } else { PRICE_RETRY };
         if let Some(version) = self.prices.set(Some(list)) {
             tracing::info!(version, "price list changed");
         }
-        Some(next)
+        Some(self.next_read())
+    }
+
+    /// When to read the price list again, by what the last read gave.
+    fn next_read(&self) -> Duration {
+        let failed = self.prices.get().value.as_ref().is_some_and(Result::is_err);
+        if failed { PRICE_RETRY } else { PRICE_REFRESH }
     }
 
     /// A subscription Checkout session for an active price; its URL.

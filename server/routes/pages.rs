@@ -101,8 +101,9 @@ async fn made(state: &SharedState, site: &Site, route: &RouteMatch, key: PageKey
         .pages
         .try_get_with(key, async {
             let loaded = loaders::load(state, &site.content, route, plan, client.0).await;
-            let (status, html) = render_document(state, site, &loaded).await?;
+            // One serialisation: embedded in the page and kept for route data.
             let json = serde_json::to_string(&loaded.route).expect("route data serializes");
+            let (status, html) = render_document(state, site, &loaded, &json).await?;
             let cache_control = loaded.plan.cache_control;
             let page = tokio::task::spawn_blocking(move || CachedPage::new(status, cache_control, html, json))
                 .await
@@ -143,7 +144,8 @@ pub async fn prerender(state: &SharedState) -> usize {
 pub async fn render(state: &SharedState, loaded: Loaded) -> Response {
     let site = state.site();
     let retry_after = loaded.retry_after;
-    let mut res = match render_document(state, &site, &loaded).await {
+    let bootstrap = serde_json::to_string(&loaded.route).expect("route data serializes");
+    let mut res = match render_document(state, &site, &loaded, &bootstrap).await {
         Ok((status, html)) => html_response(status, html, loaded.plan.cache_control),
         Err(failed) => failed.response(),
     };
@@ -178,17 +180,16 @@ impl Failed {
 /// The page's document and status: rendered in an isolate and wrapped in
 /// the document shell. A render that failed (or that a broken file breaks,
 /// in `dev`) is the error response instead.
-async fn render_document(state: &SharedState, site: &Site, loaded: &Loaded) -> Result<(u16, String), Failed> {
+async fn render_document(state: &SharedState, site: &Site, loaded: &Loaded, bootstrap: &str) -> Result<(u16, String), Failed> {
     let problems = site.problems_for(&loaded.route.page);
     if !problems.is_empty() {
         return Err(Failed { status: 500, html: crate::dev::problem_html(site, &problems), retry_soon: false });
     }
-    let bootstrap = serde_json::to_string(&loaded.route).expect("route data serializes");
     let m = &state.metrics;
     let started = std::time::Instant::now();
     let front = &site.front;
     let url = &loaded.plan.render_url;
-    let rendered = front.pool.render(url, &bootstrap).await;
+    let rendered = front.pool.render(url, bootstrap).await;
     m.render_seconds.observe(started.elapsed().as_secs_f64());
     if let Err(e) = &rendered {
         Metrics::outcome(
@@ -214,7 +215,7 @@ async fn render_document(state: &SharedState, site: &Site, loaded: &Loaded) -> R
             let html = document::page(&front.manifest, &out, &head(state, site, loaded, &out), &error_bootstrap(loaded));
             Err(Failed { status: 500, html, retry_soon: false })
         }
-        Ok(out) => Ok((out.status, document::page(&front.manifest, &out, &head(state, site, loaded, &out), &bootstrap))),
+        Ok(out) => Ok((out.status, document::page(&front.manifest, &out, &head(state, site, loaded, &out), bootstrap))),
         Err(RenderError::Overloaded) => {
             tracing::warn!(%url, "render queue full; shedding");
             Err(Failed { status: 503, html: document::error_page(&front.manifest, 503, "Service Unavailable"), retry_soon: true })
