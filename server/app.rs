@@ -178,8 +178,8 @@ impl Application {
                 let _ = begun_tx.send(Some(tokio::time::Instant::now()));
             }
         };
-        let router = routes::router(state.clone());
-        let serve = axum::serve(self.listener, router.into_make_service_with_connect_info::<SocketAddr>())
+        let front = routes::front::FrontDoor::new(state.clone());
+        let serve = axum::serve(self.listener, axum::ServiceExt::<axum::extract::Request>::into_make_service_with_connect_info::<SocketAddr>(front))
             .with_graceful_shutdown(signal)
             .into_future();
         tokio::pin!(serve);

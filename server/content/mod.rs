@@ -148,7 +148,7 @@ impl Parts {
         Parts {
             blog: source.files("blog", "md").and_then(|f| Blog::parse(&f, manifest, drafts)),
             communities: source.files("communities", "json").and_then(|f| Communities::parse(&f, manifest)),
-            routes: source.file(ROUTES_FILE).and_then(|t| RouteTable::parse(&t).map_err(|e| ContentError::json(ROUTES_FILE, &e))),
+            routes: source.file(ROUTES_FILE).and_then(|t| RouteTable::parse(&t)),
             intro_tags: source.file(INTRO_TAGS_FILE).and_then(|t| parse_intro_tags(&t)),
             frame_origins: source.file(EMBEDS_FILE).and_then(|t| parse_frame_origins(&t)),
         }

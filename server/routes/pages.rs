@@ -11,7 +11,7 @@
 use std::sync::Arc;
 
 use axum::extract::{Query, Request, State};
-use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::{Extension, Json};
 use serde::Deserialize;
@@ -25,7 +25,7 @@ use crate::metrics::Metrics;
 use crate::site::Site;
 use crate::ssr::cache::{CachedPage, PageKey};
 use crate::ssr::{document, RenderError};
-use crate::state::SharedState;
+use crate::state::{AppState, SharedState};
 
 /// Every path that is not an API or asset route: a server-rendered page.
 pub async fn page(State(state): State<SharedState>, Extension(client): Extension<ClientIp>, request: Request) -> Response {
@@ -74,8 +74,36 @@ pub async fn page(State(state): State<SharedState>, Extension(client): Extension
     res
 }
 
+/// A page view answered from the page cache: a GET or HEAD of a page of the
+/// route table whose finished page is kept. It reads no data and formats
+/// nothing (see the module's notes); None leaves the request to the router,
+/// whose page handler makes the page (a miss), redirects, or answers the
+/// 404 (an unknown path is left to it, to be counted and logged there).
+/// Returns the response and the page it showed (the metrics' route label).
+pub async fn from_cache(state: &AppState, method: &Method, uri: &Uri, headers: &HeaderMap) -> Option<(Response, String)> {
+    if method != Method::GET && method != Method::HEAD {
+        return None;
+    }
+    let (path, query) = (uri.path(), uri.query());
+    if path.len() > 1 && path.ends_with('/') {
+        return None;
+    }
+    let (key, page) = {
+        let site = state.site.load();
+        let route = site.content.routes.find(path);
+        if route.is_not_found() {
+            return None;
+        }
+        let plan = loaders::plan(state, &site.content, path, query, &route);
+        (cache_key(state, &site, &plan)?, route.page)
+    };
+    let hit = state.pages.get(&key).await?;
+    state.metrics.page_cache_hits.inc();
+    Some((hit.page_response(headers), page))
+}
+
 /// The route of `path`; an unknown one is counted and (sampled) logged.
-fn find(state: &SharedState, site: &Site, path: &str) -> RouteMatch {
+fn find(state: &AppState, site: &Site, path: &str) -> RouteMatch {
     let route = site.content.routes.find(path);
     if route.is_not_found() {
         // Spec: the unknown route is logged. Crawlers ask for thousands, so
@@ -89,7 +117,7 @@ fn find(state: &SharedState, site: &Site, path: &str) -> RouteMatch {
 }
 
 /// The page's key in the page cache; None when it is not kept there.
-fn cache_key(state: &SharedState, site: &Site, plan: &Plan) -> Option<PageKey> {
+fn cache_key(state: &AppState, site: &Site, plan: &Plan) -> Option<PageKey> {
     let kept = plan.cacheable && state.config.page_cache_capacity > 0 && site.problems.is_empty();
     kept.then(|| PageKey { generation: site.generation, url: plan.render_url.clone(), version: plan.version })
 }
@@ -105,7 +133,9 @@ async fn made(state: &SharedState, site: &Site, route: &RouteMatch, key: PageKey
             let json = serde_json::to_string(&loaded.route).expect("route data serializes");
             let (status, html) = render_document(state, site, &loaded, &json).await?;
             let cache_control = loaded.plan.cache_control;
-            let page = tokio::task::spawn_blocking(move || CachedPage::new(status, cache_control, html, json))
+            let mut security = HeaderMap::new();
+            site.security.apply(&loaded.plan.render_url, &mut security);
+            let page = tokio::task::spawn_blocking(move || CachedPage::new(status, cache_control, html, json, &security))
                 .await
                 .map_err(|e| {
                     tracing::error!(error = %e, "compressing a page failed");

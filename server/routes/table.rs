@@ -6,7 +6,17 @@ use std::collections::HashMap;
 use percent_encoding::percent_decode_str;
 use serde::Deserialize;
 
+use crate::content::{ContentError, ROUTES_FILE};
+
 pub const NOT_FOUND: &str = "NotFound";
+
+/// First path segments the server answers itself, never with a page: the
+/// API, the assets, the SEO files, health and metrics, and `dev`'s own
+/// files. A route may not start with one (the front door, see
+/// [`super::front`], relies on it; `routes::tests` checks the list against
+/// the router).
+pub const SERVER_SEGMENTS: [&str; 10] =
+    ["api", "assets", "__dev", "sitemap.xml", "robots.txt", "feed.xml", "site.webmanifest", "healthz", "readyz", "metrics"];
 
 #[derive(Deserialize)]
 struct TableFile {
@@ -53,8 +63,14 @@ impl RouteMatch {
 }
 
 impl RouteTable {
-    pub fn parse(json: &str) -> Result<RouteTable, serde_json::Error> {
-        let file: TableFile = serde_json::from_str(json)?;
+    pub fn parse(json: &str) -> Result<RouteTable, ContentError> {
+        let file: TableFile = serde_json::from_str(json).map_err(|e| ContentError::json(ROUTES_FILE, &e))?;
+        if let Some(taken) = file.routes.iter().find(|r| split(&r.path).next().is_some_and(|s| SERVER_SEGMENTS.contains(&s))) {
+            return Err(ContentError::new(
+                ROUTES_FILE,
+                format!("the path \"{}\" is the server's own (no route may start with /{})", taken.path, SERVER_SEGMENTS.join(", /")),
+            ));
+        }
         let routes = file
             .routes
             .into_iter()
@@ -143,6 +159,14 @@ mod tests {
         assert!(t.find("/nope").is_not_found());
         assert!(t.find("//wallets").is_not_found());
         assert!(t.find("/Wallets").is_not_found());
+    }
+
+    #[test]
+    fn a_route_may_not_take_a_path_the_server_answers_itself() {
+        let e = RouteTable::parse(r#"{"routes": [{"path": "/", "page": "Home"}, {"path": "/api/x", "page": "X"}]}"#).unwrap_err();
+        assert!(e.to_string().starts_with("content/routes.json: the path \"/api/x\" is the server's own"), "{e}");
+        assert!(RouteTable::parse(r#"{"routes": [{"path": "/metrics", "page": "X"}]}"#).is_err());
+        assert!(RouteTable::parse(r#"{"routes": [{"path": "/apis", "page": "X"}]}"#).is_ok());
     }
 
     #[test]

@@ -69,9 +69,10 @@ impl Encoded {
     }
 
     /// The response in the encoding the client prefers, or 304 when the
-    /// client's copy (`If-None-Match`) is this one. Nothing is formatted or
-    /// copied: every header value and body was made at insert time.
-    fn respond(&self, status: StatusCode, content_type: &'static str, cache_control: &HeaderValue, request: &HeaderMap) -> Response {
+    /// client's copy (`If-None-Match`) is this one: `headers` (made at
+    /// insert time) with this body's ETag and encoding. Nothing is formatted
+    /// or copied.
+    fn respond(&self, status: StatusCode, headers: &HeaderMap, request: &HeaderMap) -> Response {
         let (i, body, encoding) = match preferred_encoding(request) {
             Encoding::Br => (1, &self.br, Some("br")),
             Encoding::Gzip => (2, &self.gzip, Some("gzip")),
@@ -91,9 +92,7 @@ impl Encoded {
             res
         };
         let h = res.headers_mut();
-        h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
-        h.insert(header::CACHE_CONTROL, cache_control.clone());
-        h.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+        *h = headers.clone();
         h.insert(header::ETAG, etag.clone());
         if let (Some(enc), false) = (encoding, current) {
             h.insert(header::CONTENT_ENCODING, HeaderValue::from_static(enc));
@@ -113,30 +112,45 @@ fn matches_etag(candidate: &[u8], ours: &[u8]) -> bool {
 #[derive(Debug)]
 pub struct CachedPage {
     pub status: StatusCode,
-    pub cache_control: HeaderValue,
     pub html: Encoded,
     /// The route data embedded in the page, as `/api/route-data` sends it.
     pub data: Encoded,
+    /// The headers every copy of each carries: type, Cache-Control, Vary
+    /// and the security headers (the same for every page of a site, and an
+    /// entry belongs to one site: its key holds the site's generation).
+    html_headers: HeaderMap,
+    data_headers: HeaderMap,
 }
 
 impl CachedPage {
-    pub fn new(status: u16, cache_control: &'static str, html: String, route_json: String) -> CachedPage {
+    /// `security`: the security headers of the site it was rendered from.
+    pub fn new(status: u16, cache_control: &'static str, html: String, route_json: String, security: &HeaderMap) -> CachedPage {
+        let headers = |content_type: &'static str| {
+            let mut h = HeaderMap::with_capacity(security.len() + 6);
+            h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+            h.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache_control));
+            h.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+            h.extend(security.iter().map(|(k, v)| (k.clone(), v.clone())));
+            h
+        };
         CachedPage {
             status: StatusCode::from_u16(status).unwrap_or(StatusCode::OK),
-            cache_control: HeaderValue::from_static(cache_control),
             html: Encoded::new(html.into_bytes()),
             data: Encoded::new(route_json.into_bytes()),
+            html_headers: headers("text/html; charset=utf-8"),
+            data_headers: headers("application/json"),
         }
     }
 
-    /// The page, for a request with these headers.
+    /// The page, for a request with these headers. Its headers are complete:
+    /// the security headers are in (see [`crate::routes::front`]).
     pub fn page_response(&self, request: &HeaderMap) -> Response {
-        self.html.respond(self.status, "text/html; charset=utf-8", &self.cache_control, request)
+        self.html.respond(self.status, &self.html_headers, request)
     }
 
     /// Its route data (the status is the route's, as the page's is).
     pub fn data_response(&self, request: &HeaderMap) -> Response {
-        self.data.respond(self.status, "application/json", &self.cache_control, request)
+        self.data.respond(self.status, &self.data_headers, request)
     }
 }
 
@@ -163,17 +177,22 @@ mod tests {
 
     #[test]
     fn each_encoding_has_its_own_strong_etag_and_a_current_copy_is_a_304() {
-        let page = CachedPage::new(200, "no-cache", "<p>hello</p>".repeat(50), "{}".into());
+        let mut security = HeaderMap::new();
+        security.insert("x-frame-options", HeaderValue::from_static("DENY"));
+        let page = CachedPage::new(200, "no-cache", "<p>hello</p>".repeat(50), "{}".into(), &security);
         let br = page.page_response(&request(&[("accept-encoding", "gzip, br")]));
         let plain = page.page_response(&HeaderMap::new());
         let (br_tag, plain_tag) = (br.headers()["etag"].to_str().unwrap(), plain.headers()["etag"].to_str().unwrap());
         assert!(!br_tag.starts_with("W/") && br_tag.ends_with("-br\""), "{br_tag}");
         assert_ne!(br_tag, plain_tag);
         assert_eq!(br.headers()["content-encoding"], "br");
+        assert_eq!(br.headers()["x-frame-options"], "DENY");
+        assert_eq!(br.headers()["cache-control"], "no-cache");
         let again = page.page_response(&request(&[("accept-encoding", "br"), ("if-none-match", &format!("\"x\", {br_tag}"))]));
         assert_eq!(again.status(), StatusCode::NOT_MODIFIED);
         assert!(again.headers().get("content-encoding").is_none());
         assert_eq!(again.headers()["etag"], br_tag);
+        assert_eq!(again.headers()["vary"], "accept-encoding");
         // The brotli copy's tag does not validate the plain body.
         let other = page.page_response(&request(&[("if-none-match", br_tag)]));
         assert_eq!(other.status(), StatusCode::OK);

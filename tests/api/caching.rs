@@ -68,6 +68,38 @@ async fn a_cache_hit_runs_no_loader_on_any_cached_route() {
     assert_eq!(loader_runs(&app, "Success"), before + 2);
 }
 
+/// The front door answers cached page views before the router sees them
+/// (server/routes/front.rs). What it answers is what the page handler
+/// would: counted under the page's label and as a cache hit, the body alone
+/// left out for HEAD; and whatever is not a view of a cached page still
+/// reaches the router and its rules.
+#[tokio::test]
+async fn the_front_door_answers_cached_pages_as_the_router_would() {
+    let app = spawn_app().await;
+    let (_, page) = app.get_text("/pricing").await;
+    let served_metric = r#"http_request_duration_seconds_count{route="Pricing",status="200"}"#;
+    let hit_metric = r#"page_cache_lookups_total{outcome="hit"}"#;
+    let (served, hits, loads) = (metric(&app, served_metric).await, metric(&app, hit_metric).await, loader_runs(&app, "Pricing"));
+    for _ in 0..3 {
+        assert_eq!(app.get_text("/pricing").await, (200, page.clone()));
+    }
+    assert_eq!(metric(&app, served_metric).await - served, 3.0, "each view counted under its page");
+    assert_eq!(metric(&app, hit_metric).await - hits, 3.0, "each view a cache hit");
+    assert_eq!(loader_runs(&app, "Pricing"), loads);
+
+    let head = app.client.head(format!("{}/pricing", app.base)).header("accept-encoding", "identity").send().await.unwrap();
+    assert_eq!(head.status(), 200);
+    assert_eq!(head.headers()["content-length"], page.len().to_string().as_str());
+    assert!(head.headers()["etag"].to_str().unwrap().starts_with('"'));
+    assert!(head.bytes().await.unwrap().is_empty());
+
+    let post = app.client.post(format!("{}/pricing", app.base)).send().await.unwrap();
+    assert_eq!((post.status().as_u16(), post.headers()["allow"].to_str().unwrap()), (405, "GET, HEAD"));
+    assert_eq!(app.get("/pricing/").await.status(), 308);
+    assert_eq!(app.get("/pricing/extra").await.status(), 404);
+    assert_eq!(app.get("/sitemap.xml").await.headers()["content-type"], "application/xml; charset=utf-8");
+}
+
 #[tokio::test]
 async fn fifty_requests_together_for_a_new_page_render_it_once() {
     let app = spawn_app().await;

@@ -1,0 +1,65 @@
+//! The front door: each request on a connection comes here first. A page
+//! view whose finished page is in the page cache is answered here, at the
+//! cost of a static file ([`pages::from_cache`]: one lookup, then bytes and
+//! header values made when the page was cached); every other request goes
+//! to the router. Both ways get the same bookkeeping ([`observe::Seen`]:
+//! request id, security headers, log line, metrics), so a response does not
+//! show which way it came.
+//!
+//! Only paths of the route table are answered here, and the route table
+//! may not use a path the router serves itself
+//! ([`super::table::SERVER_SEGMENTS`]), so a route of the router never
+//! reaches the page cache.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Instant;
+
+use axum::extract::Request;
+use axum::response::Response;
+use axum::Router;
+use tower::{Service, ServiceExt};
+
+use super::observe::Seen;
+use super::pages;
+use crate::state::SharedState;
+
+#[derive(Clone)]
+pub struct FrontDoor {
+    state: SharedState,
+    router: Router,
+}
+
+impl FrontDoor {
+    pub fn new(state: SharedState) -> FrontDoor {
+        FrontDoor { router: super::router(state.clone()), state }
+    }
+}
+
+impl Service<Request> for FrontDoor {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Response, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        let started = Instant::now();
+        let (state, router) = (self.state.clone(), self.router.clone());
+        Box::pin(async move {
+            let (parts, body) = request.into_parts();
+            match pages::from_cache(&state, &parts.method, &parts.uri, &parts.headers).await {
+                Some((mut res, page)) => {
+                    let seen = Seen::new(&state, started, &parts.extensions, &parts.headers);
+                    seen.answered(&state, &parts.method, parts.uri.path(), page, &mut res);
+                    Ok(res)
+                }
+                None => router.oneshot(Request::from_parts(parts, body)).await,
+            }
+        })
+    }
+}
