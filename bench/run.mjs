@@ -146,7 +146,9 @@ async function main() {
   for (const r of routes) {
     const url = r.path.replace(":postId", "nfc-integration");
     const html = await (await fetch(`${baseA}${url}`)).text();
-    const js = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+\.js)"/g)].map((m) => m[1]);
+    // The boot module, and the modules it loads (listed in data-modules).
+    const listed = html.match(/ data-modules="([^"]+)"/)?.[1].split(" ") ?? [];
+    const js = [...[...html.matchAll(/(?:src|href)="(\/assets\/[^"]+\.js)"/g)].map((m) => m[1]), ...listed];
     const css = [...html.matchAll(/href="(\/assets\/[^"]+\.css)"/g)].map((m) => m[1]);
     // Bytes on the wire: fetch() would hand back the decoded body.
     const size = async (u) => {

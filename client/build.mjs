@@ -83,7 +83,9 @@ function esbuildOptions(base, dev) {
     // ES modules, code-split so each page is its own chunk.
     client: {
       ...shared,
-      entryPoints: { entry: "client/entry-client.tsx" },
+      // `boot` is the one script a page names; it loads `entry` and the
+      // page's chunks after the document is parsed (see client/boot.ts).
+      entryPoints: { entry: "client/entry-client.tsx", boot: "client/boot.ts" },
       outdir: path.join(base, "assets"),
       format: "esm",
       splitting: true,
@@ -208,7 +210,7 @@ function favicons(assetsDir, images) {
 
 /** What the manifest says about the client modules: the entry, the chunks it
  *  imports statically, and per page its chunk plus every chunk that imports
- *  statically, so the server can modulepreload exactly what a route needs. */
+ *  statically, so the boot module can preload exactly what a route needs. */
 function modulesOf(metafile, base) {
   const outputs = metafile.outputs;
   const urlOf = (file) => "/" + path.relative(base, path.resolve(root, file)).split(path.sep).join("/");
@@ -221,6 +223,7 @@ function modulesOf(metafile, base) {
     return seen;
   };
   let entry = null;
+  let boot = null;
   const pages = {};
   // Per page, every source file its first load runs (for the watch build's
   // error reports: which pages a broken file breaks).
@@ -230,16 +233,18 @@ function modulesOf(metafile, base) {
     if (!file.endsWith(".js") || !meta.entryPoint) continue;
     if (meta.entryPoint === "client/entry-client.tsx") {
       entry = file;
+    } else if (meta.entryPoint === "client/boot.ts") {
+      boot = file;
     } else if (meta.entryPoint.startsWith("client/pages/")) {
       const page = path.basename(meta.entryPoint).replace(/\.tsx?$/, "");
       pages[page] = [...closure(file)].map(urlOf);
       sources[page] = inputsOf(closure(file));
     }
   }
-  if (!entry) throw new Error("esbuild produced no client entry");
+  if (!entry || !boot) throw new Error("esbuild produced no client entry or no boot module");
   const entryClosure = [...closure(entry)];
   return {
-    modules: { entry: urlOf(entry), entryImports: entryClosure.slice(1).map(urlOf), pages },
+    modules: { boot: urlOf(boot), entry: urlOf(entry), entryImports: entryClosure.slice(1).map(urlOf), pages },
     sources: { shared: inputsOf(entryClosure), pages: sources },
   };
 }

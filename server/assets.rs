@@ -26,6 +26,9 @@ include!(concat!(env!("OUT_DIR"), "/assets.rs"));
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Manifest {
+    /// The one script a page names: it fetches the page's modules once the
+    /// document is parsed (client/boot.ts).
+    pub boot: String,
     /// The client entry module.
     pub entry: String,
     /// Chunks the entry imports statically.

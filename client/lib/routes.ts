@@ -1,5 +1,6 @@
 import { matchPath } from "react-router";
-import table from "../../content/routes.json";
+// A named import: esbuild then ships only `routes`, not the file's comment.
+import { routes } from "../../content/routes.json";
 import type { PageId } from "./types";
 
 export interface RouteMatch {
@@ -9,7 +10,7 @@ export interface RouteMatch {
 
 /** The page a path shows, by the same table the Rust server uses. */
 export function matchRoute(pathname: string): RouteMatch {
-  for (const route of table.routes) {
+  for (const route of routes) {
     const m = matchPath({ path: route.path, end: true, caseSensitive: true }, pathname);
     if (m) return { page: route.page as PageId, params: m.params };
   }

@@ -36,7 +36,6 @@ export default function NfcWallet(_props: PageProps) {
           alt={NFC_TEXT.imageAlt}
           width={480}
           height={360}
-          loading="lazy"
           className="mx-auto h-auto w-full max-w-md"
         />
         <div>

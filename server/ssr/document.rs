@@ -1,5 +1,6 @@
-//! The HTML document around a render: head tags, the hashed stylesheet and
-//! modules the page needs, and the loader JSON the client hydrates from.
+//! The HTML document around a render: head tags, the hashed stylesheet, the
+//! boot module with the list of modules the page needs, and the loader JSON
+//! the client hydrates from.
 
 use crate::assets::Manifest;
 use crate::ssr::RenderOutput;
@@ -15,10 +16,9 @@ pub fn page(manifest: &Manifest, out: &RenderOutput, head: &str, bootstrap_json:
     html.push_str(HEAD_START);
     html.push_str(head);
     html.push_str(&shared_head(manifest));
-    for m in &modules[1..] {
-        html.push_str(&format!(r#"<link rel="modulepreload" href="{m}">"#));
-    }
-    html.push_str(&format!(r#"<script type="module" src="{}"></script>"#, modules[0]));
+    // Not modulepreload links: the boot module requests these once the
+    // document is parsed, so they do not compete with the first paint.
+    html.push_str(&format!(r#"<script type="module" src="{}" data-modules="{}"></script>"#, manifest.boot, modules.join(" ")));
     html.push_str(r#"</head><body><div id="root">"#);
     html.push_str(&out.html);
     html.push_str(&format!(r#"</div><script id="{DATA_ELEMENT_ID}" type="application/json">"#));
