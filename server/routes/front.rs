@@ -2,9 +2,10 @@
 //! view whose finished page is in the page cache is answered here, at the
 //! cost of a static file ([`pages::from_cache`]: one lookup, then bytes and
 //! header values made when the page was cached); every other request goes
-//! to the router. Both ways get the same bookkeeping ([`observe::Seen`]:
-//! request id, security headers, log line, metrics), so a response does not
-//! show which way it came.
+//! to the router. Both ways get the same bookkeeping ([`Seen`]: request id,
+//! log line, metrics) and the same security headers (a cached page keeps
+//! them with its other header values), so a response does not show which
+//! way it came.
 //!
 //! Only paths of the route table are answered here, and the route table
 //! may not use a path the router serves itself

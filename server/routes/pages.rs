@@ -6,7 +6,9 @@
 //! else: no loader, no JSON, no hashing, no formatting. A miss runs the
 //! loader and renders, once however many requests for the page arrive
 //! together (the cache's `try_get_with` makes the others wait for that one),
-//! and compresses on a blocking thread, off the async workers.
+//! and compresses on a blocking thread, off the async workers. The lookup
+//! of a page view is done first by the front door ([`from_cache`], see
+//! [`super::front`]), so the handler here mostly sees misses.
 
 use std::sync::Arc;
 
