@@ -33,7 +33,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const PAGES = ["/", "/about", "/blog", "/blog/brussels-pay-launch", "/pricing"];
 const RENDER_PAGES = ["/", "/blog", "/pricing"];
 const COLD_RUNS = Number(process.env.BENCH_COLD_RUNS ?? 7);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const WARMUP = process.env.BENCH_WARMUP ?? "2s";
 const children = [];
 process.on("exit", () => children.forEach((c) => c.kill("SIGKILL")));

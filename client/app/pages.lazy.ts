@@ -2,25 +2,28 @@ import type { PageId, PageModule } from "../lib/types";
 import { lazyRegistry } from "./registry";
 
 type Importer = () => Promise<PageModule>;
-const page = (load: () => Promise<unknown>): Importer => load as Importer;
 
-/** Each page is its own chunk; esbuild splits on these dynamic imports. */
-export const registry = lazyRegistry({
-  Home: page(() => import("../pages/Home")),
-  Wallets: page(() => import("../pages/Wallets")),
-  Services: page(() => import("../pages/Services")),
-  About: page(() => import("../pages/About")),
-  Community: page(() => import("../pages/Community")),
-  Blog: page(() => import("../pages/Blog")),
-  NfcWallet: page(() => import("../pages/NfcWallet")),
-  MobileApp: page(() => import("../pages/MobileApp")),
-  DiscordWallet: page(() => import("../pages/DiscordWallet")),
-  Pricing: page(() => import("../pages/Pricing")),
-  Contact: page(() => import("../pages/Contact")),
-  Ctzn: page(() => import("../pages/Ctzn")),
-  Privacy: page(() => import("../pages/Privacy")),
-  Terms: page(() => import("../pages/Terms")),
-  Success: page(() => import("../pages/Success")),
-  Cancel: page(() => import("../pages/Cancel")),
-  NotFound: page(() => import("../pages/NotFound")),
-} satisfies Record<PageId, Importer>);
+/** Each page is its own chunk; esbuild splits on these dynamic imports. The
+ *  modules are read as PageModule by one cast below, not by a wrapper per
+ *  page: a wrapper would ship in the entry chunk every page loads. */
+const importers = {
+  Home: () => import("../pages/Home"),
+  Wallets: () => import("../pages/Wallets"),
+  Services: () => import("../pages/Services"),
+  About: () => import("../pages/About"),
+  Community: () => import("../pages/Community"),
+  Blog: () => import("../pages/Blog"),
+  NfcWallet: () => import("../pages/NfcWallet"),
+  MobileApp: () => import("../pages/MobileApp"),
+  DiscordWallet: () => import("../pages/DiscordWallet"),
+  Pricing: () => import("../pages/Pricing"),
+  Contact: () => import("../pages/Contact"),
+  Ctzn: () => import("../pages/Ctzn"),
+  Privacy: () => import("../pages/Privacy"),
+  Terms: () => import("../pages/Terms"),
+  Success: () => import("../pages/Success"),
+  Cancel: () => import("../pages/Cancel"),
+  NotFound: () => import("../pages/NotFound"),
+} satisfies Record<PageId, () => Promise<unknown>>;
+
+export const registry = lazyRegistry(importers as Record<PageId, () => Promise<unknown>> as Record<PageId, Importer>);
