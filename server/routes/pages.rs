@@ -7,8 +7,8 @@
 //! loader and renders, once however many requests for the page arrive
 //! together (the cache's `try_get_with` makes the others wait for that one),
 //! and compresses on a blocking thread, off the async workers. The lookup
-//! of a page view is done first by the front door ([`from_cache`], see
-//! [`super::front`]), so the handler here mostly sees misses.
+//! of a page view is done by the front door ([`from_cache`], see
+//! [`super::front`]), so the handler here sees the misses.
 
 use std::sync::Arc;
 
@@ -54,19 +54,15 @@ pub async fn page(State(state): State<SharedState>, Extension(client): Extension
     let route = find(&state, &site, path);
     let plan = loaders::plan(&state, &site.content, path, uri.query(), &route);
     let mut res = match cache_key(&state, &site, &plan) {
-        Some(key) => match state.pages.get(&key).await {
-            Some(hit) => {
-                state.metrics.page_cache_hits.inc();
-                hit.page_response(headers)
+        // The front door looked the page up already and did not find it (a
+        // page inserted since is handed back by `made` without a render).
+        Some(key) => {
+            state.metrics.page_cache_misses.inc();
+            match made(&state, &site, &route, key, plan, client).await {
+                Ok(page) => page.page_response(headers),
+                Err(failed) => failed.response(),
             }
-            None => {
-                state.metrics.page_cache_misses.inc();
-                match made(&state, &site, &route, key, plan, client).await {
-                    Ok(page) => page.page_response(headers),
-                    Err(failed) => failed.response(),
-                }
-            }
-        },
+        }
         None => {
             let loaded = loaders::load(&state, &site.content, &route, plan, client.0).await;
             render(&state, loaded).await
