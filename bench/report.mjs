@@ -53,7 +53,16 @@ export function benchTable(r) {
   ];
   const s = r.settings;
   const head = `Run of ${r.date} (release build, ${r.cores} cores, ${s.duration} per wrk run after a ${s.warmup} warm-up, ${s.connections} connections, ${s.rounds} rounds; ${r.nginx}, Node ${r.node}):`;
-  return { rows: `${head}\n\n${markdown(["row", "peer", "ours", "ratio", "target"], rows)}`, missed };
+  return { rows: `${head}\n\n${markdown(["row", "peer", "ours", "ratio", "target"], rows)}\n\n${spread(cached.pages)}`, missed };
+}
+
+/** How far single runs of row 1 spread in this run (the machine's drift). */
+function spread(pages) {
+  const range = (side) => {
+    const runs = pages.flatMap((p) => p[side].runs);
+    return `${f(Math.min(...runs) / 1000)}k to ${f(Math.max(...runs) / 1000)}k`;
+  };
+  return `Single ${pages[0].nginx.runs.length > 1 ? "runs" : "run"} of row 1, over its pages and rounds: nginx ${range("nginx")} req/s, ours ${range("ours")}.`;
 }
 
 function latency(side) {
