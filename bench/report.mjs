@@ -18,8 +18,23 @@ const SOURCES = {
   "tests/lighthouse/results.json": lighthouseTable,
 };
 
-/** Worst page of row 1 at least this share of nginx's requests per second. */
-export const CACHED_TARGET = 0.9;
+/** Each gated row's target: what the table prints and what the run is
+ *  checked against (one number, so the two cannot disagree). */
+export const TARGETS = {
+  /** Row 1: the worst page at least this share of nginx's requests per second. */
+  cached: 0.9,
+  /** Row 2: renders against Node, in all and per core. */
+  render: 1.5,
+  renderPerCore: 1.0,
+  /** Row 3, ms. */
+  coldStart: 300,
+  /** Row 4: JS on / first load, KB (brotli). */
+  homeJs: 87.4,
+  /** Row 5, MB. */
+  rss: 150,
+  /** Row 7, MB. */
+  binary: 90,
+};
 /** Lighthouse Performance on every route (mobile, release build). */
 export const PERFORMANCE_TARGET = 98;
 
@@ -29,27 +44,31 @@ const markdown = (head, rows) => [head, head.map(() => "---"), ...rows].map((c) 
 /** Row 1 page by page, then the other rows; and the targets missed. */
 export function benchTable(r) {
   const { cached, render, coldStartMs, weights, binaryMb } = r.rows;
+  const t = TARGETS;
   const home = weights.find((w) => w.route === "/");
+  const [renderRatio, perCore] = [render.ours.rps / render.node.rps, render.ours.rps / r.cores / render.node.rps];
   const missed = [];
   const check = (ok, what) => (ok ? "" : missed.push(what));
-  check(cached.worst.ratio >= CACHED_TARGET, `row 1: ${cached.worst.page} at ${f(cached.worst.ratio, 2)} of nginx`);
-  check(render.ours.rps / render.node.rps >= 1.5, "row 2: renders under 1.5x Node");
-  check(coldStartMs < 300, "row 3: cold start");
-  check(home.jsKB <= 87.4, "row 4: JS on / above 87.4 KB");
-  check(cached.rssMb < 150 && render.rssMb < 150, "row 5: RSS");
-  check(binaryMb <= 90, "row 7: binary size");
+  check(cached.worst.ratio >= t.cached, `row 1: ${cached.worst.page} at ${f(cached.worst.ratio, 2)} of nginx`);
+  check(renderRatio >= t.render, `row 2: renders under ${t.render}x Node`);
+  check(perCore >= t.renderPerCore, `row 2: renders per core under ${t.renderPerCore}x Node`);
+  check(coldStartMs < t.coldStart, "row 3: cold start");
+  check(home.jsKB <= t.homeJs, `row 4: JS on / above ${t.homeJs} KB`);
+  check(cached.rssMb < t.rss && render.rssMb < t.rss, "row 5: RSS");
+  check(binaryMb <= t.binary, "row 7: binary size");
+  const worst = cached.pages.find((p) => p.page === cached.worst.page);
   const rows = [
-    [`1. cached pages, req/s: worst page (${cached.worst.page})`, "", "", f(cached.worst.ratio, 2), `>= ${CACHED_TARGET}`],
-    ...cached.pages.map((p) => [`   ${p.page}`, f(p.nginx.rps), f(p.ours.rps), f(p.ratio, 2), `>= ${CACHED_TARGET}`]),
-    ["2. renders, pages/s (cache off)", f(render.node.rps), f(render.ours.rps), f(render.ours.rps / render.node.rps, 2), ">= 1.50"],
-    [`   renders per core (ours over ${r.cores} cores, Node 1)`, f(render.node.rps), f(render.ours.rps / r.cores), f(render.ours.rps / r.cores / render.node.rps, 2), ">= 1.00"],
-    ["3. cold start to first 200 on /, ms (median)", "-", f(coldStartMs), "-", "< 300"],
-    ["4. JS on / first load, KB (brotli)", "-", f(home.jsKB, 1), "-", "<= 87.4"],
+    [`1. cached pages, req/s: worst page (${cached.worst.page})`, "", "", f(cached.worst.ratio, 2), `>= ${t.cached}`],
+    ...cached.pages.map((p) => [`   ${p.page}`, f(p.nginx.rps), f(p.ours.rps), f(p.ratio, 2), `>= ${t.cached}`]),
+    ["2. renders, pages/s (cache off)", f(render.node.rps), f(render.ours.rps), f(renderRatio, 2), `>= ${f(t.render, 2)}`],
+    [`   renders per core (ours over ${r.cores} cores, Node 1)`, f(render.node.rps), f(render.ours.rps / r.cores), f(perCore, 2), `>= ${f(t.renderPerCore, 2)}`],
+    ["3. cold start to first 200 on /, ms (median)", "-", f(coldStartMs), "-", `< ${t.coldStart}`],
+    ["4. JS on / first load, KB (brotli)", "-", f(home.jsKB, 1), "-", `<= ${t.homeJs}`],
     ["   CSS on / first load, KB (brotli)", "-", f(home.cssKB, 1), "-", "-"],
-    ["5. peak RSS during 1 / 2, MB (Node's in the peer column)", `- / ${f(render.nodeRssMb)}`, `${f(cached.rssMb)} / ${f(render.rssMb)}`, "-", "< 150"],
-    ["6. latency cached p50 / p99, ms (worst page)", latency(cached.pages.find((p) => p.page === cached.worst.page).nginx), latency(cached.pages.find((p) => p.page === cached.worst.page).ours), "-", "-"],
+    ["5. peak RSS during 1 / 2, MB (Node's in the peer column)", `- / ${f(render.nodeRssMb)}`, `${f(cached.rssMb)} / ${f(render.rssMb)}`, "-", `< ${t.rss}`],
+    ["6. latency cached p50 / p99, ms (worst page)", latency(worst.nginx), latency(worst.ours), "-", "-"],
     ["   latency renders p50 / p99, ms", latency(render.node), latency(render.ours), "-", "-"],
-    ["7. release binary, MB (stripped)", "-", f(binaryMb, 1), "-", "<= 90"],
+    ["7. release binary, MB (stripped)", "-", f(binaryMb, 1), "-", `<= ${t.binary}`],
   ];
   const s = r.settings;
   const head = `Run of ${r.date} (release build, ${r.cores} cores, ${s.duration} per wrk run after a ${s.warmup} warm-up, ${s.connections} connections, ${s.rounds} rounds; ${r.nginx}, Node ${r.node}):`;
