@@ -63,12 +63,7 @@ pub fn resolve(peer: SocketAddr, headers: &HeaderMap, trusted: &Networks) -> IpA
     }
     let mut client = peer;
     // Right to left: the first hop a trusted proxy did not vouch for.
-    let hops = headers
-        .get_all("x-forwarded-for")
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .collect::<Vec<_>>();
+    let hops = headers.get_all("x-forwarded-for").iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(',')).collect::<Vec<_>>();
     for hop in hops.into_iter().rev() {
         let Some(ip) = parse_hop(hop) else {
             // Garbage from further left cannot be trusted; stop at what we know.

@@ -222,11 +222,7 @@ impl SsrConfig {
 
 impl From<ServeArgs> for Config {
     fn from(a: ServeArgs) -> Self {
-        let workers = if a.ssr_workers == 0 {
-            std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2)
-        } else {
-            a.ssr_workers
-        };
+        let workers = if a.ssr_workers == 0 { std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2) } else { a.ssr_workers };
         let blank = |v: Option<String>| v.filter(|s| !s.trim().is_empty());
         Config {
             addr: a.addr,

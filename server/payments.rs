@@ -167,7 +167,11 @@ impl Payments {
     /// When to read the price list again, by what the last read gave.
     fn next_read(&self) -> Duration {
         let failed = self.prices.get().value.as_ref().is_some_and(Result::is_err);
-        if failed { PRICE_RETRY } else { PRICE_REFRESH }
+        if failed {
+            PRICE_RETRY
+        } else {
+            PRICE_REFRESH
+        }
     }
 
     /// A subscription Checkout session for an active price; its URL.

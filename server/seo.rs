@@ -68,10 +68,7 @@ impl Head<'_> {
             h.push_str(&format!(r#"<meta property="og:image" content="{}">"#, escape(&image)));
             h.push_str(&format!(r#"<meta name="twitter:image" content="{}">"#, escape(&image)));
         }
-        h.push_str(&format!(
-            r#"<link rel="alternate" type="application/rss+xml" title="{SITE_NAME} Blog" href="{}/feed.xml">"#,
-            self.site_url
-        ));
+        h.push_str(&format!(r#"<link rel="alternate" type="application/rss+xml" title="{SITE_NAME} Blog" href="{}/feed.xml">"#, self.site_url));
         let ld = self.json_ld();
         h.push_str(r#"<script type="application/ld+json">"#);
         h.push_str(&crate::ssr::document::escape_json_for_script(&ld.to_string()));
@@ -103,7 +100,14 @@ impl Head<'_> {
                     "mainEntityOfPage": url,
                     "image": post["image"].as_str().map(|i| format!("{site}{i}")),
                 }));
-                graph.push(breadcrumb(site, &[("Home", "/".into()), ("Blog", "/blog".into()), (post["title"].as_str().unwrap_or_default(), format!("/blog/{}", post["id"].as_str().unwrap_or_default()))]));
+                graph.push(breadcrumb(
+                    site,
+                    &[
+                        ("Home", "/".into()),
+                        ("Blog", "/blog".into()),
+                        (post["title"].as_str().unwrap_or_default(), format!("/blog/{}", post["id"].as_str().unwrap_or_default())),
+                    ],
+                ));
             }
         }
         if self.page == "Pricing" {

@@ -53,11 +53,8 @@ impl AppState {
     /// changed). A database that is down or fails gives an empty team, as
     /// the spec asks; the failure is logged when it empties the list.
     pub async fn refresh_team(&self) {
-        let team = if !self.db.is_up() {
-            Err("the database is down".to_owned())
-        } else {
-            crate::db::team::list(&self.db).await.map_err(|e| e.to_string())
-        };
+        let team =
+            if !self.db.is_up() { Err("the database is down".to_owned()) } else { crate::db::team::list(&self.db).await.map_err(|e| e.to_string()) };
         let members = team.as_ref().map_or(0, Vec::len);
         match (self.team.set(team.clone().unwrap_or_default()), team) {
             (Some(version), Ok(_)) => tracing::info!(version, members, "team changed"),

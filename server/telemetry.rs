@@ -59,12 +59,7 @@ pub struct LogSampler {
 
 impl LogSampler {
     pub fn new(per_minute: u32) -> LogSampler {
-        LogSampler {
-            per_minute,
-            started: std::time::Instant::now(),
-            window: Default::default(),
-            skipped: Default::default(),
-        }
+        LogSampler { per_minute, started: std::time::Instant::now(), window: Default::default(), skipped: Default::default() }
     }
 
     /// Some(lines held back since the last one let through) when this line

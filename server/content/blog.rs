@@ -73,10 +73,7 @@ impl Blog {
     /// The posts of `files` (file name, text); every file is checked, drafts
     /// included, whether or not they are kept.
     pub fn parse<N: AsRef<str>, T: AsRef<str>>(files: &[(N, T)], manifest: &Manifest, drafts: Drafts) -> Result<Blog, ContentError> {
-        let mut posts = files
-            .iter()
-            .map(|(name, text)| parse_post(name.as_ref(), text.as_ref(), manifest))
-            .collect::<Result<Vec<_>, _>>()?;
+        let mut posts = files.iter().map(|(name, text)| parse_post(name.as_ref(), text.as_ref(), manifest)).collect::<Result<Vec<_>, _>>()?;
         if drafts == Drafts::Hide {
             posts.retain(|p| !p.summary.draft);
         }
@@ -133,12 +130,9 @@ fn parse_post(file: &str, text: &str, manifest: &Manifest) -> Result<Post, Conte
     time::Date::parse(&fm.date, &iso).map_err(|e| field(err(format!("date {:?} is not YYYY-MM-DD: {e}", fm.date)), "date"))?;
     let image = match fm.image {
         None => None,
-        Some(image) => Some(
-            manifest
-                .image_url(&image)
-                .ok_or_else(|| field(err(format!("image {image:?} is not under content/images/")), "image"))?
-                .to_owned(),
-        ),
+        Some(image) => {
+            Some(manifest.image_url(&image).ok_or_else(|| field(err(format!("image {image:?} is not under content/images/")), "image"))?.to_owned())
+        }
     };
     Ok(Post {
         summary: PostSummary {

@@ -19,12 +19,14 @@ pub struct TeamMember {
 /// Every member, by name ascending (case-insensitive, the same on SQLite and
 /// PostgreSQL).
 pub async fn list(db: &Db) -> Result<Vec<TeamMember>, sqlx::Error> {
-    db.timed(sqlx::query_as::<_, TeamMember>(
-        "SELECT name, COALESCE(role, '') AS role, COALESCE(bio, '') AS bio, \
+    db.timed(
+        sqlx::query_as::<_, TeamMember>(
+            "SELECT name, COALESCE(role, '') AS role, COALESCE(bio, '') AS bio, \
          COALESCE(linkedin, '') AS linkedin, COALESCE(x_profile, '') AS x_profile, \
          COALESCE(image_url, '') AS image_url FROM team_members ORDER BY LOWER(name) ASC, name ASC",
+        )
+        .fetch_all(&db.pool),
     )
-    .fetch_all(&db.pool))
     .await
 }
 
@@ -50,17 +52,15 @@ pub async fn import(db: &Db, members: &[NewMember], replace: bool) -> Result<usi
     }
     for m in members {
         sqlx::query("DELETE FROM team_members WHERE name = $1").bind(&m.name).execute(&mut *tx).await?;
-        sqlx::query(
-            "INSERT INTO team_members (name, role, bio, linkedin, x_profile, image_url) VALUES ($1, $2, $3, $4, $5, $6)",
-        )
-        .bind(&m.name)
-        .bind(&m.role)
-        .bind(&m.bio)
-        .bind(&m.linkedin)
-        .bind(&m.x_profile)
-        .bind(&m.image_url)
-        .execute(&mut *tx)
-        .await?;
+        sqlx::query("INSERT INTO team_members (name, role, bio, linkedin, x_profile, image_url) VALUES ($1, $2, $3, $4, $5, $6)")
+            .bind(&m.name)
+            .bind(&m.role)
+            .bind(&m.bio)
+            .bind(&m.linkedin)
+            .bind(&m.x_profile)
+            .bind(&m.image_url)
+            .execute(&mut *tx)
+            .await?;
     }
     tx.commit().await?;
     Ok(members.len())

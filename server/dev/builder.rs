@@ -88,7 +88,9 @@ impl Builder {
             Ok(Some(line)) => serde_json::from_str(&line).map_err(|e| format!("the builder sent {line:?}: {e}")),
             Ok(None) | Err(_) => {
                 let status = self.child.wait().await.map(|s| s.to_string()).unwrap_or_else(|e| e.to_string());
-                Err(format!("the front-end builder (node client/build.mjs --watch) stopped ({status}); its output is above. Restart `citizen-site dev`"))
+                Err(format!(
+                    "the front-end builder (node client/build.mjs --watch) stopped ({status}); its output is above. Restart `citizen-site dev`"
+                ))
             }
         }
     }

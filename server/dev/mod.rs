@@ -54,7 +54,10 @@ const LOAD_TIMEOUT: Duration = Duration::from_secs(30);
 /// What the reload script hears on [`EVENTS_URL`].
 #[derive(Debug, Clone)]
 enum Announcement {
-    Site { generation: u64, problems: usize },
+    Site {
+        generation: u64,
+        problems: usize,
+    },
     /// The server is shutting down: the event streams end.
     Closing,
 }
@@ -262,7 +265,8 @@ pub fn script_tag(site: &Site) -> String {
 /// problem's kind, file, line and message, and the source line at fault.
 pub fn problem_page(site: &Site, problems: &[&Problem]) -> Response {
     let html = problem_html(site, problems);
-    (StatusCode::INTERNAL_SERVER_ERROR, [(header::CONTENT_TYPE, "text/html; charset=utf-8"), (header::CACHE_CONTROL, "no-store")], html).into_response()
+    (StatusCode::INTERNAL_SERVER_ERROR, [(header::CONTENT_TYPE, "text/html; charset=utf-8"), (header::CACHE_CONTROL, "no-store")], html)
+        .into_response()
 }
 
 /// The problem page's document (served with 500 and `no-store`).

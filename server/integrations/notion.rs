@@ -57,11 +57,7 @@ impl NotionClient {
     }
 
     pub fn with_timeouts(base: &str, token: &str, database_id: &str, connect: Duration, request: Duration) -> NotionClient {
-        let http = reqwest::Client::builder()
-            .connect_timeout(connect)
-            .timeout(request)
-            .build()
-            .expect("building the Notion HTTP client");
+        let http = reqwest::Client::builder().connect_timeout(connect).timeout(request).build().expect("building the Notion HTTP client");
         NotionClient {
             http,
             timeout: request,
@@ -143,8 +139,5 @@ pub fn page_body(database_id: &str, req: &StoredRequest) -> Value {
 /// Plain text as Notion rich text, split into chunks Notion accepts.
 fn rich_text(text: &str) -> Vec<Value> {
     let chars: Vec<char> = text.chars().collect();
-    chars
-        .chunks(TEXT_CHUNK)
-        .map(|c| json!({ "type": "text", "text": { "content": c.iter().collect::<String>() } }))
-        .collect()
+    chars.chunks(TEXT_CHUNK).map(|c| json!({ "type": "text", "text": { "content": c.iter().collect::<String>() } })).collect()
 }

@@ -9,9 +9,7 @@
 use std::time::Duration;
 
 use stripe::{ClientBuilder, StripeError};
-use stripe_checkout::checkout_session::{
-    CreateCheckoutSession, CreateCheckoutSessionLineItems, RetrieveCheckoutSession,
-};
+use stripe_checkout::checkout_session::{CreateCheckoutSession, CreateCheckoutSessionLineItems, RetrieveCheckoutSession};
 use stripe_checkout::{CheckoutSessionId, CheckoutSessionMode};
 use stripe_product::price::ListPrice;
 use stripe_product::{Price, PriceType};
@@ -164,11 +162,7 @@ pub struct WebhookEvent {
 /// whose every HTTP attempt, connecting included, is cut off after `timeout`.
 /// A key that is not a secret or restricted key is refused here, before any
 /// call, with a message that names the problem but never the key.
-pub fn try_build_client(
-    secret_key: &str,
-    api_base: &str,
-    timeout: Duration,
-) -> Result<Client, Error> {
+pub fn try_build_client(secret_key: &str, api_base: &str, timeout: Duration) -> Result<Client, Error> {
     check_secret_key(secret_key)?;
     // The client builds request URLs as `format!("{api_base}v1{path}")`, so the base must end
     // with exactly one '/'. ("http://h:1" displays as "http://h:1/" anyway, but a base with a
@@ -186,7 +180,9 @@ fn check_secret_key(key: &str) -> Result<(), Error> {
     let kind = ["sk_test_", "sk_live_", "rk_test_", "rk_live_"].iter().find(|p| key.starts_with(**p));
     let bad = |why: String| Err(Error::Config(format!("STRIPE_SECRET_KEY is not usable: {why}")));
     match kind {
-        None if key.starts_with("pk_") => bad("it is a publishable key (pk_...); the server needs the secret key (sk_...) or a restricted key (rk_...)".into()),
+        None if key.starts_with("pk_") => {
+            bad("it is a publishable key (pk_...); the server needs the secret key (sk_...) or a restricted key (rk_...)".into())
+        }
         None => bad("a Stripe secret key starts with sk_test_, sk_live_, rk_test_ or rk_live_".into()),
         Some(p) if key.len() == p.len() => bad(format!("it is only the prefix {p}")),
         Some(_) if !key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') => {
@@ -202,11 +198,7 @@ pub async fn list_active_prices(client: &Client) -> Result<Vec<PriceRecord>, Err
     let mut out = Vec::new();
     let mut starting_after: Option<String> = None;
     for _ in 0..MAX_PAGES {
-        let mut req = ListPrice::new()
-            .active(true)
-            .type_(PriceType::Recurring)
-            .limit(PAGE_LIMIT)
-            .expand(vec!["data.product".to_string()]);
+        let mut req = ListPrice::new().active(true).type_(PriceType::Recurring).limit(PAGE_LIMIT).expand(vec!["data.product".to_string()]);
         if let Some(cursor) = &starting_after {
             req = req.starting_after(cursor.clone());
         }
@@ -228,29 +220,19 @@ fn price_record(price: &Price) -> Result<Option<PriceRecord>, Error> {
     let (Some(amount), Some(recurring)) = (price.unit_amount, price.recurring.as_ref()) else {
         return Ok(None);
     };
-    let product = price.product.as_object().ok_or_else(|| {
-        Error::Unexpected(format!("price {}: product not expanded", price.id.as_str()))
-    })?;
+    let product = price.product.as_object().ok_or_else(|| Error::Unexpected(format!("price {}: product not expanded", price.id.as_str())))?;
     Ok(Some(PriceRecord {
         id: price.id.as_str().to_string(),
         amount,
         currency: price.currency.to_string(),
         interval: recurring.interval.as_str().to_string(),
-        product: ProductInfo {
-            name: product.name.clone(),
-            metadata_plan_name: product.metadata.get("planName").cloned(),
-        },
+        product: ProductInfo { name: product.name.clone(), metadata_plan_name: product.metadata.get("planName").cloned() },
     }))
 }
 
 /// Create a subscription-mode Checkout Session for one unit of `price_id`; returns its URL.
 /// Put the literal `{CHECKOUT_SESSION_ID}` in `success_url`; Stripe substitutes it.
-pub async fn create_subscription_checkout(
-    client: &Client,
-    price_id: &str,
-    success_url: &str,
-    cancel_url: &str,
-) -> Result<String, Error> {
+pub async fn create_subscription_checkout(client: &Client, price_id: &str, success_url: &str, cancel_url: &str) -> Result<String, Error> {
     let mut item = CreateCheckoutSessionLineItems::new();
     item.price = Some(price_id.to_string());
     item.quantity = Some(1);
@@ -261,9 +243,7 @@ pub async fn create_subscription_checkout(
         .cancel_url(cancel_url)
         .send(client)
         .await?;
-    session.url.ok_or_else(|| {
-        Error::Unexpected(format!("checkout session {} has no url", session.id.as_str()))
-    })
+    session.url.ok_or_else(|| Error::Unexpected(format!("checkout session {} has no url", session.id.as_str())))
 }
 
 /// Fetch a Checkout Session (e.g. from the success page's `session_id` query
@@ -275,19 +255,9 @@ pub async fn retrieve_session(client: &Client, session_id: &str) -> Result<Optio
         Err(e) => return Err(e.into()),
     };
     Ok(Some(VerifiedSession {
-        customer_email: s
-            .customer_details
-            .as_ref()
-            .and_then(|d| d.email.clone())
-            .or_else(|| s.customer_email.clone()),
-        amount_total: s
-            .amount_total
-            .ok_or_else(|| Error::Unexpected(format!("session {session_id}: no amount_total")))?,
-        currency: s
-            .currency
-            .as_ref()
-            .map(|c| c.to_string())
-            .ok_or_else(|| Error::Unexpected(format!("session {session_id}: no currency")))?,
+        customer_email: s.customer_details.as_ref().and_then(|d| d.email.clone()).or_else(|| s.customer_email.clone()),
+        amount_total: s.amount_total.ok_or_else(|| Error::Unexpected(format!("session {session_id}: no amount_total")))?,
+        currency: s.currency.as_ref().map(|c| c.to_string()).ok_or_else(|| Error::Unexpected(format!("session {session_id}: no currency")))?,
         payment_status: s.payment_status.as_str().to_string(),
         status: s.status.as_ref().map(|st| st.as_str().to_string()),
     }))
@@ -303,11 +273,7 @@ pub async fn retrieve_session(client: &Client, session_id: &str) -> Result<Optio
 /// timestamp checks pass (rc.10 source; guarded by tests), so on `BadParse` the payload is
 /// authentic and we fall back to reading `id`, `type` and `data.object.id` with serde_json,
 /// instead of answering Stripe with an error and having it retry for days.
-pub fn verify_webhook(
-    payload: &str,
-    signature_header: &str,
-    secret: &str,
-) -> Result<WebhookEvent, Error> {
+pub fn verify_webhook(payload: &str, signature_header: &str, secret: &str) -> Result<WebhookEvent, Error> {
     match Webhook::construct_event(payload, signature_header, secret) {
         Ok(event) => {
             let checkout_session_id = match &event.data.object {
@@ -324,9 +290,9 @@ pub fn verify_webhook(
                 sdk_parsed: true,
             })
         }
-        Err(WebhookError::BadParse(why)) => lenient_event(payload).ok_or_else(|| {
-            Error::Webhook(WebhookError::BadParse(format!("{why}; not an event envelope either")))
-        }),
+        Err(WebhookError::BadParse(why)) => {
+            lenient_event(payload).ok_or_else(|| Error::Webhook(WebhookError::BadParse(format!("{why}; not an event envelope either"))))
+        }
         Err(e) => Err(e.into()),
     }
 }

@@ -207,12 +207,15 @@ mod tests {
 
     #[test]
     fn a_valid_form_is_trimmed_and_tags_deduplicated_in_option_order() {
-        let r = IntroRequest::parse(IntroForm {
-            name: " Riverbend ".into(),
-            website: "https://riverbend.example".into(),
-            tags: vec!["Loyalty".into(), "Smart money".into(), "Loyalty".into()],
-            ..form()
-        }, &tag_options())
+        let r = IntroRequest::parse(
+            IntroForm {
+                name: " Riverbend ".into(),
+                website: "https://riverbend.example".into(),
+                tags: vec!["Loyalty".into(), "Smart money".into(), "Loyalty".into()],
+                ..form()
+            },
+            &tag_options(),
+        )
         .unwrap();
         assert_eq!(r.name, "Riverbend");
         assert_eq!(r.tags, vec!["Smart money", "Loyalty"]);
@@ -236,7 +239,15 @@ mod tests {
 
         fn form() -> impl Strategy<Value = IntroForm> {
             let tag = prop_oneof![prop::sample::select(tag_options().to_vec()), ".{0,12}"];
-            (text(), text(), text(), text(), text(), prop::collection::vec(tag, 0..10), prop_oneof![Just(String::new()), ".{0,40}", Just(uuid::Uuid::new_v4().to_string())])
+            (
+                text(),
+                text(),
+                text(),
+                text(),
+                text(),
+                prop::collection::vec(tag, 0..10),
+                prop_oneof![Just(String::new()), ".{0,40}", Just(uuid::Uuid::new_v4().to_string())],
+            )
                 .prop_map(|(name, contact_person, email, website, description, tags, submission_id)| IntroForm {
                     name,
                     contact_person,

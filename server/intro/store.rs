@@ -103,9 +103,7 @@ pub async fn claim(db: &Db, worker: &str, lease: Duration) -> Result<Option<Stor
          AND status = 'pending' AND (claimed_until IS NULL OR claimed_until < $3) \
          RETURNING id, name, contact_person, email, website, description, tags, created_at, attempts"
     );
-    let row = db
-        .timed(sqlx::query(&sql).bind(worker).bind(now + lease.as_millis() as i64).bind(now).fetch_optional(&db.pool))
-        .await?;
+    let row = db.timed(sqlx::query(&sql).bind(worker).bind(now + lease.as_millis() as i64).bind(now).fetch_optional(&db.pool)).await?;
     row.map(|r| {
         let id: String = r.try_get("id")?;
         let raw: String = r.try_get("tags")?;
@@ -134,44 +132,45 @@ pub async fn claim(db: &Db, worker: &str, lease: Duration) -> Result<Option<Stor
 
 /// The Notion page exists: the request is done.
 pub async fn mark_forwarded(db: &Db, id: &str, page_id: &str) -> Result<(), sqlx::Error> {
-    db.timed(sqlx::query(
-        "UPDATE intro_requests SET status = 'forwarded', notion_page_id = $1, forwarded_at = $2, \
+    db.timed(
+        sqlx::query(
+            "UPDATE intro_requests SET status = 'forwarded', notion_page_id = $1, forwarded_at = $2, \
          claimed_by = NULL, claimed_until = NULL, last_error = NULL WHERE id = $3",
+        )
+        .bind(page_id)
+        .bind(now_ms())
+        .bind(id)
+        .execute(&db.pool),
     )
-    .bind(page_id)
-    .bind(now_ms())
-    .bind(id)
-    .execute(&db.pool))
     .await?;
     Ok(())
 }
 
 /// A try failed: count it, release the claim, and come back at `retry_at`.
 pub async fn mark_failed(db: &Db, id: &str, worker: &str, error: &str, retry_at: i64) -> Result<(), sqlx::Error> {
-    db.timed(sqlx::query(
-        "UPDATE intro_requests SET attempts = attempts + 1, next_attempt_at = $1, last_error = $2, \
+    db.timed(
+        sqlx::query(
+            "UPDATE intro_requests SET attempts = attempts + 1, next_attempt_at = $1, last_error = $2, \
          claimed_by = NULL, claimed_until = NULL WHERE id = $3 AND claimed_by = $4 AND status = 'pending'",
+        )
+        .bind(retry_at)
+        .bind(error)
+        .bind(id)
+        .bind(worker)
+        .execute(&db.pool),
     )
-    .bind(retry_at)
-    .bind(error)
-    .bind(id)
-    .bind(worker)
-    .execute(&db.pool))
     .await?;
     Ok(())
 }
 
 /// How many requests still wait for their Notion page.
 pub async fn pending_count(db: &Db) -> Result<i64, sqlx::Error> {
-    db.timed(sqlx::query("SELECT COUNT(*) AS n FROM intro_requests WHERE status = 'pending'").fetch_one(&db.pool))
-        .await?
-        .try_get("n")
+    db.timed(sqlx::query("SELECT COUNT(*) AS n FROM intro_requests WHERE status = 'pending'").fetch_one(&db.pool)).await?.try_get("n")
 }
 
 /// A request's status and Notion page id, for operators and tests.
 pub async fn status(db: &Db, id: &str) -> Result<Option<(String, Option<String>, i64)>, sqlx::Error> {
-    let row = db
-        .timed(sqlx::query("SELECT status, notion_page_id, attempts FROM intro_requests WHERE id = $1").bind(id).fetch_optional(&db.pool))
-        .await?;
+    let row =
+        db.timed(sqlx::query("SELECT status, notion_page_id, attempts FROM intro_requests WHERE id = $1").bind(id).fetch_optional(&db.pool)).await?;
     row.map(|r| Ok((r.try_get("status")?, r.try_get("notion_page_id")?, r.try_get("attempts")?))).transpose()
 }

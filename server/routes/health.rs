@@ -49,9 +49,6 @@ pub async fn metrics(State(state): State<SharedState>, Extension(client): Extens
             m.intro_pending.set(n);
         }
     }
-    (
-        [(header::CONTENT_TYPE, "application/openmetrics-text; version=1.0.0; charset=utf-8"), (header::CACHE_CONTROL, "no-store")],
-        m.encode(),
-    )
+    ([(header::CONTENT_TYPE, "application/openmetrics-text; version=1.0.0; charset=utf-8"), (header::CACHE_CONTROL, "no-store")], m.encode())
         .into_response()
 }

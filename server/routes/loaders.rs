@@ -152,13 +152,16 @@ pub async fn load(state: &AppState, content: &Content, route: &RouteMatch, plan:
                 let status = if verdict.status == axum::http::StatusCode::TOO_MANY_REQUESTS { 429 } else { 200 };
                 retry_after = verdict.retry_after;
                 let session = verdict.session.as_ref().filter(|_| verdict.state != PaymentState::Failed);
-                (status, json!({
-                    "sessionId": id,
-                    "state": verdict.state_name(),
-                    "session": session,
-                    "error": verdict.reason,
-                    "retryAfter": verdict.retry_after.map(|d| d.as_secs().max(1)),
-                }))
+                (
+                    status,
+                    json!({
+                        "sessionId": id,
+                        "state": verdict.state_name(),
+                        "session": session,
+                        "error": verdict.reason,
+                        "retryAfter": verdict.retry_after.map(|d| d.as_secs().max(1)),
+                    }),
+                )
             }
         },
         "Pricing" => match state.payments.price_list().await.value.as_ref() {

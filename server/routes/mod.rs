@@ -57,17 +57,9 @@ mod tests {
     /// segment the table refuses.
     #[test]
     fn every_route_of_the_router_is_refused_to_the_route_table() {
-        let mut paths: Vec<&str> = include_str!("mod.rs")
-            .split(".route(\"")
-            .skip(1)
-            .map(|rest| &rest[..rest.find('"').unwrap()])
-            .collect();
+        let mut paths: Vec<&str> = include_str!("mod.rs").split(".route(\"").skip(1).map(|rest| &rest[..rest.find('"').unwrap()]).collect();
         // `dev` names its routes' paths in constants.
-        let dev: Vec<&str> = include_str!("../dev/mod.rs")
-            .split("_URL: &str = \"")
-            .skip(1)
-            .map(|rest| &rest[..rest.find('"').unwrap()])
-            .collect();
+        let dev: Vec<&str> = include_str!("../dev/mod.rs").split("_URL: &str = \"").skip(1).map(|rest| &rest[..rest.find('"').unwrap()]).collect();
         assert_eq!(dev.len(), 3, "{dev:?}");
         paths.extend(dev);
         assert!(paths.len() >= 17, "{paths:?}");

@@ -38,10 +38,7 @@ impl Seen {
     /// A request with these extensions (the connection's peer) and headers
     /// arrived at `started`.
     pub fn new(state: &AppState, started: Instant, extensions: &Extensions, headers: &HeaderMap) -> Seen {
-        let peer = extensions
-            .get::<ConnectInfo<SocketAddr>>()
-            .map(|c| c.0)
-            .unwrap_or_else(|| SocketAddr::from((Ipv4Addr::UNSPECIFIED, 0)));
+        let peer = extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0).unwrap_or_else(|| SocketAddr::from((Ipv4Addr::UNSPECIFIED, 0)));
         let trusted = &state.config.trusted_proxies;
         let client = client_ip::resolve(peer, headers, trusted);
         // A proxy we trust may have named the request already; anyone else's
@@ -103,7 +100,6 @@ pub async fn observe(State(state): State<SharedState>, mut req: Request, next: N
 fn is_plain_id(v: &str) -> bool {
     !v.is_empty() && v.len() <= 128 && v.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
 }
-
 
 #[cfg(test)]
 mod tests {

@@ -122,7 +122,14 @@ fn cache_key(state: &AppState, site: &Site, plan: &Plan) -> Option<PageKey> {
 
 /// The cached page under `key`, made if it is not there yet: loaded,
 /// rendered and compressed once, however many requests ask together.
-async fn made(state: &SharedState, site: &Site, route: &RouteMatch, key: PageKey, plan: Plan, client: ClientIp) -> Result<Arc<CachedPage>, Arc<Failed>> {
+async fn made(
+    state: &SharedState,
+    site: &Site,
+    route: &RouteMatch,
+    key: PageKey,
+    plan: Plan,
+    client: ClientIp,
+) -> Result<Arc<CachedPage>, Arc<Failed>> {
     state
         .pages
         .try_get_with(key, async {
@@ -133,12 +140,10 @@ async fn made(state: &SharedState, site: &Site, route: &RouteMatch, key: PageKey
             let cache_control = loaded.plan.cache_control;
             let mut security = HeaderMap::new();
             site.security.apply(&loaded.plan.render_url, &mut security);
-            let page = tokio::task::spawn_blocking(move || CachedPage::new(status, cache_control, html, json, &security))
-                .await
-                .map_err(|e| {
-                    tracing::error!(error = %e, "compressing a page failed");
-                    Failed::internal(&site.front.manifest)
-                })?;
+            let page = tokio::task::spawn_blocking(move || CachedPage::new(status, cache_control, html, json, &security)).await.map_err(|e| {
+                tracing::error!(error = %e, "compressing a page failed");
+                Failed::internal(&site.front.manifest)
+            })?;
             Ok(Arc::new(page))
         })
         .await

@@ -79,9 +79,8 @@ impl Encoded {
             Encoding::Identity => (0, &self.identity, None),
         };
         let etag = &self.etags[i];
-        let current = request
-            .get(header::IF_NONE_MATCH)
-            .is_some_and(|v| v.as_bytes().split(|b| *b == b',').any(|t| matches_etag(t, etag.as_bytes())));
+        let current =
+            request.get(header::IF_NONE_MATCH).is_some_and(|v| v.as_bytes().split(|b| *b == b',').any(|t| matches_etag(t, etag.as_bytes())));
         let mut res = if current {
             let mut res = Response::new(Body::empty());
             *res.status_mut() = StatusCode::NOT_MODIFIED;
@@ -157,10 +156,7 @@ impl CachedPage {
 pub type PageCache = Cache<PageKey, Arc<CachedPage>>;
 
 pub fn new_cache(capacity: u64) -> PageCache {
-    Cache::builder()
-        .max_capacity(capacity)
-        .time_to_idle(std::time::Duration::from_secs(60 * 60))
-        .build()
+    Cache::builder().max_capacity(capacity).time_to_idle(std::time::Duration::from_secs(60 * 60)).build()
 }
 
 #[cfg(test)]

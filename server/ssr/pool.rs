@@ -89,12 +89,8 @@ impl SsrPool {
         for id in 0..cfg.workers {
             let rx = rx.clone();
             let status = status.clone();
-            let bundle = Source {
-                script: cfg.bundle.clone(),
-                snapshot: cfg.snapshot,
-                injected: cfg.injected_script.clone(),
-                fault: cfg.fault.clone(),
-            };
+            let bundle =
+                Source { script: cfg.bundle.clone(), snapshot: cfg.snapshot, injected: cfg.injected_script.clone(), fault: cfg.fault.clone() };
             let deadline = cfg.deadline;
             std::thread::Builder::new()
                 .name(format!("ssr-{id}"))
@@ -169,18 +165,8 @@ fn supervise(id: usize, bundle: Source, deadline: Duration, rx: flume::Receiver<
     }
 }
 
-fn worker(
-    id: usize,
-    bundle: &Source,
-    deadline: Duration,
-    rx: &flume::Receiver<Job>,
-    status: &PoolStatus,
-    first: &mut bool,
-) -> Result<(), String> {
-    let tokio_rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("building a worker's tokio runtime");
+fn worker(id: usize, bundle: &Source, deadline: Duration, rx: &flume::Receiver<Job>, status: &PoolStatus, first: &mut bool) -> Result<(), String> {
+    let tokio_rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("building a worker's tokio runtime");
     let _ctx = tokio_rt.enter();
     let watchdog = Watchdog::spawn(id);
     let mut isolate = Isolate::new(bundle)?;

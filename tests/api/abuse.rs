@@ -38,7 +38,14 @@ async fn a_client_over_its_limit_gets_429_with_retry_after_and_others_are_unaffe
     // The refused request was not stored.
     assert_eq!(citizen_site::intro::store::pending_count(&app.state.db).await.unwrap(), 4);
     // The checkout endpoints count against the same budget.
-    let res = app.client.post(format!("{}/api/verify-checkout-session", app.base)).header("x-forwarded-for", "203.0.113.7").json(&json!({ "sessionId": "cs_1" })).send().await.unwrap();
+    let res = app
+        .client
+        .post(format!("{}/api/verify-checkout-session", app.base))
+        .header("x-forwarded-for", "203.0.113.7")
+        .json(&json!({ "sessionId": "cs_1" }))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status(), 429);
     // Pages are never limited.
     assert_eq!(app.client.get(format!("{}/contact", app.base)).header("x-forwarded-for", "203.0.113.7").send().await.unwrap().status(), 200);
@@ -111,7 +118,8 @@ async fn a_submission_sent_twice_is_stored_once() {
         let res = app.client.post(&url).json(&body).send().await.unwrap();
         assert_eq!(res.status(), 200, "every try is told it worked");
     }
-    let ids: Vec<String> = sqlx::query("SELECT id FROM intro_requests").fetch_all(&app.state.db.pool).await.unwrap().iter().map(|r| r.get("id")).collect();
+    let ids: Vec<String> =
+        sqlx::query("SELECT id FROM intro_requests").fetch_all(&app.state.db.pool).await.unwrap().iter().map(|r| r.get("id")).collect();
     assert_eq!(ids, vec!["0b6f3c2e-8a47-4c1e-9f55-3f1a2d6b7c80"]);
     body["submissionId"] = json!("not-a-uuid");
     let res = app.client.post(&url).json(&body).send().await.unwrap();

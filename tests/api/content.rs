@@ -22,12 +22,17 @@ async fn blog_lists_posts_newest_first_with_featured_and_remaining() {
     let ids: Vec<&str> = data["posts"].as_array().unwrap().iter().map(|p| p["id"].as_str().unwrap()).collect();
     assert_eq!(ids.len(), 6);
     let mut dates: Vec<&str> = data["posts"].as_array().unwrap().iter().map(|p| p["date"].as_str().unwrap()).collect();
-    let sorted = { let mut d = dates.clone(); d.sort_by(|a, b| b.cmp(a)); d };
+    let sorted = {
+        let mut d = dates.clone();
+        d.sort_by(|a, b| b.cmp(a));
+        d
+    };
     assert_eq!(dates, sorted, "newest first");
     dates.dedup();
 
     // Filter buttons: All plus each distinct type.
-    let filters: Vec<String> = links(element(&html, "main")).into_iter().filter(|(h, _)| h.starts_with("/blog?type=") || h == "/blog").map(|(_, t)| t).collect();
+    let filters: Vec<String> =
+        links(element(&html, "main")).into_iter().filter(|(h, _)| h.starts_with("/blog?type=") || h == "/blog").map(|(_, t)| t).collect();
     for t in ["All", "Partnership", "Feature", "Events", "Updates", "Announcements"] {
         assert!(filters.contains(&t.to_string()), "filter {t} in {filters:?}");
     }

@@ -82,10 +82,7 @@ pub async fn raw_request(addr: &str, request: &[u8]) -> RawResponse {
     let mut lines = head.split("\r\n");
     let status_line = lines.next().unwrap_or_default();
     let status = status_line.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or_else(|| panic!("bad status line {status_line:?}"));
-    let headers = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
-        .collect::<Vec<_>>();
+    let headers = lines.filter_map(|l| l.split_once(':')).map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned())).collect::<Vec<_>>();
     let mut body = bytes[split + 4..].to_vec();
     if headers.iter().any(|(k, v)| k == "transfer-encoding" && v.contains("chunked")) {
         body = dechunk(&body);
@@ -126,11 +123,7 @@ pub async fn spawn_app_with(tweak: impl FnOnce(&mut Config)) -> TestApp {
         .expect("bundle evaluates");
     let ready = state.clone();
     assert!(eventually(30, || async { ready.ready.load(std::sync::atomic::Ordering::Acquire) }).await, "prerendered in time");
-    let client = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .timeout(Duration::from_secs(30))
-        .build()
-        .unwrap();
+    let client = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).timeout(Duration::from_secs(30)).build().unwrap();
     TestApp { base, client, state, shutdown: Some(shutdown), server: Some(server), _data: data }
 }
 
@@ -188,11 +181,7 @@ pub mod tempdir {
         pub fn new() -> TempDir {
             use std::sync::atomic::{AtomicUsize, Ordering};
             static N: AtomicUsize = AtomicUsize::new(0);
-            let dir = std::env::temp_dir().join(format!(
-                "citizen-site-test-{}-{}",
-                std::process::id(),
-                N.fetch_add(1, Ordering::Relaxed)
-            ));
+            let dir = std::env::temp_dir().join(format!("citizen-site-test-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
             std::fs::create_dir_all(&dir).unwrap();
             TempDir(dir)
         }
@@ -242,9 +231,8 @@ pub async fn fresh_postgres() -> String {
     use sqlx::Connection;
     let admin = std::env::var("TEST_POSTGRES_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
     let name = format!("citizen_test_{}", uuid_like());
-    let mut conn = sqlx::postgres::PgConnection::connect(&admin)
-        .await
-        .unwrap_or_else(|e| panic!("PostgreSQL at {admin} is needed for the database tests: {e}"));
+    let mut conn =
+        sqlx::postgres::PgConnection::connect(&admin).await.unwrap_or_else(|e| panic!("PostgreSQL at {admin} is needed for the database tests: {e}"));
     sqlx::query(&format!("CREATE DATABASE {name}")).execute(&mut conn).await.expect("create test database");
     let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap_or(&admin);
     format!("{base}/{name}")

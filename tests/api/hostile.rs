@@ -26,17 +26,50 @@ async fn odd_paths_and_queries_never_reach_a_500_or_a_file_outside_the_bundle() 
     let deep = format!("/{}", "a/".repeat(2_000));
     let many_params = format!("/blog?{}", "type=Events&".repeat(1_000));
     let targets = [
-        "/%", "/%zz", "/%00", "/%ff%fe", "/blog/%ff", "/blog/%", "/blog/%2e%2e", "/blog/..%2f..%2fCargo.toml",
-        "/../../etc/passwd", "/./", "//", "///wallets", "/%2e%2e/%2e%2e/etc/passwd", "/%2F%2Fevil.example",
-        "/assets/../Cargo.toml", "/assets/..%2f..%2fCargo.toml", "/assets/%2e%2e/%2e%2e/etc/passwd",
-        "/assets/..%5c..%5cCargo.toml", "/assets/", "/assets", "/assets/%00", "/assets//etc/passwd",
-        "/assets/../../../../../../etc/passwd", "/assets/%252e%252e/Cargo.toml",
-        "/blog?type=%", "/blog?type=%ff", "/blog?type=%3C%2Fscript%3E", "/blog?type=", "/blog?type",
-        "/api/route-data?url=%", "/api/route-data?url=//evil.example", "/api/route-data?url=/../../etc/passwd",
-        "/api/route-data", "/api/route-data?url=/blog/%ff", "/api/route-data?url=https://evil.example/",
-        "/success?session_id=%00", "/pricing?billing=%ff", "/contact?submitted=%ff&submitted=1",
-        "/sitemap.xml?x=%", "/robots.txt/..", "/healthz/../../etc/passwd",
-        long_post.as_str(), deep.as_str(), many_params.as_str(),
+        "/%",
+        "/%zz",
+        "/%00",
+        "/%ff%fe",
+        "/blog/%ff",
+        "/blog/%",
+        "/blog/%2e%2e",
+        "/blog/..%2f..%2fCargo.toml",
+        "/../../etc/passwd",
+        "/./",
+        "//",
+        "///wallets",
+        "/%2e%2e/%2e%2e/etc/passwd",
+        "/%2F%2Fevil.example",
+        "/assets/../Cargo.toml",
+        "/assets/..%2f..%2fCargo.toml",
+        "/assets/%2e%2e/%2e%2e/etc/passwd",
+        "/assets/..%5c..%5cCargo.toml",
+        "/assets/",
+        "/assets",
+        "/assets/%00",
+        "/assets//etc/passwd",
+        "/assets/../../../../../../etc/passwd",
+        "/assets/%252e%252e/Cargo.toml",
+        "/blog?type=%",
+        "/blog?type=%ff",
+        "/blog?type=%3C%2Fscript%3E",
+        "/blog?type=",
+        "/blog?type",
+        "/api/route-data?url=%",
+        "/api/route-data?url=//evil.example",
+        "/api/route-data?url=/../../etc/passwd",
+        "/api/route-data",
+        "/api/route-data?url=/blog/%ff",
+        "/api/route-data?url=https://evil.example/",
+        "/success?session_id=%00",
+        "/pricing?billing=%ff",
+        "/contact?submitted=%ff&submitted=1",
+        "/sitemap.xml?x=%",
+        "/robots.txt/..",
+        "/healthz/../../etc/passwd",
+        long_post.as_str(),
+        deep.as_str(),
+        many_params.as_str(),
         "http://evil.example/wallets",
     ];
     for target in targets {
@@ -80,7 +113,8 @@ async fn bodies_over_the_limit_get_413_and_change_nothing() {
     let app = spawn_app().await;
     let big = json!({ "name": "x".repeat(100_000), "email": "a@b.example" }).to_string();
     for endpoint in POST_ENDPOINTS {
-        let res = app.client.post(format!("{}{endpoint}", app.base)).header("content-type", "application/json").body(big.clone()).send().await.unwrap();
+        let res =
+            app.client.post(format!("{}{endpoint}", app.base)).header("content-type", "application/json").body(big.clone()).send().await.unwrap();
         assert_eq!(res.status(), 413, "{endpoint}");
         let body: Value = res.json().await.unwrap();
         assert_eq!(body, json!({ "success": false, "error": "The request body is too large" }), "{endpoint}");
@@ -131,7 +165,10 @@ async fn a_client_that_sends_a_5_mb_body_without_waiting_still_reads_its_413() {
     assert_eq!(status, "HTTP/1.1 413 Payload Too Large");
 
     // A client that asks first is told at once, and sends nothing.
-    let head = format!("POST /api/save-to-notion HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: {}\r\n\r\n", body.len());
+    let head = format!(
+        "POST /api/save-to-notion HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
     let (_, status) = send_all_then_read(app.addr(), &head, b"").await;
     assert_eq!(status, "HTTP/1.1 413 Payload Too Large");
     assert_eq!(citizen_site::intro::store::pending_count(&app.state.db).await.unwrap(), 0);
@@ -154,7 +191,8 @@ async fn a_wrong_content_type_gets_415() {
 }
 
 async fn post_json(app: &TestApp, endpoint: &str, body: &str) -> (u16, String) {
-    let res = app.client.post(format!("{}{endpoint}", app.base)).header("content-type", "application/json").body(body.to_owned()).send().await.unwrap();
+    let res =
+        app.client.post(format!("{}{endpoint}", app.base)).header("content-type", "application/json").body(body.to_owned()).send().await.unwrap();
     let status = res.status().as_u16();
     let json: Value = res.json().await.unwrap();
     (status, json["error"].as_str().unwrap_or_default().to_owned())
@@ -165,8 +203,16 @@ async fn malformed_json_gets_400_naming_the_field() {
     let app = spawn_app().await;
     let cases = [
         ("/api/save-to-notion", r#"{"name": 5, "email": "a@b.example"}"#, "name: invalid type: integer `5`, expected a string"),
-        ("/api/save-to-notion", r#"{"name": "A", "email": "a@b.example", "tags": "Loyalty"}"#, "tags: invalid type: string \"Loyalty\", expected a sequence"),
-        ("/api/save-to-notion", r#"{"name": "A", "email": "a@b.example", "tags": ["Loyalty", null]}"#, "tags[1]: invalid type: null, expected a string"),
+        (
+            "/api/save-to-notion",
+            r#"{"name": "A", "email": "a@b.example", "tags": "Loyalty"}"#,
+            "tags: invalid type: string \"Loyalty\", expected a sequence",
+        ),
+        (
+            "/api/save-to-notion",
+            r#"{"name": "A", "email": "a@b.example", "tags": ["Loyalty", null]}"#,
+            "tags[1]: invalid type: null, expected a string",
+        ),
         ("/api/save-to-notion", r#"{"name": "A", "email": ["a@b.example"]}"#, "email: invalid type: sequence, expected a string"),
         ("/api/create-checkout-session", r#"{"priceId": 42}"#, "priceId: invalid type: integer `42`, expected a string"),
         ("/api/create-checkout-session", r#"{}"#, "Invalid JSON: missing field `priceId`"),

@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use citizen_site::db::Db;
-use citizen_site::intro::{forwarder, store, IntroForm, IntroRequest, MISSING_REQUIRED};
 use citizen_site::integrations::notion::NotionClient;
+use citizen_site::intro::{forwarder, store, IntroForm, IntroRequest, MISSING_REQUIRED};
 use serde_json::{json, Value};
 use sqlx::Row;
 use wiremock::matchers::{method, path};
@@ -36,7 +36,12 @@ impl FakeNotion {
     }
 
     fn request_ids(&self) -> Vec<String> {
-        self.pages.lock().unwrap().iter().map(|p| p["properties"]["Request ID"]["rich_text"][0]["text"]["content"].as_str().unwrap().to_owned()).collect()
+        self.pages
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|p| p["properties"]["Request ID"]["rich_text"][0]["text"]["content"].as_str().unwrap().to_owned())
+            .collect()
     }
 }
 
@@ -47,7 +52,8 @@ impl Respond for FakeNotion {
         let body: Value = serde_json::from_slice(&req.body).unwrap();
         if req.url.path().ends_with("/query") {
             let wanted = body["filter"]["rich_text"]["equals"].as_str().unwrap().to_owned();
-            let found: Vec<Value> = self.request_ids().iter().enumerate().filter(|(_, id)| **id == wanted).map(|(i, _)| json!({ "id": format!("page-{i}") })).collect();
+            let found: Vec<Value> =
+                self.request_ids().iter().enumerate().filter(|(_, id)| **id == wanted).map(|(i, _)| json!({ "id": format!("page-{i}") })).collect();
             return ResponseTemplate::new(200).set_body_json(json!({ "results": found }));
         }
         *self.creates.lock().unwrap() += 1;
@@ -245,7 +251,8 @@ async fn stored_tags_that_cannot_be_read_are_logged_counted_and_the_request_stil
 
     let (notion, server) = FakeNotion::start(0).await;
     let counted = prometheus_client::metrics::counter::Counter::<u64>::default();
-    let (handle, task) = forwarder::spawn(db.clone(), NotionClient::new(&server.uri(), "secret_test", DB_ID), "w".into(), forwarder::LEASE, counted.clone());
+    let (handle, task) =
+        forwarder::spawn(db.clone(), NotionClient::new(&server.uri(), "secret_test", DB_ID), "w".into(), forwarder::LEASE, counted.clone());
     assert!(eventually(10, || async { store::pending_count(&db).await.unwrap() == 0 }).await, "forwarded all the same");
     handle.stop();
     let _ = task.await;

@@ -2,21 +2,21 @@
 //! Integration tests: the real server (real V8 isolates, real router) on a
 //! random loopback port, driven over HTTP.
 
-mod helpers;
-mod caching;
 mod abuse;
-mod hostile;
-mod operations;
-mod resilience;
-mod security_headers;
-mod shutdown;
+mod caching;
 mod content;
+mod helpers;
+mod hostile;
 mod intro;
+mod operations;
 mod pages;
+mod resilience;
 mod screens;
+mod security_headers;
 mod seo;
+mod serve_mode;
+mod shutdown;
+mod ssr_faults;
 mod stripe;
 mod stripe_fixtures;
 mod team;
-mod ssr_faults;
-mod serve_mode;

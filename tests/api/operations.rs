@@ -49,7 +49,11 @@ async fn metrics_count_requests_renders_cache_queue_and_pending_requests() {
     // Prerendering filled the cache: the three /wallets views were hits;
     // the filtered blog and the 404 needed renders.
     let value = |name: &str| -> f64 {
-        text.lines().find(|l| l.starts_with(name)).and_then(|l| l.rsplit(' ').next()).and_then(|v| v.parse().ok()).unwrap_or_else(|| panic!("no {name}"))
+        text.lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.rsplit(' ').next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no {name}"))
     };
     assert!(value(r#"page_cache_lookups_total{outcome="hit"}"#) >= 3.0);
     assert!(value("ssr_render_duration_seconds_count") >= 2.0);
@@ -72,7 +76,11 @@ async fn the_readme_names_every_metric_and_only_those() {
         .filter_map(|l| l.strip_prefix("# TYPE "))
         .map(|l| {
             let (name, kind) = l.split_once(' ').unwrap();
-            if kind == "counter" { format!("{name}_total") } else { name.to_owned() }
+            if kind == "counter" {
+                format!("{name}_total")
+            } else {
+                name.to_owned()
+            }
         })
         .collect();
     served.sort();

@@ -136,7 +136,8 @@ async fn hashed_assets_are_immutable_and_precompressed() {
     let attr = |name: &str| html.split(&format!(r#" {name}=""#)).nth(1).unwrap().split('"').next().unwrap().to_owned();
     // One script: the boot module, with the page's modules (entry first).
     assert_eq!(html.matches("<script type=\"module\"").count(), 1);
-    let (boot, modules, css) = (attr("src"), attr("data-modules"), html.split(r#"<link rel="stylesheet" href=""#).nth(1).unwrap().split('"').next().unwrap().to_owned());
+    let (boot, modules, css) =
+        (attr("src"), attr("data-modules"), html.split(r#"<link rel="stylesheet" href=""#).nth(1).unwrap().split('"').next().unwrap().to_owned());
     let entry = modules.split(' ').next().unwrap();
     assert!(boot.starts_with("/assets/boot-") && entry.starts_with("/assets/entry-") && css.starts_with("/assets/app-"), "{boot} {modules}");
 

@@ -9,19 +9,23 @@ use crate::helpers::{spawn_app, spawn_app_with, RawResponse, TestApp};
 /// Every concrete route, the 404 page, the API, an asset, the SEO files and
 /// the health endpoints.
 async fn every_kind_of_response(app: &TestApp) -> Vec<String> {
-    let mut targets: Vec<String> = app.state.site().content.routes.concrete_paths(|p| {
-        if p == "postId" {
-            vec!["nfc-integration".into()]
-        } else {
-            vec![]
-        }
-    });
+    let mut targets: Vec<String> =
+        app.state.site().content.routes.concrete_paths(|p| if p == "postId" { vec!["nfc-integration".into()] } else { vec![] });
     let home = app.get_text("/").await.1;
     let asset = home.split("src=\"").nth(1).and_then(|s| s.split('"').next()).expect("the home page loads a script").to_owned();
     targets.extend(
         [
-            "/no-such-page", "/api/route-data?url=/", "/api/get-stripe-prices", "/sitemap.xml", "/robots.txt", "/feed.xml",
-            "/site.webmanifest", "/healthz", "/readyz", "/metrics", "/assets/no-such-file.js",
+            "/no-such-page",
+            "/api/route-data?url=/",
+            "/api/get-stripe-prices",
+            "/sitemap.xml",
+            "/robots.txt",
+            "/feed.xml",
+            "/site.webmanifest",
+            "/healthz",
+            "/readyz",
+            "/metrics",
+            "/assets/no-such-file.js",
         ]
         .map(String::from),
     );

@@ -19,8 +19,20 @@ fn meta<'a>(html: &'a str, attr: &str, key: &str) -> Option<&'a str> {
 }
 
 const INDEXED: &[&str] = &[
-    "/", "/wallets", "/services", "/about", "/community", "/blog", "/nfc-wallet", "/mobile-app", "/discord-wallet",
-    "/pricing", "/contact", "/ctzn", "/privacy", "/terms",
+    "/",
+    "/wallets",
+    "/services",
+    "/about",
+    "/community",
+    "/blog",
+    "/nfc-wallet",
+    "/mobile-app",
+    "/discord-wallet",
+    "/pricing",
+    "/contact",
+    "/ctzn",
+    "/privacy",
+    "/terms",
 ];
 
 #[tokio::test]
@@ -81,10 +93,14 @@ async fn the_sitemap_lists_every_public_route_and_post_and_nothing_else() {
     assert_eq!(status, 200);
     let doc = roxmltree::Document::parse(&xml).expect("sitemap is XML");
     let locs: HashSet<String> = doc.descendants().filter(|n| n.has_tag_name("loc")).map(|n| n.text().unwrap().to_owned()).collect();
-    let posts = ["brussels-pay-launch", "nfc-integration", "ethglobal-london", "brussels-workshop", "quadratic-accelerator", "regen-village-brussels"];
+    let posts =
+        ["brussels-pay-launch", "nfc-integration", "ethglobal-london", "brussels-workshop", "quadratic-accelerator", "regen-village-brussels"];
     let expected: HashSet<String> = INDEXED.iter().map(|p| format!("{SITE}{p}")).chain(posts.iter().map(|p| format!("{SITE}/blog/{p}"))).collect();
     assert_eq!(locs, expected);
-    let post = doc.descendants().find(|n| n.has_tag_name("url") && n.descendants().any(|c| c.text() == Some(&format!("{SITE}/blog/nfc-integration")))).unwrap();
+    let post = doc
+        .descendants()
+        .find(|n| n.has_tag_name("url") && n.descendants().any(|c| c.text() == Some(&format!("{SITE}/blog/nfc-integration"))))
+        .unwrap();
     assert_eq!(post.descendants().find(|n| n.has_tag_name("lastmod")).unwrap().text(), Some("2024-03-15"));
 
     let (_, robots) = app.get_text("/robots.txt").await;

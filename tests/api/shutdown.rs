@@ -88,12 +88,7 @@ impl Drop for Server {
 }
 
 async fn post_verify(base: &str, session: &str) -> reqwest::Response {
-    reqwest::Client::new()
-        .post(format!("{base}/api/verify-checkout-session"))
-        .json(&json!({ "sessionId": session }))
-        .send()
-        .await
-        .unwrap()
+    reqwest::Client::new().post(format!("{base}/api/verify-checkout-session")).json(&json!({ "sessionId": session })).send().await.unwrap()
 }
 
 #[tokio::test]
@@ -102,7 +97,11 @@ async fn sigterm_finishes_in_flight_requests_refuses_new_ones_and_stops_the_forw
     let stripe = MockServer::start().await;
     Mock::given(method("GET"))
         .and(path("/v1/checkout/sessions/cs_test_slow"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(checkout_session("cs_test_slow", "paid", Some("ana@example.org"))).set_delay(Duration::from_secs(2)))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(checkout_session("cs_test_slow", "paid", Some("ana@example.org")))
+                .set_delay(Duration::from_secs(2)),
+        )
         .mount(&stripe)
         .await;
     let notion = MockServer::start().await;
@@ -167,12 +166,8 @@ fn a_stripe_key_that_cannot_work_stops_the_start_with_a_configuration_error() {
 #[tokio::test]
 async fn a_request_that_outlives_the_grace_period_does_not_hold_the_process() {
     let stripe = Blackhole::start().await;
-    let mut server = Server::start(&[
-        ("STRIPE_SECRET_KEY", "sk_test_x".into()),
-        ("STRIPE_API_BASE", stripe.url()),
-        ("SHUTDOWN_GRACE_SECS", "1".into()),
-    ])
-    .await;
+    let mut server =
+        Server::start(&[("STRIPE_SECRET_KEY", "sk_test_x".into()), ("STRIPE_API_BASE", stripe.url()), ("SHUTDOWN_GRACE_SECS", "1".into())]).await;
     let base = server.base.clone();
     let stuck = tokio::spawn(async move {
         reqwest::Client::new().post(format!("{base}/api/verify-checkout-session")).json(&json!({ "sessionId": "cs_test_stuck" })).send().await

@@ -5,9 +5,9 @@
 use std::collections::HashMap;
 
 use hmac::{Hmac, KeyInit, Mac};
-use sqlx::Row;
 use serde_json::{json, Value};
 use sha2::Sha256;
+use sqlx::Row;
 use wiremock::matchers::{method, path, path_regex};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
@@ -103,8 +103,11 @@ async fn prices_match_plans_and_show_in_their_own_currency_with_one_stripe_call(
     assert_eq!(res.status(), 200);
     let json: Value = res.json().await.unwrap();
     assert_eq!(json["prices"].as_array().unwrap().len(), 5);
-    assert_eq!(json["prices"][1], json!({ "id": "price_std_m", "amount": 12000, "currency": "eur", "interval": "month",
-        "product": { "name": "Citizen Hosting B", "metadata": { "planName": "Community Standard" } } }));
+    assert_eq!(
+        json["prices"][1],
+        json!({ "id": "price_std_m", "amount": 12000, "currency": "eur", "interval": "month",
+        "product": { "name": "Citizen Hosting B", "metadata": { "planName": "Community Standard" } } })
+    );
 }
 
 /// The pricing page's JSON-LD offers: product name -> (price, currency).
@@ -126,7 +129,10 @@ async fn a_zero_decimal_currency_is_counted_in_whole_units() {
     let server = MockServer::start().await;
     Mock::given(method("GET"))
         .and(path("/v1/prices"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(list(vec![price("price_light_jpy", 5000, "jpy", "month", product("prod_l", "Community Light", None))], false)))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(list(vec![price("price_light_jpy", 5000, "jpy", "month", product("prod_l", "Community Light", None))], false)),
+        )
         .mount(&server)
         .await;
     let app = app_with_stripe(&server).await;
@@ -205,7 +211,9 @@ async fn mount_session(server: &MockServer, id: &str, body: Value) {
 async fn mount_no_such_session(server: &MockServer) {
     Mock::given(method("GET"))
         .and(path_regex("^/v1/checkout/sessions/"))
-        .respond_with(ResponseTemplate::new(404).set_body_json(json!({ "error": { "type": "invalid_request_error", "code": "resource_missing", "message": "No such checkout.session" } })))
+        .respond_with(ResponseTemplate::new(404).set_body_json(
+            json!({ "error": { "type": "invalid_request_error", "code": "resource_missing", "message": "No such checkout.session" } }),
+        ))
         .with_priority(10)
         .mount(server)
         .await;
@@ -265,8 +273,11 @@ async fn the_success_page_tells_paid_processing_and_failed_apart() {
 
     let verify = format!("{}/api/verify-checkout-session", app.base);
     let res = app.client.post(&verify).json(&json!({ "sessionId": "cs_test_paid" })).send().await.unwrap();
-    assert_eq!(res.json::<Value>().await.unwrap(), json!({ "state": "paid", "session": {
-        "customer_email": "jenny@example.com", "amount_total": 1500, "currency": "usd", "payment_status": "paid", "status": "complete" } }));
+    assert_eq!(
+        res.json::<Value>().await.unwrap(),
+        json!({ "state": "paid", "session": {
+        "customer_email": "jenny@example.com", "amount_total": 1500, "currency": "usd", "payment_status": "paid", "status": "complete" } })
+    );
     let res = app.client.post(&verify).json(&json!({ "sessionId": "cs_test_sepa" })).send().await.unwrap();
     assert_eq!(res.json::<Value>().await.unwrap()["state"], "processing");
     let res = app.client.post(&verify).json(&json!({ "sessionId": "" })).send().await.unwrap();
@@ -323,7 +334,9 @@ async fn a_script_hammering_success_barely_reaches_stripe() {
     let mut statuses = Vec::new();
     let mut waits = Vec::new();
     for n in 0..50 {
-        let url = if n % 2 == 0 { format!("/success?session_id=cs_test_{}", crate::helpers::uuid_like().replace('_', "")) } else {
+        let url = if n % 2 == 0 {
+            format!("/success?session_id=cs_test_{}", crate::helpers::uuid_like().replace('_', ""))
+        } else {
             format!("/api/route-data?url=%2Fsuccess%3Fsession_id%3Dcs_live_random{n}")
         };
         let res = get(url, "198.51.100.4").await.unwrap();
@@ -372,7 +385,9 @@ async fn webhook_on(database_url: Option<String>) {
     let url = format!("{}/api/stripe-webhook", app.base);
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
     let payload = event("evt_1", "checkout.session.completed", checkout_session("cs_test_done", "paid", Some("jenny@example.com"))).to_string();
-    let post = |sig: String, body: String| app.client.post(&url).header("stripe-signature", sig).header("content-type", "application/json").body(body).send();
+    let post = |sig: String, body: String| {
+        app.client.post(&url).header("stripe-signature", sig).header("content-type", "application/json").body(body).send()
+    };
 
     let res = post(sign(&payload, now), payload.clone()).await.unwrap();
     assert_eq!(res.status(), 200);
@@ -409,7 +424,9 @@ async fn delayed_payments_on(database_url: String) {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
     let deliver = |id: &str, kind: &str, session: Value| {
         let payload = event(id, kind, session).to_string();
-        let req = app.client.post(format!("{}/api/stripe-webhook", app.base))
+        let req = app
+            .client
+            .post(format!("{}/api/stripe-webhook", app.base))
             .header("stripe-signature", sign(&payload, now))
             .header("content-type", "application/json")
             .body(payload);
@@ -436,12 +453,16 @@ async fn delayed_payments_on(database_url: String) {
         .await;
     assert!(page("cs_test_sepa").await.contains("Payment Processing"), "(the page remembers the last answer for a while)");
     // ...and its webhook makes the page ask again.
-    let succeeded = deliver("evt_s1", "checkout.session.async_payment_succeeded", checkout_session("cs_test_sepa", "paid", Some("lea@asbl.example"))).await;
+    let succeeded =
+        deliver("evt_s1", "checkout.session.async_payment_succeeded", checkout_session("cs_test_sepa", "paid", Some("lea@asbl.example"))).await;
     assert_eq!(succeeded["duplicate"], false);
     assert_eq!(stored("cs_test_sepa").await.unwrap().as_deref(), Some("paid"));
     assert!(page("cs_test_sepa").await.contains("Payment Successful!"));
     // Replayed, or an older event delivered late: nothing changes.
-    assert_eq!(deliver("evt_s1", "checkout.session.async_payment_succeeded", checkout_session("cs_test_sepa", "paid", None)).await["duplicate"], true);
+    assert_eq!(
+        deliver("evt_s1", "checkout.session.async_payment_succeeded", checkout_session("cs_test_sepa", "paid", None)).await["duplicate"],
+        true
+    );
     assert_eq!(deliver("evt_c1b", "checkout.session.completed", checkout_session("cs_test_sepa", "unpaid", None)).await["duplicate"], false);
     assert_eq!(stored("cs_test_sepa").await.unwrap().as_deref(), Some("paid"));
 
@@ -453,7 +474,10 @@ async fn delayed_payments_on(database_url: String) {
     assert_eq!(stored("cs_test_bounce").await.unwrap().as_deref(), Some("failed"));
     let text = page("cs_test_bounce").await;
     assert!(text.contains("Payment Verification Failed") && text.contains("could not be completed"), "{text}");
-    assert_eq!(deliver("evt_f2", "checkout.session.async_payment_failed", checkout_session("cs_test_bounce", "unpaid", None)).await["duplicate"], true);
+    assert_eq!(
+        deliver("evt_f2", "checkout.session.async_payment_failed", checkout_session("cs_test_bounce", "unpaid", None)).await["duplicate"],
+        true
+    );
     assert_eq!(citizen_site::routes::api::stripe::completed_checkouts(&app.state).await.unwrap(), 2);
     let events: i64 = sqlx::query("SELECT COUNT(*) AS n FROM stripe_events").fetch_one(&app.state.db.pool).await.unwrap().get("n");
     assert_eq!(events, 5, "each event recorded once");

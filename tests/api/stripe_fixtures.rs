@@ -1,8 +1,7 @@
 //! Stripe-shaped JSON fixtures (field sets as in Stripe's API reference examples).
 #![allow(dead_code)]
 
-
-use serde_json::{Value, json};
+use serde_json::{json, Value};
 
 pub fn product(id: &str, name: &str, plan_name: Option<&str>) -> Value {
     let metadata = match plan_name {

@@ -23,7 +23,11 @@ async fn team_is_ordered_by_name_with_empty_strings_and_the_image_rule() {
         let names: Vec<&str> = list.iter().map(|m| m.name.as_str()).collect();
         assert_eq!(names, ["adam Ruiz", "Bea Lind", "Zoe Park"], "{kind}: by name");
         let bea = &list[1];
-        assert_eq!((bea.role.as_str(), bea.bio.as_str(), bea.linkedin.as_str(), bea.x_profile.as_str(), bea.image_url.as_str()), ("", "", "", "", ""), "{kind}: missing values are empty strings");
+        assert_eq!(
+            (bea.role.as_str(), bea.bio.as_str(), bea.linkedin.as_str(), bea.x_profile.as_str(), bea.image_url.as_str()),
+            ("", "", "", "", ""),
+            "{kind}: missing values are empty strings"
+        );
 
         // Read now rather than at the next refresh (caching.rs checks that bound).
         app.state.refresh_team().await;

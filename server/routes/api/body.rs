@@ -5,9 +5,9 @@
 use std::time::Duration;
 
 use axum::body::{BodyDataStream, Bytes};
-use bytes::BytesMut;
 use axum::extract::{FromRequest, Request};
 use axum::http::{header, HeaderMap, StatusCode};
+use bytes::BytesMut;
 use futures_util::StreamExt;
 use serde::de::DeserializeOwned;
 

@@ -175,11 +175,7 @@ struct VerifyBody {
 /// `verify-checkout-session`: `{ sessionId }` -> `{ session, state }`
 /// (state: paid, processing or failed); a session Stripe does not have is
 /// 404, one over the client's lookup limit 429.
-pub async fn verify(
-    State(state): State<SharedState>,
-    Extension(client): Extension<ClientIp>,
-    submission: Result<Submission, ApiError>,
-) -> Response {
+pub async fn verify(State(state): State<SharedState>, Extension(client): Extension<ClientIp>, submission: Result<Submission, ApiError>) -> Response {
     let body = match submission {
         Ok(Submission { kind: Kind::Json, bytes }) => bytes,
         Ok(_) => return ApiError::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "Send the request as application/json").into_response(),
@@ -262,15 +258,13 @@ fn settles(event_type: &str, session: &serde_json::Value) -> Option<String> {
 /// does not promise an order) cannot undo a settlement.
 async fn record_event(state: &SharedState, event: &WebhookEvent, payload: &str) -> Result<bool, sqlx::Error> {
     let mut tx = state.db.pool.begin().await?;
-    let inserted = sqlx::query(
-        "INSERT INTO stripe_events (event_id, event_type, received_at) VALUES ($1, $2, $3) ON CONFLICT (event_id) DO NOTHING",
-    )
-    .bind(&event.id)
-    .bind(&event.event_type)
-    .bind(now_ms())
-    .execute(&mut *tx)
-    .await?
-    .rows_affected()
+    let inserted = sqlx::query("INSERT INTO stripe_events (event_id, event_type, received_at) VALUES ($1, $2, $3) ON CONFLICT (event_id) DO NOTHING")
+        .bind(&event.id)
+        .bind(&event.event_type)
+        .bind(now_ms())
+        .execute(&mut *tx)
+        .await?
+        .rows_affected()
         == 1;
     let envelope: serde_json::Value = serde_json::from_str(payload).unwrap_or_default();
     let session = &envelope["data"]["object"];
