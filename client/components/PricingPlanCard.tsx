@@ -2,15 +2,9 @@ import type { FormEvent } from "react";
 import { Check, Info, X } from "lucide-react";
 import { useId } from "react";
 import { formatPrice } from "../lib/money";
+import { yearlyFromMonthly } from "../lib/pricing";
 import type { PriceRecord } from "../lib/types";
-import {
-  INTERVAL_SUFFIX,
-  PRICING_TEXT,
-  YEARLY_BADGE,
-  yearlyFromMonthly,
-  type PlanItem,
-  type PricingPlan,
-} from "../../content/site/pricing";
+import { INTERVAL_SUFFIX, PRICING_TEXT, YEARLY_BADGE, type PlanItem, type PricingPlan } from "../../content/site/pricing";
 import { Tooltip } from "./Tooltip";
 
 interface PricingPlanCardProps {

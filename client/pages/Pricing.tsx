@@ -1,19 +1,12 @@
 import { ArrowRight, Check, Coins, LoaderCircle, RefreshCw } from "lucide-react";
 import { Link, useSearchParams } from "react-router";
 import { LINKS } from "../../content/site/links";
-import {
-  BILLING_INTERVAL,
-  billingFromParam,
-  matchPrice,
-  PLANS,
-  PRICING_TEXT,
-  SELF_HOSTED,
-  type Billing,
-} from "../../content/site/pricing";
+import { BILLING_INTERVAL, PLANS, PRICING_TEXT, SELF_HOSTED, type Billing } from "../../content/site/pricing";
 import { ExternalLink } from "../components/ExternalLink";
 import { PageHero } from "../components/PageHero";
 import { PricingPlanCard } from "../components/PricingPlanCard";
 import { PricingToggle } from "../components/PricingToggle";
+import { billingFromParam, matchPrice } from "../lib/pricing";
 import type { PageMeta, PageProps, PricingData } from "../lib/types";
 
 export function meta(): PageMeta {

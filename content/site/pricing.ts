@@ -1,7 +1,7 @@
-// Pricing data (spec sections 3, 7 and 9): the three hosted plans, the free
-// self-hosted option, and the rule that pairs a plan with a Stripe price.
+// Pricing data (spec sections 3, 7 and 9): the three hosted plans and the
+// free self-hosted option. How a plan is paired with a Stripe price is
+// client/lib/pricing.ts.
 import { Crown, MessageCircle, Server, Smartphone, type LucideIcon } from "lucide-react";
-import { formatPrice } from "../../client/lib/money";
 import type { PriceRecord } from "../../client/lib/types";
 
 /** One line of a plan card, with the short explanation its info tooltip shows. */
@@ -32,11 +32,6 @@ export const BILLING_OPTIONS: { value: Billing; label: string }[] = [
   { value: "monthly", label: "Monthly" },
   { value: "yearly", label: "Yearly" },
 ];
-
-/** `?billing=yearly` selects yearly; anything else (or nothing) is monthly. */
-export function billingFromParam(value: string | null): Billing {
-  return value === "yearly" ? "yearly" : "monthly";
-}
 
 const FEATURE = {
   discord: { label: "Discord wallet", detail: "A wallet bot in your Discord server: members send and check tokens with slash commands." },
@@ -84,31 +79,11 @@ export const PLANS: PricingPlan[] = [
   },
 ];
 
-/**
- * Spec section 7: a price fits a plan when its product name contains the
- * plan's name (case-insensitive) or its metadata.planName equals the plan's
- * productName, and its interval is the one the toggle shows. First fit wins.
- */
-export function matchPrice(
-  plan: Pick<PricingPlan, "name" | "productName">,
-  prices: readonly PriceRecord[],
-  interval: PriceInterval,
-): PriceRecord | undefined {
-  const name = plan.name.toLowerCase();
-  return prices.find(
-    (price) =>
-      price.interval === interval &&
-      ((price.product?.name ?? "").toLowerCase().includes(name) ||
-        price.product?.metadata?.planName === plan.productName),
-  );
-}
-
 export const INTERVAL_SUFFIX: Record<PriceInterval, string> = { month: "/month", year: "/year" };
 
-/** The monthly view's yearly line: ten monthly payments a year. */
-export function yearlyFromMonthly(monthly: Pick<PriceRecord, "amount" | "currency">): string {
-  return `${formatPrice(monthly.amount * 10, monthly.currency)} per year (save 2 months)`;
-}
+/** The monthly view's yearly line: the price of this many monthly payments,
+ *  then the words (client/lib/pricing.ts puts them together). */
+export const YEARLY_LINE = { months: 10, words: "per year (save 2 months)" } as const;
 
 /** Spec section 9 keeps this wording as it is (it disagrees with the 2-month line). */
 export const YEARLY_BADGE = "Save 1 months";
