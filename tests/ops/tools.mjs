@@ -144,29 +144,35 @@ http {
 
 /** Writes a wrk Lua script that walks `paths` in turn and counts answers
  *  by class; `{n}` in a path becomes a request counter (a fresh URL each
- *  time). The summary line starts with OPS. */
-export function mixScript(paths) {
+ *  time). Every 4xx and 5xx is an error, 404 included: wrk cannot tell which
+ *  path an answer belongs to, so a route that must answer 404 gets its own
+ *  script, with `expect: 404`, where any other status is the error (a 2xx or
+ *  3xx counted as `wrong`). The summary line starts with OPS. */
+export function mixScript(paths, { expect = null } = {}) {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "citizen-wrk-")), "mix.lua");
   fs.writeFileSync(file, `
 local paths = { ${paths.map((p) => JSON.stringify(p)).join(", ")} }
+local expect = ${expect === null ? "nil" : Number(expect)}
 local threads = {}
 function setup(thread) table.insert(threads, thread); thread:set("tid", #threads) end
-function init(args) n = 0; ok = 0; client_errors = 0; server_errors = 0 end
+function init(args) n = 0; ok = 0; client_errors = 0; server_errors = 0; wrong = 0 end
 function request()
   n = n + 1
   local p = paths[(n % #paths) + 1]:gsub("{n}", tid .. "-" .. n)
   return wrk.format("GET", p)
 end
 function response(status, headers, body)
-  if status >= 500 then server_errors = server_errors + 1
-  elseif status >= 400 and status ~= 404 then client_errors = client_errors + 1
+  if status == expect then ok = ok + 1
+  elseif status >= 500 then server_errors = server_errors + 1
+  elseif status >= 400 then client_errors = client_errors + 1
+  elseif expect then wrong = wrong + 1
   else ok = ok + 1 end
 end
 function done(summary, latency, requests)
-  local ok_, c, s = 0, 0, 0
-  for _, t in ipairs(threads) do ok_ = ok_ + t:get("ok"); c = c + t:get("client_errors"); s = s + t:get("server_errors") end
-  io.write(string.format("OPS ok=%d client_errors=%d server_errors=%d socket_errors=%d timeouts=%d p50_us=%d p99_us=%d requests=%d\\n",
-    ok_, c, s, summary.errors.connect + summary.errors.read + summary.errors.write, summary.errors.timeout,
+  local ok_, c, s, w = 0, 0, 0, 0
+  for _, t in ipairs(threads) do ok_ = ok_ + t:get("ok"); c = c + t:get("client_errors"); s = s + t:get("server_errors"); w = w + t:get("wrong") end
+  io.write(string.format("OPS ok=%d client_errors=%d server_errors=%d wrong=%d socket_errors=%d timeouts=%d p50_us=%d p99_us=%d requests=%d\\n",
+    ok_, c, s, w, summary.errors.connect + summary.errors.read + summary.errors.write, summary.errors.timeout,
     latency:percentile(50), latency:percentile(99), summary.requests))
 end
 `);
