@@ -5,6 +5,13 @@
 // zero lost intro requests, zero duplicate Notion pages, and no failed page
 // load beyond what the killed process had in flight.
 //
+// The kill lands while process A holds a claim: the stand-in holds A's next
+// page creation unanswered, and A is killed while it waits. The run checks
+// the row still carries A's lease after the kill, and that a process other
+// than A made the next Notion call for that request only after the lease
+// ran out: the lease-expiry path ran, and it made no second page. Every 404
+// answer counts as a failed page load (the mix has no 404 route).
+//
 //   node tests/ops/replicas.mjs          (npm run replicas)
 //
 // REPLICAS_DURATION (default 60s), REPLICAS_CONNECTIONS (32),
@@ -29,8 +36,13 @@ const dbUrl = db.url;
 const psql = (sql) => db.psql(sql);
 
 // Notion stand-in: one database, pages looked up by their Request ID. A few
-// calls fail (3%), and every call takes 20-40 ms, as a real API might.
+// calls fail (3%), and every call takes 20-40 ms, as a real API might. Each
+// process incarnation has its own token, so every call is logged with who
+// made it. Once `hold` names a token, that process's next page creation is
+// recorded (the page exists) and never answered.
 const pages = [];
+const calls = []; // { who, kind: "query" | "create", requestId, at }
+let hold = null; // { who, resolve } until a creation is held
 const notion = http.createServer((req, res) => {
   let body = "";
   req.on("data", (c) => (body += c));
@@ -40,15 +52,26 @@ const notion = http.createServer((req, res) => {
       res.end(JSON.stringify(json));
     }, 20 + Math.random() * 20);
     const json = JSON.parse(body || "{}");
-    if (Math.random() < 0.03) return send(500, { message: "bad day" });
+    const who = (req.headers.authorization ?? "").replace(/^Bearer secret_replicas_/, "");
+    const at = Date.now();
     if (req.url.endsWith("/query")) {
       const wanted = json.filter.rich_text.equals;
+      calls.push({ who, kind: "query", requestId: wanted, at });
+      if (Math.random() < 0.03) return send(500, { message: "bad day" });
       return send(200, { results: pages.filter((p) => p.requestId === wanted).map((p) => ({ id: p.id })) });
     }
     if (req.url === "/v1/pages") {
       const requestId = json.properties["Request ID"].rich_text[0].text.content;
+      calls.push({ who, kind: "create", requestId, at });
+      const held = hold?.who === who;
+      if (!held && Math.random() < 0.03) return send(500, { message: "bad day" });
       const page = { id: `page-${pages.length}`, requestId };
       pages.push(page);
+      if (held) {
+        hold.resolve({ requestId, pageId: page.id, at });
+        hold = null;
+        return; // no answer: the process waits on it until it is killed
+      }
       return send(200, { object: "page", id: page.id });
     }
     send(404, {});
@@ -61,7 +84,6 @@ const bin = siteBinary();
 const ports = [await freePort(), await freePort()];
 const siteEnv = {
   DATABASE_URL: dbUrl,
-  NOTION_TOKEN: "secret_replicas",
   NOTION_DATABASE_ID: "db-replicas",
   NOTION_API_BASE: notionBase,
   TRUSTED_PROXIES: "127.0.0.1",
@@ -69,8 +91,9 @@ const siteEnv = {
   INTRO_LEASE_SECS: String(LEASE_SECS),
   RUST_LOG: "error",
 };
-const start = (i) => startSite(bin, ports[i], siteEnv);
-const procs = [start(0), start(1)];
+// Process incarnations by name: A1 (killed), B1, A2 (A started again).
+const start = (i, who) => startSite(bin, ports[i], { ...siteEnv, NOTION_TOKEN: `secret_replicas_${who}` });
+const procs = [start(0, "A1"), start(1, "B1")];
 for (const p of ports) await waitFor(`http://127.0.0.1:${p}/readyz`);
 
 const lbPort = await freePort();
@@ -134,11 +157,29 @@ const load = wrk({
 });
 const senders = Array.from({ length: STREAM }, (_, k) => sender(k));
 await sleep(totalMs * 0.3);
+// Kill A while it holds a claim: in the middle of creating a page.
+const heldCall = await Promise.race([
+  new Promise((resolve) => (hold = { who: "A1", resolve })),
+  sleep(30_000).then(() => null),
+]);
+if (!heldCall) {
+  console.error("replicas FAILED: process A made no page creation to be killed in within 30 s");
+  process.exit(1);
+}
+const killedPid = procs[0].pid;
+const dead = new Promise((resolve) => procs[0].once("exit", resolve));
 procs[0].kill("SIGKILL");
+await dead;
 const killedAt = Date.now();
-console.error("replicas: process A killed");
+console.error(`replicas: process A killed while creating the page of ${heldCall.requestId}`);
+// A is gone, and no one may claim the row before its lease runs out: this is
+// the claim A held when it died.
+const [claimedBy, claimedUntil, statusAtKill] = psql(
+  `SELECT claimed_by, claimed_until, status FROM intro_requests WHERE id = '${heldCall.requestId}'`,
+).split("|");
+const leaseEnd = Number(claimedUntil);
 await sleep(totalMs * 0.2);
-procs[0] = start(0);
+procs[0] = start(0, "A2");
 await waitFor(`http://127.0.0.1:${ports[0]}/readyz`);
 console.error(`replicas: process A back after ${((Date.now() - killedAt) / 1000).toFixed(1)} s`);
 const pagesRun = await load;
@@ -161,6 +202,9 @@ for (const p of pages) counts.set(p.requestId, (counts.get(p.requestId) ?? 0) + 
 const duplicates = [...counts.values()].filter((n) => n > 1).length;
 const lost = [...accepted].filter((id) => !counts.has(id)).length;
 const strays = [...counts.keys()].filter((id) => !accepted.has(id)).length;
+// The takeover: the first call for the held request after A's, by anyone else.
+const takeover = calls.find((c) => c.requestId === heldCall.requestId && c.who !== "A1");
+const [heldStatus, heldPage] = psql(`SELECT status, notion_page_id FROM intro_requests WHERE id = '${heldCall.requestId}'`).split("|");
 const pageFailures = pagesRun.server_errors + pagesRun.client_errors + pagesRun.socket_errors + pagesRun.timeouts;
 
 procs.forEach((p) => p.kill("SIGTERM"));
@@ -185,6 +229,21 @@ console.log(
     ],
   ),
 );
+const rel = (t) => `${t - killedAt >= 0 ? "+" : ""}${t - killedAt} ms`;
+console.log(`\nThe claim A held when it was killed (times from the kill, ${new Date(killedAt).toISOString()}):\n`);
+console.log(
+  table(
+    ["measure", "value", "target"],
+    [
+      ["request A was creating a page for (page created, answer held)", `${heldCall.requestId} (${heldCall.pageId}, ${rel(heldCall.at)})`, "-"],
+      ["its row after the kill: claimed_by / status", `${claimedBy} / ${statusAtKill}`, `${killedPid}-... (A) / pending`],
+      ["its row after the kill: claimed_until", rel(leaseEnd), `> +0 ms (the lease outlives A), <= +${LEASE_SECS * 1000} ms`],
+      ["next Notion call for it, not by A1", takeover ? `${takeover.who} ${takeover.kind}, ${rel(takeover.at)}` : "none", `B1 or A2, after ${rel(leaseEnd)}`],
+      ["its row at the end: status / page", `${heldStatus} / ${heldPage}`, `forwarded / ${heldCall.pageId}`],
+      ["Notion pages for it", String(counts.get(heldCall.requestId) ?? 0), "1"],
+    ],
+  ),
+);
 const failures = [];
 if (accepted.size === 0) failures.push("no intro request was accepted");
 if (lost) failures.push(`${lost} lost`);
@@ -193,6 +252,11 @@ if (strays || gaveUp) failures.push(`${strays} stray pages, ${gaveUp} given up`)
 if (pending) failures.push(`${pending} still pending`);
 if (stored !== accepted.size) failures.push(`${stored} stored for ${accepted.size} accepted`);
 if (pageFailures > CONNECTIONS) failures.push(`${pageFailures} failed page loads`);
+if (!claimedBy?.startsWith(`${killedPid}-`) || statusAtKill !== "pending") failures.push(`the killed process held no claim on ${heldCall.requestId}`);
+if (!(leaseEnd > killedAt && leaseEnd <= killedAt + LEASE_SECS * 1000)) failures.push(`claimed_until ${rel(leaseEnd)} is not a lease live at the kill`);
+if (!takeover) failures.push("no other process took the held request over");
+else if (takeover.at <= leaseEnd) failures.push(`${takeover.who} called for the held request ${rel(takeover.at)}, before the lease ran out (${rel(leaseEnd)})`);
+if (heldStatus !== "forwarded" || heldPage !== heldCall.pageId) failures.push(`the held request ended ${heldStatus} with page ${heldPage}, not ${heldCall.pageId}`);
 if (failures.length) {
   console.error(`\nreplicas FAILED: ${failures.join(", ")}`);
   process.exit(1);
