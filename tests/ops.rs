@@ -4,8 +4,10 @@
 //! cache in front of two replicas. They take
 //! turns (each loads the whole machine). Each prints its report table.
 //!
-//! Needs nginx, wrk, openssl and psql (Debian packages; the commands install
-//! them when run as root) and PostgreSQL at TEST_POSTGRES_URL.
+//! Needs nginx, wrk, openssl and psql (Debian packages; a missing one fails
+//! the command with the package to install, .ci/run installs them), the
+//! Observatory scanner (`npm install --prefix tests/ops/observatory
+//! --ignore-scripts`) and PostgreSQL at TEST_POSTGRES_URL.
 
 use std::process::Command;
 use std::sync::Mutex;

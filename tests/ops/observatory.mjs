@@ -5,24 +5,23 @@
 //
 //   node tests/ops/observatory.mjs       (npm run observatory)
 //
-// The scanner lives in tests/ops/observatory/ (installed with
-// --ignore-scripts: its install scripts download the HSTS preload list and
+// The scanner lives in tests/ops/observatory/ and is not installed here
+// (.ci/run installs it): `npm install --prefix tests/ops/observatory
+// --ignore-scripts` (its install scripts download the HSTS preload list and
 // the TLD list from the internet). A local CA signs a certificate for
 // 127.0.0.1 and the scanner trusts it (NODE_EXTRA_CA_CERTS), so certificate
 // checks run as they would against a real host. Needs nginx and openssl.
 import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { freePort, need, root, siteBinary, startNginx, startSite, table, waitFor } from "./tools.mjs";
+import { freePort, need, root, siteBinary, startNginx, startSite, table, tempDir, waitFor } from "./tools.mjs";
 
 need("nginx", "nginx");
 need("openssl", "openssl");
 const scannerDir = path.join(root, "tests/ops/observatory");
 const scanner = path.join(scannerDir, "node_modules/@mdn/mdn-http-observatory");
 if (!fs.existsSync(scanner)) {
-  console.error("installing the Observatory scanner...");
-  execFileSync("npm", ["install", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: scannerDir, stdio: "inherit" });
+  throw new Error("the Observatory scanner is needed: npm install --prefix tests/ops/observatory --ignore-scripts");
 }
 // The preload list the install script would fetch; our loopback host is on
 // no such list, so an empty one gives the same answer.
@@ -30,7 +29,7 @@ const preload = path.join(scanner, "conf/hsts-preload.json");
 if (!fs.existsSync(preload)) fs.writeFileSync(preload, "{}");
 
 // A CA and a certificate for 127.0.0.1 signed by it.
-const pki = fs.mkdtempSync(path.join(os.tmpdir(), "citizen-pki-"));
+const pki = tempDir("citizen-pki-");
 const ssl = (...args) => execFileSync("openssl", args, { cwd: pki, stdio: "pipe" });
 ssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=citizen-site test CA");
 ssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "site.key", "-out", "site.csr", "-subj", "/CN=127.0.0.1");

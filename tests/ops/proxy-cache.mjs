@@ -18,9 +18,8 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
-import os from "node:os";
 import path from "node:path";
-import { createDatabase, freePort, need, root, siteBinary, sleep, startNginx, startSite, table, waitFor } from "./tools.mjs";
+import { createDatabase, freePort, need, root, siteBinary, sleep, startNginx, startSite, table, tempDir, waitFor } from "./tools.mjs";
 
 const REQUESTS = Number(process.env.PROXY_REQUESTS ?? 3000);
 const CONCURRENCY = 16;
@@ -82,7 +81,7 @@ const env = { DATABASE_URL: db.url, TRUSTED_PROXIES: "127.0.0.1", TEAM_REFRESH_S
 const procs = ports.map((p) => startSite(bin, p, env));
 for (const p of ports) await waitFor(`http://127.0.0.1:${p}/readyz`);
 const listen = await freePort();
-const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), "citizen-proxy-cache-"));
+const cacheDir = tempDir("citizen-proxy-cache-");
 const nginx = await startNginx(readmeConfig(ports, listen, cacheDir), `http://127.0.0.1:${listen}/readyz`);
 const lb = `http://127.0.0.1:${listen}`;
 

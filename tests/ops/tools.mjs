@@ -1,7 +1,9 @@
 // What the operations commands (soak, replicas, observatory) and the
-// benchmark share: Debian tools installed on demand, free ports, the server
-// binary started and awaited, nginx started from a config, wrk with a Lua
-// script, and RSS readings.
+// benchmark share: a check for the Debian tools they need (never an
+// install: .ci/run installs them), free ports, the server binary started and
+// awaited, nginx started from a config, wrk with a Lua script, and RSS
+// readings. Temporary directories and databases made here are removed when
+// the process exits, however it exits.
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
@@ -11,25 +13,31 @@ import path from "node:path";
 export const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..", "..");
 
 const children = new Set();
-process.on("exit", () => children.forEach((c) => c.kill("SIGKILL")));
+const tempDirs = new Set();
+const atExit = [];
+// Children first (a database cannot be dropped under their connections), then
+// what was registered to undo, then the temporary directories.
+process.on("exit", () => {
+  children.forEach((c) => c.kill("SIGKILL"));
+  for (const undo of atExit.splice(0)) undo();
+  tempDirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true }));
+});
 
-/** Makes sure a Debian package's command is there, installing it when this
- *  runs as root on a machine with apt-get. */
+/** A new temporary directory, removed when this process exits. */
+export function tempDir(prefix) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  tempDirs.add(dir);
+  return dir;
+}
+
+/** Fails unless a Debian package's command is there. Installs nothing: the
+ *  message names the package (.ci/run installs every one the tests use). */
 export function need(cmd, pkg) {
-  const has = () => {
-    try {
-      execFileSync("sh", ["-c", `command -v ${cmd}`], { stdio: "ignore" });
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  if (has()) return;
-  if (process.getuid?.() === 0 && fs.existsSync("/usr/bin/apt-get")) {
-    console.error(`installing ${pkg}...`);
-    execFileSync("sh", ["-c", `apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ${pkg}`], { stdio: "inherit" });
+  try {
+    execFileSync("sh", ["-c", `command -v ${cmd}`], { stdio: "ignore" });
+  } catch {
+    throw new Error(`${cmd} is needed: apt-get install ${pkg}`);
   }
-  if (!has()) throw new Error(`${cmd} is needed: apt-get install ${pkg}`);
 }
 
 export async function freePort() {
@@ -59,17 +67,22 @@ export async function waitFor(url, ms = 60_000) {
 
 /** A new PostgreSQL database for one run, on the server at
  *  TEST_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test):
- *  its `url`, and `drop()` for the end of the run. Needs psql. */
+ *  its `url`, and `drop()` for the end of the run, which also runs when the
+ *  process exits without it (a failed run). Needs psql. */
 export function createDatabase(prefix) {
   const admin = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-  const name = `${prefix}_${Date.now()}`;
+  const name = `${prefix}_${process.pid}_${Date.now()}`;
   const psql = (sql, url = admin) => execFileSync("psql", [url, "-tAq", "-c", sql], { encoding: "utf8" }).trim();
   psql(`CREATE DATABASE ${name}`);
   const url = `${admin.slice(0, admin.lastIndexOf("/"))}/${name}`;
-  return {
+  let dropped = false;
+  const db = {
     url,
+    name,
     psql: (sql) => psql(sql, url),
     drop() {
+      if (dropped) return;
+      dropped = true;
       try {
         psql(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       } catch (e) {
@@ -77,6 +90,8 @@ export function createDatabase(prefix) {
       }
     },
   };
+  atExit.push(() => db.drop());
+  return db;
 }
 
 /** The server binary: $CITIZEN_SITE_BIN (cargo test sets it), else a
@@ -97,7 +112,7 @@ export function siteBinary() {
  *  the child process. Its stdout is dropped and its stderr shown, unless
  *  `stdio` says otherwise. */
 export function startSite(bin, port, env = {}, { args = [], stdio = ["ignore", "ignore", "inherit"] } = {}) {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "citizen-ops-"));
+  const dataDir = tempDir("citizen-ops-");
   const child = spawn(bin, args, {
     env: {
       ...process.env,
@@ -113,6 +128,7 @@ export function startSite(bin, port, env = {}, { args = [], stdio = ["ignore", "
   child.on("exit", () => {
     children.delete(child);
     fs.rmSync(dataDir, { recursive: true, force: true });
+    tempDirs.delete(dataDir);
   });
   return child;
 }
@@ -120,7 +136,7 @@ export function startSite(bin, port, env = {}, { args = [], stdio = ["ignore", "
 /** Starts nginx with `http` inside its http {} block (one worker unless
  *  `workers` says otherwise); waits for `readyUrl`; returns the process. */
 export async function startNginx(http, readyUrl, { workers = 1 } = {}) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "citizen-nginx-"));
+  const dir = tempDir("citizen-nginx-");
   fs.mkdirSync(path.join(dir, "tmp"));
   const conf = path.join(dir, "nginx.conf");
   const temp = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map((t) => `${t}_temp_path ${dir}/tmp;`).join(" ");
@@ -149,7 +165,7 @@ http {
  *  script, with `expect: 404`, where any other status is the error (a 2xx or
  *  3xx counted as `wrong`). The summary line starts with OPS. */
 export function mixScript(paths, { expect = null } = {}) {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "citizen-wrk-")), "mix.lua");
+  const file = path.join(tempDir("citizen-wrk-"), "mix.lua");
   fs.writeFileSync(file, `
 local paths = { ${paths.map((p) => JSON.stringify(p)).join(", ")} }
 local expect = ${expect === null ? "nil" : Number(expect)}
