@@ -1,4 +1,4 @@
-import type { TokenAllocation } from "../../content/site/ctzn";
+import type { TokenAllocation } from "../../content/site/types";
 
 /** Segment colours by position (Tailwind only sees classes in client/). */
 const COLOURS = ["bg-brand-600", "bg-emerald-500", "bg-amber-500", "bg-violet-500"];

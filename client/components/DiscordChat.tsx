@@ -1,6 +1,6 @@
 import { Hash } from "lucide-react";
 import botAvatar from "../../content/images/products/discord-bot.svg";
-import type { ChatMessage } from "../../content/site/products";
+import type { ChatMessage } from "../../content/site/types";
 
 const USER_COLOURS = ["bg-emerald-600", "bg-rose-600", "bg-amber-600", "bg-violet-600"];
 

@@ -1,5 +1,5 @@
 import { useId } from "react";
-import type { Gradient } from "../../content/site/home";
+import type { Gradient } from "../../content/site/types";
 
 /**
  * A gradient background drawn as SVG. Its colours are SVG attributes, not a

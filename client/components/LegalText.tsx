@@ -1,4 +1,4 @@
-import type { LegalSection as LegalSectionData } from "../../content/site/legal";
+import type { LegalSection as LegalSectionData } from "../../content/site/types";
 import { LINKS } from "../../content/site/links";
 
 /** One section of a legal page: heading, paragraphs, an optional list. */

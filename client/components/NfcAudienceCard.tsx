@@ -1,9 +1,10 @@
 import { Check } from "lucide-react";
-import type { Audience } from "../../content/site/products";
+import type { Audience } from "../../content/site/types";
+import { NFC_ICONS } from "../lib/icons/nfc";
 
 /** One audience of the NFC wallet with its list of benefits. */
 export function NfcAudienceCard({ audience }: { audience: Audience }) {
-  const Icon = audience.icon;
+  const Icon = NFC_ICONS[audience.icon];
   const headingId = `audience-${audience.id}`;
   return (
     <article aria-labelledby={headingId} className="flex flex-col rounded-2xl border border-slate-200 bg-white p-8 shadow-sm">

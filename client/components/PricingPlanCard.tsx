@@ -1,10 +1,12 @@
 import type { FormEvent } from "react";
 import { Check, Info, X } from "lucide-react";
 import { useId } from "react";
+import { PRICING_ICONS } from "../lib/icons/pricing";
 import { formatPrice } from "../lib/money";
 import { yearlyFromMonthly } from "../lib/pricing";
 import type { PriceRecord } from "../lib/types";
-import { INTERVAL_SUFFIX, PRICING_TEXT, YEARLY_BADGE, type PlanItem, type PricingPlan } from "../../content/site/pricing";
+import { INTERVAL_SUFFIX, PRICING_TEXT, YEARLY_BADGE } from "../../content/site/pricing";
+import type { PlanItem, PricingPlan } from "../../content/site/types";
 import { Tooltip } from "./Tooltip";
 
 interface PricingPlanCardProps {
@@ -17,7 +19,7 @@ interface PricingPlanCardProps {
  *  is in and out of the plan, each line with an explaining tooltip. */
 export function PricingPlanCard({ plan, price }: PricingPlanCardProps) {
   const headingId = useId();
-  const Icon = plan.icon;
+  const Icon = PRICING_ICONS[plan.icon];
   return (
     <article
       aria-labelledby={headingId}

@@ -1,5 +1,6 @@
 import { Link } from "react-router";
-import { BILLING_OPTIONS, type Billing } from "../../content/site/pricing";
+import { BILLING_OPTIONS } from "../../content/site/pricing";
+import type { Billing } from "../../content/site/types";
 
 /**
  * The monthly/yearly switch. Each side is a real link (`?billing=...`), so it

@@ -1,4 +1,4 @@
-import type { Status } from "../../content/site/home";
+import type { Status } from "../../content/site/types";
 
 /** Spec section 1: Live is green, Beta yellow, Coming blue. */
 const STYLES: Record<Status, string> = {

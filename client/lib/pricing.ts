@@ -1,6 +1,7 @@
 // The pricing page's logic over its content (content/site/pricing.ts): the
 // billing toggle from the URL, and which Stripe price a plan shows.
-import { YEARLY_LINE, type Billing, type PriceInterval, type PricingPlan } from "../../content/site/pricing";
+import type { Billing, PriceInterval, PricingPlan } from "../../content/site/types";
+import { YEARLY_LINE } from "../../content/site/pricing";
 import { formatPrice } from "./money";
 import type { PriceRecord } from "./types";
 

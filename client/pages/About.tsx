@@ -1,6 +1,7 @@
 import { ArrowUpRight, Mail } from "lucide-react";
 import { ExternalLink } from "../components/ExternalLink";
 import { PageHero } from "../components/PageHero";
+import { ABOUT_ICONS } from "../lib/icons/about";
 import type { AboutData, PageMeta, PageProps, TeamMember } from "../lib/types";
 import {
   ABOUT_INTRO,
@@ -11,8 +12,8 @@ import {
   TEAM,
   TIMELINE,
   VALUES,
-  type Partner,
 } from "../../content/site/about";
+import type { Partner } from "../../content/site/types";
 import { LINKS } from "../../content/site/links";
 
 export function meta(): PageMeta {
@@ -46,7 +47,7 @@ export default function About({ data, state }: PageProps<AboutData>) {
           <h2 id="values-title" className="text-center text-3xl font-bold tracking-tight text-slate-900 sm:text-4xl">Our Values</h2>
           <ul className="mt-12 grid gap-6 sm:grid-cols-2 lg:grid-cols-4">
             {VALUES.map((value) => {
-              const Icon = value.icon;
+              const Icon = ABOUT_ICONS[value.icon];
               return (
                 <li key={value.title} className="rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200">
                   <span className="flex h-12 w-12 items-center justify-center rounded-xl bg-brand-50 text-brand-600">

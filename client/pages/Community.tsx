@@ -3,6 +3,7 @@ import { ExternalLink } from "../components/ExternalLink";
 import { GradientFill } from "../components/GradientFill";
 import { PageHero } from "../components/PageHero";
 import { Stars } from "../components/Stars";
+import { COMMUNITY_ICONS } from "../lib/icons/community";
 import type { PageMeta, PageProps } from "../lib/types";
 import {
   CHANNELS,
@@ -12,10 +13,8 @@ import {
   RESOURCES_INTRO,
   TESTIMONIALS,
   TESTIMONIALS_INTRO,
-  type Channel,
-  type Resource,
-  type Testimonial,
 } from "../../content/site/community";
+import type { Channel, Resource, Testimonial } from "../../content/site/types";
 
 export function meta(): PageMeta {
   return {
@@ -76,7 +75,7 @@ function SectionHeading({ id, title, lead }: { id: string; title: string; lead?:
 }
 
 function ChannelCard({ channel }: { channel: Channel }) {
-  const Icon = channel.icon;
+  const Icon = COMMUNITY_ICONS[channel.icon];
   return (
     <li className="flex flex-col overflow-hidden rounded-2xl bg-white shadow-sm ring-1 ring-slate-200">
       <div className="relative isolate p-6 text-white">
@@ -102,7 +101,7 @@ function ChannelCard({ channel }: { channel: Channel }) {
 }
 
 function ResourceCard({ resource }: { resource: Resource }) {
-  const Icon = resource.icon;
+  const Icon = COMMUNITY_ICONS[resource.icon];
   return (
     <li className="flex flex-col rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200">
       <div className="flex items-start justify-between gap-3">

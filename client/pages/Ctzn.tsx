@@ -12,6 +12,8 @@ import { CtznTokenomics } from "../components/CtznTokenomics";
 import { ExternalLink } from "../components/ExternalLink";
 import { MobileStoreButtons } from "../components/MobileStoreButtons";
 import { PageHero } from "../components/PageHero";
+import { Icon } from "../lib/icons/Icon";
+import { CTZN_ICONS } from "../lib/icons/ctzn";
 import type { PageMeta, PageProps } from "../lib/types";
 
 export function meta(): PageMeta {
@@ -82,7 +84,7 @@ export default function Ctzn(_props: PageProps) {
             {FUNDING_PROGRAMME.steps.map((step, i) => (
               <li key={step.title} className="rounded-2xl border border-slate-200 bg-white p-6 shadow-sm">
                 <span className="flex h-11 w-11 items-center justify-center rounded-xl bg-amber-100 text-amber-800">
-                  <step.icon className="h-6 w-6" aria-hidden="true" />
+                  <Icon set={CTZN_ICONS} name={step.icon} className="h-6 w-6" aria-hidden="true" />
                 </span>
                 <h3 className="mt-4 text-lg font-semibold text-slate-900">
                   <span className="text-slate-500">{i + 1}. </span>

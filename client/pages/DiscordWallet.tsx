@@ -11,6 +11,8 @@ import {
 import { DiscordChat } from "../components/DiscordChat";
 import { ExternalLink } from "../components/ExternalLink";
 import { PageHero } from "../components/PageHero";
+import { Icon } from "../lib/icons/Icon";
+import { DISCORD_ICONS } from "../lib/icons/discord";
 import type { PageMeta, PageProps } from "../lib/types";
 
 export function meta(): PageMeta {
@@ -60,7 +62,7 @@ export default function DiscordWallet(_props: PageProps) {
             {DISCORD_USE_CASES.map((u) => (
               <li key={u.title} className="rounded-2xl border border-slate-200 bg-white p-6 shadow-sm">
                 <span className="flex h-11 w-11 items-center justify-center rounded-xl bg-indigo-50 text-indigo-700">
-                  <u.icon className="h-6 w-6" aria-hidden="true" />
+                  <Icon set={DISCORD_ICONS} name={u.icon} className="h-6 w-6" aria-hidden="true" />
                 </span>
                 <h3 className="mt-4 text-lg font-semibold text-slate-900">{u.title}</h3>
                 <p className="mt-2 text-slate-600">{u.description}</p>
@@ -76,7 +78,7 @@ export default function DiscordWallet(_props: PageProps) {
           {DISCORD_BENEFITS.map((b) => (
             <li key={b.title} className="text-center">
               <span className="mx-auto flex h-12 w-12 items-center justify-center rounded-full bg-brand-50 text-brand-700">
-                <b.icon className="h-6 w-6" aria-hidden="true" />
+                <Icon set={DISCORD_ICONS} name={b.icon} className="h-6 w-6" aria-hidden="true" />
               </span>
               <h3 className="mt-4 text-lg font-semibold text-slate-900">{b.title}</h3>
               <p className="mt-2 text-slate-600">{b.description}</p>

@@ -4,6 +4,7 @@ import { Link } from "react-router";
 import { ExternalLink } from "../components/ExternalLink";
 import { GradientFill } from "../components/GradientFill";
 import { StatusBadge } from "../components/StatusBadge";
+import { HOME_ICONS } from "../lib/icons/home";
 import type { PageMeta, PageProps } from "../lib/types";
 import {
   CHAINS,
@@ -14,11 +15,8 @@ import {
   PAYMENT_OPTIONS,
   USE_CASES,
   WHY,
-  type Chain,
-  type Feature,
-  type FeatureCategory,
-  type UseCase,
 } from "../../content/site/home";
+import type { Chain, Feature, FeatureCategory, UseCase } from "../../content/site/types";
 import { LINKS } from "../../content/site/links";
 
 export function meta(): PageMeta {
@@ -171,7 +169,7 @@ function FeaturesSection() {
 }
 
 function FeatureCard({ feature }: { feature: Feature }) {
-  const Icon = feature.icon;
+  const Icon = HOME_ICONS[feature.icon];
   return (
     <li className="flex flex-col rounded-2xl border border-slate-200 bg-white p-6 shadow-sm transition hover:shadow-md">
       <div className="flex items-start justify-between gap-4">
@@ -213,7 +211,7 @@ function UseCasesSection() {
 }
 
 function UseCaseCard({ useCase }: { useCase: UseCase }) {
-  const Icon = useCase.icon;
+  const Icon = HOME_ICONS[useCase.icon];
   return (
     <li className="overflow-hidden rounded-2xl bg-white shadow-sm ring-1 ring-slate-200">
       <div className="relative isolate h-2">
@@ -246,7 +244,7 @@ function PaymentOptionsSection() {
           <p className="mt-2 text-slate-600">Members pay the way that suits them, with or without a smartphone.</p>
           <ul className="mt-6 grid gap-4 sm:grid-cols-2">
             {PAYMENT_OPTIONS.map((option) => {
-              const Icon = option.icon;
+              const Icon = HOME_ICONS[option.icon];
               return (
                 <li key={option.title} className="rounded-2xl bg-white p-5 shadow-sm">
                   <Icon className="h-6 w-6 text-brand-600" aria-hidden="true" />

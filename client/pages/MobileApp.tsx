@@ -9,6 +9,8 @@ import {
 } from "../../content/site/products";
 import { MobileStoreButtons } from "../components/MobileStoreButtons";
 import { PageHero } from "../components/PageHero";
+import { Icon } from "../lib/icons/Icon";
+import { MOBILE_ICONS } from "../lib/icons/mobile";
 import type { PageMeta, PageProps } from "../lib/types";
 
 export function meta(): PageMeta {
@@ -40,7 +42,7 @@ export default function MobileApp(_props: PageProps) {
           {PAYMENT_OPTIONS.map((option) => (
             <li key={option.title} className="rounded-2xl border border-slate-200 bg-white p-8 text-center shadow-sm">
               <span className="mx-auto flex h-14 w-14 items-center justify-center rounded-2xl bg-brand-50 text-brand-700">
-                <option.icon className="h-7 w-7" aria-hidden="true" />
+                <Icon set={MOBILE_ICONS} name={option.icon} className="h-7 w-7" aria-hidden="true" />
               </span>
               <h3 className="mt-5 text-xl font-bold text-slate-900">{option.title}</h3>
               <p className="mt-3 text-slate-600">{option.description}</p>
@@ -86,7 +88,7 @@ export default function MobileApp(_props: PageProps) {
           {MOBILE_HIGHLIGHTS.map((item) => (
             <li key={item.title} className="flex gap-4">
               <span className="flex h-12 w-12 flex-none items-center justify-center rounded-xl bg-emerald-50 text-emerald-700">
-                <item.icon className="h-6 w-6" aria-hidden="true" />
+                <Icon set={MOBILE_ICONS} name={item.icon} className="h-6 w-6" aria-hidden="true" />
               </span>
               <div>
                 <h3 className="text-lg font-semibold text-slate-900">{item.title}</h3>

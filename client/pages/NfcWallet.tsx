@@ -6,6 +6,8 @@ import { NFC_AUDIENCES, NFC_STEPS, NFC_TEXT } from "../../content/site/products"
 import { ExternalLink } from "../components/ExternalLink";
 import { NfcAudienceCard } from "../components/NfcAudienceCard";
 import { PageHero } from "../components/PageHero";
+import { Icon } from "../lib/icons/Icon";
+import { NFC_ICONS } from "../lib/icons/nfc";
 import type { PageMeta, PageProps } from "../lib/types";
 
 export function meta(): PageMeta {
@@ -44,7 +46,7 @@ export default function NfcWallet(_props: PageProps) {
             {NFC_STEPS.map((step, i) => (
               <li key={step.title} className="flex gap-4">
                 <span className="flex h-12 w-12 flex-none items-center justify-center rounded-xl bg-emerald-50 text-emerald-700">
-                  <step.icon className="h-6 w-6" aria-hidden="true" />
+                  <Icon set={NFC_ICONS} name={step.icon} className="h-6 w-6" aria-hidden="true" />
                 </span>
                 <div>
                   <h3 className="text-lg font-semibold text-slate-900">

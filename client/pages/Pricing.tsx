@@ -1,11 +1,14 @@
 import { ArrowRight, Check, Coins, LoaderCircle, RefreshCw } from "lucide-react";
 import { Link, useSearchParams } from "react-router";
 import { LINKS } from "../../content/site/links";
-import { BILLING_INTERVAL, PLANS, PRICING_TEXT, SELF_HOSTED, type Billing } from "../../content/site/pricing";
+import { BILLING_INTERVAL, PLANS, PRICING_TEXT, SELF_HOSTED } from "../../content/site/pricing";
+import type { Billing } from "../../content/site/types";
 import { ExternalLink } from "../components/ExternalLink";
 import { PageHero } from "../components/PageHero";
 import { PricingPlanCard } from "../components/PricingPlanCard";
 import { PricingToggle } from "../components/PricingToggle";
+import { Icon } from "../lib/icons/Icon";
+import { PRICING_ICONS } from "../lib/icons/pricing";
 import { billingFromParam, matchPrice } from "../lib/pricing";
 import type { PageMeta, PageProps, PricingData } from "../lib/types";
 
@@ -73,7 +76,7 @@ export default function Pricing({ data, state }: PageProps<PricingData>) {
           <article className="grid items-center gap-8 rounded-2xl border border-slate-200 bg-white p-8 shadow-sm md:grid-cols-[1fr_auto]">
             <div>
               <div className="flex flex-wrap items-center gap-3">
-                <SELF_HOSTED.icon className="h-8 w-8 text-slate-700" aria-hidden="true" />
+                <Icon set={PRICING_ICONS} name={SELF_HOSTED.icon} className="h-8 w-8 text-slate-700" aria-hidden="true" />
                 <h2 id="self-hosted-heading" className="text-2xl font-bold text-slate-900">{SELF_HOSTED.name}</h2>
                 <p className="rounded-full bg-emerald-100 px-3 py-1 text-sm font-semibold text-emerald-800">{SELF_HOSTED.price}</p>
               </div>

@@ -1,6 +1,7 @@
 import { Check, Clock } from "lucide-react";
 import { Link } from "react-router";
 import { PageHero } from "../components/PageHero";
+import { SERVICES_ICONS } from "../lib/icons/services";
 import type { PageMeta, PageProps } from "../lib/types";
 import {
   PACKAGES,
@@ -8,9 +9,8 @@ import {
   SERVICES,
   SERVICES_CONTACT_PATH,
   SERVICES_INTRO,
-  type Service,
-  type ServicePackage,
 } from "../../content/site/services";
+import type { Service, ServicePackage } from "../../content/site/types";
 
 export function meta(): PageMeta {
   return {
@@ -61,7 +61,7 @@ export default function Services(_props: PageProps) {
 }
 
 function ServiceCard({ service }: { service: Service }) {
-  const Icon = service.icon;
+  const Icon = SERVICES_ICONS[service.icon];
   return (
     <li className="flex flex-col rounded-2xl border border-slate-200 bg-white p-6 shadow-sm transition hover:shadow-md">
       <span className="flex h-12 w-12 items-center justify-center rounded-xl bg-brand-50 text-brand-600">

@@ -3,8 +3,10 @@ import { Link } from "react-router";
 import { ExternalLink } from "../components/ExternalLink";
 import { PageHero } from "../components/PageHero";
 import { StatusBadge } from "../components/StatusBadge";
+import { WALLETS_ICONS } from "../lib/icons/wallets";
 import type { FeaturedCommunity, PageMeta, PageProps, WalletsData } from "../lib/types";
-import { FEATURED_COMMUNITIES, WALLET_PRODUCTS, WALLETS_INTRO, type WalletProduct } from "../../content/site/wallets";
+import { FEATURED_COMMUNITIES, WALLET_PRODUCTS, WALLETS_INTRO } from "../../content/site/wallets";
+import type { WalletProduct } from "../../content/site/types";
 
 export function meta(): PageMeta {
   return {
@@ -76,7 +78,7 @@ const BUTTON_CLASS =
   "inline-flex w-full items-center justify-center gap-2 rounded-lg bg-brand-600 px-5 py-3 font-semibold text-white shadow-sm hover:bg-brand-700 sm:w-auto";
 
 function ProductCard({ product }: { product: WalletProduct }) {
-  const Icon = product.icon;
+  const Icon = WALLETS_ICONS[product.icon];
   return (
     <li className="flex flex-col rounded-2xl border border-slate-200 bg-white p-8 shadow-sm transition hover:shadow-md">
       <div className="flex items-start justify-between gap-4">

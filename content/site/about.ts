@@ -1,37 +1,6 @@
 // About page content (spec section 2): mission, values, timeline, partners.
 // The team comes from the team_members table through the route loader.
-import type { LucideIcon } from "lucide-react";
-import { Accessibility, Eye, Leaf, Users } from "lucide-react";
-
-export interface Value {
-  icon: LucideIcon;
-  title: string;
-  description: string;
-}
-
-export interface TimelineEntry {
-  year: string;
-  title: string;
-  description: string;
-}
-
-export type PartnerCategory =
-  | "Funding Partner"
-  | "Strategic Partner"
-  | "Community Partner"
-  | "Ecosystem Partner"
-  | "Community Fund"
-  | "Integration Partner"
-  | "Public Goods Funding"
-  | "Quadratic Accelerator";
-
-export interface Partner {
-  name: string;
-  category: PartnerCategory;
-  description: string;
-  /** The partner's own site, opened in a new tab. */
-  url: string;
-}
+import type { Partner, TimelineEntry, Value } from "./types";
 
 export const ABOUT_INTRO = {
   title: "About",
@@ -48,22 +17,22 @@ export const MISSION = {
 
 export const VALUES: Value[] = [
   {
-    icon: Accessibility,
+    icon: "Accessibility",
     title: "Accessibility First",
     description: "If someone can't use it on their first try, we have more work to do. We design for every phone, every age and people without a phone at all.",
   },
   {
-    icon: Users,
+    icon: "Users",
     title: "Community Driven",
     description: "Our roadmap comes from the communities on the ground. Organisers, merchants and members shape what we build next.",
   },
   {
-    icon: Eye,
+    icon: "Eye",
     title: "Transparency",
     description: "Our code is open source and every transaction can be verified on-chain, so communities can trust the system they run.",
   },
   {
-    icon: Leaf,
+    icon: "Leaf",
     title: "Sustainability",
     description: "We favour efficient networks and long-lived infrastructure, and price our services so that the project can last.",
   },

@@ -1,39 +1,7 @@
 // Community page content (spec sections 2 and 9): channels, resources,
 // testimonials.
-import type { LucideIcon } from "lucide-react";
-import { AtSign, BookOpen, Code, MessageCircle, MessagesSquare, Presentation, Video } from "lucide-react";
-import type { Gradient } from "./home";
 import { LINKS } from "./links";
-
-export interface Channel {
-  name: string;
-  /** What kind of channel it is, e.g. "Chat community". */
-  kind: string;
-  description: string;
-  /** As shown, e.g. "2.5K members". */
-  members: string;
-  link: string;
-  icon: LucideIcon;
-  gradient: Gradient;
-}
-
-export type ResourceType = "Docs" | "Tutorial" | "Forum" | "Event";
-
-export interface Resource {
-  title: string;
-  description: string;
-  /** Placeholder until the resources are published. */
-  link: string;
-  type: ResourceType;
-  icon: LucideIcon;
-}
-
-export interface Testimonial {
-  name: string;
-  role: string;
-  content: string;
-  rating: number;
-}
+import type { Channel, Resource, Testimonial } from "./types";
 
 export const COMMUNITY_INTRO = {
   title: "Join Our Community",
@@ -53,7 +21,7 @@ export const CHANNELS: Channel[] = [
     description: "Chat with the team and other organisers, get help with your setup and hear about releases first.",
     members: "2.5K members",
     link: LINKS.discord,
-    icon: MessageCircle,
+    icon: "MessageCircle",
     gradient: { from: "#4f46e5", to: "#7c3aed" },
   },
   {
@@ -62,7 +30,7 @@ export const CHANNELS: Channel[] = [
     description: "Follow launches, community stories and product news as they happen.",
     members: "5K followers",
     link: LINKS.twitter,
-    icon: AtSign,
+    icon: "AtSign",
     gradient: { from: "#0f172a", to: "#475569" },
   },
   {
@@ -71,7 +39,7 @@ export const CHANNELS: Channel[] = [
     description: "Read the code, open issues and contribute to the open-source wallet and its tools.",
     members: "800 contributors",
     link: LINKS.github,
-    icon: Code,
+    icon: "Code",
     gradient: { from: "#047857", to: "#0d9488" },
   },
 ];
@@ -88,28 +56,28 @@ export const RESOURCES: Resource[] = [
     description: "Set up a community, deploy a token and configure the wallet step by step.",
     link: "#",
     type: "Docs",
-    icon: BookOpen,
+    icon: "BookOpen",
   },
   {
     title: "Video Tutorials",
     description: "Short videos showing payments, vouchers and NFC cards in action.",
     link: "#",
     type: "Tutorial",
-    icon: Video,
+    icon: "Video",
   },
   {
     title: "Community Forum",
     description: "Ask questions and share lessons learned with other organisers.",
     link: "#",
     type: "Forum",
-    icon: MessagesSquare,
+    icon: "MessagesSquare",
   },
   {
     title: "Webinars",
     description: "Live sessions with the team and communities that have already launched.",
     link: "#",
     type: "Event",
-    icon: Presentation,
+    icon: "Presentation",
   },
 ];
 

@@ -1,13 +1,6 @@
 // The CTZN token page (spec section 9): static figures, tokenomics and the
 // funding programme. The figures are fixed text, not live market data.
-import { Coins, HandCoins, Sprout, Users, type LucideIcon } from "lucide-react";
-
-export interface TokenStat {
-  label: string;
-  value: string;
-  /** A qualifier shown under the value, e.g. that a price is approximate. */
-  note?: string;
-}
+import type { FundingStep, TokenAllocation, TokenStat } from "./types";
 
 export const CTZN_STATS: TokenStat[] = [
   { label: "Total Supply", value: "6,943,851", note: "CTZN" },
@@ -16,12 +9,6 @@ export const CTZN_STATS: TokenStat[] = [
   { label: "Supporters", value: "228+" },
   { label: "Raised", value: "$15,322" },
 ];
-
-export interface TokenAllocation {
-  label: string;
-  percent: number;
-  description: string;
-}
 
 /** Adds up to 100. */
 export const TOKENOMICS: TokenAllocation[] = [
@@ -34,21 +21,15 @@ export const TOKENOMICS: TokenAllocation[] = [
 /** Claimed benefit when paying a hosted plan with the token. */
 export const CTZN_DISCOUNT = "up to 15% off";
 
-export interface FundingStep {
-  icon: LucideIcon;
-  title: string;
-  description: string;
-}
-
 export const FUNDING_PROGRAMME: { title: string; intro: string; steps: FundingStep[] } = {
   title: "Community Funding Programme",
   intro:
     "CTZN lets the people who use Citizen Wallet fund its development directly. Supporters buy the token, the proceeds pay for open-source work, and the token comes back as a discount on hosted plans.",
   steps: [
-    { icon: Coins, title: "Buy CTZN", description: "Get CTZN on a decentralised exchange on Base, or in the Citizen Wallet app." },
-    { icon: Sprout, title: "Fund open source", description: "Proceeds go to the development of the wallets, the NFC cards and the tools communities run on." },
-    { icon: HandCoins, title: "Pay your plan", description: `Pay your community's monthly fees in CTZN and save ${CTZN_DISCOUNT}.` },
-    { icon: Users, title: "Grow together", description: "Every new community strengthens the network that all supporters share." },
+    { icon: "Coins", title: "Buy CTZN", description: "Get CTZN on a decentralised exchange on Base, or in the Citizen Wallet app." },
+    { icon: "Sprout", title: "Fund open source", description: "Proceeds go to the development of the wallets, the NFC cards and the tools communities run on." },
+    { icon: "HandCoins", title: "Pay your plan", description: `Pay your community's monthly fees in CTZN and save ${CTZN_DISCOUNT}.` },
+    { icon: "Users", title: "Grow together", description: "Every new community strengthens the network that all supporters share." },
   ],
 };
 

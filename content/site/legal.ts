@@ -1,22 +1,6 @@
 // Static legal text for /privacy and /terms (spec section 2). The pages add
 // the contact address from LINKS as a mailto link at the end.
-
-export interface LegalSection {
-  id: string;
-  title: string;
-  paragraphs: string[];
-  list?: string[];
-  /** A paragraph shown after the list. */
-  after?: string;
-}
-
-export interface LegalDocument {
-  title: string;
-  lead: string;
-  sections: LegalSection[];
-  contactTitle: string;
-  contactText: string;
-}
+import type { LegalDocument } from "./types";
 
 export const PRIVACY_UPDATED = "January 2024";
 

@@ -1,31 +1,7 @@
 // Pricing data (spec sections 3, 7 and 9): the three hosted plans and the
 // free self-hosted option. How a plan is paired with a Stripe price is
 // client/lib/pricing.ts.
-import { Crown, MessageCircle, Server, Smartphone, type LucideIcon } from "lucide-react";
-import type { PriceRecord } from "../../client/lib/types";
-
-/** One line of a plan card, with the short explanation its info tooltip shows. */
-export interface PlanItem {
-  label: string;
-  detail: string;
-}
-
-export interface PricingPlan {
-  /** Shown on the card; also what a Stripe product name must contain. */
-  name: string;
-  description: string;
-  icon: LucideIcon;
-  features: PlanItem[];
-  limitations: PlanItem[];
-  /** Shows the "Most Popular" badge. */
-  popular: boolean;
-  /** Matched against a price's product.metadata.planName. */
-  productName: string;
-}
-
-/** The toggle on the page; Stripe calls the same thing an interval. */
-export type Billing = "monthly" | "yearly";
-export type PriceInterval = PriceRecord["interval"];
+import type { Billing, PlanItem, PriceInterval, PricingPlan, SelfHostedOption } from "./types";
 
 export const BILLING_INTERVAL: Record<Billing, PriceInterval> = { monthly: "month", yearly: "year" };
 export const BILLING_OPTIONS: { value: Billing; label: string }[] = [
@@ -53,7 +29,7 @@ export const PLANS: PricingPlan[] = [
   {
     name: "Community Light",
     description: "Start a community token inside your Discord server.",
-    icon: MessageCircle,
+    icon: "MessageCircle",
     features: [FEATURE.discord, FEATURE.communitySupport],
     limitations: [LIMITATION.noMobile, LIMITATION.noNfc, LIMITATION.noDomain],
     popular: false,
@@ -62,7 +38,7 @@ export const PLANS: PricingPlan[] = [
   {
     name: "Community Standard",
     description: "Bring your currency to every member's phone as well as Discord.",
-    icon: Smartphone,
+    icon: "Smartphone",
     features: [FEATURE.discord, FEATURE.mobile, FEATURE.communitySupport],
     limitations: [LIMITATION.noNfc, LIMITATION.noDomain],
     popular: true,
@@ -71,7 +47,7 @@ export const PLANS: PricingPlan[] = [
   {
     name: "Community Pro",
     description: "Everything, including tap-to-pay cards and your own domain.",
-    icon: Crown,
+    icon: "Crown",
     features: [FEATURE.discord, FEATURE.mobile, FEATURE.nfc, FEATURE.domain, FEATURE.plugins, FEATURE.directSupport],
     limitations: [],
     popular: false,
@@ -88,11 +64,11 @@ export const YEARLY_LINE = { months: 10, words: "per year (save 2 months)" } as 
 /** Spec section 9 keeps this wording as it is (it disagrees with the 2-month line). */
 export const YEARLY_BADGE = "Save 1 months";
 
-export const SELF_HOSTED = {
+export const SELF_HOSTED: SelfHostedOption = {
   name: "Self-Hosted",
   price: "Free",
   description: "Run the open-source Citizen Wallet stack on your own infrastructure.",
-  icon: Server,
+  icon: "Server",
   features: [
     "Open-source code you can audit and fork",
     "Deploy on the chains and servers you choose",

@@ -1,51 +1,13 @@
 // The three product pages (spec section 2): NFC Wallet, Mobile App and
 // Discord Wallet. Each page's lists, steps and sample content live here.
-import {
-  BadgeCheck,
-  CalendarDays,
-  Contact,
-  CreditCard,
-  Gift,
-  Globe,
-  HandCoins,
-  Languages,
-  Layers,
-  Lock,
-  PartyPopper,
-  QrCode,
-  ShieldCheck,
-  Smartphone,
-  Store,
-  Ticket,
-  Trophy,
-  Users,
-  Vote,
-  Wallet,
-  Zap,
-  type LucideIcon,
-} from "lucide-react";
-
-export interface IconItem {
-  icon: LucideIcon;
-  title: string;
-  description: string;
-}
-
-/** A group of benefits for one kind of user. */
-export interface Audience {
-  id: string;
-  icon: LucideIcon;
-  title: string;
-  intro: string;
-  benefits: string[];
-}
+import type { Audience, ChatMessage, DiscordIcon, FeatureList, IconItem, MobileIcon, NfcIcon } from "./types";
 
 // ---------------------------------------------------------------- NFC Wallet
 
 export const NFC_AUDIENCES: Audience[] = [
   {
     id: "participants",
-    icon: Users,
+    icon: "Users",
     title: "For Participants",
     intro: "A card or wristband that just works, with no phone or app needed.",
     benefits: [
@@ -58,7 +20,7 @@ export const NFC_AUDIENCES: Audience[] = [
   },
   {
     id: "organisers",
-    icon: CalendarDays,
+    icon: "CalendarDays",
     title: "For Organisers",
     intro: "Run a closed-loop currency for your event or neighbourhood.",
     benefits: [
@@ -71,7 +33,7 @@ export const NFC_AUDIENCES: Audience[] = [
   },
   {
     id: "sales-points",
-    icon: Store,
+    icon: "Store",
     title: "For Sales Points",
     intro: "Accept payments with the phone you already have.",
     benefits: [
@@ -84,10 +46,10 @@ export const NFC_AUDIENCES: Audience[] = [
   },
 ];
 
-export const NFC_STEPS: IconItem[] = [
-  { icon: CreditCard, title: "Hand out cards", description: "Each card holds its own wallet, linked to your community token." },
-  { icon: HandCoins, title: "Top up", description: "Participants load credit at a top-up point or receive it as a reward." },
-  { icon: Zap, title: "Tap to pay", description: "Vendors tap the card on their phone and the payment settles in seconds." },
+export const NFC_STEPS: IconItem<NfcIcon>[] = [
+  { icon: "CreditCard", title: "Hand out cards", description: "Each card holds its own wallet, linked to your community token." },
+  { icon: "HandCoins", title: "Top up", description: "Participants load credit at a top-up point or receive it as a reward." },
+  { icon: "Zap", title: "Tap to pay", description: "Vendors tap the card on their phone and the payment settles in seconds." },
 ];
 
 export const NFC_TEXT = {
@@ -108,16 +70,11 @@ export const NFC_TEXT = {
 
 // ---------------------------------------------------------------- Mobile App
 
-export const PAYMENT_OPTIONS: IconItem[] = [
-  { icon: Ticket, title: "Digital Vouchers", description: "Scan a voucher to receive tokens, or create one to hand out credit to someone without a wallet." },
-  { icon: QrCode, title: "QR Codes", description: "Show your code to get paid, or scan a shop's code to pay. Amounts and descriptions come filled in." },
-  { icon: Contact, title: "Contacts", description: "Pay the people you know by name from your contact list, instead of copying long addresses." },
+export const PAYMENT_OPTIONS: IconItem<MobileIcon>[] = [
+  { icon: "Ticket", title: "Digital Vouchers", description: "Scan a voucher to receive tokens, or create one to hand out credit to someone without a wallet." },
+  { icon: "QrCode", title: "QR Codes", description: "Show your code to get paid, or scan a shop's code to pay. Amounts and descriptions come filled in." },
+  { icon: "Contact", title: "Contacts", description: "Pay the people you know by name from your contact list, instead of copying long addresses." },
 ];
-
-export interface FeatureList {
-  title: string;
-  items: string[];
-}
 
 export const MOBILE_FEATURE_LISTS: FeatureList[] = [
   {
@@ -149,10 +106,10 @@ export const MOBILE_FEATURE_LISTS: FeatureList[] = [
   },
 ];
 
-export const MOBILE_HIGHLIGHTS: IconItem[] = [
-  { icon: ShieldCheck, title: "No seed phrases", description: "Your wallet is backed up to your cloud drive, so losing your phone does not mean losing your money." },
-  { icon: Layers, title: "Many currencies", description: "Join several communities and switch between their tokens in one tap." },
-  { icon: Globe, title: "Open source", description: "The app's code is public, so anyone can check how it handles your funds." },
+export const MOBILE_HIGHLIGHTS: IconItem<MobileIcon>[] = [
+  { icon: "ShieldCheck", title: "No seed phrases", description: "Your wallet is backed up to your cloud drive, so losing your phone does not mean losing your money." },
+  { icon: "Layers", title: "Many currencies", description: "Join several communities and switch between their tokens in one tap." },
+  { icon: "Globe", title: "Open source", description: "The app's code is public, so anyone can check how it handles your funds." },
 ];
 
 export const MOBILE_TEXT = {
@@ -171,16 +128,6 @@ export const MOBILE_TEXT = {
 };
 
 // ------------------------------------------------------------ Discord Wallet
-
-export interface ChatMessage {
-  author: string;
-  bot: boolean;
-  /** The slash command the user typed (shown as code), if any. */
-  command?: string;
-  text?: string;
-  /** Lines of the bot's answer card. */
-  card?: { title: string; lines: string[] };
-}
 
 export const DISCORD_CHAT: { channel: string; messages: ChatMessage[] } = {
   channel: "community-wallet",
@@ -205,20 +152,20 @@ export const DISCORD_COMMANDS: { command: string; description: string }[] = [
   { command: "/balance", description: "See how many tokens you hold." },
 ];
 
-export const DISCORD_USE_CASES: IconItem[] = [
-  { icon: Trophy, title: "Reward Contributors", description: "Thank members for answers, artwork, code or moderation with tokens they can spend." },
-  { icon: PartyPopper, title: "Event Tickets", description: "Sell access to calls, workshops and meetups in your own currency." },
-  { icon: Gift, title: "Tipping", description: "Let members tip each other for help in a single command." },
-  { icon: Vote, title: "Community Decisions", description: "Use token balances to weigh votes or fund proposals." },
-  { icon: Wallet, title: "Shared Treasury", description: "Pay bounties and grants from a community wallet everyone can follow." },
-  { icon: BadgeCheck, title: "Membership Perks", description: "Unlock roles and channels for members who hold or earn tokens." },
+export const DISCORD_USE_CASES: IconItem<DiscordIcon>[] = [
+  { icon: "Trophy", title: "Reward Contributors", description: "Thank members for answers, artwork, code or moderation with tokens they can spend." },
+  { icon: "PartyPopper", title: "Event Tickets", description: "Sell access to calls, workshops and meetups in your own currency." },
+  { icon: "Gift", title: "Tipping", description: "Let members tip each other for help in a single command." },
+  { icon: "Vote", title: "Community Decisions", description: "Use token balances to weigh votes or fund proposals." },
+  { icon: "Wallet", title: "Shared Treasury", description: "Pay bounties and grants from a community wallet everyone can follow." },
+  { icon: "BadgeCheck", title: "Membership Perks", description: "Unlock roles and channels for members who hold or earn tokens." },
 ];
 
-export const DISCORD_BENEFITS: IconItem[] = [
-  { icon: Zap, title: "Instant setup", description: "Add the bot to your server and your members have wallets right away." },
-  { icon: Lock, title: "No crypto know-how needed", description: "No seed phrases, no gas fees, no extensions: just slash commands." },
-  { icon: Smartphone, title: "Works beyond Discord", description: "The same tokens work in the mobile app and with NFC cards." },
-  { icon: Languages, title: "For any community", description: "Gaming, open source, local groups or DAOs: the currency is yours." },
+export const DISCORD_BENEFITS: IconItem<DiscordIcon>[] = [
+  { icon: "Zap", title: "Instant setup", description: "Add the bot to your server and your members have wallets right away." },
+  { icon: "Lock", title: "No crypto know-how needed", description: "No seed phrases, no gas fees, no extensions: just slash commands." },
+  { icon: "Smartphone", title: "Works beyond Discord", description: "The same tokens work in the mobile app and with NFC cards." },
+  { icon: "Languages", title: "For any community", description: "Gaming, open source, local groups or DAOs: the currency is yours." },
 ];
 
 export const DISCORD_TEXT = {

@@ -1,26 +1,5 @@
 // Services page content (spec sections 2 and 9): six services, three packages.
-import type { LucideIcon } from "lucide-react";
-import { Code, FileCode2, Headphones, ShieldCheck, Users, Wallet } from "lucide-react";
-
-export interface Service {
-  icon: LucideIcon;
-  title: string;
-  description: string;
-  features: string[];
-  /** As shown, e.g. "From $5,000". */
-  price: string;
-  /** As shown, e.g. "2-4 weeks". */
-  timeline: string;
-}
-
-export interface ServicePackage {
-  name: string;
-  price: string;
-  description: string;
-  features: string[];
-  popular: boolean;
-  buttonText: string;
-}
+import type { Service, ServicePackage } from "./types";
 
 export const SERVICES_INTRO = {
   title: "Our Services",
@@ -32,7 +11,7 @@ export const SERVICES_CONTACT_PATH = "/contact";
 
 export const SERVICES: Service[] = [
   {
-    icon: Wallet,
+    icon: "Wallet",
     title: "Custom Wallet Setup",
     description: "A wallet in your community's colours, name and token, published for iOS, Android and the web.",
     features: ["Branded mobile and web wallet", "Token and account deployment", "Custom domain", "Launch checklist"],
@@ -40,7 +19,7 @@ export const SERVICES: Service[] = [
     timeline: "2-4 weeks",
   },
   {
-    icon: Code,
+    icon: "Code",
     title: "API Integration",
     description: "Connect your shop, membership system or app to your community token through our APIs.",
     features: ["Payment and balance endpoints", "Webhooks for transactions", "Integration guidance", "Test environment"],
@@ -48,7 +27,7 @@ export const SERVICES: Service[] = [
     timeline: "1-2 weeks",
   },
   {
-    icon: FileCode2,
+    icon: "FileCode2",
     title: "Smart Contract Development",
     description: "Contracts tailored to your currency's rules: issuance, demurrage, mutual credit limits or vouchers.",
     features: ["Custom token logic", "Deployment on your chosen chain", "Full test suite", "Documentation"],
@@ -56,7 +35,7 @@ export const SERVICES: Service[] = [
     timeline: "4-8 weeks",
   },
   {
-    icon: Users,
+    icon: "Users",
     title: "Community Onboarding",
     description: "Workshops and materials that get residents, merchants and volunteers paying with confidence.",
     features: ["Merchant training sessions", "Printed vouchers and guides", "Launch event support", "Feedback rounds"],
@@ -64,7 +43,7 @@ export const SERVICES: Service[] = [
     timeline: "2-3 weeks",
   },
   {
-    icon: ShieldCheck,
+    icon: "ShieldCheck",
     title: "Security Audit",
     description: "An independent review of your contracts and setup before real value starts to move.",
     features: ["Contract code review", "Configuration review", "Written findings report", "Fix verification"],
@@ -72,7 +51,7 @@ export const SERVICES: Service[] = [
     timeline: "2-3 weeks",
   },
   {
-    icon: Headphones,
+    icon: "Headphones",
     title: "Premium Support",
     description: "A direct line to the team that builds the wallet, for communities where payments cannot wait.",
     features: ["Priority response", "Dedicated support channel", "Monthly check-in call", "Upgrade assistance"],

@@ -1,28 +1,7 @@
 // Wallets page content (spec sections 2 and 9): the four wallet products.
 // The Featured Communities come from the route loader, not from here.
-import type { LucideIcon } from "lucide-react";
-import { Globe, MessageSquare, Nfc, Smartphone } from "lucide-react";
-import type { Status } from "./home";
 import { LINKS } from "./links";
-
-export type Platform = "iOS" | "Android" | "Web" | "NFC" | "Discord";
-
-/** Where a product card's button goes: a page of this site, or an outside
- *  web app opened in a new tab. */
-export type ProductLink = { kind: "internal"; to: string } | { kind: "external"; href: string };
-
-export interface WalletProduct {
-  name: string;
-  description: string;
-  icon: LucideIcon;
-  platforms: Platform[];
-  features: string[];
-  /** Download or activation count as shown, e.g. "10K+". */
-  downloads: string;
-  status: Status;
-  buttonText: string;
-  link: ProductLink;
-}
+import type { WalletProduct } from "./types";
 
 export const WALLETS_INTRO = {
   title: "Our Wallets",
@@ -33,7 +12,7 @@ export const WALLET_PRODUCTS: WalletProduct[] = [
   {
     name: "Mobile Wallet",
     description: "The full Citizen Wallet app for iOS and Android: pay, request, scan vouchers and switch between communities.",
-    icon: Smartphone,
+    icon: "Smartphone",
     platforms: ["iOS", "Android"],
     features: ["No gas fees or seed phrases", "Automatic cloud backup", "QR code and contact payments", "Several communities in one app"],
     downloads: "10K+",
@@ -44,7 +23,7 @@ export const WALLET_PRODUCTS: WalletProduct[] = [
   {
     name: "Web Burner Wallet",
     description: "A wallet created in the browser in a second. Perfect for first-time users, events and voucher campaigns.",
-    icon: Globe,
+    icon: "Globe",
     platforms: ["Web"],
     features: ["Nothing to install", "Key generated on the device", "Created by scanning a voucher", "Works on any phone or laptop"],
     downloads: "50K+",
@@ -55,7 +34,7 @@ export const WALLET_PRODUCTS: WalletProduct[] = [
   {
     name: "NFC Wallet",
     description: "Contactless cards and wristbands that hold a balance, for people who would rather not use a phone to pay.",
-    icon: Nfc,
+    icon: "Nfc",
     platforms: ["NFC"],
     features: ["Tap to pay at any point of sale", "Top up at the counter", "Ideal for events and markets", "Balance visible with a tap"],
     downloads: "5K+",
@@ -66,7 +45,7 @@ export const WALLET_PRODUCTS: WalletProduct[] = [
   {
     name: "Discord Wallet",
     description: "Send and receive your community token without leaving the chat, with simple bot commands.",
-    icon: MessageSquare,
+    icon: "MessageSquare",
     platforms: ["Discord"],
     features: ["Send tokens with a command", "Check your balance in chat", "Reward members for contributions", "Set up in minutes"],
     downloads: "2K+",
