@@ -3,8 +3,7 @@ import { Check, Info, X } from "lucide-react";
 import { useId } from "react";
 import { PRICING_ICONS } from "../lib/icons/pricing";
 import { formatPrice } from "../lib/money";
-import { yearlyFromMonthly } from "../lib/pricing";
-import type { PriceRecord } from "../lib/types";
+import { yearlyFromMonthly, type ShownPrice } from "../lib/pricing";
 import { INTERVAL_SUFFIX, PRICING_TEXT, YEARLY_BADGE } from "../../content/site/pricing";
 import type { PlanItem, PricingPlan } from "../../content/site/types";
 import { Tooltip } from "./Tooltip";
@@ -12,7 +11,7 @@ import { Tooltip } from "./Tooltip";
 interface PricingPlanCardProps {
   plan: PricingPlan;
   /** The plan's price for the interval on show, if Stripe has one. */
-  price: PriceRecord | undefined;
+  price: ShownPrice | undefined;
 }
 
 /** One hosted plan: price (or "Contact us for pricing"), checkout, and what

@@ -1,6 +1,6 @@
 // The pricing page's logic over its content (content/site/pricing.ts): the
 // billing toggle from the URL, and which Stripe price a plan shows.
-import type { Billing, PriceInterval, PricingPlan } from "../../content/site/types";
+import type { Billing, BillingInterval, PricingPlan } from "../../content/site/types";
 import { YEARLY_LINE } from "../../content/site/pricing";
 import { formatPrice } from "./money";
 import type { PriceRecord } from "./types";
@@ -10,6 +10,9 @@ export function billingFromParam(value: string | null): Billing {
   return value === "yearly" ? "yearly" : "monthly";
 }
 
+/** A price the page shows: one at an interval the toggle offers. */
+export type ShownPrice = PriceRecord & { interval: BillingInterval };
+
 /**
  * Spec section 7: a price fits a plan when its product name contains the
  * plan's name (case-insensitive) or its metadata.planName equals the plan's
@@ -18,11 +21,11 @@ export function billingFromParam(value: string | null): Billing {
 export function matchPrice(
   plan: Pick<PricingPlan, "name" | "productName">,
   prices: readonly PriceRecord[],
-  interval: PriceInterval,
-): PriceRecord | undefined {
+  interval: BillingInterval,
+): ShownPrice | undefined {
   const name = plan.name.toLowerCase();
   return prices.find(
-    (price) =>
+    (price): price is ShownPrice =>
       price.interval === interval &&
       ((price.product?.name ?? "").toLowerCase().includes(name) ||
         price.product?.metadata?.planName === plan.productName),

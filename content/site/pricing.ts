@@ -1,9 +1,9 @@
 // Pricing data (spec sections 3, 7 and 9): the three hosted plans and the
 // free self-hosted option. How a plan is paired with a Stripe price is
 // client/lib/pricing.ts.
-import type { Billing, PlanItem, PriceInterval, PricingPlan, SelfHostedOption } from "./types";
+import type { Billing, BillingInterval, PlanItem, PricingPlan, SelfHostedOption } from "./types";
 
-export const BILLING_INTERVAL: Record<Billing, PriceInterval> = { monthly: "month", yearly: "year" };
+export const BILLING_INTERVAL: Record<Billing, BillingInterval> = { monthly: "month", yearly: "year" };
 export const BILLING_OPTIONS: { value: Billing; label: string }[] = [
   { value: "monthly", label: "Monthly" },
   { value: "yearly", label: "Yearly" },
@@ -55,7 +55,7 @@ export const PLANS: PricingPlan[] = [
   },
 ];
 
-export const INTERVAL_SUFFIX: Record<PriceInterval, string> = { month: "/month", year: "/year" };
+export const INTERVAL_SUFFIX: Record<BillingInterval, string> = { month: "/month", year: "/year" };
 
 /** The monthly view's yearly line: the price of this many monthly payments,
  *  then the words (client/lib/pricing.ts puts them together). */

@@ -229,10 +229,11 @@ export interface SelfHostedOption {
 /** The toggle on the page; Stripe calls the same thing an interval. */
 export type Billing = "monthly" | "yearly";
 
-/** The intervals the page shows prices for: the server's price data
- *  (PriceRecord["interval"] in client/lib/types.ts) uses the same words, and
- *  tsc checks the client code that passes one to the other. */
-export type PriceInterval = "month" | "year";
+/** The Stripe intervals the toggle shows prices for, in the words of the
+ *  server's price data (PriceRecord["interval"] in client/lib/types.ts,
+ *  which has more): tsc checks the client code that matches one to the
+ *  other (client/lib/pricing.ts). */
+export type BillingInterval = "month" | "year";
 
 // ---------------------------------------------------------------- Products
 
