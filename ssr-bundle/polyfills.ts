@@ -16,7 +16,7 @@ if (typeof g.TextEncoder === "undefined") {
     encode(input = ""): Uint8Array {
       const bytes: number[] = [];
       for (const ch of input) {
-        let c = ch.codePointAt(0)!;
+        const c = ch.codePointAt(0)!;
         if (c < 0x80) bytes.push(c);
         else if (c < 0x800) bytes.push(0xc0 | (c >> 6), 0x80 | (c & 63));
         else if (c < 0x10000) bytes.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));

@@ -1,5 +1,5 @@
 import { Menu, X } from "lucide-react";
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { Link, useLocation } from "react-router";
 import { Logo } from "./Logo";
 
@@ -16,8 +16,13 @@ export const NAV_ITEMS = [
 export function Header() {
   const [open, setOpen] = useState(false);
   const { pathname } = useLocation();
-  // A followed link closes the mobile menu.
-  useEffect(() => setOpen(false), [pathname]);
+  // A followed link (or Back) closes the mobile menu: the menu is reset while
+  // rendering the new path, so it never paints open over the new page.
+  const [menuPath, setMenuPath] = useState(pathname);
+  if (menuPath !== pathname) {
+    setMenuPath(pathname);
+    setOpen(false);
+  }
 
   return (
     <header className="sticky top-0 z-40 border-b border-slate-200 bg-white/95 backdrop-blur">

@@ -85,7 +85,7 @@ export function PricingPlanCard({ plan, price }: PricingPlanCardProps) {
         </button>
       )}
 
-      <h4 className="mt-8 text-sm font-semibold uppercase tracking-wide text-slate-900">What's included</h4>
+      <h4 className="mt-8 text-sm font-semibold uppercase tracking-wide text-slate-900">What&apos;s included</h4>
       <ul className="mt-3 space-y-3">
         {plan.features.map((item) => (
           <PlanLine key={item.label} item={item} included />

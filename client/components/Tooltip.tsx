@@ -62,23 +62,21 @@ export function Tooltip({ content, children, side = "top", align = "center", del
   }, [open, hide]);
 
   const describedBy = [children.props["aria-describedby"], id].filter(Boolean).join(" ");
-  const trigger = cloneElement(children, {
-    "aria-describedby": describedBy,
-    onKeyDown: (e) => {
-      children.props.onKeyDown?.(e);
-      if (e.key === "Escape") hide();
-    },
-  });
+  const trigger = cloneElement(children, { "aria-describedby": describedBy });
 
   return (
     // Hover is tracked on the wrapper so the pointer can move onto the bubble
-    // without closing it (WCAG 1.4.13).
+    // without closing it (WCAG 1.4.13). Escape on the trigger bubbles up to
+    // the wrapper too, after the trigger's own onKeyDown, and closes it.
     <span
       className="relative inline-flex"
       onPointerEnter={show}
       onPointerLeave={hide}
       onFocus={show}
       onBlur={hide}
+      onKeyDown={(e) => {
+        if (e.key === "Escape") hide();
+      }}
     >
       {trigger}
       <span

@@ -2,7 +2,6 @@ import { ArrowRight, Check, Coins, LoaderCircle, RefreshCw } from "lucide-react"
 import { Link, useSearchParams } from "react-router";
 import { LINKS } from "../../content/site/links";
 import { BILLING_INTERVAL, PLANS, PRICING_TEXT, SELF_HOSTED } from "../../content/site/pricing";
-import type { Billing } from "../../content/site/types";
 import { ExternalLink } from "../components/ExternalLink";
 import { PageHero } from "../components/PageHero";
 import { PricingPlanCard } from "../components/PricingPlanCard";
