@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useEffectEvent, useRef, useState } from "react";
 import { useLocation } from "react-router";
 import { Footer } from "../components/Footer";
 import { Header } from "../components/Header";
@@ -41,13 +41,21 @@ function Site({ bootstrap, registry }: AppProps) {
     state: "ready",
   }));
   const shownUrl = useRef(url);
+  // The hash is read when the new page is shown, but a change of hash alone
+  // is no navigation: it is not one of the effect's dependencies (a rerun
+  // would abort the load in flight).
+  const scrollToTop = useEffectEvent(() => {
+    if (!location.hash) window.scrollTo(0, 0);
+  });
 
   useEffect(() => {
     if (url === shownUrl.current) return;
-    const samePage = matchRoute(shownUrl.current.split("?")[0]).page === matchRoute(location.pathname).page;
+    // The url is the path and the query: the effect reads both from it.
+    const path = url.split("?")[0];
+    const samePage = matchRoute(shownUrl.current.split("?")[0]).page === matchRoute(path).page;
     shownUrl.current = url;
     const abort = new AbortController();
-    const { page } = matchRoute(location.pathname);
+    const { page } = matchRoute(path);
     const data = fetchRouteData(url, abort.signal);
     // Keep the previous screen until the new page's code is here, then show
     // the page in its loading state until its data arrives (or fails after
@@ -60,7 +68,7 @@ function Site({ bootstrap, registry }: AppProps) {
         // stays on screen while the new data loads.
         // A new page starts at the top; a new view of the same page (a
         // filter, a toggle) keeps its place and its data until the new data.
-        if (!samePage && !location.hash) window.scrollTo(0, 0);
+        if (!samePage) scrollToTop();
         setView((v) => ({ url, page, data: v.page === page ? v.data : undefined, state: "loading" }));
         return data.then((d) => registry.load(d.page).then(() => d));
       })
@@ -76,7 +84,8 @@ function Site({ bootstrap, registry }: AppProps) {
         setView({ url, page, data: undefined, state: "error" });
       });
     return () => abort.abort();
-  }, [url]);
+    // The registry is one object for the app's life (pages.lazy / pages.eager).
+  }, [url, registry]);
 
   const mod = registry.get(view.page);
   const Page = mod?.default;
