@@ -1,0 +1,29 @@
+// ESLint for the front end's TypeScript: the app (client/), the server-side
+// entry (ssr-bundle/) and the site's content modules (content/). Run with
+// `npm run lint`; a gate of .ci/run (no warnings allowed).
+import js from "@eslint/js";
+import { defineConfig } from "eslint/config";
+import react from "eslint-plugin-react";
+import reactHooks from "eslint-plugin-react-hooks";
+import tseslint from "typescript-eslint";
+
+export default defineConfig([
+  {
+    files: ["client/**/*.{ts,tsx}", "ssr-bundle/**/*.{ts,tsx}", "content/**/*.{ts,tsx}"],
+    extends: [
+      js.configs.recommended,
+      tseslint.configs.recommended,
+      react.configs.flat.recommended,
+      react.configs.flat["jsx-runtime"],
+      reactHooks.configs.flat.recommended,
+    ],
+    settings: { react: { version: "detect" } },
+    rules: {
+      // A dependency missing from an effect's list is a stale-value bug, not a style point.
+      "react-hooks/exhaustive-deps": "error",
+      // Pages that ignore their props still take them (`_props: PageProps`): the
+      // registry calls every page the same way.
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_" }],
+    },
+  },
+]);
