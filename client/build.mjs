@@ -288,7 +288,20 @@ async function releaseBuild() {
   favicons(assetsDir, images);
   const { modules } = modulesOf(client.metafile, out);
   const files = listFiles(out, assetsDir, true);
-  fs.writeFileSync(path.join(out, "manifest.json"), JSON.stringify({ ...modules, css, images, files }, null, 2));
+  const errorScreen = errorScreenTemplate(fs.readFileSync(path.join(out, "ssr.js"), "utf8"));
+  fs.writeFileSync(path.join(out, "manifest.json"), JSON.stringify({ ...modules, css, images, files, errorScreen }, null, 2));
+}
+
+/** The error screen's markup, made by the server bundle's own component,
+ *  with ERROR_SLOT where the server writes the status and reason of an error
+ *  page it makes without a render (server/ssr/document.rs). */
+const ERROR_SLOT = "%ERROR%";
+function errorScreenTemplate(ssrCode) {
+  const context = vm.createContext({ console });
+  vm.runInContext(ssrCode, context, { filename: "ssr.js" });
+  const html = context.__ssr_error_screen(ERROR_SLOT);
+  if (!html.includes(ERROR_SLOT)) throw new Error("the error screen does not show its message");
+  return html;
 }
 
 /** Social preview images (Open Graph, 1200x630 PNG), made here with the
@@ -321,13 +334,11 @@ function previewCards(assetsDir, images) {
     const rendered = ogContext.__ssr_render("/", JSON.stringify({ page, status: 200, data: {} }));
     addOg(page, ogPng(rendered.title.replace(/ — Citizen Wallet.*$/, ""), "Citizen Wallet"));
   }
-  for (const file of fs.readdirSync(path.join(root, "content", "blog")).filter((f) => f.endsWith(".md"))) {
-    const front = fs.readFileSync(path.join(root, "content", "blog", file), "utf8").split("+++")[1] ?? "";
-    // A draft is not published, so it gets no card (the server checks the
-    // front matter properly; this only has to recognise the flag).
-    if (/^draft\s*=\s*true\s*$/m.test(front)) continue;
-    const field = (k) => front.match(new RegExp(`^${k}\\s*=\\s*"((?:[^"\\\\]|\\\\.)*)"`, "m"))?.[1]?.replace(/\\"/g, '"') ?? "";
-    addOg(`post-${file.replace(/\.md$/, "")}`, ogPng(field("title"), `Citizen Wallet Blog · ${field("type")}`));
+  // The published posts, as the server's own front matter parser read them
+  // (build.rs writes the file; drafts get no card).
+  if (!process.env.SITE_POSTS) throw new Error("SITE_POSTS is not set: the release build is run by build.rs (cargo build)");
+  for (const post of JSON.parse(fs.readFileSync(process.env.SITE_POSTS, "utf8"))) {
+    addOg(`post-${post.id}`, ogPng(post.title, `Citizen Wallet Blog · ${post.type}`));
   }
 }
 
@@ -373,7 +384,14 @@ async function watchBuild() {
       favicons(assetsDir, images);
       const { modules, sources } = modulesOf(client.metafile, base);
       lastSources = sources;
-      const manifest = { ...modules, css: writeCss(assetsDir, cssText), images, files: listFiles(dir, assetsDir, false) };
+      const ssrCode = ssr.outputFiles.find((f) => /[\\/]ssr\.js$/.test(f.path)).text;
+      const manifest = {
+        ...modules,
+        css: writeCss(assetsDir, cssText),
+        images,
+        files: listFiles(dir, assetsDir, false),
+        errorScreen: errorScreenTemplate(ssrCode),
+      };
       fs.writeFileSync(path.join(dir, "manifest.json"), JSON.stringify(manifest));
       // Keep the two builds before this one: a browser may still be loading
       // from them while it is told to reload.

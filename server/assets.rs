@@ -42,7 +42,14 @@ pub struct Manifest {
     /// Every file of the build served under `/assets/`.
     #[serde(default)]
     pub files: Vec<ManifestFile>,
+    /// The error screen's markup (client/components/ErrorScreen.tsx,
+    /// rendered by client/build.mjs) with [`ERROR_SLOT`] for its line.
+    #[serde(rename = "errorScreen")]
+    pub error_screen: String,
 }
+
+/// Where the error screen's template takes the status and reason.
+pub const ERROR_SLOT: &str = "%ERROR%";
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct ManifestFile {

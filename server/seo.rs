@@ -5,15 +5,16 @@
 use serde_json::{json, Value};
 
 use crate::content::Content;
+use crate::contract::{BlogData, PageData, PageId, PricingData};
 
 pub const SITE_NAME: &str = "Citizen Wallet";
 pub const THEME_COLOUR: &str = "#1f5ad6";
 /// Pages left out of the sitemap: a visitor's own payment, and errors.
-const NOT_LISTED: &[&str] = &["Success", "Cancel", "NotFound"];
+const NOT_LISTED: &[PageId] = &[PageId::Success, PageId::Cancel, PageId::NotFound];
 /// Pages that carry `noindex`: only the 404 screen. (The payment pages stay
 /// crawlable, just unlisted: Lighthouse's SEO audit wants every route
 /// indexable, and they hold nothing private without a session id.)
-const NOINDEX: &[&str] = &["NotFound"];
+const NOINDEX: &[PageId] = &[PageId::NotFound];
 
 /// Escapes text for an HTML attribute or element.
 pub fn escape(text: &str) -> String {
@@ -36,11 +37,11 @@ pub struct Head<'a> {
     pub site_url: &'a str,
     /// Path and the query parameters the page reads (the render URL).
     pub url: &'a str,
-    pub page: &'a str,
+    pub page: PageId,
     pub title: &'a str,
     pub description: &'a str,
     /// The route's loader data.
-    pub data: &'a Value,
+    pub data: &'a PageData,
     /// URL of the page's preview image.
     pub image: Option<&'a str>,
 }
@@ -48,7 +49,7 @@ pub struct Head<'a> {
 impl Head<'_> {
     pub fn tags(&self) -> String {
         let canonical = format!("{}{}", self.site_url, self.url);
-        let is_post = self.page == "Blog" && self.data["post"].is_object();
+        let is_post = matches!(self.data, PageData::Blog(BlogData { post: Some(_), .. }));
         let mut h = String::with_capacity(2048);
         h.push_str(&format!("<title>{}</title>", escape(self.title)));
         h.push_str(&format!(r#"<meta name="description" content="{}">"#, escape(self.description)));
@@ -87,42 +88,33 @@ impl Head<'_> {
             "url": format!("{site}/"),
             "logo": self.image.map(|i| format!("{site}{i}")),
         })];
-        if self.page == "Blog" {
-            if let Some(post) = self.data["post"].as_object() {
-                let url = format!("{site}/blog/{}", post["id"].as_str().unwrap_or_default());
-                graph.push(json!({
-                    "@type": "BlogPosting",
-                    "headline": post["title"],
-                    "description": post["excerpt"],
-                    "datePublished": post["date"],
-                    "author": { "@type": "Person", "name": post["author"] },
-                    "publisher": { "@id": format!("{site}/#organization") },
-                    "mainEntityOfPage": url,
-                    "image": post["image"].as_str().map(|i| format!("{site}{i}")),
-                }));
-                graph.push(breadcrumb(
-                    site,
-                    &[
-                        ("Home", "/".into()),
-                        ("Blog", "/blog".into()),
-                        (post["title"].as_str().unwrap_or_default(), format!("/blog/{}", post["id"].as_str().unwrap_or_default())),
-                    ],
-                ));
-            }
+        if let PageData::Blog(BlogData { post: Some(post), .. }) = self.data {
+            let post = &post.summary;
+            let url = format!("{site}/blog/{}", post.id);
+            graph.push(json!({
+                "@type": "BlogPosting",
+                "headline": post.title,
+                "description": post.excerpt,
+                "datePublished": post.date,
+                "author": { "@type": "Person", "name": post.author },
+                "publisher": { "@id": format!("{site}/#organization") },
+                "mainEntityOfPage": url,
+                "image": post.image.as_ref().map(|i| format!("{site}{i}")),
+            }));
+            graph.push(breadcrumb(site, &[("Home", "/".into()), ("Blog", "/blog".into()), (&post.title, format!("/blog/{}", post.id))]));
         }
-        if self.page == "Pricing" {
-            for p in self.data["prices"].as_array().into_iter().flatten() {
-                let Some(currency) = p["currency"].as_str() else { continue };
+        if let PageData::Pricing(PricingData { prices, .. }) = self.data {
+            for p in prices {
                 graph.push(json!({
                     "@type": "Product",
-                    "name": p["product"]["name"],
+                    "name": p.product.name,
                     "brand": { "@id": format!("{site}/#organization") },
                     "offers": {
                         "@type": "Offer",
-                        "price": crate::integrations::stripe::major_units(p["amount"].as_i64().unwrap_or(0), currency),
-                        "priceCurrency": currency.to_ascii_uppercase(),
+                        "price": crate::integrations::stripe::major_units(p.amount, &p.currency),
+                        "priceCurrency": p.currency.to_ascii_uppercase(),
                         "url": format!("{site}/pricing"),
-                        "description": format!("billed per {}", p["interval"].as_str().unwrap_or("month")),
+                        "description": format!("billed per {}", p.interval.as_str()),
                     },
                 }));
             }
@@ -151,7 +143,7 @@ pub fn sitemap(site: &str, content: &Content) -> String {
     });
     for path in paths {
         let page = content.routes.find(&path).page;
-        if NOT_LISTED.contains(&page.as_str()) {
+        if NOT_LISTED.contains(&page) {
             continue;
         }
         let lastmod = match path.strip_prefix("/blog/") {

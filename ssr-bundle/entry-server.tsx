@@ -5,17 +5,12 @@ import { renderToString } from "react-dom/server.browser";
 import { StaticRouter } from "react-router";
 import { App } from "../client/app/App";
 import { ErrorScreen, GENERIC_ERROR } from "../client/components/ErrorScreen";
-import type { Bootstrap, RenderResult } from "../client/lib/types";
+import { dataOf } from "../client/app/registry";
+import type { Bootstrap, RenderOutput } from "../client/lib/types";
+import { errorDescription, errorTitle } from "../content/site/messages.json";
 import { registry } from "./pages.eager";
 
-interface ServerRenderResult extends RenderResult {
-  /** The message of a render that threw; the Rust side logs it. */
-  error?: string;
-  /** Its stack trace (the dev server maps it back to the sources). */
-  stack?: string;
-}
-
-function render(url: string, bootstrapJson: string): ServerRenderResult {
+function render(url: string, bootstrapJson: string): RenderOutput {
   const boot = JSON.parse(bootstrapJson) as Bootstrap;
   try {
     const html = renderToString(
@@ -23,15 +18,15 @@ function render(url: string, bootstrapJson: string): ServerRenderResult {
         <App bootstrap={boot} registry={registry} />
       </StaticRouter>,
     );
-    const meta = registry.get(boot.page)?.meta(boot.data);
+    const meta = registry.meta(boot.page, dataOf(boot));
     if (!meta) throw new Error(`no page module for ${boot.page}`);
     return { status: boot.status, title: meta.title, description: meta.description, html, page: boot.page };
   } catch (err) {
     const html = renderToString(<ErrorScreen {...GENERIC_ERROR} />);
     return {
       status: 500,
-      title: "Error — Citizen Wallet",
-      description: "Unexpected Application Error!",
+      title: errorTitle,
+      description: errorDescription,
       html,
       page: boot.page,
       error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
@@ -40,4 +35,11 @@ function render(url: string, bootstrapJson: string): ServerRenderResult {
   }
 }
 
-(globalThis as unknown as { __ssr_render: typeof render }).__ssr_render = render;
+/** The error screen with `message` as its whole line: client/build.mjs
+ *  renders it once at build time, and the server fills in the status and
+ *  reason of the pages it makes without a render (overload, deadline). */
+function errorScreen(message: string): string {
+  return renderToString(<ErrorScreen message={message} />);
+}
+
+Object.assign(globalThis, { __ssr_render: render, __ssr_error_screen: errorScreen });

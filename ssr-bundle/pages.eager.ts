@@ -1,4 +1,3 @@
-import type { PageId, PageModule } from "../client/lib/types";
 import { eagerRegistry } from "../client/app/registry";
 import * as Home from "../client/pages/Home";
 import * as Wallets from "../client/pages/Wallets";
@@ -18,8 +17,10 @@ import * as Success from "../client/pages/Success";
 import * as Cancel from "../client/pages/Cancel";
 import * as NotFound from "../client/pages/NotFound";
 
-/** renderToString is synchronous, so the server bundle holds every page. */
+/** renderToString is synchronous, so the server bundle holds every page.
+ *  eagerRegistry takes PageModules: each module is checked against its
+ *  page's data, and every page must be here. */
 export const registry = eagerRegistry({
   Home, Wallets, Services, About, Community, Blog, NfcWallet, MobileApp, DiscordWallet,
   Pricing, Contact, Ctzn, Privacy, Terms, Success, Cancel, NotFound,
-} as unknown as Record<PageId, PageModule>);
+});

@@ -5,14 +5,14 @@ import { Header } from "../components/Header";
 import { ErrorBoundary, ErrorScreen } from "../components/ErrorScreen";
 import { fetchRouteData } from "../lib/route-data";
 import { matchRoute } from "../lib/routes";
-import type { Bootstrap, LoadState, PageId } from "../lib/types";
-import type { PageRegistry } from "./registry";
+import type { Bootstrap, LoadState, PageDataMap, PageId } from "../lib/types";
+import { dataOf, type PageRegistry } from "./registry";
 
 /** What is on screen: a page, its loader data and where that data stands. */
 interface View {
   url: string;
   page: PageId;
-  data: unknown;
+  data: PageDataMap[PageId] | undefined;
   state: LoadState;
 }
 
@@ -37,7 +37,7 @@ function Site({ bootstrap, registry }: AppProps) {
   const [view, setView] = useState<View>(() => ({
     url,
     page: bootstrap.page,
-    data: bootstrap.data,
+    data: dataOf(bootstrap),
     state: "ready",
   }));
   const shownUrl = useRef(url);
@@ -74,27 +74,25 @@ function Site({ bootstrap, registry }: AppProps) {
       })
       .then((d) => {
         if (abort.signal.aborted || !d) return;
-        setView({ url, page: d.page, data: d.data, state: "ready" });
-        applyMeta(registry, d.page, d.data);
+        setView({ url, page: d.page, data: dataOf(d), state: "ready" });
+        applyMeta(registry, d.page, dataOf(d));
       })
       .catch(() => {
         if (abort.signal.aborted) return;
         // The page's own code could not be fetched: let the server render it.
-        if (!registry.get(page)) return window.location.assign(url);
+        if (!registry.has(page)) return window.location.assign(url);
         setView({ url, page, data: undefined, state: "error" });
       });
     return () => abort.abort();
     // The registry is one object for the app's life (pages.lazy / pages.eager).
   }, [url, registry]);
 
-  const mod = registry.get(view.page);
-  const Page = mod?.default;
   return (
     <div className="flex min-h-screen flex-col">
       <Header />
       <main id="main" className="flex-1">
         <ErrorBoundary key={view.url}>
-          {Page ? <Page data={view.data} state={view.state} /> : null}
+          {registry.render(view.page, view.data, view.state)}
         </ErrorBoundary>
       </main>
       <Footer />
@@ -102,7 +100,7 @@ function Site({ bootstrap, registry }: AppProps) {
   );
 }
 
-function applyMeta(registry: PageRegistry, page: PageId, data: unknown) {
-  const meta = registry.get(page)?.meta(data);
+function applyMeta(registry: PageRegistry, page: PageId, data: PageDataMap[PageId] | undefined) {
+  const meta = registry.meta(page, data);
   if (meta) document.title = meta.title;
 }

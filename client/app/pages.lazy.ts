@@ -1,12 +1,10 @@
-import type { PageId, PageModule } from "../lib/types";
-import { lazyRegistry } from "./registry";
-
-type Importer = () => Promise<PageModule>;
+import { lazyRegistry, type PageImporters } from "./registry";
 
 /** Each page is its own chunk; esbuild splits on these dynamic imports. The
- *  modules are read as PageModule by one cast below, not by a wrapper per
- *  page: a wrapper would ship in the entry chunk every page loads. */
-const importers = {
+ *  type checker holds each module to its page's data (PageImporters): a page
+ *  missing here, or a page whose props do not take its loader's data, does
+ *  not compile. */
+const importers: PageImporters = {
   Home: () => import("../pages/Home"),
   Wallets: () => import("../pages/Wallets"),
   Services: () => import("../pages/Services"),
@@ -24,6 +22,6 @@ const importers = {
   Success: () => import("../pages/Success"),
   Cancel: () => import("../pages/Cancel"),
   NotFound: () => import("../pages/NotFound"),
-} satisfies Record<PageId, () => Promise<unknown>>;
+};
 
-export const registry = lazyRegistry(importers as Record<PageId, () => Promise<unknown>> as Record<PageId, Importer>);
+export const registry = lazyRegistry(importers);

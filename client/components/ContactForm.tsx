@@ -9,16 +9,23 @@ import {
   HONEYPOT,
   REDIRECT_AFTER_SUBMIT_MS,
   TAG_OPTIONS,
-  type ContactField,
-  type IntroRequest,
 } from "../../content/site/contact";
+import type { ContactField } from "../../content/site/types";
+import type { Assert, ContactData, IntroForm, Same } from "../lib/types";
 import { Toaster, useToasts } from "./Toast";
 
 const inputClass =
   "mt-1 block w-full rounded-lg border border-slate-300 bg-white px-3 py-2 text-slate-900 shadow-sm placeholder:text-slate-400 focus:border-brand-600 focus:outline-none focus:ring-2 focus:ring-brand-600/30";
 
+/** The form's text inputs: the server's fields but the tag boxes, the
+ *  submission id and the honeypot. */
+type TextField = Exclude<keyof IntroForm, "tags" | "submissionId" | "fax">;
+/** The labelled fields of the content are exactly these. */
+export type FieldsAreTheServers = Assert<Same<(typeof CONTACT_FIELDS)[number]["name"], TextField>>;
+const FIELDS: readonly (ContactField & { name: TextField })[] = CONTACT_FIELDS;
+
 /** Reads the form as the JSON the save-to-notion function expects. */
-function readForm(form: HTMLFormElement): IntroRequest {
+function readForm(form: HTMLFormElement): Omit<IntroForm, "submissionId"> {
   const fd = new FormData(form);
   const text = (key: string) => String(fd.get(key) ?? "").trim();
   return {
@@ -45,14 +52,7 @@ function newSubmissionId(): string {
  * The intro request form. Without JavaScript it posts as a regular form; with
  * it, the request goes out as JSON and the answer shows as a toast.
  */
-export interface ContactFormState {
-  /** Set after a plain (no-JavaScript) post succeeded. */
-  submitted?: boolean;
-  /** The server's message after a plain post was refused. */
-  error?: string | null;
-  /** What the visitor typed, returned with that message. */
-  values?: IntroRequest | null;
-}
+export type ContactFormState = Partial<ContactData>;
 
 export function ContactForm({ initial = {} }: { initial?: ContactFormState }) {
   const navigate = useNavigate();
@@ -125,7 +125,7 @@ export function ContactForm({ initial = {} }: { initial?: ContactFormState }) {
           </div>
         )}
         <div className="grid gap-6 sm:grid-cols-2">
-          {CONTACT_FIELDS.map((field) => (
+          {FIELDS.map((field) => (
             <Field key={field.name} field={field} value={initial.values?.[field.name]} />
           ))}
         </div>

@@ -1,15 +1,18 @@
 import { Component, type ErrorInfo, type ReactNode } from "react";
+import { errorHeading, internalError } from "../../content/site/messages.json";
 
 /** What a visitor is told when a page breaks: the status and a generic
  *  message, never the exception's own text (that goes to the log). */
-export const GENERIC_ERROR = { status: 500, message: "Internal Server Error" } as const;
+export const GENERIC_ERROR = { status: 500, message: internalError } as const;
 
 /** The router's default error screen (spec section 8): a heading and the
- *  status or message. Used for render errors on the server and the client. */
+ *  status or message. Used for render errors on the server and the client,
+ *  and, rendered at build time, for the server's own error pages (a render
+ *  that could not run: server/ssr/document.rs). */
 export function ErrorScreen({ status, message }: { status?: number; message: string }) {
   return (
     <div className="mx-auto max-w-3xl px-4 py-16">
-      <h2 className="text-2xl font-bold">Unexpected Application Error!</h2>
+      <h2 className="text-2xl font-bold">{errorHeading}</h2>
       <h3 className="mt-4 font-mono text-lg text-red-700">{status ? `${status} ${message}` : message}</h3>
     </div>
   );

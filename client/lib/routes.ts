@@ -1,6 +1,7 @@
 import { matchPath } from "react-router";
 // A named import: esbuild then ships only `routes`, not the file's comment.
 import { routes } from "../../content/routes.json";
+import { PAGE_IDS } from "./server-types";
 import type { PageId } from "./types";
 
 export interface RouteMatch {
@@ -12,7 +13,10 @@ export interface RouteMatch {
 export function matchRoute(pathname: string): RouteMatch {
   for (const route of routes) {
     const m = matchPath({ path: route.path, end: true, caseSensitive: true }, pathname);
-    if (m) return { page: route.page as PageId, params: m.params };
+    if (!m) continue;
+    // The server is built from the same table, so every name is a page id.
+    const page = PAGE_IDS.find((id) => id === route.page);
+    if (page) return { page, params: m.params };
   }
   return { page: "NotFound", params: {} };
 }

@@ -1,10 +1,10 @@
 import { CalendarDays, Mail } from "lucide-react";
 import { CONTACT_TEXT } from "../../content/site/contact";
 import { LINKS } from "../../content/site/links";
-import { ContactForm, type ContactFormState } from "../components/ContactForm";
+import { ContactForm } from "../components/ContactForm";
 import { ExternalLink } from "../components/ExternalLink";
 import { PageHero } from "../components/PageHero";
-import type { PageMeta, PageProps } from "../lib/types";
+import type { ContactData, PageMeta, PageProps } from "../lib/types";
 
 export function meta(): PageMeta {
   return {
@@ -14,7 +14,7 @@ export function meta(): PageMeta {
   };
 }
 
-export default function Contact({ data }: PageProps<ContactFormState>) {
+export default function Contact({ data }: PageProps<ContactData>) {
   return (
     <>
       <PageHero title={CONTACT_TEXT.title} lead={CONTACT_TEXT.lead} />

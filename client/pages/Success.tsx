@@ -2,12 +2,13 @@ import { CircleCheck, CircleX, Clock, LoaderCircle } from "lucide-react";
 import type { ReactNode } from "react";
 import { Link } from "react-router";
 import { formatPaidAmount } from "../lib/money";
+import { verifyFailed } from "../../content/site/messages.json";
 import type { PageMeta, PageProps, SuccessData, VerifiedSession } from "../lib/types";
 
 const TEXT = {
   verifying: "Verifying your payment...",
   failed: "Payment Verification Failed",
-  verifyFailed: "Failed to verify payment session",
+  verifyFailed,
   waitSeconds: (s: number) => `Too many checks from your connection: please try again in ${s} seconds.`,
   paid: "Payment Successful!",
   paidLead: "Thank you for subscribing to Citizen Wallet. A receipt is on its way to your inbox, and we will be in touch to set up your community.",

@@ -1,20 +1,9 @@
 import tagOptions from "./intro-tags.json";
+import type { ContactField } from "./types";
+// Named imports: a page ships only the messages it uses.
+import { missingFields, submitFailed, submitNoSuccess } from "./messages.json";
 // The intro request form (spec sections 3, 5, 8 and 9): its fields, the tag
 // options and every message the form can show.
-
-/** What the form posts to the save-to-notion function, as JSON. */
-export interface IntroRequest {
-  name: string;
-  contactPerson: string;
-  email: string;
-  website: string;
-  description: string;
-  tags: string[];
-  /** One id per submission, so a retry after a lost answer is stored once. */
-  submissionId?: string;
-  /** The honeypot field: people leave it empty. */
-  fax?: string;
-}
 
 /** The hidden field bots fill and people never see (the server keeps such
  *  requests aside instead of forwarding them). */
@@ -26,33 +15,27 @@ export const CONTACT_ENDPOINT = "/api/save-to-notion";
  *  same file. */
 export const TAG_OPTIONS: readonly string[] = tagOptions;
 
-export interface ContactField {
-  name: Exclude<keyof IntroRequest, "tags">;
-  label: string;
-  type: "text" | "email" | "url" | "textarea";
-  required: boolean;
-  placeholder: string;
-  autoComplete?: string;
-}
-
-export const CONTACT_FIELDS: ContactField[] = [
+/** The form's text fields, labelled. Their names are the server's own
+ *  (IntroForm in server/intro/mod.rs): the form does not compile while the
+ *  two differ (client/components/ContactForm.tsx). */
+export const CONTACT_FIELDS = [
   { name: "name", label: "Community Name", type: "text", required: true, placeholder: "e.g. Brussels Pay", autoComplete: "organization" },
   { name: "contactPerson", label: "Contact Person", type: "text", required: false, placeholder: "Your name", autoComplete: "name" },
   { name: "email", label: "Email", type: "email", required: true, placeholder: "you@example.org", autoComplete: "email" },
   { name: "website", label: "Website", type: "url", required: false, placeholder: "https://", autoComplete: "url" },
   { name: "description", label: "Description", type: "textarea", required: false, placeholder: "Who takes part, what you would like to pay for, and when you hope to start." },
-];
+] as const satisfies readonly ContactField[];
 
 /** Milliseconds between a successful submit and the move to the home page. */
 export const REDIRECT_AFTER_SUBMIT_MS = 2000;
 
 export const CONTACT_MESSAGES = {
-  missingFields: "Missing required fields: Please fill in the name and email address.",
+  missingFields,
   successTitle: "Request submitted!",
   successDescription: "Thank you for your submission. We'll get back to you soon!",
   errorTitle: "Error",
-  noSuccess: "Failed to submit form",
-  fallbackError: "Failed to submit form. Please try again.",
+  noSuccess: submitNoSuccess,
+  fallbackError: submitFailed,
   submit: "Submit Request",
   submitting: "Submitting...",
 };

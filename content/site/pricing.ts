@@ -2,6 +2,7 @@
 // free self-hosted option. How a plan is paired with a Stripe price is
 // client/lib/pricing.ts.
 import type { Billing, BillingInterval, PlanItem, PricingPlan, SelfHostedOption } from "./types";
+import { pricesFailed } from "./messages.json";
 
 export const BILLING_INTERVAL: Record<Billing, BillingInterval> = { monthly: "month", yearly: "year" };
 export const BILLING_OPTIONS: { value: Billing; label: string }[] = [
@@ -80,7 +81,7 @@ export const SELF_HOSTED: SelfHostedOption = {
 export const PRICING_TEXT = {
   lead: "Hosted plans for community currencies, billed monthly or yearly. Or run everything yourself for free.",
   loading: "Loading pricing...",
-  error: "Failed to load pricing information",
+  error: pricesFailed,
   retry: "Try Again",
   noPrice: "Contact us for pricing",
   noPriceButton: "Contact Us",

@@ -310,3 +310,14 @@ export interface WalletProduct {
   buttonText: string;
   link: ProductLink;
 }
+
+/** A text field of the contact form: its name is a field of the form the
+ *  server reads (IntroForm), the rest is how it shows. */
+export interface ContactField {
+  name: string;
+  label: string;
+  type: "text" | "email" | "url" | "textarea";
+  required: boolean;
+  placeholder: string;
+  autoComplete?: string;
+}

@@ -2,28 +2,12 @@
 //! then Markdown. Listed newest first. A post whose front matter says
 //! `draft = true` is checked like any other but shown only by the dev server.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
+use super::front_matter::{self, FrontMatter};
 use super::markdown;
 use super::ContentError;
 use crate::assets::Manifest;
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct FrontMatter {
-    id: String,
-    title: String,
-    date: String,
-    author: String,
-    #[serde(rename = "type")]
-    kind: String,
-    read_time: String,
-    excerpt: String,
-    /// Path under content/images/ (e.g. `blog/<id>.svg`).
-    image: Option<String>,
-    #[serde(default)]
-    draft: bool,
-}
 
 /// Whether draft posts are part of the blog.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,8 +18,8 @@ pub enum Drafts {
     Show,
 }
 
-/// What a list card shows (`PostSummary` in client/lib/types.ts).
-#[derive(Debug, Clone, Serialize)]
+/// What a list card shows.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct PostSummary {
     pub id: String,
@@ -51,11 +35,12 @@ pub struct PostSummary {
     pub image: Option<String>,
     /// Only ever true in dev (see [`Drafts`]); the page marks the post.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[ts(optional, as = "Option<bool>")]
     pub draft: bool,
 }
 
-/// A whole post (`Post` in client/lib/types.ts).
-#[derive(Debug, Clone, Serialize)]
+/// A whole post.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct Post {
     #[serde(flatten)]
     pub summary: PostSummary,
@@ -99,8 +84,14 @@ impl Blog {
 fn parse_post(file: &str, text: &str, manifest: &Manifest) -> Result<Post, ContentError> {
     let path = format!("content/blog/{file}");
     let err = |m: String| ContentError::new(&path, m);
-    let rest = text.strip_prefix("+++").ok_or_else(|| err("must start with a +++ front matter block".into()).at(1, 1))?;
-    let (front, body) = rest.split_once("\n+++").ok_or_else(|| err("front matter is not closed with +++".into()))?;
+    let (front, body) = front_matter::split(text).map_err(|m| {
+        let e = err(m.into());
+        if text.starts_with("+++") {
+            e
+        } else {
+            e.at(1, 1)
+        }
+    })?;
     // Where a position of the front matter is in the file (it starts after "+++").
     let located = |e: ContentError, offset: usize| {
         let before = &text[..(3 + offset).min(text.len())];
@@ -119,7 +110,7 @@ fn parse_post(file: &str, text: &str, manifest: &Manifest) -> Result<Post, Conte
         }
         e
     };
-    let fm: FrontMatter = toml::from_str(front).map_err(|e| {
+    let fm: FrontMatter = front_matter::parse(front).map_err(|e| {
         let offset = e.span().map_or(0, |s| s.start);
         located(err(format!("front matter: {}", e.message().trim())), offset)
     })?;

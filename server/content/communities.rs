@@ -166,8 +166,8 @@ pub enum LaunchMode {
     Webview,
 }
 
-/// A card on /wallets (`FeaturedCommunity` in client/lib/types.ts).
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+/// A card on /wallets.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct FeaturedCommunity {
     pub alias: String,
     pub name: String,

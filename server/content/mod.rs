@@ -8,6 +8,7 @@
 
 pub mod blog;
 pub mod communities;
+pub mod front_matter;
 pub mod markdown;
 
 use std::path::Path;

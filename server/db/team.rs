@@ -4,9 +4,10 @@ use serde::Serialize;
 
 use super::Db;
 
-/// One row as the page receives it (`TeamMember` in client/lib/types.ts):
-/// missing values are empty strings.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
+/// One row of `team_members` as /about receives it: missing values are
+/// empty strings. `image_url` is a photo when it starts with http, otherwise
+/// text or an emoji.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow, ts_rs::TS)]
 pub struct TeamMember {
     pub name: String,
     pub role: String,

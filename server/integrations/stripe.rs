@@ -39,43 +39,64 @@ pub enum Error {
     Config(String),
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A price's product, as far as the pricing page reads it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
 pub struct ProductInfo {
     pub name: String,
-    /// `product.metadata["planName"]`
-    pub metadata_plan_name: Option<String>,
+    pub metadata: ProductMetadata,
 }
 
-/// `{ name, metadata: { planName } }`, the shape the pricing page reads.
-impl serde::Serialize for ProductInfo {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        serde_json::json!({
-            "name": self.name,
-            "metadata": match &self.metadata_plan_name {
-                Some(p) => serde_json::json!({ "planName": p }),
-                None => serde_json::json!({}),
-            },
-        })
-        .serialize(s)
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ProductMetadata {
+    /// `product.metadata["planName"]`: the plan this product is, when its
+    /// name alone does not say.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub plan_name: Option<String>,
+}
+
+/// How often a recurring price is billed (`recurring.interval`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
+#[serde(rename_all = "lowercase")]
+pub enum PriceInterval {
+    Day,
+    Week,
+    Month,
+    Year,
+}
+
+impl PriceInterval {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PriceInterval::Day => "day",
+            PriceInterval::Week => "week",
+            PriceInterval::Month => "month",
+            PriceInterval::Year => "year",
+        }
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+/// An active recurring price, with its product.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
 pub struct PriceRecord {
     pub id: String,
     /// `unit_amount`, in the currency's minor unit (cents; see [`minor_unit_digits`]).
+    #[ts(type = "number")]
     pub amount: i64,
     /// Lower-case ISO code as Stripe sends it, e.g. "eur".
     pub currency: String,
-    /// `recurring.interval`: "month" | "year" (or "week" | "day").
-    pub interval: String,
+    pub interval: PriceInterval,
     pub product: ProductInfo,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+/// A Checkout Session, as the success page shows it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
 pub struct VerifiedSession {
     /// `customer_details.email`, falling back to `customer_email`.
     pub customer_email: Option<String>,
+    /// In the currency's minor unit.
+    #[ts(type = "number")]
     pub amount_total: i64,
     /// Lower-case ISO code as Stripe sends it, e.g. "usd".
     pub currency: String,
@@ -86,7 +107,8 @@ pub struct VerifiedSession {
 }
 
 /// Where a checkout stands, as the success page tells it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
+#[serde(rename_all = "lowercase")]
 pub enum PaymentState {
     /// Paid, or nothing to pay (a trial).
     Paid,
@@ -225,8 +247,18 @@ fn price_record(price: &Price) -> Result<Option<PriceRecord>, Error> {
         id: price.id.as_str().to_string(),
         amount,
         currency: price.currency.to_string(),
-        interval: recurring.interval.as_str().to_string(),
-        product: ProductInfo { name: product.name.clone(), metadata_plan_name: product.metadata.get("planName").cloned() },
+        interval: match recurring.interval.as_str() {
+            "day" => PriceInterval::Day,
+            "week" => PriceInterval::Week,
+            "month" => PriceInterval::Month,
+            "year" => PriceInterval::Year,
+            other => {
+                // One the site has no words for: left out, the others stay.
+                tracing::warn!(price = price.id.as_str(), interval = other, "price with an unknown interval left out");
+                return Ok(None);
+            }
+        },
+        product: ProductInfo { name: product.name.clone(), metadata: ProductMetadata { plan_name: product.metadata.get("planName").cloned() } },
     }))
 }
 

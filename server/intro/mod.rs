@@ -17,7 +17,7 @@ pub const MAX_WEBSITE: usize = 2_000;
 pub const MAX_DESCRIPTION: usize = 5_000;
 
 /// What the form sends, as sent (JSON from the script, or form fields).
-#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq, Eq, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct IntroForm {
     #[serde(default)]
@@ -105,13 +105,11 @@ pub enum Invalid {
 impl fmt::Display for Invalid {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Invalid::MissingRequired => f.write_str(MISSING_REQUIRED),
+            Invalid::MissingRequired => f.write_str(&crate::messages::messages().missing_fields),
             Invalid::Field(m) => f.write_str(m),
         }
     }
 }
-
-pub const MISSING_REQUIRED: &str = "Missing required fields: Please fill in the name and email address.";
 
 impl IntroRequest {
     /// The request a form makes, if it keeps every rule; its tags must be
@@ -178,7 +176,10 @@ mod tests {
     #[test]
     fn name_and_email_are_required_with_the_spec_message() {
         for f in [IntroForm { name: "  ".into(), ..form() }, IntroForm { email: "".into(), ..form() }] {
-            assert_eq!(IntroRequest::parse(f, &tag_options()).unwrap_err().to_string(), MISSING_REQUIRED);
+            assert_eq!(
+                IntroRequest::parse(f, &tag_options()).unwrap_err().to_string(),
+                "Missing required fields: Please fill in the name and email address."
+            );
         }
     }
 

@@ -5,22 +5,14 @@
 use std::net::IpAddr;
 use std::time::Duration;
 
-use serde::Serialize;
-use serde_json::{json, Value};
-
-use super::table::{RouteMatch, NOT_FOUND};
+use super::table::{PageId, RouteMatch};
 use crate::content::Content;
+pub use crate::contract::RouteData;
+use crate::contract::{AboutData, BlogData, ContactData, PageData, PricingData, SuccessData, TermsData, WalletsData};
 use crate::integrations::stripe::PaymentState;
-use crate::routes::api::stripe::{check_session, NO_SESSION_ID};
+use crate::messages::messages;
+use crate::routes::api::stripe::check_session;
 use crate::state::AppState;
-
-/// What the client receives (`RouteData` in client/lib/types.ts).
-#[derive(Debug, Serialize)]
-pub struct RouteData {
-    pub page: String,
-    pub status: u16,
-    pub data: Value,
-}
 
 /// What names a page in the page cache, worked out from the URL alone,
 /// without reading any data: the URL it is rendered for (the path and only
@@ -75,8 +67,8 @@ pub fn plan(state: &AppState, content: &Content, path: &str, query: Option<&str>
     let params = parse_query(query);
     let param = |name: &str| params.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
     let mut kept: Vec<(&str, &str)> = Vec::new();
-    let (version, cacheable, cache_control) = match route.page.as_str() {
-        "Blog" => match param("type").filter(|t| !t.is_empty() && *t != "All") {
+    let (version, cacheable, cache_control) = match route.page {
+        PageId::Blog => match param("type").filter(|t| !t.is_empty() && *t != "All") {
             Some(t) => {
                 kept.push(("type", t));
                 // Any string is a filter (it matches no post), but only the
@@ -86,22 +78,22 @@ pub fn plan(state: &AppState, content: &Content, path: &str, query: Option<&str>
             }
             None => (0, true, cache_control::CONTENT),
         },
-        "About" => (state.team.version(), true, cache_control::TEAM),
-        "Success" => {
+        PageId::About => (state.team.version(), true, cache_control::TEAM),
+        PageId::Success => {
             // A customer's own payment: never cached, never shared.
             if let Some(id) = param("session_id").filter(|s| !s.is_empty()) {
                 kept.push(("session_id", id));
             }
             (0, false, cache_control::PRIVATE)
         }
-        "Pricing" => {
+        PageId::Pricing => {
             if let Some(b) = param("billing").filter(|b| *b == "monthly" || *b == "yearly") {
                 kept.push(("billing", b));
             }
             (state.payments.prices_version(), true, cache_control::PRICES)
         }
-        "Terms" => (day_number(), true, cache_control::DAILY),
-        "Contact" => {
+        PageId::Terms => (day_number(), true, cache_control::DAILY),
+        PageId::Contact => {
             if param("submitted") == Some("1") {
                 kept.push(("submitted", "1"));
             }
@@ -109,7 +101,7 @@ pub fn plan(state: &AppState, content: &Content, path: &str, query: Option<&str>
         }
         // Every unknown URL is a new page: not kept, so a crawler walking
         // random paths cannot fill the cache.
-        NOT_FOUND => (0, false, cache_control::REVALIDATE),
+        PageId::NotFound => (0, false, cache_control::REVALIDATE),
         _ => (0, true, cache_control::CONTENT),
     };
     let mut render_url = path.to_owned();
@@ -127,54 +119,72 @@ pub fn plan(state: &AppState, content: &Content, path: &str, query: Option<&str>
 /// Runs the loader of `route` for `plan`. `client` is who asks: the success
 /// page's Stripe lookups count against it.
 pub async fn load(state: &AppState, content: &Content, route: &RouteMatch, plan: Plan, client: IpAddr) -> Loaded {
-    state.metrics.loader_runs.get_or_create(&crate::metrics::PageLabel { page: route.page.clone() }).inc();
+    state.metrics.loader_runs.get_or_create(&crate::metrics::PageLabel { page: route.page.name().to_owned() }).inc();
     // The query as the plan kept it: only what the page reads.
     let params = parse_query(plan.render_url.split_once('?').map(|(_, q)| q));
     let param = |name: &str| params.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
     let mut retry_after = None;
 
-    let (status, data) = match route.page.as_str() {
-        "Blog" => {
-            let filter = param("type");
+    // Exhaustive: a page added to content/routes.json does not compile
+    // until it has its arm here.
+    let (status, data) = match route.page {
+        PageId::Blog => {
             // An unknown post id shows the list (spec section 2).
-            let post = route.params.get("postId").and_then(|id| content.blog.get(id));
-            (200, json!({ "posts": content.blog.list(), "post": post, "type": filter }))
+            let post = route.params.get("postId").and_then(|id| content.blog.get(id)).cloned();
+            (200, PageData::Blog(BlogData { posts: content.blog.list(), post, kind: param("type") }))
         }
-        "Wallets" => (200, json!({ "communities": content.communities.featured() })),
+        PageId::Wallets => (200, PageData::Wallets(WalletsData { communities: content.communities.featured().to_vec() })),
         // The team as last read (an empty list while the database fails).
-        "About" => (200, json!({ "team": state.team.get().value })),
-        "Success" => match param("session_id") {
-            None => (200, json!({ "sessionId": null, "state": "failed", "session": null, "error": NO_SESSION_ID, "retryAfter": null })),
+        PageId::About => (200, PageData::About(AboutData { team: state.team.get().value.to_vec() })),
+        PageId::Success => match param("session_id") {
+            None => (
+                200,
+                PageData::Success(SuccessData {
+                    session_id: None,
+                    state: PaymentState::Failed,
+                    session: None,
+                    error: Some(messages().no_session_id.clone()),
+                    retry_after: None,
+                }),
+            ),
             Some(id) => {
                 let verdict = check_session(state, &id, client).await;
                 // The failure state is the page's answer (200), except
                 // for a client over its limit, who is told to wait.
                 let status = if verdict.status == axum::http::StatusCode::TOO_MANY_REQUESTS { 429 } else { 200 };
                 retry_after = verdict.retry_after;
-                let session = verdict.session.as_ref().filter(|_| verdict.state != PaymentState::Failed);
+                let session = verdict.session.as_deref().filter(|_| verdict.state != PaymentState::Failed).cloned();
                 (
                     status,
-                    json!({
-                        "sessionId": id,
-                        "state": verdict.state_name(),
-                        "session": session,
-                        "error": verdict.reason,
-                        "retryAfter": verdict.retry_after.map(|d| d.as_secs().max(1)),
+                    PageData::Success(SuccessData {
+                        session_id: Some(id),
+                        state: verdict.state,
+                        session,
+                        error: verdict.reason.map(str::to_owned),
+                        retry_after: verdict.retry_after.map(|d| d.as_secs().max(1)),
                     }),
                 )
             }
         },
-        "Pricing" => match state.payments.price_list().await.value.as_ref() {
-            Some(Ok(prices)) => (200, json!({ "prices": **prices, "error": false })),
+        PageId::Pricing => match state.payments.price_list().await.value.as_ref() {
+            Some(Ok(prices)) => (200, PageData::Pricing(PricingData { prices: prices.to_vec(), error: false })),
             // Logged where it was read (payments.rs).
-            _ => (200, json!({ "prices": [], "error": true })),
+            _ => (200, PageData::Pricing(PricingData { prices: Vec::new(), error: true })),
         },
-        "Terms" => (200, json!({ "today": date_of_day(plan.version) })),
-        "Contact" => (200, json!({ "submitted": param("submitted").is_some(), "error": null, "values": null })),
-        NOT_FOUND => (404, json!({})),
-        _ => (200, json!({})),
+        PageId::Terms => (200, PageData::Terms(TermsData { today: date_of_day(plan.version) })),
+        PageId::Contact => (200, PageData::Contact(ContactData { submitted: param("submitted").is_some(), error: None, values: None })),
+        PageId::NotFound => (404, PageData::NotFound),
+        PageId::Home => (200, PageData::Home),
+        PageId::Services => (200, PageData::Services),
+        PageId::Community => (200, PageData::Community),
+        PageId::NfcWallet => (200, PageData::NfcWallet),
+        PageId::MobileApp => (200, PageData::MobileApp),
+        PageId::DiscordWallet => (200, PageData::DiscordWallet),
+        PageId::Ctzn => (200, PageData::Ctzn),
+        PageId::Privacy => (200, PageData::Privacy),
+        PageId::Cancel => (200, PageData::Cancel),
     };
-    Loaded { plan, route: RouteData { page: route.page.clone(), status, data }, retry_after }
+    Loaded { plan, route: RouteData { status, data }, retry_after }
 }
 
 fn parse_query(query: Option<&str>) -> Vec<(String, String)> {

@@ -23,6 +23,8 @@ use super::loaders::{self, Loaded, Plan};
 use super::observe::RouteLabel;
 use super::table::RouteMatch;
 use crate::client_ip::ClientIp;
+use crate::contract::{BlogData, Bootstrap, ErrorNotice, PageData, PageId};
+use crate::messages::messages;
 use crate::metrics::Metrics;
 use crate::site::Site;
 use crate::ssr::cache::{CachedPage, PageKey};
@@ -68,7 +70,7 @@ pub async fn page(State(state): State<SharedState>, Extension(client): Extension
             render(&state, loaded).await
         }
     };
-    res.extensions_mut().insert(RouteLabel(route.page));
+    res.extensions_mut().insert(RouteLabel(route.page.name().to_owned()));
     res
 }
 
@@ -97,7 +99,7 @@ pub async fn from_cache(state: &AppState, method: &Method, uri: &Uri, headers: &
     };
     let hit = state.pages.get(&key).await?;
     state.metrics.page_cache_hits.inc();
-    Some((hit.page_response(headers), page))
+    Some((hit.page_response(headers), page.name().to_owned()))
 }
 
 /// The route of `path`; an unknown one is counted and (sampled) logged.
@@ -198,7 +200,7 @@ pub struct Failed {
 
 impl Failed {
     fn internal(manifest: &crate::assets::Manifest) -> Failed {
-        Failed { status: 500, html: document::error_page(manifest, 500, "Internal Server Error"), retry_soon: false }
+        Failed { status: 500, html: document::error_page(manifest, 500, &messages().internal_error), retry_soon: false }
     }
 
     fn response(&self) -> Response {
@@ -214,7 +216,7 @@ impl Failed {
 /// the document shell. A render that failed (or that a broken file breaks,
 /// in `dev`) is the error response instead.
 async fn render_document(state: &SharedState, site: &Site, loaded: &Loaded, bootstrap: &str) -> Result<(u16, String), Failed> {
-    let problems = site.problems_for(&loaded.route.page);
+    let problems = site.problems_for(loaded.route.data.page().name());
     if !problems.is_empty() {
         return Err(Failed { status: 500, html: crate::dev::problem_html(site, &problems), retry_soon: false });
     }
@@ -241,7 +243,7 @@ async fn render_document(state: &SharedState, site: &Site, loaded: &Loaded, boot
             Metrics::outcome(&m.render_failures, "error_screen");
             tracing::error!(%url, error = out.error.as_deref().unwrap_or(""), "render error");
             if let (Some(dev), Some(error)) = (&state.dev, &out.error) {
-                let problem = crate::dev::render_problem(error, out.stack.as_deref(), front.source_map.as_ref(), dev.root(), Some(&out.page));
+                let problem = crate::dev::render_problem(error, out.stack.as_deref(), front.source_map.as_ref(), dev.root(), Some(out.page.name()));
                 tracing::error!("{problem}");
                 return Err(Failed { status: 500, html: crate::dev::problem_html(site, &[&problem]), retry_soon: false });
             }
@@ -251,7 +253,7 @@ async fn render_document(state: &SharedState, site: &Site, loaded: &Loaded, boot
         Ok(out) => Ok((out.status, document::page(&front.manifest, &out, &head(state, site, loaded, &out), bootstrap))),
         Err(RenderError::Overloaded) => {
             tracing::warn!(%url, "render queue full; shedding");
-            Err(Failed { status: 503, html: document::error_page(&front.manifest, 503, "Service Unavailable"), retry_soon: true })
+            Err(Failed { status: 503, html: document::error_page(&front.manifest, 503, &messages().unavailable), retry_soon: true })
         }
         Err(e) => {
             tracing::error!(%url, error = %e, "render failed");
@@ -262,16 +264,15 @@ async fn render_document(state: &SharedState, site: &Site, loaded: &Loaded, boot
 
 fn head(state: &SharedState, site: &Site, loaded: &Loaded, out: &crate::ssr::RenderOutput) -> String {
     // The preview card made at build time: the post's own, else the page's.
-    let post = loaded.route.data["post"]["id"].as_str().filter(|_| out.page == "Blog");
-    let card = match post {
-        Some(id) => format!("og/post-{id}.png"),
-        None => format!("og/{}.png", out.page),
+    let card = match &loaded.route.data {
+        PageData::Blog(BlogData { post: Some(post), .. }) if out.page == PageId::Blog => format!("og/post-{}.png", post.summary.id),
+        _ => format!("og/{}.png", out.page.name()),
     };
     let manifest = &site.front.manifest;
     let mut tags = crate::seo::Head {
         site_url: &state.config.site_url,
         url: &loaded.plan.render_url,
-        page: &out.page,
+        page: out.page,
         title: &out.title,
         description: &out.description,
         data: &loaded.route.data,
@@ -287,13 +288,8 @@ fn head(state: &SharedState, site: &Site, loaded: &Loaded, out: &crate::ssr::Ren
 /// The bootstrap of a page whose render threw: the client shows the same
 /// error screen instead of re-running the page.
 fn error_bootstrap(loaded: &Loaded) -> String {
-    serde_json::json!({
-        "page": loaded.route.page,
-        "status": 500,
-        "data": loaded.route.data,
-        "error": { "status": 500, "message": "Internal Server Error" },
-    })
-    .to_string()
+    let error = ErrorNotice { status: 500, message: messages().internal_error.clone() };
+    serde_json::to_string(&Bootstrap { route: &loaded.route, error: Some(error) }).expect("route data serializes")
 }
 
 fn html_response(status: u16, html: String, cache_control: &'static str) -> Response {

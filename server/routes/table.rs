@@ -7,8 +7,7 @@ use percent_encoding::percent_decode_str;
 use serde::Deserialize;
 
 use crate::content::{ContentError, ROUTES_FILE};
-
-pub const NOT_FOUND: &str = "NotFound";
+pub use crate::contract::PageId;
 
 /// First path segments the server answers itself, never with a page: the
 /// API, the assets, the SEO files, health and metrics, and `dev`'s own
@@ -38,7 +37,7 @@ enum Segment {
 #[derive(Debug, Clone)]
 struct Route {
     segments: Vec<Segment>,
-    page: String,
+    page: PageId,
 }
 
 /// Parsed from `content/routes.json` with the rest of the content
@@ -51,14 +50,14 @@ pub struct RouteTable {
 /// A path matched against the table.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RouteMatch {
-    pub page: String,
+    pub page: PageId,
     /// Path parameters, percent-decoded.
     pub params: HashMap<String, String>,
 }
 
 impl RouteMatch {
     pub fn is_not_found(&self) -> bool {
-        self.page == NOT_FOUND
+        self.page == PageId::NotFound
     }
 }
 
@@ -74,16 +73,29 @@ impl RouteTable {
         let routes = file
             .routes
             .into_iter()
-            .map(|r| Route {
-                segments: split(&r.path)
+            .map(|r| {
+                // The pages are compiled in (PageId, from this file at build
+                // time): `dev` can move a page to another path, but a new
+                // page needs its loader, so a rebuild.
+                let page = PageId::from_name(&r.page).ok_or_else(|| {
+                    ContentError::new(
+                        ROUTES_FILE,
+                        format!(
+                            "the page \"{}\" is not one this build knows ({}); a new page needs its loader in server/routes/loaders.rs and a rebuild",
+                            r.page,
+                            PageId::ALL.map(PageId::name).join(", ")
+                        ),
+                    )
+                })?;
+                let segments = split(&r.path)
                     .map(|s| match s.strip_prefix(':') {
                         Some(name) => Segment::Param(name.to_owned()),
                         None => Segment::Literal(s.to_owned()),
                     })
-                    .collect(),
-                page: r.page,
+                    .collect();
+                Ok(Route { segments, page })
             })
-            .collect();
+            .collect::<Result<_, ContentError>>()?;
         Ok(RouteTable { routes })
     }
 
@@ -124,9 +136,9 @@ impl RouteTable {
                     }
                 }
             }
-            return RouteMatch { page: route.page.clone(), params };
+            return RouteMatch { page: route.page, params };
         }
-        RouteMatch { page: NOT_FOUND.to_owned(), params: HashMap::new() }
+        RouteMatch { page: PageId::NotFound, params: HashMap::new() }
     }
 }
 
@@ -148,11 +160,11 @@ mod tests {
     #[test]
     fn matches_the_spec_routes() {
         let t = table();
-        assert_eq!(t.find("/").page, "Home");
-        assert_eq!(t.find("/wallets").page, "Wallets");
-        assert_eq!(t.find("/blog").page, "Blog");
+        assert_eq!(t.find("/").page, PageId::Home);
+        assert_eq!(t.find("/wallets").page, PageId::Wallets);
+        assert_eq!(t.find("/blog").page, PageId::Blog);
         let post = t.find("/blog/nfc-integration");
-        assert_eq!(post.page, "Blog");
+        assert_eq!(post.page, PageId::Blog);
         assert_eq!(post.params["postId"], "nfc-integration");
         assert_eq!(t.find("/blog/a%20b").params["postId"], "a b");
         assert!(t.find("/blog/a/b").is_not_found());
@@ -165,8 +177,18 @@ mod tests {
     fn a_route_may_not_take_a_path_the_server_answers_itself() {
         let e = RouteTable::parse(r#"{"routes": [{"path": "/", "page": "Home"}, {"path": "/api/x", "page": "X"}]}"#).unwrap_err();
         assert!(e.to_string().starts_with("content/routes.json: the path \"/api/x\" is the server's own"), "{e}");
-        assert!(RouteTable::parse(r#"{"routes": [{"path": "/metrics", "page": "X"}]}"#).is_err());
-        assert!(RouteTable::parse(r#"{"routes": [{"path": "/apis", "page": "X"}]}"#).is_ok());
+        assert!(RouteTable::parse(r#"{"routes": [{"path": "/metrics", "page": "Home"}]}"#).is_err());
+        assert!(RouteTable::parse(r#"{"routes": [{"path": "/apis", "page": "Home"}]}"#).is_ok());
+    }
+
+    #[test]
+    fn a_page_without_a_loader_is_refused_with_what_to_do() {
+        // Moving a page is content; a new page is code (its loader).
+        let moved = RouteTable::parse(r#"{"routes": [{"path": "/start", "page": "Home"}]}"#).unwrap();
+        assert_eq!(moved.find("/start").page, PageId::Home);
+        let e = RouteTable::parse(r#"{"routes": [{"path": "/events", "page": "Events"}]}"#).unwrap_err();
+        assert!(e.to_string().contains("the page \"Events\" is not one this build knows"), "{e}");
+        assert!(e.to_string().contains("needs its loader in server/routes/loaders.rs"), "{e}");
     }
 
     #[test]

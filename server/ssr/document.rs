@@ -11,7 +11,7 @@ pub const DATA_ELEMENT_ID: &str = "__SITE_DATA__";
 /// A full page for a successful render; `head` holds its SEO tags (see
 /// crate::seo).
 pub fn page(manifest: &Manifest, out: &RenderOutput, head: &str, bootstrap_json: &str) -> String {
-    let modules = manifest.modules_for(&out.page);
+    let modules = manifest.modules_for(out.page.name());
     let mut html = String::with_capacity(out.html.len() + bootstrap_json.len() + head.len() + 1024);
     html.push_str(HEAD_START);
     html.push_str(head);
@@ -30,10 +30,11 @@ pub fn page(manifest: &Manifest, out: &RenderOutput, head: &str, bootstrap_json:
 /// The page for a render that could not finish (deadline, crash, overload):
 /// the router's error screen, styled, with no scripts to hydrate.
 pub fn error_page(manifest: &Manifest, status: u16, reason: &str) -> String {
+    // The component's own markup, rendered at build time.
+    let screen = manifest.error_screen.replace(crate::assets::ERROR_SLOT, &crate::seo::escape(&format!("{status} {reason}")));
     format!(
-        "{HEAD_START}<title>Error — Citizen Wallet</title>{shared}</head><body><div id=\"root\"><div class=\"mx-auto max-w-3xl px-4 py-16\">\
-         <h2 class=\"text-2xl font-bold\">Unexpected Application Error!</h2>\
-         <h3 class=\"mt-4 font-mono text-lg text-red-700\">{status} {reason}</h3></div></div></body></html>",
+        "{HEAD_START}<title>{title}</title>{shared}</head><body><div id=\"root\">{screen}</div></body></html>",
+        title = crate::seo::escape(&crate::messages::messages().error_title),
         shared = shared_head(manifest),
     )
 }

@@ -22,27 +22,13 @@ use std::time::{Duration, Instant};
 
 use deno_core::v8::IsolateHandle;
 use deno_core::{serde_v8, v8, JsRuntime, RuntimeOptions};
-use serde::Deserialize;
 use tokio::sync::oneshot;
 
 use crate::config::SsrConfig;
 
-/// What `__ssr_render(url, bootstrapJson)` returns.
-#[derive(Debug, Clone, Deserialize)]
-pub struct RenderOutput {
-    pub status: u16,
-    /// The page's title and meta description (plain text).
-    pub title: String,
-    pub description: String,
-    /// The body markup that hydrates.
-    pub html: String,
-    /// The page id that was rendered.
-    pub page: String,
-    /// Set when the React render threw and the error screen was rendered.
-    pub error: Option<String>,
-    /// The stack trace of that error, positions in the server bundle.
-    pub stack: Option<String>,
-}
+/// What `__ssr_render(url, bootstrapJson)` returns (part of the contract
+/// with the front end).
+pub use crate::contract::RenderOutput;
 
 #[derive(Debug, thiserror::Error)]
 pub enum RenderError {

@@ -15,15 +15,13 @@ use serde_json::json;
 use super::body::{self, Kind, Submission};
 use super::{rate_limit, ApiError};
 use crate::client_ip::ClientIp;
+use crate::contract::{ContactData, PageData};
 use crate::intro::store::{self, Disposition, Stored};
 use crate::intro::{IntroForm, IntroRequest};
 use crate::metrics::Metrics;
 use crate::routes::loaders::{cache_control, Loaded, Plan, RouteData};
 use crate::routes::pages;
 use crate::state::SharedState;
-
-/// The spec's generic failure text (section 8).
-pub const SUBMIT_FAILED: &str = "Failed to submit form. Please try again.";
 
 pub async fn save(State(state): State<SharedState>, Extension(client): Extension<ClientIp>, submission: Result<Submission, ApiError>) -> Response {
     let count = |outcome| Metrics::outcome(&state.metrics.intro_submissions, outcome);
@@ -79,7 +77,7 @@ async fn submit(state: &SharedState, form: IntroForm) -> Result<(), ApiError> {
     let (id, stored) = store::insert_as(&state.db, &request, disposition).await.map_err(|e| {
         count("failed");
         tracing::error!(error = %e, "could not store an intro request");
-        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, SUBMIT_FAILED)
+        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, &crate::messages::messages().submit_failed)
     })?;
     match (stored, bot) {
         (_, true) => {
@@ -101,33 +99,22 @@ async fn submit(state: &SharedState, form: IntroForm) -> Result<(), ApiError> {
     Ok(())
 }
 
-/// The form's fields: `tags` repeats once per checked box; every other field
-/// may appear once.
+/// The form's fields, read by IntroForm's own serde names (the one list of
+/// them): `tags` repeats once per checked box; every other field may appear
+/// once. Unknown fields are ignored, as in the JSON body.
 fn form_from_pairs(pairs: Vec<(String, String)>) -> Result<IntroForm, ApiError> {
-    let mut form = IntroForm::default();
-    let mut seen: Vec<String> = Vec::new();
+    let mut fields = serde_json::Map::new();
+    let mut tags = Vec::new();
     for (k, v) in pairs {
-        let slot = match k.as_str() {
-            "name" => &mut form.name,
-            "contactPerson" => &mut form.contact_person,
-            "email" => &mut form.email,
-            "website" => &mut form.website,
-            "description" => &mut form.description,
-            "submissionId" => &mut form.submission_id,
-            "fax" => &mut form.honeypot,
-            "tags" => {
-                form.tags.push(v);
-                continue;
-            }
-            _ => continue,
-        };
-        if seen.contains(&k) {
+        if k == "tags" {
+            tags.push(serde_json::Value::String(v));
+        } else if fields.insert(k.clone(), serde_json::Value::String(v)).is_some() {
             return Err(ApiError::new(StatusCode::BAD_REQUEST, format!("{k}: sent more than once")));
         }
-        *slot = v;
-        seen.push(k);
     }
-    Ok(form)
+    fields.insert("tags".into(), serde_json::Value::Array(tags));
+    serde_path_to_error::deserialize(serde_json::Value::Object(fields))
+        .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, format!("{}: {}", e.path(), e.inner())))
 }
 
 async fn contact_with_error(state: &SharedState, e: ApiError, form: IntroForm) -> Response {
@@ -135,9 +122,8 @@ async fn contact_with_error(state: &SharedState, e: ApiError, form: IntroForm) -
         // Holds what the visitor typed: never cached, never shared.
         plan: Plan { render_url: "/contact".into(), version: 0, cacheable: false, cache_control: cache_control::PRIVATE },
         route: RouteData {
-            page: "Contact".into(),
             status: e.status.as_u16(),
-            data: json!({ "error": e.message, "values": form, "submitted": false }),
+            data: PageData::Contact(ContactData { submitted: false, error: Some(e.message), values: Some(form) }),
         },
         retry_after: e.retry_after,
     };
@@ -158,5 +144,12 @@ mod tests {
         let err = form_from_pairs(body::form_pairs(b"name=A&name=B").unwrap()).unwrap_err();
         assert_eq!((err.status, err.message.as_str()), (StatusCode::BAD_REQUEST, "name: sent more than once"));
         assert!(form_from_pairs(body::form_pairs(b"name=A&fax=555").unwrap()).unwrap().is_bot());
+        // Every field by the name the page's inputs carry (IntroForm's).
+        let all =
+            form_from_pairs(body::form_pairs(b"contactPerson=Ana&website=https%3A%2F%2Fa.example&description=D&submissionId=s1").unwrap()).unwrap();
+        assert_eq!(
+            (all.contact_person.as_str(), all.website.as_str(), all.description.as_str(), all.submission_id.as_str()),
+            ("Ana", "https://a.example", "D", "s1")
+        );
     }
 }

@@ -54,7 +54,7 @@ pub fn rate_limit(state: &AppState, client: ClientIp) -> Result<(), ApiError> {
         tracing::warn!(client = %client.0, retry_after = wait.as_secs(), "rate limit reached");
         ApiError {
             status: StatusCode::TOO_MANY_REQUESTS,
-            message: format!("Too many requests. Please wait {} seconds and try again.", wait.as_secs().max(1)),
+            message: crate::messages::messages().too_many_requests(wait.as_secs().max(1)),
             retry_after: Some(wait),
         }
     })

@@ -17,15 +17,9 @@ use super::{rate_limit, ApiError};
 use crate::client_ip::ClientIp;
 use crate::integrations::stripe::{PaymentState, VerifiedSession, WebhookEvent};
 use crate::intro::store::now_ms;
+use crate::messages::messages;
 use crate::payments::PaymentsError;
 use crate::state::{AppState, SharedState};
-
-pub const PRICES_FAILED: &str = "Failed to load pricing information";
-pub const VERIFY_FAILED: &str = "Failed to verify payment session";
-pub const NO_SESSION_ID: &str = "No session ID provided";
-/// A delayed payment (SEPA Direct Debit) that the bank refused, as a
-/// webhook reported it.
-pub const PAYMENT_FAILED: &str = "The payment could not be completed, so the plan is not active. Please try again or contact us.";
 
 /// What the success page and the verify endpoint say about a session.
 #[derive(Debug)]
@@ -64,25 +58,25 @@ pub async fn check_session(state: &AppState, id: &str, client: IpAddr) -> Verdic
         Ok(Some(session)) => session,
         Ok(None) => {
             tracing::info!(session = %crate::telemetry::shorten(id), "no such checkout session");
-            return Verdict::failed(StatusCode::NOT_FOUND, VERIFY_FAILED);
+            return Verdict::failed(StatusCode::NOT_FOUND, &messages().verify_failed);
         }
         Err(PaymentsError::RateLimited(wait)) => {
             state.metrics.rate_limited.inc();
             tracing::warn!(client = %client, retry_after = wait.as_secs(), "session lookup limit reached");
-            return Verdict { retry_after: Some(wait), ..Verdict::failed(StatusCode::TOO_MANY_REQUESTS, VERIFY_FAILED) };
+            return Verdict { retry_after: Some(wait), ..Verdict::failed(StatusCode::TOO_MANY_REQUESTS, &messages().verify_failed) };
         }
         Err(e) => {
             tracing::error!(error = %e, "Error verifying payment session");
             let status = if matches!(e, PaymentsError::Off) { StatusCode::SERVICE_UNAVAILABLE } else { StatusCode::BAD_GATEWAY };
-            return Verdict::failed(status, VERIFY_FAILED);
+            return Verdict::failed(status, &messages().verify_failed);
         }
     };
     let mut verdict = Verdict { state: session.state(), session: Some(session), reason: None, status: StatusCode::OK, retry_after: None };
     match verdict.state {
-        PaymentState::Failed => verdict.reason = Some(VERIFY_FAILED),
+        PaymentState::Failed => verdict.reason = Some(&messages().verify_failed),
         PaymentState::Processing if recorded_status(state, id).await.as_deref() == Some("failed") => {
             verdict.state = PaymentState::Failed;
-            verdict.reason = Some(PAYMENT_FAILED);
+            verdict.reason = Some(&messages().payment_failed);
         }
         _ => {}
     }
@@ -107,7 +101,7 @@ pub async fn prices(State(state): State<SharedState>) -> Response {
         Ok(prices) => Json(json!({ "prices": *prices })).into_response(),
         Err(e) => {
             tracing::error!(error = %e, "Error fetching prices");
-            ApiError::new(StatusCode::BAD_GATEWAY, PRICES_FAILED).into_response()
+            ApiError::new(StatusCode::BAD_GATEWAY, &messages().prices_failed).into_response()
         }
     }
 }
@@ -160,7 +154,7 @@ pub async fn create_checkout(
                 PaymentsError::Off => StatusCode::SERVICE_UNAVAILABLE,
                 _ => StatusCode::BAD_GATEWAY,
             };
-            ApiError::new(status, "Checkout is not available right now").into_response()
+            ApiError::new(status, &messages().checkout_unavailable).into_response()
         }
     }
 }
@@ -186,7 +180,7 @@ pub async fn verify(State(state): State<SharedState>, Extension(client): Extensi
         Err(e) => return e.into_response(),
     };
     if session_id.trim().is_empty() {
-        return ApiError::new(StatusCode::BAD_REQUEST, NO_SESSION_ID).into_response();
+        return ApiError::new(StatusCode::BAD_REQUEST, &messages().no_session_id).into_response();
     }
     if let Err(e) = rate_limit(&state, client) {
         return e.into_response();
@@ -194,7 +188,7 @@ pub async fn verify(State(state): State<SharedState>, Extension(client): Extensi
     let verdict = check_session(&state, &session_id, client.0).await;
     match (&verdict.session, verdict.status) {
         (Some(session), StatusCode::OK) => Json(json!({ "session": session, "state": verdict.state_name() })).into_response(),
-        _ => ApiError { status: verdict.status, message: VERIFY_FAILED.into(), retry_after: verdict.retry_after }.into_response(),
+        _ => ApiError { status: verdict.status, message: messages().verify_failed.clone(), retry_after: verdict.retry_after }.into_response(),
     }
 }
 

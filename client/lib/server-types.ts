@@ -1,0 +1,269 @@
+// Generated from the Rust types of server/contract.rs by ts-rs: do not edit.
+// `UPDATE_SERVER_TYPES=1 cargo test --lib contract` rewrites this file; a
+// test fails while it differs from what the Rust types say.
+
+/**
+ * Every page of the site: those `content/routes.json` names, and `NotFound`.
+ */
+export type PageId = "Home" | "Wallets" | "Services" | "About" | "Community" | "Blog" | "NfcWallet" | "MobileApp" | "DiscordWallet" | "Pricing" | "Contact" | "Ctzn" | "Privacy" | "Terms" | "Success" | "Cancel" | "NotFound";
+
+/**
+ * A route's loader result: its status and its page's data. Embedded in the
+ * server-rendered page and served by `/api/route-data` for client-side
+ * navigation.
+ */
+export type RouteData = { status: number, } & ({ "page": "Home" } | { "page": "Wallets", "data": WalletsData } | { "page": "Services" } | { "page": "About", "data": AboutData } | { "page": "Community" } | { "page": "Blog", "data": BlogData } | { "page": "NfcWallet" } | { "page": "MobileApp" } | { "page": "DiscordWallet" } | { "page": "Pricing", "data": PricingData } | { "page": "Contact", "data": ContactData } | { "page": "Ctzn" } | { "page": "Privacy" } | { "page": "Terms", "data": TermsData } | { "page": "Success", "data": SuccessData } | { "page": "Cancel" } | { "page": "NotFound" });
+
+/**
+ * Each page with the data its loader gives it (pages without a loader
+ * carry none). `page` names the page; `data` is its data.
+ */
+export type PageData = { "page": "Home" } | { "page": "Wallets", "data": WalletsData } | { "page": "Services" } | { "page": "About", "data": AboutData } | { "page": "Community" } | { "page": "Blog", "data": BlogData } | { "page": "NfcWallet" } | { "page": "MobileApp" } | { "page": "DiscordWallet" } | { "page": "Pricing", "data": PricingData } | { "page": "Contact", "data": ContactData } | { "page": "Ctzn" } | { "page": "Privacy" } | { "page": "Terms", "data": TermsData } | { "page": "Success", "data": SuccessData } | { "page": "Cancel" } | { "page": "NotFound" };
+
+/**
+ * The JSON in the page's bootstrap tag, and the second argument of
+ * `__ssr_render`: the route data, and the error screen's status when the
+ * page's render threw (the client then shows that screen too).
+ */
+export type Bootstrap = { error?: ErrorNotice, status: number, } & ({ "page": "Home" } | { "page": "Wallets", "data": WalletsData } | { "page": "Services" } | { "page": "About", "data": AboutData } | { "page": "Community" } | { "page": "Blog", "data": BlogData } | { "page": "NfcWallet" } | { "page": "MobileApp" } | { "page": "DiscordWallet" } | { "page": "Pricing", "data": PricingData } | { "page": "Contact", "data": ContactData } | { "page": "Ctzn" } | { "page": "Privacy" } | { "page": "Terms", "data": TermsData } | { "page": "Success", "data": SuccessData } | { "page": "Cancel" } | { "page": "NotFound" });
+
+/**
+ * What a visitor is told when a page breaks: a status and its reason,
+ * never the exception's own text (that goes to the log).
+ */
+export type ErrorNotice = { status: number, message: string, };
+
+/**
+ * What `__ssr_render(url, bootstrapJson)` returns.
+ */
+export type RenderOutput = { status: number, 
+/**
+ * The page's title and meta description (plain text).
+ */
+title: string, description: string, 
+/**
+ * The body markup that hydrates.
+ */
+html: string, 
+/**
+ * The page that was rendered.
+ */
+page: PageId, 
+/**
+ * Set when the React render threw and the error screen was rendered.
+ */
+error?: string, 
+/**
+ * The stack trace of that error, positions in the server bundle.
+ */
+stack?: string, };
+
+/**
+ * /wallets: the Featured Communities, already filtered and ordered.
+ */
+export type WalletsData = { communities: Array<FeaturedCommunity>, };
+
+/**
+ * A card on /wallets.
+ */
+export type FeaturedCommunity = { alias: string, name: string, description: string, logo: string, symbol: string, url: string, };
+
+/**
+ * /about: the team as last read (empty while the database fails).
+ */
+export type AboutData = { team: Array<TeamMember>, };
+
+/**
+ * One row of `team_members` as /about receives it: missing values are
+ * empty strings. `image_url` is a photo when it starts with http, otherwise
+ * text or an emoji.
+ */
+export type TeamMember = { name: string, role: string, bio: string, linkedin: string, x_profile: string, image_url: string, };
+
+/**
+ * /blog and /blog/:postId.
+ */
+export type BlogData = { 
+/**
+ * Every post, newest first (the page applies the filter).
+ */
+posts: Array<PostSummary>, 
+/**
+ * The post of /blog/:postId when it exists; otherwise the list shows.
+ */
+post: Post | null, 
+/**
+ * The `?type=` filter, or null for All.
+ */
+type: string | null, };
+
+/**
+ * What a list card shows.
+ */
+export type PostSummary = { id: string, title: string, 
+/**
+ * ISO date.
+ */
+date: string, author: string, type: string, readTime: string, excerpt: string, 
+/**
+ * Hashed image URL, or None (the page shows a placeholder).
+ */
+image: string | null, 
+/**
+ * Only ever true in dev (see [`Drafts`]); the page marks the post.
+ */
+draft?: boolean, };
+
+/**
+ * A whole post.
+ */
+export type Post = { 
+/**
+ * Sanitized HTML of the Markdown body.
+ */
+html: string, id: string, title: string, 
+/**
+ * ISO date.
+ */
+date: string, author: string, type: string, readTime: string, excerpt: string, 
+/**
+ * Hashed image URL, or None (the page shows a placeholder).
+ */
+image: string | null, 
+/**
+ * Only ever true in dev (see [`Drafts`]); the page marks the post.
+ */
+draft?: boolean, };
+
+/**
+ * /pricing: Stripe's active prices.
+ */
+export type PricingData = { 
+/**
+ * Empty when Stripe is off or could not be read.
+ */
+prices: Array<PriceRecord>, 
+/**
+ * True when Stripe could not be reached.
+ */
+error: boolean, };
+
+/**
+ * An active recurring price, with its product.
+ */
+export type PriceRecord = { id: string, 
+/**
+ * `unit_amount`, in the currency's minor unit (cents; see [`minor_unit_digits`]).
+ */
+amount: number, 
+/**
+ * Lower-case ISO code as Stripe sends it, e.g. "eur".
+ */
+currency: string, interval: PriceInterval, product: ProductInfo, };
+
+/**
+ * How often a recurring price is billed (`recurring.interval`).
+ */
+export type PriceInterval = "day" | "week" | "month" | "year";
+
+/**
+ * A price's product, as far as the pricing page reads it.
+ */
+export type ProductInfo = { name: string, metadata: ProductMetadata, };
+
+export type ProductMetadata = { 
+/**
+ * `product.metadata["planName"]`: the plan this product is, when its
+ * name alone does not say.
+ */
+planName?: string, };
+
+/**
+ * /contact, and the page a form post without JavaScript gets back.
+ */
+export type ContactData = { 
+/**
+ * `?submitted=1`: the form was stored.
+ */
+submitted: boolean, 
+/**
+ * Why a form post was refused.
+ */
+error: string | null, 
+/**
+ * What that refused post held, to fill the form in again.
+ */
+values: IntroForm | null, };
+
+/**
+ * What the form sends, as sent (JSON from the script, or form fields).
+ */
+export type IntroForm = { name: string, contactPerson: string, email: string, website: string, description: string, tags: Array<string>, 
+/**
+ * A UUID the page makes for each submission, so a retry after a lost
+ * answer is stored once. Optional: a plain form post has none.
+ */
+submissionId: string, 
+/**
+ * The honeypot: a field people never see or fill; bots do.
+ */
+fax?: string, };
+
+/**
+ * /terms.
+ */
+export type TermsData = { 
+/**
+ * Today's date (UTC), `YYYY-MM-DD`.
+ */
+today: string, };
+
+/**
+ * /success?session_id=...
+ */
+export type SuccessData = { sessionId: string | null, state: PaymentState, 
+/**
+ * The session, when paid or processing.
+ */
+session: VerifiedSession | null, 
+/**
+ * Failed: the line under the heading.
+ */
+error: string | null, 
+/**
+ * Failed because this visitor checked too often: seconds to wait.
+ */
+retryAfter: number | null, };
+
+/**
+ * Where a checkout stands, as the success page tells it.
+ */
+export type PaymentState = "paid" | "processing" | "failed";
+
+/**
+ * A Checkout Session, as the success page shows it.
+ */
+export type VerifiedSession = { 
+/**
+ * `customer_details.email`, falling back to `customer_email`.
+ */
+customer_email: string | null, 
+/**
+ * In the currency's minor unit.
+ */
+amount_total: number, 
+/**
+ * Lower-case ISO code as Stripe sends it, e.g. "usd".
+ */
+currency: string, 
+/**
+ * "paid" | "unpaid" | "no_payment_required" (or any new value Stripe adds).
+ */
+payment_status: string, 
+/**
+ * The session's own state: "open" | "complete" | "expired".
+ */
+status: string | null, };
+
+/** Every page id, in the route table's order (the client checks the table's names against it). */
+export const PAGE_IDS: readonly PageId[] = ["Home", "Wallets", "Services", "About", "Community", "Blog", "NfcWallet", "MobileApp", "DiscordWallet", "Pricing", "Contact", "Ctzn", "Privacy", "Terms", "Success", "Cancel", "NotFound"];

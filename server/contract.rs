@@ -1,0 +1,284 @@
+//! What the server and the front end exchange, as Rust types: the page ids,
+//! every route's loader data, the page bootstrap and what a render returns.
+//! `client/lib/server-types.ts` is generated from these types (ts-rs) and is
+//! the only description of server data the client has, so a field renamed
+//! here breaks the TypeScript build until the pages follow. A test fails
+//! when the committed file is stale; `UPDATE_SERVER_TYPES=1 cargo test --lib
+//! contract` rewrites it.
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+pub use crate::content::blog::{Post, PostSummary};
+pub use crate::content::communities::FeaturedCommunity;
+pub use crate::db::team::TeamMember;
+pub use crate::integrations::stripe::{PaymentState, PriceInterval, PriceRecord, ProductInfo, ProductMetadata, VerifiedSession};
+pub use crate::intro::IntroForm;
+
+include!(concat!(env!("OUT_DIR"), "/page_id.rs"));
+
+/// A route's loader result: its status and its page's data. Embedded in the
+/// server-rendered page and served by `/api/route-data` for client-side
+/// navigation.
+#[derive(Debug, Serialize, TS)]
+pub struct RouteData {
+    pub status: u16,
+    #[serde(flatten)]
+    pub data: PageData,
+}
+
+/// Each page with the data its loader gives it (pages without a loader
+/// carry none). `page` names the page; `data` is its data.
+#[derive(Debug, Serialize, TS)]
+#[serde(tag = "page", content = "data")]
+pub enum PageData {
+    Home,
+    Wallets(WalletsData),
+    Services,
+    About(AboutData),
+    Community,
+    Blog(BlogData),
+    NfcWallet,
+    MobileApp,
+    DiscordWallet,
+    Pricing(PricingData),
+    Contact(ContactData),
+    Ctzn,
+    Privacy,
+    Terms(TermsData),
+    Success(SuccessData),
+    Cancel,
+    NotFound,
+}
+
+impl PageData {
+    pub fn page(&self) -> PageId {
+        match self {
+            PageData::Home => PageId::Home,
+            PageData::Wallets(_) => PageId::Wallets,
+            PageData::Services => PageId::Services,
+            PageData::About(_) => PageId::About,
+            PageData::Community => PageId::Community,
+            PageData::Blog(_) => PageId::Blog,
+            PageData::NfcWallet => PageId::NfcWallet,
+            PageData::MobileApp => PageId::MobileApp,
+            PageData::DiscordWallet => PageId::DiscordWallet,
+            PageData::Pricing(_) => PageId::Pricing,
+            PageData::Contact(_) => PageId::Contact,
+            PageData::Ctzn => PageId::Ctzn,
+            PageData::Privacy => PageId::Privacy,
+            PageData::Terms(_) => PageId::Terms,
+            PageData::Success(_) => PageId::Success,
+            PageData::Cancel => PageId::Cancel,
+            PageData::NotFound => PageId::NotFound,
+        }
+    }
+}
+
+/// /wallets: the Featured Communities, already filtered and ordered.
+#[derive(Debug, Serialize, TS)]
+pub struct WalletsData {
+    pub communities: Vec<FeaturedCommunity>,
+}
+
+/// /about: the team as last read (empty while the database fails).
+#[derive(Debug, Serialize, TS)]
+pub struct AboutData {
+    pub team: Vec<TeamMember>,
+}
+
+/// /blog and /blog/:postId.
+#[derive(Debug, Serialize, TS)]
+pub struct BlogData {
+    /// Every post, newest first (the page applies the filter).
+    pub posts: Vec<PostSummary>,
+    /// The post of /blog/:postId when it exists; otherwise the list shows.
+    pub post: Option<Post>,
+    /// The `?type=` filter, or null for All.
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+}
+
+/// /pricing: Stripe's active prices.
+#[derive(Debug, Serialize, TS)]
+pub struct PricingData {
+    /// Empty when Stripe is off or could not be read.
+    pub prices: Vec<PriceRecord>,
+    /// True when Stripe could not be reached.
+    pub error: bool,
+}
+
+/// /contact, and the page a form post without JavaScript gets back.
+#[derive(Debug, Serialize, TS)]
+pub struct ContactData {
+    /// `?submitted=1`: the form was stored.
+    pub submitted: bool,
+    /// Why a form post was refused.
+    pub error: Option<String>,
+    /// What that refused post held, to fill the form in again.
+    pub values: Option<IntroForm>,
+}
+
+/// /terms.
+#[derive(Debug, Serialize, TS)]
+pub struct TermsData {
+    /// Today's date (UTC), `YYYY-MM-DD`.
+    pub today: String,
+}
+
+/// /success?session_id=...
+#[derive(Debug, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SuccessData {
+    pub session_id: Option<String>,
+    pub state: PaymentState,
+    /// The session, when paid or processing.
+    pub session: Option<VerifiedSession>,
+    /// Failed: the line under the heading.
+    pub error: Option<String>,
+    /// Failed because this visitor checked too often: seconds to wait.
+    #[ts(type = "number | null")]
+    pub retry_after: Option<u64>,
+}
+
+/// The JSON in the page's bootstrap tag, and the second argument of
+/// `__ssr_render`: the route data, and the error screen's status when the
+/// page's render threw (the client then shows that screen too).
+#[derive(Debug, Serialize, TS)]
+pub struct Bootstrap<'a> {
+    #[serde(flatten)]
+    pub route: &'a RouteData,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub error: Option<ErrorNotice>,
+}
+
+/// What a visitor is told when a page breaks: a status and its reason,
+/// never the exception's own text (that goes to the log).
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct ErrorNotice {
+    pub status: u16,
+    pub message: String,
+}
+
+/// What `__ssr_render(url, bootstrapJson)` returns.
+#[derive(Debug, Clone, Deserialize, TS)]
+pub struct RenderOutput {
+    pub status: u16,
+    /// The page's title and meta description (plain text).
+    pub title: String,
+    pub description: String,
+    /// The body markup that hydrates.
+    pub html: String,
+    /// The page that was rendered.
+    pub page: PageId,
+    /// Set when the React render threw and the error screen was rendered.
+    #[ts(optional)]
+    pub error: Option<String>,
+    /// The stack trace of that error, positions in the server bundle.
+    #[ts(optional)]
+    pub stack: Option<String>,
+}
+
+/// Where the generated declarations live, from the crate root.
+pub const SERVER_TYPES_FILE: &str = "client/lib/server-types.ts";
+
+/// The text of `client/lib/server-types.ts`.
+pub fn server_types() -> String {
+    let cfg = ts_rs::Config::default();
+    let mut out = String::from(
+        "// Generated from the Rust types of server/contract.rs by ts-rs: do not edit.\n\
+         // `UPDATE_SERVER_TYPES=1 cargo test --lib contract` rewrites this file; a\n\
+         // test fails while it differs from what the Rust types say.\n",
+    );
+    let mut add = |docs: Option<String>, decl: String| {
+        out.push('\n');
+        if let Some(d) = docs {
+            out.push_str(&d);
+            if !d.ends_with('\n') {
+                out.push('\n');
+            }
+        }
+        out.push_str("export ");
+        out.push_str(&decl);
+        out.push('\n');
+    };
+    macro_rules! types {
+        ($($t:ty),* $(,)?) => { $( add(<$t as TS>::docs(), <$t as TS>::decl(&cfg)); )* };
+    }
+    types!(
+        PageId,
+        RouteData,
+        PageData,
+        Bootstrap<'static>,
+        ErrorNotice,
+        RenderOutput,
+        WalletsData,
+        FeaturedCommunity,
+        AboutData,
+        TeamMember,
+        BlogData,
+        PostSummary,
+        Post,
+        PricingData,
+        PriceRecord,
+        PriceInterval,
+        ProductInfo,
+        ProductMetadata,
+        ContactData,
+        IntroForm,
+        TermsData,
+        SuccessData,
+        PaymentState,
+        VerifiedSession,
+    );
+    let ids: Vec<String> = PageId::ALL.iter().map(|p| format!("{:?}", p.name())).collect();
+    out.push_str(&format!(
+        "\n/** Every page id, in the route table's order (the client checks the table's names against it). */\nexport const PAGE_IDS: readonly PageId[] = [{}];\n",
+        ids.join(", ")
+    ));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_committed_typescript_declarations_are_those_of_the_rust_types() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(SERVER_TYPES_FILE);
+        let want = server_types();
+        if std::env::var_os("UPDATE_SERVER_TYPES").is_some() {
+            std::fs::write(&path, &want).unwrap();
+        }
+        let have = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            have == want,
+            "{SERVER_TYPES_FILE} is stale: the Rust types of server/contract.rs changed. \
+             Run `UPDATE_SERVER_TYPES=1 cargo test --lib contract`, then fix what `npx tsc --noEmit` reports."
+        );
+    }
+
+    #[test]
+    fn every_page_of_the_table_has_its_data_variant() {
+        // The loaders build a PageData per PageId; page() maps it back.
+        let table = crate::routes::table::RouteTable::parse(include_str!("../content/routes.json")).unwrap();
+        for path in table.concrete_paths(|_| vec!["x".into()]) {
+            assert!(PageId::ALL.contains(&table.find(&path).page));
+        }
+        assert_eq!(PageId::ALL.last(), Some(&PageId::NotFound));
+        for id in PageId::ALL {
+            assert_eq!(PageId::from_name(id.name()), Some(id));
+            assert_eq!(serde_json::to_value(id).unwrap(), id.name());
+        }
+    }
+
+    #[test]
+    fn route_data_is_the_page_its_status_and_its_data() {
+        let route = RouteData { status: 200, data: PageData::Terms(TermsData { today: "2026-11-24".into() }) };
+        assert_eq!(serde_json::to_value(&route).unwrap(), serde_json::json!({ "status": 200, "page": "Terms", "data": { "today": "2026-11-24" } }));
+        let home = RouteData { status: 200, data: PageData::Home };
+        assert_eq!(serde_json::to_value(&home).unwrap(), serde_json::json!({ "status": 200, "page": "Home" }));
+        assert_eq!(home.data.page(), PageId::Home);
+    }
+}

@@ -1,0 +1,63 @@
+//! Every message that the server and the pages both show, read from
+//! `content/site/messages.json` (the pages import the same file). The file
+//! is compiled in and checked at start: a missing or unknown key is an error.
+
+use std::sync::LazyLock;
+
+use serde::Deserialize;
+
+pub const MESSAGES_FILE: &str = "content/site/messages.json";
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Messages {
+    #[serde(rename = "$comment")]
+    _comment: String,
+    /// The intro form without a name or an email (spec section 8).
+    pub missing_fields: String,
+    /// The intro request could not be stored.
+    pub submit_failed: String,
+    /// The form's answer did not say it was stored.
+    pub submit_no_success: String,
+    pub prices_failed: String,
+    pub checkout_unavailable: String,
+    pub verify_failed: String,
+    pub no_session_id: String,
+    /// A delayed payment (SEPA Direct Debit) that the bank refused.
+    pub payment_failed: String,
+    /// `{seconds}` is the wait.
+    pub too_many_requests: String,
+    /// The error screen's heading, and the title and description of its page.
+    pub error_heading: String,
+    pub error_title: String,
+    pub error_description: String,
+    /// The reasons the error screen shows after its status.
+    pub internal_error: String,
+    pub unavailable: String,
+}
+
+static MESSAGES: LazyLock<Messages> =
+    LazyLock::new(|| serde_json::from_str(include_str!("../content/site/messages.json")).unwrap_or_else(|e| panic!("{MESSAGES_FILE}: {e}")));
+
+/// The catalogue (parsed once, on first use; `serve` touches it at start).
+pub fn messages() -> &'static Messages {
+    &MESSAGES
+}
+
+impl Messages {
+    pub fn too_many_requests(&self, seconds: u64) -> String {
+        self.too_many_requests.replace("{seconds}", &seconds.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_catalogue_has_every_message() {
+        let m = messages();
+        assert_eq!(m.missing_fields, "Missing required fields: Please fill in the name and email address.");
+        assert_eq!(m.too_many_requests(7), "Too many requests. Please wait 7 seconds and try again.");
+    }
+}
