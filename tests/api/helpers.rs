@@ -223,11 +223,61 @@ pub fn element<'a>(html: &'a str, tag: &str) -> &'a str {
 /// A fresh, empty database of each kind the site supports: a SQLite file in
 /// `dir`, and a new PostgreSQL database on the local server
 /// (`TEST_POSTGRES_URL`, default postgres://postgres@127.0.0.1:5432/test).
-pub async fn fresh_databases(dir: &std::path::Path) -> Vec<(&'static str, String)> {
-    vec![("sqlite", format!("sqlite://{}/db-{}.sqlite", dir.display(), uuid_like())), ("postgres", fresh_postgres().await)]
+/// Each goes when its [`TestDb`] is dropped.
+pub async fn fresh_databases(dir: &std::path::Path) -> Vec<(&'static str, TestDb)> {
+    let sqlite = dir.join(format!("db-{}.sqlite", uuid_like()));
+    vec![("sqlite", TestDb { url: format!("sqlite://{}", sqlite.display()), made: Made::Sqlite(sqlite) }), ("postgres", fresh_postgres().await)]
 }
 
-pub async fn fresh_postgres() -> String {
+/// A database made for one test, removed when this is dropped: at the end
+/// of the test, and when it fails (a panic unwinds through it).
+pub struct TestDb {
+    pub url: String,
+    made: Made,
+}
+
+enum Made {
+    Sqlite(std::path::PathBuf),
+    /// The admin URL it was created through, and its name.
+    Postgres {
+        admin: String,
+        name: String,
+    },
+}
+
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        match &self.made {
+            Made::Sqlite(file) => {
+                for suffix in ["", "-wal", "-shm", "-journal"] {
+                    let _ = std::fs::remove_file(format!("{}{suffix}", file.display()));
+                }
+            }
+            Made::Postgres { admin, name } => {
+                // Drop runs inside the test's runtime: the statement runs on a
+                // thread of its own. FORCE ends connections a server under test
+                // still holds (an app dropped without `stop`).
+                let (admin, statement) = (admin.clone(), format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
+                let dropped = std::thread::spawn(move || {
+                    use sqlx::Connection;
+                    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime to drop the test database");
+                    runtime.block_on(async {
+                        let mut conn = sqlx::postgres::PgConnection::connect(&admin).await?;
+                        sqlx::query(&statement).execute(&mut conn).await.map(|_| ())
+                    })
+                })
+                .join();
+                match dropped {
+                    Ok(Ok(())) => {}
+                    Ok(Err(e)) => eprintln!("could not drop the test database {name}: {e}"),
+                    Err(_) => eprintln!("could not drop the test database {name}: the dropping thread panicked"),
+                }
+            }
+        }
+    }
+}
+
+pub async fn fresh_postgres() -> TestDb {
     use sqlx::Connection;
     let admin = std::env::var("TEST_POSTGRES_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
     let name = format!("citizen_test_{}", uuid_like());
@@ -235,7 +285,7 @@ pub async fn fresh_postgres() -> String {
         sqlx::postgres::PgConnection::connect(&admin).await.unwrap_or_else(|e| panic!("PostgreSQL at {admin} is needed for the database tests: {e}"));
     sqlx::query(&format!("CREATE DATABASE {name}")).execute(&mut conn).await.expect("create test database");
     let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap_or(&admin);
-    format!("{base}/{name}")
+    TestDb { url: format!("{base}/{name}"), made: Made::Postgres { admin, name } }
 }
 
 pub fn uuid_like() -> String {

@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use citizen_site::db::Db;
 use citizen_site::integrations::notion::NotionClient;
-use citizen_site::intro::{forwarder, store, IntroForm, IntroRequest, MISSING_REQUIRED};
+use citizen_site::intro::{forwarder, store, IntroForm, IntroRequest};
+
+const MISSING_REQUIRED: &str = "Missing required fields: Please fill in the name and email address.";
 use serde_json::{json, Value};
 use sqlx::Row;
 use wiremock::matchers::{method, path};
@@ -105,8 +107,8 @@ async fn the_server_validates_every_field_and_names_it() {
 
 #[tokio::test]
 async fn without_notion_keys_requests_are_stored_and_kept_pending() {
-    for (kind, url) in fresh_databases(TempDir::new().path()).await {
-        let app = spawn_app_with(|c| c.database_url = url.clone()).await;
+    for (kind, fresh) in fresh_databases(TempDir::new().path()).await {
+        let app = spawn_app_with(|c| c.database_url = fresh.url.clone()).await;
         let res = app.client.post(format!("{}/api/save-to-notion", app.base)).json(&valid()).send().await.unwrap();
         assert_eq!(res.status(), 200, "{kind}");
         assert_eq!(res.json::<Value>().await.unwrap(), json!({ "success": true }));
@@ -176,7 +178,8 @@ async fn notion_failing_twice_then_succeeding_gives_exactly_one_page() {
 
 #[tokio::test]
 async fn notion_down_throughout_leaves_the_request_pending_and_a_restart_forwards_it() {
-    for (kind, url) in fresh_databases(TempDir::new().path()).await {
+    for (kind, fresh) in fresh_databases(TempDir::new().path()).await {
+        let url = &fresh.url;
         let (down, down_server) = FakeNotion::start(usize::MAX).await;
         let config = |base: String, url: String| {
             move |c: &mut citizen_site::config::Config| {
@@ -196,7 +199,7 @@ async fn notion_down_throughout_leaves_the_request_pending_and_a_restart_forward
 
         // Notion is back; a new process on the same database forwards it.
         let (up, up_server) = FakeNotion::start(0).await;
-        let db = Db::connect_lazy(&url).unwrap();
+        let db = Db::connect_lazy(url).unwrap();
         // Make the backed-off retry due now instead of in a minute.
         sqlx::query("UPDATE intro_requests SET next_attempt_at = 0").execute(&db.pool).await.unwrap();
         let app = spawn_app_with(config(up_server.uri(), url.clone())).await;
@@ -209,8 +212,9 @@ async fn notion_down_throughout_leaves_the_request_pending_and_a_restart_forward
 
 #[tokio::test]
 async fn two_forwarders_on_one_database_forward_each_request_exactly_once() {
-    for (kind, url) in fresh_databases(TempDir::new().path()).await {
-        let db = Db::connect_lazy(&url).unwrap();
+    for (kind, fresh) in fresh_databases(TempDir::new().path()).await {
+        let url = &fresh.url;
+        let db = Db::connect_lazy(url).unwrap();
         db.migrate().await.unwrap();
         let mut ids = Vec::new();
         for i in 0..40 {
@@ -220,8 +224,8 @@ async fn two_forwarders_on_one_database_forward_each_request_exactly_once() {
         }
         let (notion, server) = FakeNotion::start(0).await;
         let client = NotionClient::new(&server.uri(), "secret_test", DB_ID);
-        let (a, ta) = forwarder::spawn(Db::connect_lazy(&url).unwrap(), client.clone(), "worker-a".into(), forwarder::LEASE, Default::default());
-        let (b, tb) = forwarder::spawn(Db::connect_lazy(&url).unwrap(), client, "worker-b".into(), forwarder::LEASE, Default::default());
+        let (a, ta) = forwarder::spawn(Db::connect_lazy(url).unwrap(), client.clone(), "worker-a".into(), forwarder::LEASE, Default::default());
+        let (b, tb) = forwarder::spawn(Db::connect_lazy(url).unwrap(), client, "worker-b".into(), forwarder::LEASE, Default::default());
         assert!(eventually(30, || async { store::pending_count(&db).await.unwrap() == 0 }).await, "{kind}: all forwarded");
         a.stop();
         b.stop();

@@ -44,7 +44,8 @@ async fn about_renders_without_the_team(app: &TestApp) {
 
 #[tokio::test]
 async fn the_site_serves_through_a_database_outage_and_recovers() {
-    let real = fresh_postgres().await;
+    let fresh = fresh_postgres().await;
+    let real = &fresh.url;
     let (prefix, rest) = real.split_once("@").unwrap();
     let (host_port, database) = rest.split_once('/').unwrap();
     let upstream = tokio::net::lookup_host(host_port).await.unwrap().next().unwrap();
@@ -87,7 +88,7 @@ async fn the_site_serves_through_a_database_outage_and_recovers() {
     assert_eq!(status, 200);
 
     // Exactly the two requests the visitor was told were stored are stored.
-    let direct = Db::connect_lazy(&real).unwrap();
+    let direct = Db::connect_lazy(real).unwrap();
     assert_eq!(store::pending_count(&direct).await.unwrap(), 2);
     app.stop().await;
 }

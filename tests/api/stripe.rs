@@ -375,7 +375,7 @@ fn sign(payload: &str, t: i64) -> String {
 #[tokio::test]
 async fn the_webhook_records_each_event_once_and_rejects_bad_signatures() {
     for (_, db) in crate::helpers::fresh_databases(crate::helpers::tempdir::TempDir::new().path()).await {
-        webhook_on(Some(db)).await;
+        webhook_on(Some(db.url.clone())).await;
     }
 }
 
@@ -412,7 +412,7 @@ async fn webhook_on(database_url: Option<String>) {
 #[tokio::test]
 async fn delayed_payments_settle_through_the_webhook_and_the_success_page_follows() {
     for (_, db) in crate::helpers::fresh_databases(crate::helpers::tempdir::TempDir::new().path()).await {
-        delayed_payments_on(db).await;
+        delayed_payments_on(db.url.clone()).await;
     }
 }
 

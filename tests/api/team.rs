@@ -11,8 +11,8 @@ fn member(name: &str, image: Option<&str>) -> NewMember {
 #[tokio::test]
 async fn team_is_ordered_by_name_with_empty_strings_and_the_image_rule() {
     let dir = TempDir::new();
-    for (kind, url) in fresh_databases(dir.path()).await {
-        let app = spawn_app_with(|c| c.database_url = url.clone()).await;
+    for (kind, fresh) in fresh_databases(dir.path()).await {
+        let app = spawn_app_with(|c| c.database_url = fresh.url.clone()).await;
         let db = &app.state.db;
         let mut zoe = member("Zoe Park", Some("https://photos.example/zoe.png"));
         zoe.role = Some("Engineering".into());

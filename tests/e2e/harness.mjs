@@ -26,6 +26,11 @@ export async function startServer(env = {}) {
     },
     stdio: ["ignore", "inherit", "inherit"],
   });
+  // The server and its SQLite file go at the end of the run, also when a test fails first.
+  process.on("exit", () => {
+    child.kill("SIGKILL");
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
