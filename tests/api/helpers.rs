@@ -315,6 +315,7 @@ where
 /// hangs. Connections are held open until it is dropped.
 pub struct Blackhole {
     pub addr: std::net::SocketAddr,
+    accepted: std::sync::Arc<std::sync::atomic::AtomicUsize>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -322,17 +323,25 @@ impl Blackhole {
     pub async fn start() -> Blackhole {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
+        let accepted = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counted = accepted.clone();
         let task = tokio::spawn(async move {
             let mut held = Vec::new();
             while let Ok((socket, _)) = listener.accept().await {
+                counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 held.push(socket);
             }
         });
-        Blackhole { addr, task }
+        Blackhole { addr, accepted, task }
     }
 
     pub fn url(&self) -> String {
         format!("http://{}", self.addr)
+    }
+
+    /// Connections accepted so far; every one is still open and unanswered.
+    pub fn accepted(&self) -> usize {
+        self.accepted.load(std::sync::atomic::Ordering::SeqCst)
     }
 }
 
@@ -358,24 +367,31 @@ pub enum Link {
 pub struct FlakyProxy {
     pub addr: std::net::SocketAddr,
     link: tokio::sync::watch::Sender<Link>,
+    frozen: std::sync::Arc<std::sync::atomic::AtomicUsize>,
     task: tokio::task::JoinHandle<()>,
 }
 
 impl FlakyProxy {
     pub async fn start(upstream: std::net::SocketAddr, link: Link) -> FlakyProxy {
+        use std::sync::atomic::Ordering::SeqCst;
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let (tx, rx) = tokio::sync::watch::channel(link);
+        let frozen = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counter = frozen.clone();
         let task = tokio::spawn(async move {
             while let Ok((mut client, _)) = listener.accept().await {
                 let mut rx = rx.clone();
+                let frozen = counter.clone();
                 tokio::spawn(async move {
                     let at_start = *rx.borrow_and_update();
                     match at_start {
                         Link::Down => return,
                         Link::Hanging => {
                             // Hold it, silent, until the link changes; then drop it.
+                            frozen.fetch_add(1, SeqCst);
                             let _ = rx.changed().await;
+                            frozen.fetch_sub(1, SeqCst);
                             return;
                         }
                         Link::Up => {}
@@ -397,17 +413,25 @@ impl FlakyProxy {
                     };
                     if next == Link::Hanging {
                         // Frozen: both sockets stay open, nothing moves.
+                        frozen.fetch_add(1, SeqCst);
                         let _ = rx.changed().await;
+                        frozen.fetch_sub(1, SeqCst);
                     }
                     drop((client, server));
                 });
             }
         });
-        FlakyProxy { addr, link: tx, task }
+        FlakyProxy { addr, link: tx, frozen, task }
     }
 
     pub fn set(&self, link: Link) {
         self.link.send_replace(link);
+    }
+
+    /// Connections held frozen right now: the database has been asked
+    /// something on each and has not answered.
+    pub fn frozen(&self) -> usize {
+        self.frozen.load(std::sync::atomic::Ordering::SeqCst)
     }
 }
 

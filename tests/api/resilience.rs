@@ -2,9 +2,15 @@
 //! Stripe and Notion that accept a connection and never answer. Pages keep
 //! rendering, the visitor gets the spec's error instead of a pretended
 //! success, and everything works again when the service is back.
+//!
+//! No test here reads a clock. "Bounded" is shown by order: the answer comes
+//! while the service is still silent (a hung service never answers, so the
+//! server gave up on it), and "never waits" by a page answered while the
+//! database hangs with timeouts longer than the client's own.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use citizen_site::db::team::NewMember;
 use citizen_site::db::Db;
 use citizen_site::intro::store;
 use serde_json::{json, Value};
@@ -13,8 +19,7 @@ use crate::helpers::{bootstrap_json, eventually, fresh_postgres, spawn_app_with,
 
 const SUBMIT_FAILED: &str = "Failed to submit form. Please try again.";
 
-async fn submit(app: &TestApp, n: usize) -> (u16, Value, Duration) {
-    let started = Instant::now();
+async fn submit(app: &TestApp, n: usize) -> (u16, Value) {
     let res = app
         .client
         .post(format!("{}/api/save-to-notion", app.base))
@@ -23,7 +28,7 @@ async fn submit(app: &TestApp, n: usize) -> (u16, Value, Duration) {
         .await
         .unwrap();
     let status = res.status().as_u16();
-    (status, res.json().await.unwrap(), started.elapsed())
+    (status, res.json().await.unwrap())
 }
 
 async fn readiness(app: &TestApp) -> (u16, Value) {
@@ -32,14 +37,12 @@ async fn readiness(app: &TestApp) -> (u16, Value) {
     (status, res.json().await.unwrap())
 }
 
-/// /about renders quickly, with an empty team.
+/// /about renders, with an empty team.
 async fn about_renders_without_the_team(app: &TestApp) {
-    let started = Instant::now();
     let (status, html) = app.get_text("/about").await;
     assert_eq!(status, 200);
     assert!(visible_text(&html).contains("Meet Our Team"));
     assert_eq!(bootstrap_json(&html)["data"]["team"], json!([]));
-    assert!(started.elapsed() < Duration::from_secs(2), "/about took {:?}", started.elapsed());
 }
 
 #[tokio::test]
@@ -63,33 +66,66 @@ async fn the_site_serves_through_a_database_outage_and_recovers() {
     assert_eq!(app.get_text("/").await.0, 200);
     let (status, body) = readiness(&app).await;
     assert_eq!((status, &body["database"], &body["isolates"]), (503, &json!(false), &json!(true)), "{body}");
-    let (status, body, took) = submit(&app, 1).await;
+    let (status, body) = submit(&app, 1).await;
     assert_eq!((status, body), (503, json!({ "success": false, "error": SUBMIT_FAILED })));
-    assert!(took < Duration::from_secs(5), "refused after {took:?}");
 
     // It comes back: migrated, ready, and submissions are stored again.
     proxy.set(Link::Up);
     assert!(eventually(15, || async { readiness(&app).await.0 == 200 }).await, "ready once the database is back");
-    let (status, _, _) = submit(&app, 2).await;
+    let (status, _) = submit(&app, 2).await;
     assert_eq!(status, 200);
 
     // It hangs mid-run (accepts, never answers): bounded, and the same honest error.
     proxy.set(Link::Hanging);
-    let (status, body, took) = submit(&app, 3).await;
+    let (status, body) = submit(&app, 3).await;
     assert_eq!((status, body), (503, json!({ "success": false, "error": SUBMIT_FAILED })));
-    assert!(took < Duration::from_secs(8), "refused after {took:?}");
+    assert!(proxy.frozen() > 0, "refused while the database it asked still had not answered: the server gave up on it");
     assert!(eventually(10, || async { readiness(&app).await.0 == 503 }).await, "not ready while the database hangs");
     about_renders_without_the_team(&app).await;
 
     // Back again.
     proxy.set(Link::Up);
     assert!(eventually(15, || async { readiness(&app).await.0 == 200 }).await);
-    let (status, _, _) = submit(&app, 4).await;
+    let (status, _) = submit(&app, 4).await;
     assert_eq!(status, 200);
 
     // Exactly the two requests the visitor was told were stored are stored.
     let direct = Db::connect_lazy(real).unwrap();
     assert_eq!(store::pending_count(&direct).await.unwrap(), 2);
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn a_page_view_never_waits_on_a_database_that_hangs() {
+    let fresh = fresh_postgres().await;
+    let (prefix, rest) = fresh.url.split_once("@").unwrap();
+    let (host_port, database) = rest.split_once('/').unwrap();
+    let upstream = tokio::net::lookup_host(host_port).await.unwrap().next().unwrap();
+    let proxy = FlakyProxy::start(upstream, Link::Up).await;
+    let via_proxy = format!("{prefix}@{}/{database}", proxy.addr);
+    // The site's own database timeouts outlast this test's client (30 s): a
+    // page that waited on the database could not be answered in time.
+    let app = spawn_app_with(|c| {
+        c.database_url = via_proxy.clone();
+        c.timeouts.db_connect = Duration::from_secs(600);
+        c.timeouts.db_query = Duration::from_secs(600);
+    })
+    .await;
+    let member = NewMember { name: "Ada Hang".into(), ..Default::default() };
+    citizen_site::db::team::import(&app.state.db, &[member], true).await.unwrap();
+    app.state.refresh_team().await;
+
+    proxy.set(Link::Hanging);
+    // The health monitor asks the database every two seconds and now waits on it.
+    assert!(eventually(15, || async { proxy.frozen() > 0 }).await, "the site asked the hanging database something");
+    for _ in 0..3 {
+        let (status, html) = app.get_text("/about").await;
+        assert_eq!(status, 200);
+        assert_eq!(bootstrap_json(&html)["data"]["team"][0]["name"], "Ada Hang", "the team as last read");
+        assert_eq!(app.get_text("/").await.0, 200);
+        assert!(proxy.frozen() > 0, "answered while the database still had not answered");
+    }
+    proxy.set(Link::Up);
     app.stop().await;
 }
 
@@ -102,16 +138,17 @@ async fn stripe_that_never_answers_is_cut_off_and_the_pricing_page_says_so() {
         c.timeouts.stripe = Duration::from_secs(1);
     })
     .await;
-    let started = Instant::now();
+    // Stripe never answers and is never released while the site is asked:
+    // each answer below came while every call it made to Stripe still hung.
     let (status, html) = app.get_text("/pricing").await;
     assert_eq!(status, 200);
     assert!(visible_text(&html).contains("Failed to load pricing information"));
-    assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
-    let started = Instant::now();
+    assert!(stripe.accepted() > 0, "the price list was asked of Stripe");
+    let before = stripe.accepted();
     let res = app.client.post(format!("{}/api/verify-checkout-session", app.base)).json(&json!({ "sessionId": "cs_test_1" })).send().await.unwrap();
     assert_eq!(res.status(), 502);
     assert_eq!(res.json::<Value>().await.unwrap()["error"], "Failed to verify payment session");
-    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(stripe.accepted() > before, "the session was asked of Stripe, which never answered");
 }
 
 #[tokio::test]
@@ -124,7 +161,7 @@ async fn notion_that_never_answers_is_cut_off_and_the_request_kept() {
         c.timeouts.notion_request = Duration::from_millis(500);
     })
     .await;
-    let (status, _, _) = submit(&app, 1).await;
+    let (status, _) = submit(&app, 1).await;
     assert_eq!(status, 200, "stored first: the visitor is not kept waiting on Notion");
     use sqlx::Row;
     let db = app.state.db.clone();
