@@ -104,15 +104,34 @@ test("pricing toggle switches with JavaScript and as links without it", async ()
 
 test("tooltips open after 700 ms, not before", async () => {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  // The page's timers run on Playwright's clock: it moves only when the test
+  // moves it, so the assertions are about the page's 700 ms, not the machine's.
+  await page.clock.install();
   await page.goto(`${server.base}/pricing`, { waitUntil: "networkidle" });
+  await page.waitForFunction(() => Object.keys(document.getElementById("root")).some((k) => k.startsWith("__reactContainer")));
+  await page.clock.pauseAt(Date.now() + 60_000);
   const trigger = page.getByRole("button", { name: /^About / }).first();
   const tipId = await trigger.getAttribute("aria-describedby");
   const tip = page.locator(`[id="${tipId}"]`);
+  // React renders a state change in a task of its own (a MessageChannel
+  // message, which the clock leaves alone): two more such tasks after it
+  // mean anything a timer set off has been rendered.
+  const settle = () =>
+    page.evaluate(async () => {
+      for (let i = 0; i < 2; i++) {
+        await new Promise((resolve) => {
+          const channel = new MessageChannel();
+          channel.port1.onmessage = resolve;
+          channel.port2.postMessage(null);
+        });
+      }
+    });
   await trigger.hover();
-  await page.waitForTimeout(400);
-  assert.equal(await tip.isVisible(), false, "still closed at 400 ms");
-  await page.waitForTimeout(600);
-  assert.equal(await tip.isVisible(), true, "open after 700 ms");
+  await page.clock.runFor(699);
+  await settle();
+  assert.equal(await tip.isVisible(), false, "still closed at 699 ms");
+  await page.clock.runFor(1);
+  await tip.waitFor({ state: "visible", timeout: 5_000 });
   assert.equal(await tip.getAttribute("role"), "tooltip");
   await page.close();
 });
