@@ -15,7 +15,9 @@ pub use crate::db::team::TeamMember;
 pub use crate::integrations::stripe::{PaymentState, PriceInterval, PriceRecord, ProductInfo, ProductMetadata, VerifiedSession};
 pub use crate::intro::IntroForm;
 
-include!(concat!(env!("OUT_DIR"), "/page_id.rs"));
+// PageId and PageData: build.rs makes them from content/routes.json (each
+// route names its page and the type of its data, one of those below).
+include!(concat!(env!("OUT_DIR"), "/page_table.rs"));
 
 /// A route's loader result: its status and its page's data. Embedded in the
 /// server-rendered page and served by `/api/route-data` for client-side
@@ -25,54 +27,6 @@ pub struct RouteData {
     pub status: u16,
     #[serde(flatten)]
     pub data: PageData,
-}
-
-/// Each page with the data its loader gives it (pages without a loader
-/// carry none). `page` names the page; `data` is its data.
-#[derive(Debug, Serialize, TS)]
-#[serde(tag = "page", content = "data")]
-pub enum PageData {
-    Home,
-    Wallets(WalletsData),
-    Services,
-    About(AboutData),
-    Community,
-    Blog(BlogData),
-    NfcWallet,
-    MobileApp,
-    DiscordWallet,
-    Pricing(PricingData),
-    Contact(ContactData),
-    Ctzn,
-    Privacy,
-    Terms(TermsData),
-    Success(SuccessData),
-    Cancel,
-    NotFound,
-}
-
-impl PageData {
-    pub fn page(&self) -> PageId {
-        match self {
-            PageData::Home => PageId::Home,
-            PageData::Wallets(_) => PageId::Wallets,
-            PageData::Services => PageId::Services,
-            PageData::About(_) => PageId::About,
-            PageData::Community => PageId::Community,
-            PageData::Blog(_) => PageId::Blog,
-            PageData::NfcWallet => PageId::NfcWallet,
-            PageData::MobileApp => PageId::MobileApp,
-            PageData::DiscordWallet => PageId::DiscordWallet,
-            PageData::Pricing(_) => PageId::Pricing,
-            PageData::Contact(_) => PageId::Contact,
-            PageData::Ctzn => PageId::Ctzn,
-            PageData::Privacy => PageId::Privacy,
-            PageData::Terms(_) => PageId::Terms,
-            PageData::Success(_) => PageId::Success,
-            PageData::Cancel => PageId::Cancel,
-            PageData::NotFound => PageId::NotFound,
-        }
-    }
 }
 
 /// /wallets: the Featured Communities, already filtered and ordered.

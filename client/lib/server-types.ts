@@ -15,8 +15,8 @@ export type PageId = "Home" | "Wallets" | "Services" | "About" | "Community" | "
 export type RouteData = { status: number, } & ({ "page": "Home" } | { "page": "Wallets", "data": WalletsData } | { "page": "Services" } | { "page": "About", "data": AboutData } | { "page": "Community" } | { "page": "Blog", "data": BlogData } | { "page": "NfcWallet" } | { "page": "MobileApp" } | { "page": "DiscordWallet" } | { "page": "Pricing", "data": PricingData } | { "page": "Contact", "data": ContactData } | { "page": "Ctzn" } | { "page": "Privacy" } | { "page": "Terms", "data": TermsData } | { "page": "Success", "data": SuccessData } | { "page": "Cancel" } | { "page": "NotFound" });
 
 /**
- * Each page with the data its loader gives it (pages without a loader
- * carry none). `page` names the page; `data` is its data.
+ * Each page with the data its loader gives it (the `data` type the table
+ * names; a page without one carries none). `page` names the page.
  */
 export type PageData = { "page": "Home" } | { "page": "Wallets", "data": WalletsData } | { "page": "Services" } | { "page": "About", "data": AboutData } | { "page": "Community" } | { "page": "Blog", "data": BlogData } | { "page": "NfcWallet" } | { "page": "MobileApp" } | { "page": "DiscordWallet" } | { "page": "Pricing", "data": PricingData } | { "page": "Contact", "data": ContactData } | { "page": "Ctzn" } | { "page": "Privacy" } | { "page": "Terms", "data": TermsData } | { "page": "Success", "data": SuccessData } | { "page": "Cancel" } | { "page": "NotFound" };
 
