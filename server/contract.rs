@@ -134,6 +134,36 @@ pub struct RenderOutput {
     pub stack: Option<String>,
 }
 
+/// The JSON body of `POST /api/create-checkout-session` (a plain form post
+/// sends the same field).
+#[derive(Debug, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct CheckoutRequest {
+    pub price_id: String,
+}
+
+/// `POST /api/create-checkout-session` with JSON: where Stripe Checkout
+/// takes the visitor.
+#[derive(Debug, Serialize, TS)]
+pub struct CheckoutCreated {
+    pub url: String,
+}
+
+/// `POST /api/save-to-notion` with JSON: the request is stored.
+#[derive(Debug, Serialize, TS)]
+pub struct IntroStored {
+    #[ts(type = "true")]
+    pub success: bool,
+}
+
+/// Every API failure: the message the visitor is shown (which field, why).
+#[derive(Debug, Serialize, TS)]
+pub struct ApiFailure {
+    #[ts(type = "false")]
+    pub success: bool,
+    pub error: String,
+}
+
 /// Where the generated declarations live, from the crate root.
 pub const SERVER_TYPES_FILE: &str = "client/lib/server-types.ts";
 
@@ -185,6 +215,10 @@ pub fn server_types() -> String {
         SuccessData,
         PaymentState,
         VerifiedSession,
+        CheckoutRequest,
+        CheckoutCreated,
+        IntroStored,
+        ApiFailure,
     );
     let ids: Vec<String> = PageId::ALL.iter().map(|p| format!("{:?}", p.name())).collect();
     out.push_str(&format!(

@@ -11,7 +11,7 @@ import {
   TAG_OPTIONS,
 } from "../../content/site/contact";
 import type { ContactField } from "../../content/site/types";
-import type { Assert, ContactData, IntroForm, Same } from "../lib/types";
+import type { ApiFailure, Assert, ContactData, IntroForm, IntroStored, Same } from "../lib/types";
 import { Toaster, useToasts } from "./Toast";
 
 const inputClass =
@@ -82,9 +82,9 @@ export function ContactForm({ initial = {} }: { initial?: ContactFormState }) {
         headers: { "content-type": "application/json", accept: "application/json" },
         body: JSON.stringify({ ...request, submissionId: submissionId.current }),
       });
-      const body = (await res.json().catch(() => null)) as { success?: unknown; error?: unknown } | null;
+      const body = (await res.json().catch(() => null)) as IntroStored | ApiFailure | null;
       // A refused request carries the server's message (which field, why).
-      if (!res.ok) throw new Error(typeof body?.error === "string" ? body.error : CONTACT_MESSAGES.fallbackError);
+      if (!res.ok) throw new Error(body && "error" in body && typeof body.error === "string" ? body.error : CONTACT_MESSAGES.fallbackError);
       if (body?.success !== true) throw new Error(CONTACT_MESSAGES.noSuccess);
       toast({ title: CONTACT_MESSAGES.successTitle, description: CONTACT_MESSAGES.successDescription });
       submissionId.current = null;

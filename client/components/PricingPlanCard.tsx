@@ -6,6 +6,7 @@ import { formatPrice } from "../lib/money";
 import { yearlyFromMonthly, type ShownPrice } from "../lib/pricing";
 import { INTERVAL_SUFFIX, PRICING_TEXT, YEARLY_BADGE } from "../../content/site/pricing";
 import type { PlanItem, PricingPlan } from "../../content/site/types";
+import type { ApiFailure, CheckoutCreated, CheckoutRequest } from "../lib/types";
 import { Tooltip } from "./Tooltip";
 
 interface PricingPlanCardProps {
@@ -121,10 +122,12 @@ async function openCheckout(e: FormEvent<HTMLFormElement>) {
     const res = await fetch(CHECKOUT_ENDPOINT, {
       method: "POST",
       headers: { "content-type": "application/json", accept: "application/json" },
-      body: JSON.stringify({ priceId }),
+      body: JSON.stringify({ priceId: String(priceId ?? "") } satisfies CheckoutRequest),
     });
-    const body = (await res.json().catch(() => null)) as { url?: unknown; error?: unknown } | null;
-    if (!res.ok || typeof body?.url !== "string") throw new Error(String(body?.error ?? `checkout answered ${res.status}`));
+    const body = (await res.json().catch(() => null)) as CheckoutCreated | ApiFailure | null;
+    if (!res.ok || !body || !("url" in body) || typeof body.url !== "string") {
+      throw new Error(body && "error" in body ? body.error : `checkout answered ${res.status}`);
+    }
     if (tab) tab.location.href = body.url;
     else window.location.assign(body.url);
   } catch (err) {

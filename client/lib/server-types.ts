@@ -265,5 +265,27 @@ payment_status: string,
  */
 status: string | null, };
 
+/**
+ * The JSON body of `POST /api/create-checkout-session` (a plain form post
+ * sends the same field).
+ */
+export type CheckoutRequest = { priceId: string, };
+
+/**
+ * `POST /api/create-checkout-session` with JSON: where Stripe Checkout
+ * takes the visitor.
+ */
+export type CheckoutCreated = { url: string, };
+
+/**
+ * `POST /api/save-to-notion` with JSON: the request is stored.
+ */
+export type IntroStored = { success: true, };
+
+/**
+ * Every API failure: the message the visitor is shown (which field, why).
+ */
+export type ApiFailure = { success: false, error: string, };
+
 /** Every page id, in the route table's order (the client checks the table's names against it). */
 export const PAGE_IDS: readonly PageId[] = ["Home", "Wallets", "Services", "About", "Community", "Blog", "NfcWallet", "MobileApp", "DiscordWallet", "Pricing", "Contact", "Ctzn", "Privacy", "Terms", "Success", "Cancel", "NotFound"];

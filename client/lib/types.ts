@@ -6,6 +6,10 @@ import type { PageData, PageId } from "./server-types";
 
 export type {
   AboutData,
+  ApiFailure,
+  CheckoutCreated,
+  CheckoutRequest,
+  IntroStored,
   BlogData,
   Bootstrap,
   ContactData,

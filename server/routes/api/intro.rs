@@ -10,12 +10,11 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::{Extension, Json};
-use serde_json::json;
 
 use super::body::{self, Kind, Submission};
 use super::{rate_limit, ApiError};
 use crate::client_ip::ClientIp;
-use crate::contract::{ContactData, PageData};
+use crate::contract::{ContactData, IntroStored, PageData};
 use crate::intro::store::{self, Disposition, Stored};
 use crate::intro::{IntroForm, IntroRequest};
 use crate::metrics::Metrics;
@@ -55,7 +54,7 @@ pub async fn save(State(state): State<SharedState>, Extension(client): Extension
 /// contact page with the message and what was typed.
 async fn answer(state: &SharedState, kind: Kind, result: Result<(), ApiError>, form: IntroForm) -> Response {
     match (kind, result) {
-        (Kind::Json, Ok(())) => Json(json!({ "success": true })).into_response(),
+        (Kind::Json, Ok(())) => Json(IntroStored { success: true }).into_response(),
         (Kind::Json, Err(e)) => e.into_response(),
         // Post/redirect/get: a reload does not send it twice.
         (Kind::Form, Ok(())) => Redirect::to("/contact?submitted=1").into_response(),

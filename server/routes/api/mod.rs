@@ -10,7 +10,6 @@ use std::time::Duration;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde_json::json;
 
 use crate::client_ip::ClientIp;
 use crate::state::AppState;
@@ -40,7 +39,7 @@ pub fn set_retry_after(res: &mut Response, wait: Option<Duration>) {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let mut res = (self.status, Json(json!({ "success": false, "error": &self.message }))).into_response();
+        let mut res = (self.status, Json(crate::contract::ApiFailure { success: false, error: self.message })).into_response();
         set_retry_after(&mut res, self.retry_after);
         res
     }

@@ -15,6 +15,7 @@ use sqlx::Row;
 use super::body::{self, Kind, Submission};
 use super::{rate_limit, ApiError};
 use crate::client_ip::ClientIp;
+use crate::contract::{CheckoutCreated, CheckoutRequest};
 use crate::integrations::stripe::{PaymentState, VerifiedSession, WebhookEvent};
 use crate::intro::store::now_ms;
 use crate::messages::messages;
@@ -106,12 +107,6 @@ pub async fn prices(State(state): State<SharedState>) -> Response {
     }
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct CheckoutBody {
-    price_id: String,
-}
-
 /// `create-checkout-session`: JSON `{ priceId }` -> `{ url }`; the plain form
 /// post (no JavaScript) is answered with a 303 to Checkout.
 pub async fn create_checkout(
@@ -129,7 +124,7 @@ pub async fn create_checkout(
             Ok(pairs) => pairs.into_iter().find(|(k, _)| k == "priceId").map(|(_, v)| v),
             Err(e) => return e.into_response(),
         },
-        Kind::Json => match body::json::<CheckoutBody>(&submission.bytes) {
+        Kind::Json => match body::json::<CheckoutRequest>(&submission.bytes) {
             Ok(b) => Some(b.price_id),
             Err(e) => return e.into_response(),
         },
@@ -142,7 +137,7 @@ pub async fn create_checkout(
     }
     match state.payments.checkout(&price_id).await {
         Ok(url) if form_post => Redirect::to(&url).into_response(),
-        Ok(url) => Json(json!({ "url": url })).into_response(),
+        Ok(url) => Json(CheckoutCreated { url }).into_response(),
         Err(e) => {
             // Spec section 8: only logged, no message for the visitor.
             tracing::error!(price_id = %price_id, error = %e, "Error creating checkout session");
