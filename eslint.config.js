@@ -26,4 +26,20 @@ export default defineConfig([
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_" }],
     },
   },
+  {
+    // content/ is data (README, Content): it imports other content, its own
+    // types, JSON and images, and nothing from client/ or a package; and it
+    // defines no functions (the logic that reads it is in client/lib/).
+    files: ["content/**/*.{ts,tsx}"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: [{ regex: "^(?!\\.{1,2}/)", message: "content/ imports only other content (relative paths), not packages." }, { group: ["**/client/**"], message: "content/ holds data only: logic and components live in client/." }] },
+      ],
+      "no-restricted-syntax": [
+        "error",
+        { selector: ":function", message: "content/ holds data only: functions go in client/lib/." },
+      ],
+    },
+  },
 ]);
