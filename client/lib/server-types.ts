@@ -106,11 +106,11 @@ export type PostSummary = { id: string, title: string,
  */
 date: string, author: string, type: string, readTime: string, excerpt: string, 
 /**
- * Hashed image URL, or None (the page shows a placeholder).
+ * Hashed image URL, or null when the post has none (the page shows a placeholder).
  */
 image: string | null, 
 /**
- * Only ever true in dev (see [`Drafts`]); the page marks the post.
+ * Set only on drafts, which only the dev server lists; the page marks them.
  */
 draft?: boolean, };
 
@@ -127,11 +127,11 @@ html: string, id: string, title: string,
  */
 date: string, author: string, type: string, readTime: string, excerpt: string, 
 /**
- * Hashed image URL, or None (the page shows a placeholder).
+ * Hashed image URL, or null when the post has none (the page shows a placeholder).
  */
 image: string | null, 
 /**
- * Only ever true in dev (see [`Drafts`]); the page marks the post.
+ * Set only on drafts, which only the dev server lists; the page marks them.
  */
 draft?: boolean, };
 

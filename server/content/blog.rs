@@ -31,9 +31,9 @@ pub struct PostSummary {
     pub kind: String,
     pub read_time: String,
     pub excerpt: String,
-    /// Hashed image URL, or None (the page shows a placeholder).
+    /// Hashed image URL, or null when the post has none (the page shows a placeholder).
     pub image: Option<String>,
-    /// Only ever true in dev (see [`Drafts`]); the page marks the post.
+    /// Set only on drafts, which only the dev server lists; the page marks them.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     #[ts(optional, as = "Option<bool>")]
     pub draft: bool,
