@@ -284,22 +284,30 @@ async function releaseBuild() {
   const client = await esbuild.build(options.client);
   const css = writeCss(assetsDir, await tailwind(true)());
   const images = copyImages(assetsDir);
-  previewCards(assetsDir, images);
+  // The server bundle just built, evaluated once for what is drawn from it.
+  const ssr = ssrContext(fs.readFileSync(path.join(out, "ssr.js"), "utf8"));
+  previewCards(assetsDir, images, ssr);
   favicons(assetsDir, images);
   const { modules } = modulesOf(client.metafile, out);
   const files = listFiles(out, assetsDir, true);
-  const errorScreen = errorScreenTemplate(fs.readFileSync(path.join(out, "ssr.js"), "utf8"));
+  const errorScreen = errorScreenTemplate(ssr);
   fs.writeFileSync(path.join(out, "manifest.json"), JSON.stringify({ ...modules, css, images, files, errorScreen }, null, 2));
+}
+
+/** A Node vm context in which the server bundle `code` has run: its
+ *  globalThis has __ssr_render and __ssr_error_screen. */
+function ssrContext(code) {
+  const context = vm.createContext({ console });
+  vm.runInContext(code, context, { filename: "ssr.js" });
+  return context;
 }
 
 /** The error screen's markup, made by the server bundle's own component,
  *  with ERROR_SLOT where the server writes the status and reason of an error
  *  page it makes without a render (server/ssr/document.rs). */
 const ERROR_SLOT = "%ERROR%";
-function errorScreenTemplate(ssrCode) {
-  const context = vm.createContext({ console });
-  vm.runInContext(ssrCode, context, { filename: "ssr.js" });
-  const html = context.__ssr_error_screen(ERROR_SLOT);
+function errorScreenTemplate(ssr) {
+  const html = ssr.__ssr_error_screen(ERROR_SLOT);
   if (!html.includes(ERROR_SLOT)) throw new Error("the error screen does not show its message");
   return html;
 }
@@ -308,11 +316,9 @@ function errorScreenTemplate(ssrCode) {
  *  page's own title: one per page (its meta() title, from the SSR bundle just
  *  built) and one per published blog post. content/images/og/... -> manifest
  *  images. */
-function previewCards(assetsDir, images) {
+function previewCards(assetsDir, images, ssr) {
   const ogDir = path.join(assetsDir, "images", "og");
   fs.mkdirSync(ogDir, { recursive: true });
-  const ogContext = vm.createContext({ console });
-  vm.runInContext(fs.readFileSync(path.join(out, "ssr.js"), "utf8"), ogContext, { filename: "ssr.js" });
   const fonts = path.join(root, "node_modules", "dejavu-fonts-ttf", "ttf");
   const ogPng = (title, kicker) => {
     const svg = ogSvg(title, kicker);
@@ -331,7 +337,7 @@ function previewCards(assetsDir, images) {
   };
   const routeTable = JSON.parse(fs.readFileSync(path.join(root, "content", "routes.json"), "utf8")).routes;
   for (const page of new Set(routeTable.map((r) => r.page))) {
-    const rendered = ogContext.__ssr_render("/", JSON.stringify({ page, status: 200, data: {} }));
+    const rendered = ssr.__ssr_render("/", JSON.stringify({ page, status: 200, data: {} }));
     addOg(page, ogPng(rendered.title.replace(/ — Citizen Wallet.*$/, ""), "Citizen Wallet"));
   }
   // The published posts, as the server's own front matter parser read them
@@ -390,7 +396,7 @@ async function watchBuild() {
         css: writeCss(assetsDir, cssText),
         images,
         files: listFiles(dir, assetsDir, false),
-        errorScreen: errorScreenTemplate(ssrCode),
+        errorScreen: errorScreenTemplate(ssrContext(ssrCode)),
       };
       fs.writeFileSync(path.join(dir, "manifest.json"), JSON.stringify(manifest));
       // Keep the two builds before this one: a browser may still be loading
