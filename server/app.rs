@@ -43,6 +43,9 @@ impl Application {
     pub async fn build(config: Config) -> anyhow::Result<Application> {
         // A Stripe key that cannot work stops the start, before anything runs.
         let payments = Payments::new(&config)?;
+        // The message catalogue is parsed now, not by the first request that
+        // shows a message.
+        crate::messages::messages();
         if let Some(dir) = config.sqlite_dir() {
             if !dir.as_os_str().is_empty() {
                 std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;

@@ -39,7 +39,7 @@ pub struct Messages {
 static MESSAGES: LazyLock<Messages> =
     LazyLock::new(|| serde_json::from_str(include_str!("../content/site/messages.json")).unwrap_or_else(|e| panic!("{MESSAGES_FILE}: {e}")));
 
-/// The catalogue (parsed once, on first use; `serve` touches it at start).
+/// The catalogue (parsed once: `Application::build` asks for it at start).
 pub fn messages() -> &'static Messages {
     &MESSAGES
 }
