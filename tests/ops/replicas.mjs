@@ -36,12 +36,18 @@ const dbUrl = db.url;
 const psql = (sql) => db.psql(sql);
 
 // Notion stand-in: one database, pages looked up by their Request ID. A few
-// calls fail (3%), and every call takes 20-40 ms, as a real API might. Each
+// calls fail (3%), a request's at most once: its retry then comes after the
+// spec's first delays (1 s, 2 s). Failing one request three times would put
+// it on the minutes-long back-off, past the end of the run, and the run
+// would call it lost (a CI run once did). Every call takes
+// 20-40 ms, as a real API might. Each
 // process incarnation has its own token, so every call is logged with who
 // made it. Once `hold` names a token, that process's next page creation is
 // recorded (the page exists) and never answered.
 const pages = [];
 const calls = []; // { who, kind: "query" | "create", requestId, at }
+const failedOnce = new Set(); // request ids that had their failure
+const badDay = (requestId) => !failedOnce.has(requestId) && Math.random() < 0.03 && failedOnce.add(requestId);
 let hold = null; // { who, resolve } until a creation is held
 const notion = http.createServer((req, res) => {
   let body = "";
@@ -57,14 +63,14 @@ const notion = http.createServer((req, res) => {
     if (req.url.endsWith("/query")) {
       const wanted = json.filter.rich_text.equals;
       calls.push({ who, kind: "query", requestId: wanted, at });
-      if (Math.random() < 0.03) return send(500, { message: "bad day" });
+      if (badDay(wanted)) return send(500, { message: "bad day" });
       return send(200, { results: pages.filter((p) => p.requestId === wanted).map((p) => ({ id: p.id })) });
     }
     if (req.url === "/v1/pages") {
       const requestId = json.properties["Request ID"].rich_text[0].text.content;
       calls.push({ who, kind: "create", requestId, at });
       const held = hold?.who === who;
-      if (!held && Math.random() < 0.03) return send(500, { message: "bad day" });
+      if (!held && badDay(requestId)) return send(500, { message: "bad day" });
       const page = { id: `page-${pages.length}`, requestId };
       pages.push(page);
       if (held) {
