@@ -81,6 +81,16 @@ function ProductCard({ product }: { product: WalletProduct }) {
   const Icon = WALLETS_ICONS[product.icon];
   return (
     <li className="flex flex-col rounded-2xl border border-slate-200 bg-white p-8 shadow-sm transition hover:shadow-md">
+      {/* Every illustration is 480x240: the explicit size reserves its box before it loads. */}
+      <img
+        src={product.image.src}
+        alt={product.image.alt}
+        width={480}
+        height={240}
+        loading="lazy"
+        decoding="async"
+        className="mb-6 h-auto w-full rounded-xl"
+      />
       <div className="flex items-start justify-between gap-4">
         <span className="flex h-14 w-14 items-center justify-center rounded-2xl bg-gradient-to-br from-brand-600 to-emerald-500 text-white">
           <Icon className="h-7 w-7" aria-hidden="true" />

@@ -301,6 +301,8 @@ export type ProductLink = { kind: "internal"; to: string } | { kind: "external";
 export interface WalletProduct {
   name: string;
   description: string;
+  /** An illustration shown at the top of the card (480x240, an SVG from content/images/wallets/). */
+  image: { src: string; alt: string };
   icon: WalletsIcon;
   platforms: Platform[];
   features: string[];

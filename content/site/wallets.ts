@@ -1,5 +1,9 @@
 // Wallets page content (spec sections 2 and 9): the four wallet products.
 // The Featured Communities come from the route loader, not from here.
+import discordWallet from "../images/wallets/discord-wallet.svg";
+import mobileWallet from "../images/wallets/mobile-wallet.svg";
+import nfcWallet from "../images/wallets/nfc-wallet.svg";
+import webBurnerWallet from "../images/wallets/web-burner-wallet.svg";
 import { LINKS } from "./links";
 import type { WalletProduct } from "./types";
 
@@ -12,6 +16,7 @@ export const WALLET_PRODUCTS: WalletProduct[] = [
   {
     name: "Mobile Wallet",
     description: "The full Citizen Wallet app for iOS and Android: pay, request, scan vouchers and switch between communities.",
+    image: { src: mobileWallet, alt: "A phone showing a token balance with send and receive buttons" },
     icon: "Smartphone",
     platforms: ["iOS", "Android"],
     features: ["No gas fees or seed phrases", "Automatic cloud backup", "QR code and contact payments", "Several communities in one app"],
@@ -23,6 +28,7 @@ export const WALLET_PRODUCTS: WalletProduct[] = [
   {
     name: "Web Burner Wallet",
     description: "A wallet created in the browser in a second. Perfect for first-time users, events and voucher campaigns.",
+    image: { src: webBurnerWallet, alt: "A browser window with a wallet balance next to a QR code voucher" },
     icon: "Globe",
     platforms: ["Web"],
     features: ["Nothing to install", "Key generated on the device", "Created by scanning a voucher", "Works on any phone or laptop"],
@@ -34,6 +40,7 @@ export const WALLET_PRODUCTS: WalletProduct[] = [
   {
     name: "NFC Wallet",
     description: "Contactless cards and wristbands that hold a balance, for people who would rather not use a phone to pay.",
+    image: { src: nfcWallet, alt: "A contactless card tapped against a phone showing a completed payment" },
     icon: "Nfc",
     platforms: ["NFC"],
     features: ["Tap to pay at any point of sale", "Top up at the counter", "Ideal for events and markets", "Balance visible with a tap"],
@@ -45,6 +52,7 @@ export const WALLET_PRODUCTS: WalletProduct[] = [
   {
     name: "Discord Wallet",
     description: "Send and receive your community token without leaving the chat, with simple bot commands.",
+    image: { src: discordWallet, alt: "A chat message in which a bot sends tokens to a member" },
     icon: "MessageSquare",
     platforms: ["Discord"],
     features: ["Send tokens with a command", "Check your balance in chat", "Reward members for contributions", "Set up in minutes"],

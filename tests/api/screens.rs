@@ -103,6 +103,44 @@ async fn wallets() {
     let burner = anchor_tag(&html, r#"href="https://app.citizenwallet.xyz""#);
     assert!(burner.contains(r#"target="_blank""#), "web burner wallet opens in a new tab: {burner}");
     assert_external_links_open_new_tabs(&html, "wallets");
+
+    // Spec section 3: each product card shows its image, sized up front (no
+    // layout shift), and the app serves it.
+    let start = html.find(r#"id="products-title""#).expect("the products section");
+    let products = &html[start..start + html[start..].find(r#"id="communities-title""#).expect("the communities section")];
+    assert_eq!(products.matches("<img ").count(), 4, "one image per product card");
+    for alt in [
+        "A phone showing a token balance with send and receive buttons",
+        "A browser window with a wallet balance next to a QR code voucher",
+        "A contactless card tapped against a phone showing a completed payment",
+        "A chat message in which a bot sends tokens to a member",
+    ] {
+        let tag = img_tag(products, &format!(r#"alt="{alt}""#));
+        for attr in [r#"width="480""#, r#"height="240""#, r#"loading="lazy""#] {
+            assert!(tag.contains(attr), "{alt}: {attr} in {tag}");
+        }
+        let src = attr_value(tag, "src");
+        assert!(src.starts_with("/assets/") && src.ends_with(".svg"), "{alt}: {src}");
+        let res = app.get(src).await;
+        assert_eq!(res.status(), 200, "{src}");
+        assert_eq!(res.headers()["content-type"], "image/svg+xml", "{src}");
+        let svg = res.text().await.unwrap();
+        assert!(svg.contains(r#"viewBox="0 0 480 240""#), "{src}: the card's 2:1 illustration");
+    }
+}
+
+/// The `<img ...>` tag containing `needle`.
+fn img_tag<'a>(html: &'a str, needle: &str) -> &'a str {
+    let at = html.find(needle).unwrap_or_else(|| panic!("no image with {needle}"));
+    let start = html[..at].rfind("<img ").unwrap();
+    &html[start..at + html[at..].find('>').unwrap()]
+}
+
+/// The value of `name="..."` in a start tag.
+fn attr_value<'a>(tag: &'a str, name: &str) -> &'a str {
+    let key = format!(r#" {name}=""#);
+    let from = tag.find(&key).unwrap_or_else(|| panic!("no {name} in {tag}")) + key.len();
+    &tag[from..from + tag[from..].find('"').unwrap()]
 }
 
 #[tokio::test]
