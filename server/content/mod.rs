@@ -1,6 +1,7 @@
 //! The content the server reads itself, parsed into typed values: blog posts
 //! (Markdown -> sanitized HTML), community configs, the route table, the
-//! intro-request tags and the embedded frames' origins. `serve` parses the
+//! intro-request tags, the embedded frames' origins and the site's own
+//! accounts elsewhere. `serve` parses the
 //! copies compiled into the binary once at start; `dev` parses the files of a
 //! checkout on every change. Both go through [`Content::load`]'s parsers, so a
 //! malformed file fails the same way in each, naming the file (and the line
@@ -25,6 +26,7 @@ mod files {
 pub const ROUTES_FILE: &str = "content/routes.json";
 pub const INTRO_TAGS_FILE: &str = "content/site/intro-tags.json";
 pub const EMBEDS_FILE: &str = "content/site/embeds.json";
+pub const ACCOUNTS_FILE: &str = "content/site/accounts.json";
 
 /// A content file that cannot be used, and why.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -113,6 +115,7 @@ impl Source<'_> {
                 ROUTES_FILE => include_str!("../../content/routes.json"),
                 INTRO_TAGS_FILE => include_str!("../../content/site/intro-tags.json"),
                 EMBEDS_FILE => include_str!("../../content/site/embeds.json"),
+                ACCOUNTS_FILE => include_str!("../../content/site/accounts.json"),
                 other => return Err(ContentError::new(other, "is not compiled into the binary")),
             }
             .to_owned()),
@@ -133,6 +136,8 @@ pub struct Content {
     /// Origins of the embedded frames, for the Content-Security-Policy (the
     /// pages read the same file).
     pub frame_origins: Vec<String>,
+    /// The site's own accounts elsewhere (the pages link the same file).
+    pub accounts: Accounts,
 }
 
 /// Each part of [`Content`], parsed on its own.
@@ -142,6 +147,7 @@ struct Parts {
     routes: Result<RouteTable, ContentError>,
     intro_tags: Result<Vec<String>, ContentError>,
     frame_origins: Result<Vec<String>, ContentError>,
+    accounts: Result<Accounts, ContentError>,
 }
 
 impl Parts {
@@ -152,6 +158,7 @@ impl Parts {
             routes: source.file(ROUTES_FILE).and_then(|t| RouteTable::parse(&t)),
             intro_tags: source.file(INTRO_TAGS_FILE).and_then(|t| parse_intro_tags(&t)),
             frame_origins: source.file(EMBEDS_FILE).and_then(|t| parse_frame_origins(&t)),
+            accounts: source.file(ACCOUNTS_FILE).and_then(|t| parse_accounts(&t)),
         }
     }
 }
@@ -160,7 +167,14 @@ impl Content {
     /// All of it, or the first file that is malformed.
     pub fn load(source: Source, manifest: &Manifest, drafts: Drafts) -> Result<Content, ContentError> {
         let p = Parts::parse(source, manifest, drafts);
-        Ok(Content { blog: p.blog?, communities: p.communities?, routes: p.routes?, intro_tags: p.intro_tags?, frame_origins: p.frame_origins? })
+        Ok(Content {
+            blog: p.blog?,
+            communities: p.communities?,
+            routes: p.routes?,
+            intro_tags: p.intro_tags?,
+            frame_origins: p.frame_origins?,
+            accounts: p.accounts?,
+        })
     }
 
     /// The content of the binary, as `serve` shows it (no drafts).
@@ -180,6 +194,7 @@ impl Content {
             routes: keep(p.routes, previous.map(|c| &c.routes), &mut errors),
             intro_tags: keep(p.intro_tags, previous.map(|c| &c.intro_tags), &mut errors),
             frame_origins: keep(p.frame_origins, previous.map(|c| &c.frame_origins), &mut errors),
+            accounts: keep(p.accounts, previous.map(|c| &c.accounts), &mut errors),
         };
         (content, errors)
     }
@@ -218,6 +233,43 @@ pub fn parse_frame_origins(text: &str) -> Result<Vec<String>, ContentError> {
     Ok(origins)
 }
 
+/// The site's own accounts on other platforms (`content/site/accounts.json`,
+/// name -> https URL of the profile): the community channels link them, and
+/// search engines and link previews are told about them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Accounts {
+    /// Every profile URL, by account name: the Organization's `sameAs`.
+    pub profiles: Vec<String>,
+    /// `@handle` of the X (Twitter) profile, if one is listed: the share
+    /// cards' `twitter:site`.
+    pub x_handle: Option<String>,
+}
+
+pub fn parse_accounts(text: &str) -> Result<Accounts, ContentError> {
+    let named: std::collections::BTreeMap<String, String> = serde_json::from_str(text).map_err(|e| ContentError::json(ACCOUNTS_FILE, &e))?;
+    let mut accounts = Accounts::default();
+    for (name, u) in named {
+        let url = match ammonia::Url::parse(&u) {
+            Ok(url) if url.scheme() == "https" && url.host_str().is_some() => url,
+            Ok(_) => return Err(ContentError::new(ACCOUNTS_FILE, format!("{name}: {u:?} must be an https URL"))),
+            Err(e) => return Err(ContentError::new(ACCOUNTS_FILE, format!("{name}: {u:?} is not a URL: {e}"))),
+        };
+        if accounts.x_handle.is_none() {
+            accounts.x_handle = x_handle(&url);
+        }
+        accounts.profiles.push(u);
+    }
+    Ok(accounts)
+}
+
+/// `@name` of an X profile address (`https://x.com/name`, or twitter.com).
+pub fn x_handle(url: &ammonia::Url) -> Option<String> {
+    let host = url.host_str()?.trim_start_matches("www.");
+    let name = url.path().trim_matches('/');
+    let valid = (1..=15).contains(&name.len()) && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    (matches!(host, "x.com" | "twitter.com") && valid).then(|| format!("@{name}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -238,6 +290,18 @@ mod tests {
     }
 
     #[test]
+    fn accounts_are_https_profiles_and_the_x_one_gives_the_handle() {
+        let a = parse_accounts(r#"{"github": "https://github.com/org", "twitter": "https://x.com/org_1/"}"#).unwrap();
+        assert_eq!(a.profiles, ["https://github.com/org", "https://x.com/org_1/"]);
+        assert_eq!(a.x_handle.as_deref(), Some("@org_1"));
+        let none = parse_accounts(r#"{"x": "https://x.com/i/lists/1", "mastodon": "https://social.example/@org"}"#).unwrap();
+        assert_eq!(none.x_handle, None, "a list is not a profile, and other hosts have no X handle");
+        let e = parse_accounts(r#"{"discord": "discord.gg/org"}"#).unwrap_err();
+        assert!(e.to_string().starts_with("content/site/accounts.json: discord: \"discord.gg/org\" is not a URL"), "{e}");
+        assert!(parse_accounts(r#"{"x": "http://x.com/org"}"#).unwrap_err().to_string().contains("must be an https URL"));
+    }
+
+    #[test]
     fn a_reload_keeps_the_last_good_part_and_reports_the_broken_file() {
         let root = std::env::temp_dir().join(format!("citizen-content-{}", std::process::id()));
         let manifest = Manifest::embedded();
@@ -246,7 +310,9 @@ mod tests {
             std::fs::create_dir_all(to.parent().unwrap()).unwrap();
             std::fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join(rel), to).unwrap();
         };
-        for f in [ROUTES_FILE, INTRO_TAGS_FILE, EMBEDS_FILE, "content/blog/nfc-integration.md", "content/communities/brussels-pay.json"] {
+        for f in
+            [ROUTES_FILE, INTRO_TAGS_FILE, EMBEDS_FILE, ACCOUNTS_FILE, "content/blog/nfc-integration.md", "content/communities/brussels-pay.json"]
+        {
             copy(f);
         }
         let (good, errors) = Content::reload(Source::Dir(&root), &manifest, Drafts::Show, None);

@@ -65,8 +65,9 @@ impl Problem {
 
     /// A malformed content file. It breaks the pages that show it: posts
     /// the blog, community configs the wallets page, the tags the contact
-    /// form; the route table and the embeds (in every page's
-    /// Content-Security-Policy) break every page.
+    /// form; the route table, the embeds (in every page's
+    /// Content-Security-Policy) and the accounts (in every page's head)
+    /// break every page.
     pub fn from_content(e: &ContentError, root: &Path) -> Problem {
         let pages = if e.file.starts_with("content/blog") {
             Some(vec!["Blog".to_owned()])
