@@ -104,7 +104,16 @@ export type PostSummary = { id: string, title: string,
 /**
  * ISO date.
  */
-date: string, author: string, type: string, readTime: string, excerpt: string, 
+date: string, 
+/**
+ * ISO date of the last revision: the front matter's `updated`, else `date`.
+ */
+updated: string, author: string, 
+/**
+ * The author's page, if the front matter names one: a path on this
+ * site (starting with `/`) or an https URL.
+ */
+authorUrl?: string, type: string, readTime: string, excerpt: string, 
 /**
  * Hashed image URL, or null when the post has none (the page shows a placeholder).
  */
@@ -125,7 +134,16 @@ html: string, id: string, title: string,
 /**
  * ISO date.
  */
-date: string, author: string, type: string, readTime: string, excerpt: string, 
+date: string, 
+/**
+ * ISO date of the last revision: the front matter's `updated`, else `date`.
+ */
+updated: string, author: string, 
+/**
+ * The author's page, if the front matter names one: a path on this
+ * site (starting with `/`) or an https URL.
+ */
+authorUrl?: string, type: string, readTime: string, excerpt: string, 
 /**
  * Hashed image URL, or null when the post has none (the page shows a placeholder).
  */

@@ -26,7 +26,14 @@ pub struct PostSummary {
     pub title: String,
     /// ISO date.
     pub date: String,
+    /// ISO date of the last revision: the front matter's `updated`, else `date`.
+    pub updated: String,
     pub author: String,
+    /// The author's page, if the front matter names one: a path on this
+    /// site (starting with `/`) or an https URL.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub author_url: Option<String>,
     #[serde(rename = "type")]
     pub kind: String,
     pub read_time: String,
@@ -118,7 +125,20 @@ fn parse_post(file: &str, text: &str, manifest: &Manifest) -> Result<Post, Conte
         return Err(field(err(format!("id {:?} must match the file name", fm.id)), "id"));
     }
     let iso = time::macros::format_description!("[year]-[month]-[day]");
-    time::Date::parse(&fm.date, &iso).map_err(|e| field(err(format!("date {:?} is not YYYY-MM-DD: {e}", fm.date)), "date"))?;
+    let date = time::Date::parse(&fm.date, &iso).map_err(|e| field(err(format!("date {:?} is not YYYY-MM-DD: {e}", fm.date)), "date"))?;
+    if let Some(updated) = &fm.updated {
+        let revised = time::Date::parse(updated, &iso).map_err(|e| field(err(format!("updated {updated:?} is not YYYY-MM-DD: {e}")), "updated"))?;
+        if revised < date {
+            return Err(field(err(format!("updated {updated:?} is before the post's date {:?}", fm.date)), "updated"));
+        }
+    }
+    if let Some(url) = &fm.author_url {
+        let on_site = url.starts_with('/') && !url.starts_with("//");
+        let https = ammonia::Url::parse(url).is_ok_and(|u| u.scheme() == "https" && u.host_str().is_some());
+        if !on_site && !https {
+            return Err(field(err(format!("authorUrl {url:?} must be a path on this site (\"/about\") or an https URL")), "authorUrl"));
+        }
+    }
     let image = match fm.image {
         None => None,
         Some(image) => {
@@ -129,8 +149,10 @@ fn parse_post(file: &str, text: &str, manifest: &Manifest) -> Result<Post, Conte
         summary: PostSummary {
             id: fm.id,
             title: fm.title,
+            updated: fm.updated.unwrap_or_else(|| fm.date.clone()),
             date: fm.date,
             author: fm.author,
+            author_url: fm.author_url,
             kind: fm.kind,
             read_time: fm.read_time,
             excerpt: fm.excerpt,
@@ -183,5 +205,24 @@ mod tests {
         let (message, _) = at(&POST.replace("id = \"a\"", "id = \"b\""));
         assert!(message.starts_with("content/blog/a.md:2:1: id \"b\" must match the file name"), "{message}");
         assert_eq!(at("no front matter").0, "content/blog/a.md:1:1: must start with a +++ front matter block");
+    }
+
+    #[test]
+    fn a_revision_date_and_an_author_page_are_optional_and_checked() {
+        let manifest = Manifest::embedded();
+        let parse = |text: &str| Blog::parse(&[("a.md", text)], &manifest, Drafts::Show).map(|b| b.list()[0].clone());
+        let plain = parse(POST).unwrap();
+        assert_eq!((plain.updated.as_str(), plain.author_url.as_deref()), ("2024-05-01", None), "unrevised: updated is the date");
+        let revised = parse(&POST.replace("author = ", "updated = \"2024-07-02\"\nauthorUrl = \"/about\"\nauthor = ")).unwrap();
+        assert_eq!((revised.updated.as_str(), revised.author_url.as_deref()), ("2024-07-02", Some("/about")));
+        assert!(parse(&POST.replace("author = ", "authorUrl = \"https://social.example/@ana\"\nauthor = ")).is_ok());
+
+        let message = |text: String| parse(&text).unwrap_err().to_string();
+        let early = message(POST.replace("author = ", "updated = \"2024-04-30\"\nauthor = "));
+        assert_eq!(early, "content/blog/a.md:5:1: updated \"2024-04-30\" is before the post's date \"2024-05-01\"");
+        for bad in ["http://ana.example", "ana.example", "//ana.example/x", "javascript:alert(1)"] {
+            let e = message(POST.replace("author = ", &format!("authorUrl = {bad:?}\nauthor = ")));
+            assert!(e.starts_with("content/blog/a.md:5:1: authorUrl ") && e.contains("must be a path on this site"), "{bad}: {e}");
+        }
     }
 }

@@ -9,7 +9,12 @@ pub struct FrontMatter {
     pub id: String,
     pub title: String,
     pub date: String,
+    /// When the post was last revised in substance (ISO), if after `date`.
+    pub updated: Option<String>,
     pub author: String,
+    /// The author's page, if there is one: a path on this site (`/about`)
+    /// or an https URL.
+    pub author_url: Option<String>,
     #[serde(rename = "type")]
     pub kind: String,
     pub read_time: String,
