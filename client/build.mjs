@@ -11,7 +11,8 @@
 //   assets/*        hashed client ES modules (one chunk per page), the CSS,
 //                   static images
 //   manifest.json   what the Rust server needs: entry, CSS, per-page chunks
-//                   with their static imports, images, and every file served
+//                   with their static imports, images (with the size and alt
+//                   text of the PNGs drawn here), and every file served
 // The release build also minifies, draws the preview cards and precompresses
 // every asset (.br and .gz siblings); the watch build skips those and adds
 // source maps, so a rebuild takes a fraction of a second.
@@ -194,7 +195,7 @@ function copyImages(assetsDir) {
  *  and home screens that do not take SVG icons. Drawn once per version of the
  *  SVG (a watch build reuses them). */
 const faviconCache = new Map();
-function favicons(assetsDir, images) {
+function favicons(assetsDir, images, rasters) {
   const svg = fs.readFileSync(path.join(root, "content", "images", "favicon.svg"));
   const key = hash(svg);
   if (!faviconCache.has(key)) {
@@ -205,7 +206,15 @@ function favicons(assetsDir, images) {
     const file = `icon-${size}-${hash(png)}.png`;
     fs.writeFileSync(path.join(assetsDir, "images", file), png);
     images[`icon-${size}.png`] = `/assets/images/${file}`;
+    rasters[`icon-${size}.png`] = { ...pngSize(png), alt: "Citizen Wallet logo" };
   }
+}
+
+/** Width and height of a PNG, from its header (what the image really is,
+ *  not what it was asked to be). */
+function pngSize(png) {
+  if (png.subarray(12, 16).toString("latin1") !== "IHDR") throw new Error("not a PNG");
+  return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
 }
 
 /** What the manifest says about the client modules: the entry, the chunks it
@@ -284,18 +293,19 @@ async function releaseBuild() {
   const client = await esbuild.build(options.client);
   const css = writeCss(assetsDir, await tailwind(true)());
   const images = copyImages(assetsDir);
+  const rasters = {};
   // The server bundle just built, evaluated once for what is drawn from it.
   const ssr = ssrContext(fs.readFileSync(path.join(out, "ssr.js"), "utf8"));
-  previewCards(assetsDir, images, ssr);
-  favicons(assetsDir, images);
+  previewCards(assetsDir, images, rasters, ssr);
+  favicons(assetsDir, images, rasters);
   const { modules } = modulesOf(client.metafile, out);
   const files = listFiles(out, assetsDir, true);
   const errorScreen = errorScreenTemplate(ssr);
-  fs.writeFileSync(path.join(out, "manifest.json"), JSON.stringify({ ...modules, css, images, files, errorScreen }, null, 2));
+  fs.writeFileSync(path.join(out, "manifest.json"), JSON.stringify({ ...modules, css, images, rasters, files, errorScreen }, null, 2));
 }
 
 /** A Node vm context in which the server bundle `code` has run: its
- *  globalThis has __ssr_render and __ssr_error_screen. */
+ *  globalThis has __ssr_render, __ssr_error_screen and __ssr_meta. */
 function ssrContext(code) {
   const context = vm.createContext({ console });
   vm.runInContext(code, context, { filename: "ssr.js" });
@@ -313,10 +323,10 @@ function errorScreenTemplate(ssr) {
 }
 
 /** Social preview images (Open Graph, 1200x630 PNG), made here with the
- *  page's own title: one per page (its meta() title, from the SSR bundle just
- *  built) and one per published blog post. content/images/og/... -> manifest
+ *  page's own title: one per page (its meta() title without route data, from
+ *  the SSR bundle just built) and one per published blog post. content/images/og/... -> manifest
  *  images. */
-function previewCards(assetsDir, images, ssr) {
+function previewCards(assetsDir, images, rasters, ssr) {
   const ogDir = path.join(assetsDir, "images", "og");
   fs.mkdirSync(ogDir, { recursive: true });
   const fonts = path.join(root, "node_modules", "dejavu-fonts-ttf", "ttf");
@@ -330,21 +340,24 @@ function previewCards(assetsDir, images, ssr) {
       },
     }).render().asPng();
   };
-  const addOg = (name, png) => {
+  // Each card's alt text is the text drawn on it, whole (the card may cut a
+  // long title short), the kicker once.
+  const addOg = (name, title, kicker) => {
+    const png = ogPng(title, kicker);
     const file = `${name}-${hash(png)}.png`;
     fs.writeFileSync(path.join(ogDir, file), png);
     images[`og/${name}.png`] = `/assets/images/og/${file}`;
+    rasters[`og/${name}.png`] = { ...pngSize(png), alt: title.startsWith(kicker) ? title : `${kicker}: ${title}` };
   };
   const routeTable = JSON.parse(fs.readFileSync(path.join(root, "content", "routes.json"), "utf8")).routes;
   for (const page of new Set(routeTable.map((r) => r.page))) {
-    const rendered = ssr.__ssr_render("/", JSON.stringify({ page, status: 200, data: {} }));
-    addOg(page, ogPng(rendered.title.replace(/ — Citizen Wallet.*$/, ""), "Citizen Wallet"));
+    addOg(page, ssr.__ssr_meta(page).title.replace(/ — Citizen Wallet.*$/, ""), "Citizen Wallet");
   }
   // The published posts, as the server's own front matter parser read them
   // (build.rs writes the file; drafts get no card).
   if (!process.env.SITE_POSTS) throw new Error("SITE_POSTS is not set: the release build is run by build.rs (cargo build)");
   for (const post of JSON.parse(fs.readFileSync(process.env.SITE_POSTS, "utf8"))) {
-    addOg(`post-${post.id}`, ogPng(post.title, `Citizen Wallet Blog · ${post.type}`));
+    addOg(`post-${post.id}`, post.title, `Citizen Wallet Blog · ${post.type}`);
   }
 }
 
@@ -387,7 +400,8 @@ async function watchBuild() {
       for (const f of client.outputFiles) place(f, base, dir);
       for (const f of ssr.outputFiles.filter((f) => /[\\/]ssr\.js(\.map)?$/.test(f.path))) place(f, base, dir);
       const images = copyImages(assetsDir);
-      favicons(assetsDir, images);
+      const rasters = {};
+      favicons(assetsDir, images, rasters);
       const { modules, sources } = modulesOf(client.metafile, base);
       lastSources = sources;
       const ssrCode = ssr.outputFiles.find((f) => /[\\/]ssr\.js$/.test(f.path)).text;
@@ -395,6 +409,7 @@ async function watchBuild() {
         ...modules,
         css: writeCss(assetsDir, cssText),
         images,
+        rasters,
         files: listFiles(dir, assetsDir, false),
         errorScreen: errorScreenTemplate(ssrContext(ssrCode)),
       };

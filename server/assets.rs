@@ -39,6 +39,10 @@ pub struct Manifest {
     pub pages: HashMap<String, Vec<String>>,
     /// `content/images/PATH` -> its hashed URL.
     pub images: HashMap<String, String>,
+    /// The PNGs the build draws (preview cards `og/...`, icons `icon-N.png`),
+    /// keyed as in `images`: their real size and the text drawn on them.
+    #[serde(default)]
+    pub rasters: HashMap<String, Raster>,
     /// Every file of the build served under `/assets/`.
     #[serde(default)]
     pub files: Vec<ManifestFile>,
@@ -46,6 +50,25 @@ pub struct Manifest {
     /// rendered by client/build.mjs) with [`ERROR_SLOT`] for its line.
     #[serde(rename = "errorScreen")]
     pub error_screen: String,
+}
+
+/// A PNG drawn by the build, as its header gives it.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+pub struct Raster {
+    pub width: u32,
+    pub height: u32,
+    /// Its text alternative: what it shows (a card's kicker and title).
+    pub alt: String,
+}
+
+/// A built PNG with its URL: what a page's head and JSON-LD name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RasterImage<'a> {
+    /// Path on the site (`/assets/images/...`).
+    pub url: &'a str,
+    pub width: u32,
+    pub height: u32,
+    pub alt: &'a str,
 }
 
 /// Where the error screen's template takes the status and reason.
@@ -69,6 +92,12 @@ impl Manifest {
     /// The hashed URL of `content/images/PATH`, if the build has that file.
     pub fn image_url(&self, path: &str) -> Option<&str> {
         self.images.get(path).map(String::as_str)
+    }
+
+    /// A PNG the build drew (`og/Home.png`, `icon-512.png`), if it has it.
+    pub fn raster(&self, key: &str) -> Option<RasterImage<'_>> {
+        let r = self.rasters.get(key)?;
+        Some(RasterImage { url: self.image_url(key)?, width: r.width, height: r.height, alt: &r.alt })
     }
 
     /// Every module a page needs on first load, entry first, without repeats.

@@ -1,5 +1,6 @@
 // The server bundle: evaluated once per V8 isolate, it defines
-// globalThis.__ssr_render(url, bootstrapJson) for the Rust isolate pool.
+// globalThis.__ssr_render(url, bootstrapJson) for the Rust isolate pool (and
+// __ssr_error_screen and __ssr_meta for client/build.mjs).
 import "./polyfills";
 import { renderToString } from "react-dom/server.browser";
 import { StaticRouter } from "react-router";
@@ -42,4 +43,12 @@ function errorScreen(message: string): string {
   return renderToString(<ErrorScreen message={message} />);
 }
 
-Object.assign(globalThis, { __ssr_render: render, __ssr_error_screen: errorScreen });
+/** A page's own title and description, without route data: what
+ *  client/build.mjs draws on the page's preview card. */
+function pageMeta(page: Bootstrap["page"]): { title: string; description: string } {
+  const meta = registry.meta(page, undefined);
+  if (!meta) throw new Error(`no page module for ${page}`);
+  return meta;
+}
+
+Object.assign(globalThis, { __ssr_render: render, __ssr_error_screen: errorScreen, __ssr_meta: pageMeta });
