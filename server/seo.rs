@@ -4,7 +4,9 @@
 
 use serde_json::{json, Value};
 
-use crate::content::Content;
+use crate::assets::{Manifest, RasterImage};
+use crate::content::blog::PostSummary;
+use crate::content::{Accounts, Content};
 use crate::contract::{BlogData, PageData, PageId, PricingData};
 
 pub const SITE_NAME: &str = "Citizen Wallet";
@@ -32,6 +34,12 @@ pub fn escape(text: &str) -> String {
     out
 }
 
+/// The language and region of every page (`<html lang="en">`, US dates).
+pub const LOCALE: &str = "en_US";
+/// The site's square logo: the favicon mark drawn as a 512 px PNG at build
+/// time (client/build.mjs).
+const LOGO: &str = "icon-512.png";
+
 /// A page's head, as the server renders it.
 pub struct Head<'a> {
     pub site_url: &'a str,
@@ -42,84 +50,235 @@ pub struct Head<'a> {
     pub description: &'a str,
     /// The route's loader data.
     pub data: &'a PageData,
-    /// URL of the page's preview image.
-    pub image: Option<&'a str>,
+    /// The build's images: the preview cards and the logo.
+    pub manifest: &'a Manifest,
+    /// The site's accounts elsewhere (`content/site/accounts.json`).
+    pub accounts: &'a Accounts,
+}
+
+/// Who wrote a post, as the JSON-LD names them.
+struct Author<'a> {
+    name: &'a str,
+    /// Absolute.
+    url: Option<String>,
+    /// The site itself ("Citizen Wallet Team") rather than a person.
+    is_site: bool,
 }
 
 impl Head<'_> {
+    /// The post this page shows, if it is one.
+    fn post(&self) -> Option<&PostSummary> {
+        match self.data {
+            PageData::Blog(BlogData { post: Some(post), .. }) => Some(&post.summary),
+            _ => None,
+        }
+    }
+
+    /// The preview card made at build time: the post's own, else the page's,
+    /// else the home page's. None only in a build that draws no cards (`dev`).
+    pub fn card(&self) -> Option<RasterImage<'_>> {
+        let own = match self.post() {
+            Some(post) => format!("og/post-{}.png", post.id),
+            None => format!("og/{}.png", self.page.name()),
+        };
+        self.manifest.raster(&own).or_else(|| self.manifest.raster("og/Home.png"))
+    }
+
+    fn absolute(&self, path: &str) -> String {
+        format!("{}{path}", self.site_url)
+    }
+
+    fn author<'p>(&self, post: &'p PostSummary) -> Author<'p> {
+        let url = post.author_url.as_deref().map(|u| if u.starts_with('/') { self.absolute(u) } else { u.to_owned() });
+        Author { name: &post.author, url, is_site: post.author.starts_with(SITE_NAME) }
+    }
+
+    /// The X account behind the page's content: a post's author when their
+    /// page is an X profile, the site's own for its pages and its team's posts.
+    fn x_creator(&self) -> Option<String> {
+        match self.post() {
+            None => self.accounts.x_handle.clone(),
+            Some(post) => {
+                let author = self.author(post);
+                let profile = author.url.as_deref().and_then(|u| ammonia::Url::parse(u).ok());
+                match profile.as_ref().and_then(crate::content::x_handle) {
+                    Some(handle) => Some(handle),
+                    None if author.is_site => self.accounts.x_handle.clone(),
+                    None => None,
+                }
+            }
+        }
+    }
+
     pub fn tags(&self) -> String {
-        let canonical = format!("{}{}", self.site_url, self.url);
-        let is_post = matches!(self.data, PageData::Blog(BlogData { post: Some(_), .. }));
-        let mut h = String::with_capacity(2048);
+        let canonical = self.absolute(self.url);
+        let post = self.post();
+        let card = self.card();
+        let mut h = String::with_capacity(4096);
         h.push_str(&format!("<title>{}</title>", escape(self.title)));
-        h.push_str(&format!(r#"<meta name="description" content="{}">"#, escape(self.description)));
-        h.push_str(&format!(r#"<link rel="canonical" href="{}">"#, escape(&canonical)));
+        let mut meta = |attr: &str, key: &str, value: &str| h.push_str(&format!(r#"<meta {attr}="{key}" content="{}">"#, escape(value)));
+        meta("name", "description", self.description);
+        meta("name", "theme-color", THEME_COLOUR);
         if NOINDEX.contains(&self.page) {
-            h.push_str(r#"<meta name="robots" content="noindex">"#);
+            meta("name", "robots", "noindex");
         }
-        h.push_str(&format!(r#"<meta name="theme-color" content="{THEME_COLOUR}">"#));
-        h.push_str(&format!(r#"<meta property="og:site_name" content="{SITE_NAME}">"#));
-        h.push_str(&format!(r#"<meta property="og:type" content="{}">"#, if is_post { "article" } else { "website" }));
-        h.push_str(&format!(r#"<meta property="og:title" content="{}">"#, escape(self.title)));
-        h.push_str(&format!(r#"<meta property="og:description" content="{}">"#, escape(self.description)));
-        h.push_str(&format!(r#"<meta property="og:url" content="{}">"#, escape(&canonical)));
-        h.push_str(r#"<meta name="twitter:card" content="summary_large_image">"#);
-        if let Some(image) = self.image {
-            let image = format!("{}{}", self.site_url, image);
-            h.push_str(&format!(r#"<meta property="og:image" content="{}">"#, escape(&image)));
-            h.push_str(&format!(r#"<meta name="twitter:image" content="{}">"#, escape(&image)));
+        // Open Graph (Facebook, LinkedIn, Slack, Discord...).
+        meta("property", "og:site_name", SITE_NAME);
+        meta("property", "og:locale", LOCALE);
+        meta("property", "og:type", if post.is_some() { "article" } else { "website" });
+        meta("property", "og:title", self.title);
+        meta("property", "og:description", self.description);
+        meta("property", "og:url", &canonical);
+        if let Some(card) = card {
+            meta("property", "og:image", &self.absolute(card.url));
+            meta("property", "og:image:type", "image/png");
+            meta("property", "og:image:width", &card.width.to_string());
+            meta("property", "og:image:height", &card.height.to_string());
+            meta("property", "og:image:alt", card.alt);
         }
+        if let Some(post) = post {
+            meta("property", "article:published_time", &post.date);
+            meta("property", "article:modified_time", &post.updated);
+            meta("property", "article:section", &post.kind);
+        }
+        // The Twitter (X) card: its own tags, as its validator reads no og: ones.
+        meta("name", "twitter:card", if card.is_some() { "summary_large_image" } else { "summary" });
+        if let Some(site) = &self.accounts.x_handle {
+            meta("name", "twitter:site", site);
+        }
+        if let Some(creator) = self.x_creator() {
+            meta("name", "twitter:creator", &creator);
+        }
+        meta("name", "twitter:title", self.title);
+        meta("name", "twitter:description", self.description);
+        if let Some(card) = card {
+            meta("name", "twitter:image", &self.absolute(card.url));
+            meta("name", "twitter:image:alt", card.alt);
+        }
+        h.push_str(&format!(r#"<link rel="canonical" href="{}">"#, escape(&canonical)));
         h.push_str(&format!(r#"<link rel="alternate" type="application/rss+xml" title="{SITE_NAME} Blog" href="{}/feed.xml">"#, self.site_url));
-        let ld = self.json_ld();
-        h.push_str(r#"<script type="application/ld+json">"#);
-        h.push_str(&crate::ssr::document::escape_json_for_script(&ld.to_string()));
-        h.push_str("</script>");
+        for block in self.json_ld() {
+            h.push_str(r#"<script type="application/ld+json">"#);
+            h.push_str(&crate::ssr::document::escape_json_for_script(&block.to_string()));
+            h.push_str("</script>");
+        }
         h
     }
 
-    /// Organization on every page; BlogPosting and a breadcrumb on posts;
-    /// Product offers on the pricing page when prices are known.
-    pub fn json_ld(&self) -> Value {
-        let site = self.site_url;
-        let mut graph = vec![json!({
-            "@type": "Organization",
-            "@id": format!("{site}/#organization"),
-            "name": SITE_NAME,
-            "url": format!("{site}/"),
-            "logo": self.image.map(|i| format!("{site}{i}")),
-        })];
-        if let PageData::Blog(BlogData { post: Some(post), .. }) = self.data {
-            let post = &post.summary;
-            let url = format!("{site}/blog/{}", post.id);
-            graph.push(json!({
-                "@type": "BlogPosting",
-                "headline": post.title,
-                "description": post.excerpt,
-                "datePublished": post.date,
-                "author": { "@type": "Person", "name": post.author },
-                "publisher": { "@id": format!("{site}/#organization") },
-                "mainEntityOfPage": url,
-                "image": post.image.as_ref().map(|i| format!("{site}{i}")),
-            }));
-            graph.push(breadcrumb(site, &[("Home", "/".into()), ("Blog", "/blog".into()), (&post.title, format!("/blog/{}", post.id))]));
-        }
-        if let PageData::Pricing(PricingData { prices, .. }) = self.data {
-            for p in prices {
-                graph.push(json!({
-                    "@type": "Product",
-                    "name": p.product.name,
-                    "brand": { "@id": format!("{site}/#organization") },
-                    "offers": {
-                        "@type": "Offer",
-                        "price": crate::integrations::stripe::major_units(p.amount, &p.currency),
-                        "priceCurrency": p.currency.to_ascii_uppercase(),
-                        "url": format!("{site}/pricing"),
-                        "description": format!("billed per {}", p.interval.as_str()),
-                    },
+    /// The JSON-LD blocks, each a node of its own with its `@context` (the
+    /// validators read top-level nodes only): the Organization on every
+    /// page; a BlogPosting and its breadcrumb on a post; the Blog with its
+    /// posts on the list; a Product per price on the pricing page when
+    /// prices are known.
+    pub fn json_ld(&self) -> Vec<Value> {
+        let mut blocks = vec![self.organization()];
+        match self.data {
+            PageData::Blog(BlogData { post: Some(post), .. }) => {
+                let post = &post.summary;
+                blocks.push(self.blog_posting(post, true));
+                let crumbs = [("Home", "/".to_owned()), ("Blog", "/blog".to_owned()), (post.title.as_str(), format!("/blog/{}", post.id))];
+                blocks.push(breadcrumb(self.site_url, &crumbs));
+            }
+            PageData::Blog(BlogData { posts, post: None, .. }) => {
+                blocks.push(json!({
+                    "@type": "Blog",
+                    "@id": self.absolute("/blog#blog"),
+                    "name": format!("{SITE_NAME} Blog"),
+                    "description": self.description,
+                    "url": self.absolute("/blog"),
+                    "inLanguage": "en",
+                    "publisher": self.publisher(),
+                    "blogPost": posts.iter().map(|p| self.blog_posting(p, false)).collect::<Vec<_>>(),
                 }));
             }
+            PageData::Pricing(PricingData { prices, .. }) => {
+                for p in prices {
+                    blocks.push(json!({
+                        "@type": "Product",
+                        "name": p.product.name,
+                        "description": format!("{}, billed per {}", p.product.name, p.interval.as_str()),
+                        "brand": { "@type": "Brand", "name": SITE_NAME },
+                        "offers": {
+                            "@type": "Offer",
+                            "price": crate::integrations::stripe::major_units(p.amount, &p.currency),
+                            "priceCurrency": p.currency.to_ascii_uppercase(),
+                            "url": self.absolute("/pricing"),
+                            "availability": "https://schema.org/InStock",
+                            "description": format!("billed per {}", p.interval.as_str()),
+                        },
+                    }));
+                }
+            }
+            _ => {}
         }
-        json!({ "@context": "https://schema.org", "@graph": graph })
+        for block in &mut blocks {
+            if let Value::Object(node) = block {
+                node.insert("@context".into(), json!("https://schema.org"));
+            }
+        }
+        blocks
+    }
+
+    fn logo(&self) -> Option<Value> {
+        let logo = self.manifest.raster(LOGO)?;
+        Some(json!({
+            "@type": "ImageObject",
+            "url": self.absolute(logo.url),
+            "width": logo.width,
+            "height": logo.height,
+            "caption": logo.alt,
+        }))
+    }
+
+    fn organization(&self) -> Value {
+        let mut org = json!({
+            "@type": "Organization",
+            "@id": self.absolute("/#organization"),
+            "name": SITE_NAME,
+            "url": self.absolute("/"),
+            "logo": self.logo(),
+        });
+        if !self.accounts.profiles.is_empty() {
+            org["sameAs"] = json!(self.accounts.profiles);
+        }
+        org
+    }
+
+    /// The publisher of a post, whole (validators do not follow `@id`).
+    fn publisher(&self) -> Value {
+        json!({ "@type": "Organization", "@id": self.absolute("/#organization"), "name": SITE_NAME, "url": self.absolute("/"), "logo": self.logo() })
+    }
+
+    /// A post as Google's article rich result reads it. `whole`: the page
+    /// of the post itself (with its publisher); else an item of the list.
+    fn blog_posting(&self, post: &PostSummary, whole: bool) -> Value {
+        let url = self.absolute(&format!("/blog/{}", post.id));
+        let author = self.author(post);
+        let mut person = json!({ "@type": if author.is_site { "Organization" } else { "Person" }, "name": author.name });
+        if let Some(u) = &author.url {
+            person["url"] = json!(u);
+        }
+        let image = self.manifest.raster(&format!("og/post-{}.png", post.id)).map(|card| {
+            json!([{ "@type": "ImageObject", "url": self.absolute(card.url), "width": card.width, "height": card.height, "caption": card.alt }])
+        });
+        let mut posting = json!({
+            "@type": "BlogPosting",
+            "@id": format!("{url}#post"),
+            "headline": post.title,
+            "description": post.excerpt,
+            "url": url,
+            "datePublished": post.date,
+            "dateModified": post.updated,
+            "author": person,
+            "image": image,
+            "articleSection": post.kind,
+        });
+        if whole {
+            posting["mainEntityOfPage"] = json!({ "@type": "WebPage", "@id": url });
+            posting["publisher"] = self.publisher();
+            posting["inLanguage"] = json!("en");
+        }
+        posting
     }
 }
 
@@ -135,7 +294,8 @@ fn breadcrumb(site: &str, items: &[(&str, String)]) -> Value {
 /// Every public route and every post, nothing else (no payment pages).
 pub fn sitemap(site: &str, content: &Content) -> String {
     let posts = content.blog.list();
-    let newest = posts.first().map(|p| p.date.clone());
+    // A post's lastmod is its last revision; the list's, the latest of them.
+    let newest = posts.iter().map(|p| p.updated.clone()).max();
     let mut xml = String::from(r#"<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">"#);
     let paths = content.routes.concrete_paths(|param| match param {
         "postId" => posts.iter().map(|p| p.id.clone()).collect(),
@@ -147,7 +307,7 @@ pub fn sitemap(site: &str, content: &Content) -> String {
             continue;
         }
         let lastmod = match path.strip_prefix("/blog/") {
-            Some(id) => posts.iter().find(|p| p.id == id).map(|p| p.date.clone()),
+            Some(id) => posts.iter().find(|p| p.id == id).map(|p| p.updated.clone()),
             None if path == "/blog" => newest.clone(),
             None => None,
         };

@@ -23,7 +23,7 @@ use super::loaders::{self, Loaded, Plan};
 use super::observe::RouteLabel;
 use super::table::RouteMatch;
 use crate::client_ip::ClientIp;
-use crate::contract::{BlogData, Bootstrap, ErrorNotice, PageData, PageId};
+use crate::contract::{Bootstrap, ErrorNotice};
 use crate::messages::messages;
 use crate::metrics::Metrics;
 use crate::site::Site;
@@ -263,12 +263,6 @@ async fn render_document(state: &SharedState, site: &Site, loaded: &Loaded, boot
 }
 
 fn head(state: &SharedState, site: &Site, loaded: &Loaded, out: &crate::ssr::RenderOutput) -> String {
-    // The preview card made at build time: the post's own, else the page's.
-    let card = match &loaded.route.data {
-        PageData::Blog(BlogData { post: Some(post), .. }) if out.page == PageId::Blog => format!("og/post-{}.png", post.summary.id),
-        _ => format!("og/{}.png", out.page.name()),
-    };
-    let manifest = &site.front.manifest;
     let mut tags = crate::seo::Head {
         site_url: &state.config.site_url,
         url: &loaded.plan.render_url,
@@ -276,7 +270,8 @@ fn head(state: &SharedState, site: &Site, loaded: &Loaded, out: &crate::ssr::Ren
         title: &out.title,
         description: &out.description,
         data: &loaded.route.data,
-        image: manifest.image_url(&card).or_else(|| manifest.image_url("og/Home.png")),
+        manifest: &site.front.manifest,
+        accounts: &site.content.accounts,
     }
     .tags();
     if state.dev.is_some() {

@@ -133,11 +133,25 @@ pub async fn spawn_app() -> TestApp {
 
 /// The loader JSON embedded in a server-rendered page.
 /// The page's JSON-LD block, parsed.
-pub fn json_ld(html: &str) -> serde_json::Value {
+/// Every JSON-LD block of the page, in order, each parsed (a block that
+/// does not parse fails the test with its text).
+pub fn json_ld(html: &str) -> Vec<serde_json::Value> {
     let tag = r#"<script type="application/ld+json">"#;
-    let start = html.find(tag).expect("JSON-LD present") + tag.len();
-    let end = start + html[start..].find("</script>").unwrap();
-    serde_json::from_str(&html[start..end]).expect("JSON-LD parses")
+    let blocks: Vec<serde_json::Value> = html
+        .split(tag)
+        .skip(1)
+        .map(|rest| {
+            let text = &rest[..rest.find("</script>").expect("the JSON-LD script is closed")];
+            serde_json::from_str(text).unwrap_or_else(|e| panic!("JSON-LD block does not parse: {e}\n{text}"))
+        })
+        .collect();
+    assert!(!blocks.is_empty(), "JSON-LD present");
+    blocks
+}
+
+/// The page's JSON-LD nodes of type `kind`.
+pub fn json_ld_of(html: &str, kind: &str) -> Vec<serde_json::Value> {
+    json_ld(html).into_iter().filter(|n| n["@type"] == kind).collect()
 }
 
 /// The text of the page's `<title>`, as sent (entities not decoded).

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use citizen_site::rate_limit::Rate;
 
-use crate::helpers::{element, json_ld, spawn_app_with, title, visible_text, TestApp};
+use crate::helpers::{element, json_ld_of, spawn_app_with, title, visible_text, TestApp};
 use crate::stripe_fixtures::{checkout_session, event, list, price, product, session_in_state};
 
 const WEBHOOK_SECRET: &str = "whsec_test_secret";
@@ -112,11 +112,8 @@ async fn prices_match_plans_and_show_in_their_own_currency_with_one_stripe_call(
 
 /// The pricing page's JSON-LD offers: product name -> (price, currency).
 fn offers(html: &str) -> HashMap<String, (String, String)> {
-    json_ld(html)["@graph"]
-        .as_array()
-        .unwrap()
+    json_ld_of(html, "Product")
         .iter()
-        .filter(|n| n["@type"] == "Product")
         .map(|n| {
             let o = &n["offers"];
             (n["name"].as_str().unwrap().to_owned(), (o["price"].as_str().unwrap().to_owned(), o["priceCurrency"].as_str().unwrap().to_owned()))
