@@ -29,8 +29,8 @@ export default function Wallets({ data, state }: PageProps<WalletsData>) {
         <div className="mx-auto max-w-7xl px-4 sm:px-6 lg:px-8">
           <h2 id="products-title" className="sr-only">Wallet products</h2>
           <ul className="grid gap-8 md:grid-cols-2">
-            {WALLET_PRODUCTS.map((product) => (
-              <ProductCard key={product.name} product={product} />
+            {WALLET_PRODUCTS.map((product, i) => (
+              <ProductCard key={product.name} product={product} first={i === 0} />
             ))}
           </ul>
         </div>
@@ -77,17 +77,18 @@ export default function Wallets({ data, state }: PageProps<WalletsData>) {
 const BUTTON_CLASS =
   "inline-flex w-full items-center justify-center gap-2 rounded-lg bg-brand-600 px-5 py-3 font-semibold text-white shadow-sm hover:bg-brand-700 sm:w-auto";
 
-function ProductCard({ product }: { product: WalletProduct }) {
+function ProductCard({ product, first }: { product: WalletProduct; first: boolean }) {
   const Icon = WALLETS_ICONS[product.icon];
   return (
     <li className="flex flex-col rounded-2xl border border-slate-200 bg-white p-8 shadow-sm transition hover:shadow-md">
-      {/* Every illustration is 480x240: the explicit size reserves its box before it loads. */}
+      {/* Every illustration is 480x240: the explicit size reserves its box before it loads.
+          The first card's is in the first screen (often its largest paint): not lazy. */}
       <img
         src={product.image.src}
         alt={product.image.alt}
         width={480}
         height={240}
-        loading="lazy"
+        loading={first ? "eager" : "lazy"}
         decoding="async"
         className="mb-6 h-auto w-full rounded-xl"
       />
