@@ -219,32 +219,26 @@ impl Head<'_> {
         blocks
     }
 
-    fn logo(&self) -> Option<Value> {
-        let logo = self.manifest.raster(LOGO)?;
-        Some(json!({
-            "@type": "ImageObject",
-            "url": self.absolute(logo.url),
-            "width": logo.width,
-            "height": logo.height,
-            "caption": logo.alt,
-        }))
+    /// A built PNG as an ImageObject: absolute URL, real size, its text.
+    fn image_object(&self, image: RasterImage) -> Value {
+        json!({ "@type": "ImageObject", "url": self.absolute(image.url), "width": image.width, "height": image.height, "caption": image.alt })
     }
 
+    fn logo(&self) -> Option<Value> {
+        self.manifest.raster(LOGO).map(|logo| self.image_object(logo))
+    }
+
+    /// The site's Organization node, with its profiles elsewhere.
     fn organization(&self) -> Value {
-        let mut org = json!({
-            "@type": "Organization",
-            "@id": self.absolute("/#organization"),
-            "name": SITE_NAME,
-            "url": self.absolute("/"),
-            "logo": self.logo(),
-        });
+        let mut org = self.publisher();
         if !self.accounts.profiles.is_empty() {
             org["sameAs"] = json!(self.accounts.profiles);
         }
         org
     }
 
-    /// The publisher of a post, whole (validators do not follow `@id`).
+    /// The Organization as a post's publisher, whole (validators do not
+    /// follow an `@id` to the page's Organization node).
     fn publisher(&self) -> Value {
         json!({ "@type": "Organization", "@id": self.absolute("/#organization"), "name": SITE_NAME, "url": self.absolute("/"), "logo": self.logo() })
     }
@@ -258,9 +252,9 @@ impl Head<'_> {
         if let Some(u) = &author.url {
             person["url"] = json!(u);
         }
-        let image = self.manifest.raster(&format!("og/post-{}.png", post.id)).map(|card| {
-            json!([{ "@type": "ImageObject", "url": self.absolute(card.url), "width": card.width, "height": card.height, "caption": card.alt }])
-        });
+        // Google wants raster images at least 1200 px wide: the post's card
+        // (its own image is an SVG).
+        let image = self.manifest.raster(&format!("og/post-{}.png", post.id)).map(|card| json!([self.image_object(card)]));
         let mut posting = json!({
             "@type": "BlogPosting",
             "@id": format!("{url}#post"),
