@@ -217,17 +217,23 @@ pub fn parse_intro_tags(text: &str) -> Result<Vec<String>, ContentError> {
     Ok(tags)
 }
 
+/// A JSON file of name -> https URL (`embeds.json`, `accounts.json`): each
+/// entry as (name, the URL as written, the URL parsed), by name.
+fn https_urls(file: &str, text: &str) -> Result<Vec<(String, String, ammonia::Url)>, ContentError> {
+    let named: std::collections::BTreeMap<String, String> = serde_json::from_str(text).map_err(|e| ContentError::json(file, &e))?;
+    named
+        .into_iter()
+        .map(|(name, u)| match ammonia::Url::parse(&u) {
+            Ok(url) if url.scheme() == "https" => Ok((name, u, url)),
+            Ok(_) => Err(ContentError::new(file, format!("{name}: {u:?} must be an https URL"))),
+            Err(e) => Err(ContentError::new(file, format!("{name}: {u:?} is not a URL: {e}"))),
+        })
+        .collect()
+}
+
 /// `content/site/embeds.json` (name -> https URL): the origins, sorted.
 pub fn parse_frame_origins(text: &str) -> Result<Vec<String>, ContentError> {
-    let embeds: std::collections::BTreeMap<String, String> = serde_json::from_str(text).map_err(|e| ContentError::json(EMBEDS_FILE, &e))?;
-    let mut origins = embeds
-        .iter()
-        .map(|(name, u)| match ammonia::Url::parse(u) {
-            Ok(url) if url.scheme() == "https" => Ok(url.origin().ascii_serialization()),
-            Ok(_) => Err(ContentError::new(EMBEDS_FILE, format!("{name}: {u:?} must be an https URL"))),
-            Err(e) => Err(ContentError::new(EMBEDS_FILE, format!("{name}: {u:?} is not a URL: {e}"))),
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let mut origins: Vec<String> = https_urls(EMBEDS_FILE, text)?.iter().map(|(_, _, url)| url.origin().ascii_serialization()).collect();
     origins.sort();
     origins.dedup();
     Ok(origins)
@@ -246,18 +252,12 @@ pub struct Accounts {
 }
 
 pub fn parse_accounts(text: &str) -> Result<Accounts, ContentError> {
-    let named: std::collections::BTreeMap<String, String> = serde_json::from_str(text).map_err(|e| ContentError::json(ACCOUNTS_FILE, &e))?;
     let mut accounts = Accounts::default();
-    for (name, u) in named {
-        let url = match ammonia::Url::parse(&u) {
-            Ok(url) if url.scheme() == "https" && url.host_str().is_some() => url,
-            Ok(_) => return Err(ContentError::new(ACCOUNTS_FILE, format!("{name}: {u:?} must be an https URL"))),
-            Err(e) => return Err(ContentError::new(ACCOUNTS_FILE, format!("{name}: {u:?} is not a URL: {e}"))),
-        };
+    for (_, written, url) in https_urls(ACCOUNTS_FILE, text)? {
         if accounts.x_handle.is_none() {
             accounts.x_handle = x_handle(&url);
         }
-        accounts.profiles.push(u);
+        accounts.profiles.push(written);
     }
     Ok(accounts)
 }
