@@ -183,8 +183,13 @@ pub fn visible_text(html: &str) -> String {
             _ => {}
         }
     }
-    let decoded = out.replace("&amp;", "&").replace("&#x27;", "'").replace("&quot;", "\"").replace("&lt;", "<").replace("&gt;", ">");
-    decoded.split_whitespace().collect::<Vec<_>>().join(" ")
+    decode_entities(&out).split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// HTML text with the entities React and the server's head write decoded
+/// (`&amp;` last, so `&amp;lt;` stays `&lt;`).
+pub fn decode_entities(text: &str) -> String {
+    text.replace("&quot;", "\"").replace("&#39;", "'").replace("&#x27;", "'").replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
 }
 
 pub mod tempdir {

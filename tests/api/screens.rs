@@ -15,10 +15,10 @@ fn assert_all(text: &str, expected: &[&str], what: &str) {
     assert!(missing.is_empty(), "{what}: missing {missing:?}\n--- text ---\n{text}");
 }
 
-/// The first `<a ...>` start tag containing `needle`.
-fn anchor_tag<'a>(html: &'a str, needle: &str) -> &'a str {
-    let at = html.find(needle).unwrap_or_else(|| panic!("no link with {needle}"));
-    let start = html[..at].rfind("<a ").unwrap();
+/// The first `<tag ...>` start tag containing `needle`.
+fn start_tag<'a>(html: &'a str, tag: &str, needle: &str) -> &'a str {
+    let at = html.find(needle).unwrap_or_else(|| panic!("no <{tag}> with {needle}"));
+    let start = html[..at].rfind(&format!("<{tag} ")).unwrap();
     &html[start..at + html[at..].find('>').unwrap()]
 }
 
@@ -100,7 +100,7 @@ async fn wallets() {
     for href in ["/mobile-app", "/nfc-wallet", "/discord-wallet"] {
         assert!(links.iter().any(|(h, _)| h == href), "card links to {href}");
     }
-    let burner = anchor_tag(&html, r#"href="https://app.citizenwallet.xyz""#);
+    let burner = start_tag(&html, "a", r#"href="https://app.citizenwallet.xyz""#);
     assert!(burner.contains(r#"target="_blank""#), "web burner wallet opens in a new tab: {burner}");
     assert_external_links_open_new_tabs(&html, "wallets");
 
@@ -118,7 +118,7 @@ async fn wallets() {
     .into_iter()
     .enumerate()
     {
-        let tag = img_tag(products, &format!(r#"alt="{alt}""#));
+        let tag = start_tag(products, "img", &format!(r#"alt="{alt}""#));
         for attr in [r#"width="480""#, r#"height="240""#] {
             assert!(tag.contains(attr), "{alt}: {attr} in {tag}");
         }
@@ -133,13 +133,6 @@ async fn wallets() {
         let svg = res.text().await.unwrap();
         assert!(svg.contains(r#"viewBox="0 0 480 240""#), "{src}: the card's 2:1 illustration");
     }
-}
-
-/// The `<img ...>` tag containing `needle`.
-fn img_tag<'a>(html: &'a str, needle: &str) -> &'a str {
-    let at = html.find(needle).unwrap_or_else(|| panic!("no image with {needle}"));
-    let start = html[..at].rfind("<img ").unwrap();
-    &html[start..at + html[at..].find('>').unwrap()]
 }
 
 /// The value of `name="..."` in a start tag.

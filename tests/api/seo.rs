@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use crate::helpers::{json_ld, json_ld_of, links, spawn_app_with, title, TestApp};
+use crate::helpers::{decode_entities, json_ld, json_ld_of, links, spawn_app_with, title, TestApp};
 
 const SITE: &str = "https://citizen.example";
 /// The site's X account (content/site/accounts.json).
@@ -21,11 +21,7 @@ async fn app() -> TestApp {
 fn meta(html: &str, attr: &str, key: &str) -> Option<String> {
     let needle = format!(r#"<meta {attr}="{key}" content=""#);
     let start = html.find(&needle)? + needle.len();
-    Some(unescape(&html[start..start + html[start..].find('"')?]))
-}
-
-fn unescape(text: &str) -> String {
-    text.replace("&quot;", "\"").replace("&#39;", "'").replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+    Some(decode_entities(&html[start..start + html[start..].find('"')?]))
 }
 
 const INDEXED: &[&str] = &[
@@ -84,7 +80,7 @@ async fn every_route_has_its_own_title_description_canonical_and_complete_share_
     for path in INDEXED.iter().copied().chain(posts.iter().map(String::as_str)) {
         let (status, html) = app.get_text(path).await;
         assert_eq!(status, 200);
-        let title = unescape(title(&html));
+        let title = decode_entities(title(&html));
         assert!(titles.insert(title.clone()), "{path}: title {title:?} is not unique");
         let description = meta(&html, "name", "description").expect("description");
         assert!(description.len() > 40, "{path}: a real description");
@@ -144,7 +140,7 @@ async fn a_post_shares_its_own_card_dates_and_author() {
     );
     assert_eq!(meta(&html, "name", "twitter:creator"), None, "the author has no X account on record");
     let posting = &json_ld_of(&html, "BlogPosting")[0];
-    assert!(unescape(title(&html)).starts_with(posting["headline"].as_str().unwrap()));
+    assert!(decode_entities(title(&html)).starts_with(posting["headline"].as_str().unwrap()));
     assert_eq!(posting["author"], serde_json::json!({ "@type": "Person", "name": "Lena Hoffmann" }), "no page of hers exists");
     assert_eq!(posting["mainEntityOfPage"]["@id"], format!("{SITE}/blog/nfc-integration"));
 
