@@ -76,7 +76,7 @@ impl Head<'_> {
 
     /// The preview card made at build time: the post's own, else the page's,
     /// else the home page's. None only in a build that draws no cards (`dev`).
-    pub fn card(&self) -> Option<RasterImage<'_>> {
+    fn card(&self) -> Option<RasterImage<'_>> {
         let own = match self.post() {
             Some(post) => format!("og/post-{}.png", post.id),
             None => format!("og/{}.png", self.page.name()),
