@@ -1,6 +1,6 @@
 //! Assembles configuration -> state -> router, and runs the server.
 
-use std::future::{Future, IntoFuture};
+use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -9,9 +9,10 @@ use std::time::Duration;
 use anyhow::Context;
 use tokio::net::TcpListener;
 
-use crate::config::Config;
+use crate::config::{CertSource, Config};
 use crate::db::Db;
 use crate::dev;
+use crate::edge::{self, certs::Certs, redirect::Redirect, Addresses};
 use crate::integrations::notion::NotionClient;
 use crate::intro::forwarder;
 use crate::metrics::Metrics;
@@ -27,12 +28,18 @@ use crate::state::{AppState, SharedState};
 pub const NOT_FOUND_LOG_PER_MINUTE: u32 = 20;
 
 pub struct Application {
-    listener: TcpListener,
+    listeners: Listeners,
     state: SharedState,
     forwarder_task: Option<tokio::task::JoinHandle<()>>,
     /// The database monitor and the rate limiter's housekeeping: stopped
     /// with the server.
     background: Vec<tokio::task::JoinHandle<()>>,
+}
+
+/// The bound sockets: plain HTTP, or HTTPS and the HTTP port's redirect.
+enum Listeners {
+    Plain(TcpListener),
+    Tls { https: TcpListener, http: TcpListener, acceptor: tokio_rustls::TlsAcceptor, redirect: Redirect },
 }
 
 impl Application {
@@ -51,7 +58,36 @@ impl Application {
                 std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
             }
         }
-        let listener = TcpListener::bind(config.addr).await.with_context(|| format!("binding {}", config.addr))?;
+        let open_files = edge::raise_open_files();
+        if (open_files as usize) < config.limits.max_connections + 256 {
+            tracing::warn!(
+                open_files,
+                max_connections = config.limits.max_connections,
+                "the open-file limit is below MAX_CONNECTIONS: raise LimitNOFILE / ulimit -n"
+            );
+        }
+        let mut tls_tasks = Vec::new();
+        let listeners = match &config.tls {
+            None => Listeners::Plain(bind(config.addr, "ADDR").await?),
+            Some(tls) => {
+                let certs = Certs::new();
+                match &tls.certs {
+                    CertSource::Files { cert, key } => {
+                        let served = edge::certs::load_files(cert, key).map_err(|e| anyhow::anyhow!(e))?;
+                        tracing::info!(serial = %served.info.serial, valid_until = %edge::certs::rfc3339(served.info.not_after), "HTTPS: TLS_CERT is in service");
+                        certs.deploy(served);
+                        tls_tasks.push(edge::certs::watch_files(certs.clone(), cert.clone(), key.clone()));
+                    }
+                    CertSource::Acme(acme) => tls_tasks.push(edge::acme::start(acme.clone(), certs.clone())?),
+                }
+                Listeners::Tls {
+                    https: bind(tls.https_addr, "HTTPS_ADDR").await?,
+                    http: bind(tls.http_addr, "HTTP_ADDR").await?,
+                    acceptor: tokio_rustls::TlsAcceptor::from(edge::certs::server_config(certs.clone())),
+                    redirect: Redirect::new(&config.site_url, tls.domains(), certs.clone()),
+                }
+            }
+        };
         let (site, dev_server) = match &config.dev {
             None => (Site::embedded(&config).context("bundled content is malformed")?, None),
             Some(root) => {
@@ -60,12 +96,19 @@ impl Application {
             }
         };
         let db = Db::connect_lazy_with(&config.database_url, &config.timeouts)?;
-        if let Err(e) = db.migrate().await {
+        match db.migrate().await {
+            Ok(()) if config.sample_team => match crate::db::team::seed_sample(&db).await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(members = n, "the team table was empty: the sample team is in it (dev, or --sample-team)"),
+                Err(e) => tracing::warn!(error = %e, "the sample team could not be added"),
+            },
+            Ok(()) => {}
             // Pages still render without the database (an empty team list);
             // the monitor migrates it once it is reachable.
-            tracing::error!(error = %e, "the database is unreachable at start; serving without it until it is back");
+            Err(e) => tracing::error!(error = %e, "the database is unreachable at start; serving without it until it is back"),
         }
         let mut background = vec![db.spawn_monitor()];
+        background.extend(tls_tasks);
         let metrics = Metrics::new();
         let forwarder = match (&config.notion_token, &config.notion_database_id) {
             (Some(token), Some(database)) => {
@@ -146,11 +189,20 @@ impl Application {
                 }
             });
         }
-        Ok(Application { listener, state, forwarder_task: forwarder.map(|(_, t)| t), background })
+        Ok(Application { listeners, state, forwarder_task: forwarder.map(|(_, t)| t), background })
     }
 
+    /// Where the site is served: the plain HTTP address, or the HTTPS one.
     pub fn local_addr(&self) -> SocketAddr {
-        self.listener.local_addr().expect("a bound listener has an address")
+        self.addresses().main
+    }
+
+    pub fn addresses(&self) -> Addresses {
+        let of = |l: &TcpListener| l.local_addr().expect("a bound listener has an address");
+        match &self.listeners {
+            Listeners::Plain(l) => Addresses { main: of(l), redirect: None },
+            Listeners::Tls { https, http, .. } => Addresses { main: of(https), redirect: Some(of(http)) },
+        }
     }
 
     pub fn state(&self) -> SharedState {
@@ -164,6 +216,7 @@ impl Application {
     /// another process when its lease runs out).
     pub async fn run_until(self, shutdown: impl Future<Output = ()> + Send + 'static) -> anyhow::Result<()> {
         let state = self.state.clone();
+        let (forwarder_task, background) = (self.forwarder_task, self.background);
         let grace = state.config.shutdown_grace;
         let (begun_tx, begun) = tokio::sync::watch::channel::<Option<tokio::time::Instant>>(None);
         let signal = {
@@ -182,9 +235,33 @@ impl Application {
             }
         };
         let front = routes::front::FrontDoor::new(state.clone());
-        let serve = axum::serve(self.listener, axum::ServiceExt::<axum::extract::Request>::into_make_service_with_connect_info::<SocketAddr>(front))
-            .with_graceful_shutdown(signal)
-            .into_future();
+        let (stop_tx, stop) = tokio::sync::watch::channel(false);
+        let signal = async move {
+            signal.await;
+            let _ = stop_tx.send(true);
+        };
+        let stopped = move || {
+            let mut stop = stop.clone();
+            async move {
+                let _ = stop.wait_for(|s| *s).await;
+            }
+        };
+        let (limits, exempt) = (state.config.limits.clone(), state.config.trusted_proxies.clone());
+        let serve = async move {
+            match self.listeners {
+                Listeners::Plain(listener) => edge::serve(listener, None, front, limits, exempt, stopped()).await,
+                Listeners::Tls { https, http, acceptor, redirect } => {
+                    tokio::join!(
+                        edge::serve(https, Some(acceptor), front, limits.clone(), exempt.clone(), stopped()),
+                        edge::serve(http, None, redirect, limits, exempt, stopped()),
+                    );
+                }
+            }
+        };
+        let serve = async move {
+            tokio::join!(serve, signal);
+            Ok::<(), anyhow::Error>(())
+        };
         tokio::pin!(serve);
         let mut watch = begun.clone();
         let cut_off = async move {
@@ -203,17 +280,21 @@ impl Application {
         }
         let begun_at = *begun.borrow();
         let deadline = begun_at.map(|at| at + grace).unwrap_or_else(tokio::time::Instant::now);
-        if let Some(task) = self.forwarder_task {
+        if let Some(task) = forwarder_task {
             if tokio::time::timeout_at(deadline.max(tokio::time::Instant::now() + Duration::from_millis(100)), task).await.is_err() {
                 tracing::warn!("the forwarder did not stop in time; its claimed request is retried when the lease runs out");
             }
         }
-        for task in self.background {
+        for task in background {
             task.abort();
         }
         tracing::info!("stopped");
         Ok(())
     }
+}
+
+async fn bind(addr: SocketAddr, variable: &str) -> anyhow::Result<TcpListener> {
+    TcpListener::bind(addr).await.with_context(|| format!("{variable}: cannot listen on {addr}"))
 }
 
 /// Resolves on Ctrl-C (SIGINT) or SIGTERM.

@@ -5,20 +5,83 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use anyhow::Context;
 use clap::{Args, ValueEnum};
 
 use crate::client_ip::Networks;
+use crate::edge::acme::{AcmeSettings, Challenge, LETS_ENCRYPT};
+use crate::edge::Limits;
 use crate::rate_limit::Rate;
 
 #[derive(Args, Debug, Clone)]
 pub struct ServeArgs {
-    /// Address to listen on.
+    /// Address to listen on for plain HTTP (behind a proxy; unused when
+    /// the server serves HTTPS itself).
     #[arg(long, env = "ADDR", default_value = "127.0.0.1:3000")]
     pub addr: SocketAddr,
 
-    /// Public base URL of the site: checkout return URLs and canonical links.
-    #[arg(long, env = "SITE_URL", default_value = "http://127.0.0.1:3000")]
-    pub site_url: String,
+    /// Public base URL of the site: checkout return URLs and canonical links
+    /// [default: http://127.0.0.1:3000, or https://<first of TLS_DOMAINS>].
+    #[arg(long, env = "SITE_URL")]
+    pub site_url: Option<String>,
+
+    /// Serve HTTPS for these names (comma-separated), with a certificate
+    /// obtained and renewed from ACME_DIRECTORY.
+    #[arg(long, env = "TLS_DOMAINS")]
+    pub tls_domains: Option<String>,
+
+    /// The ACME directory certificates come from.
+    #[arg(long, env = "ACME_DIRECTORY", default_value = LETS_ENCRYPT)]
+    pub acme_directory: String,
+
+    /// Contact address of the ACME account (the CA's expiry warnings).
+    #[arg(long, env = "ACME_EMAIL")]
+    pub acme_email: Option<String>,
+
+    /// A PEM file of an extra CA to trust for ACME_DIRECTORY itself (a test CA).
+    #[arg(long, env = "ACME_DIRECTORY_CA")]
+    pub acme_directory_ca: Option<PathBuf>,
+
+    /// Where the ACME account key and the certificates are kept
+    /// [default: acme/ beside the SQLite file, or data/acme].
+    #[arg(long, env = "ACME_CACHE_DIR")]
+    pub acme_cache_dir: Option<PathBuf>,
+
+    /// How the CA validates the names: on the HTTPS port (tls-alpn-01) or
+    /// the HTTP port (http-01).
+    #[arg(long, env = "ACME_CHALLENGE", value_enum, default_value_t = Challenge::TlsAlpn01)]
+    pub acme_challenge: Challenge,
+
+    /// Serve HTTPS with this certificate chain (PEM) instead of ACME;
+    /// reloaded when the file changes. Needs TLS_KEY.
+    #[arg(long, env = "TLS_CERT")]
+    pub tls_cert: Option<PathBuf>,
+
+    /// The private key (PEM) of TLS_CERT.
+    #[arg(long, env = "TLS_KEY")]
+    pub tls_key: Option<PathBuf>,
+
+    /// Where HTTPS is served (with TLS_DOMAINS or TLS_CERT).
+    #[arg(long, env = "HTTPS_ADDR", default_value = "0.0.0.0:443")]
+    pub https_addr: SocketAddr,
+
+    /// Where the HTTP port answers ACME challenges and redirects to https
+    /// (with TLS_DOMAINS or TLS_CERT).
+    #[arg(long, env = "HTTP_ADDR", default_value = "0.0.0.0:80")]
+    pub http_addr: SocketAddr,
+
+    /// Connections open at once; more wait until one closes.
+    #[arg(long, env = "MAX_CONNECTIONS", default_value_t = 4096)]
+    pub max_connections: usize,
+
+    /// Connections one client address may hold at once when the server
+    /// serves HTTPS itself (TRUSTED_PROXIES are exempt); 0: no cap.
+    #[arg(long, env = "MAX_CONNECTIONS_PER_CLIENT", default_value_t = 256)]
+    pub max_connections_per_client: usize,
+
+    /// Fill an empty team table with the sample team (`dev` always does).
+    #[arg(long, env = "SAMPLE_TEAM")]
+    pub sample_team: bool,
 
     /// Database: `sqlite://...` (default: a file under ./data/) or `postgres://...`.
     #[arg(long, env = "DATABASE_URL", default_value = "sqlite://data/citizen-site.db")]
@@ -122,8 +185,15 @@ pub enum LogFormat {
 /// The settled configuration the application is built from.
 #[derive(Debug, Clone)]
 pub struct Config {
+    /// Plain HTTP, when `tls` is None.
     pub addr: SocketAddr,
     pub site_url: String,
+    /// Serving HTTPS itself.
+    pub tls: Option<TlsSettings>,
+    /// What one connection may hold (`edge::serve`).
+    pub limits: Limits,
+    /// Fill an empty team table with the sample team.
+    pub sample_team: bool,
     pub database_url: String,
     pub stripe_secret_key: Option<String>,
     pub stripe_webhook_secret: Option<String>,
@@ -149,6 +219,32 @@ pub struct Config {
     /// `dev`: serve this checkout's sources, rebuilt on every change,
     /// instead of the build compiled into the binary.
     pub dev: Option<PathBuf>,
+}
+
+/// HTTPS served by the binary itself.
+#[derive(Debug, Clone)]
+pub struct TlsSettings {
+    pub https_addr: SocketAddr,
+    pub http_addr: SocketAddr,
+    pub certs: CertSource,
+}
+
+#[derive(Debug, Clone)]
+pub enum CertSource {
+    /// Obtained and renewed by the ACME robot.
+    Acme(AcmeSettings),
+    /// The operator's files, reloaded when they change.
+    Files { cert: PathBuf, key: PathBuf },
+}
+
+impl TlsSettings {
+    /// The names the HTTP port may send a visitor back to by name.
+    pub fn domains(&self) -> Vec<String> {
+        match &self.certs {
+            CertSource::Acme(a) => a.domains.clone(),
+            CertSource::Files { .. } => Vec::new(),
+        }
+    }
 }
 
 /// Bounds on every call the site makes to another service.
@@ -220,13 +316,36 @@ impl SsrConfig {
     }
 }
 
-impl From<ServeArgs> for Config {
-    fn from(a: ServeArgs) -> Self {
+impl Config {
+    /// The settled configuration, or an error naming the variable at fault.
+    pub fn from_args(a: ServeArgs) -> anyhow::Result<Config> {
+        let tls = tls_settings(&a)?;
+        let site_url = match (&a.site_url, &tls) {
+            (Some(url), Some(_)) if !url.starts_with("https://") => {
+                anyhow::bail!("SITE_URL: {url:?} must start with https:// when the server serves HTTPS itself (TLS_DOMAINS or TLS_CERT)")
+            }
+            (Some(url), _) => url.clone(),
+            (None, Some(TlsSettings { https_addr, certs: CertSource::Acme(acme), .. })) => match https_addr.port() {
+                443 => format!("https://{}", acme.domains[0]),
+                port => format!("https://{}:{port}", acme.domains[0]),
+            },
+            (None, Some(TlsSettings { certs: CertSource::Files { .. }, .. })) => {
+                anyhow::bail!("SITE_URL: set it to the https address TLS_CERT is for (https://your.domain)")
+            }
+            (None, None) => "http://127.0.0.1:3000".into(),
+        };
         let workers = if a.ssr_workers == 0 { std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2) } else { a.ssr_workers };
         let blank = |v: Option<String>| v.filter(|s| !s.trim().is_empty());
-        Config {
+        Ok(Config {
             addr: a.addr,
-            site_url: a.site_url.trim_end_matches('/').to_string(),
+            site_url: site_url.trim_end_matches('/').to_string(),
+            limits: Limits {
+                max_connections: a.max_connections.max(1),
+                max_per_client: Some(a.max_connections_per_client).filter(|n| *n > 0 && tls.is_some()),
+                ..Limits::default()
+            },
+            tls,
+            sample_team: a.sample_team,
             database_url: a.database_url,
             stripe_secret_key: blank(a.stripe_secret_key),
             stripe_webhook_secret: blank(a.stripe_webhook_secret),
@@ -259,14 +378,86 @@ impl From<ServeArgs> for Config {
             intro_lease: Duration::from_secs(a.intro_lease_secs.max(1)),
             timeouts: Timeouts::default(),
             dev: None,
-        }
+        })
+    }
+
+    /// `dev`: the same, serving the checkout at `root`, with the sample
+    /// team in an empty table.
+    pub fn from_dev_args(a: DevArgs) -> anyhow::Result<Config> {
+        Ok(Config { dev: Some(a.root), sample_team: true, ..Config::from_args(a.serve)? })
     }
 }
 
-impl From<DevArgs> for Config {
-    fn from(a: DevArgs) -> Self {
-        Config { dev: Some(a.root), ..Config::from(a.serve) }
+/// HTTPS settings from `TLS_DOMAINS`, `TLS_CERT`/`TLS_KEY` and `ACME_*`,
+/// or None when neither is set.
+fn tls_settings(a: &ServeArgs) -> anyhow::Result<Option<TlsSettings>> {
+    let certs = match (&a.tls_domains, &a.tls_cert, &a.tls_key) {
+        (None, None, None) => return Ok(None),
+        (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
+            anyhow::bail!("TLS_DOMAINS and TLS_CERT/TLS_KEY are both set: use TLS_DOMAINS for certificates obtained by ACME, or TLS_CERT and TLS_KEY for your own")
+        }
+        (None, Some(_), None) => anyhow::bail!("TLS_KEY: not set, but TLS_CERT is: both are needed"),
+        (None, None, Some(_)) => anyhow::bail!("TLS_CERT: not set, but TLS_KEY is: both are needed"),
+        (None, Some(cert), Some(key)) => CertSource::Files { cert: cert.clone(), key: key.clone() },
+        (Some(domains), None, None) => {
+            let domains = parse_domains(domains)?;
+            let directory = a.acme_directory.trim().to_owned();
+            let url = reqwest::Url::parse(&directory).map_err(|e| anyhow::anyhow!("ACME_DIRECTORY: {directory:?} is not a URL ({e})"))?;
+            anyhow::ensure!(url.scheme() == "https", "ACME_DIRECTORY: {directory:?} must be an https URL (RFC 8555 requires it)");
+            let contact = match a.acme_email.as_deref().map(str::trim).filter(|e| !e.is_empty()) {
+                None => Vec::new(),
+                Some(e) => {
+                    anyhow::ensure!(email_address::EmailAddress::is_valid(e), "ACME_EMAIL: {e:?} is not an email address");
+                    vec![format!("mailto:{e}")]
+                }
+            };
+            let directory_ca = match &a.acme_directory_ca {
+                None => None,
+                Some(path) => {
+                    let pem = std::fs::read(path).with_context(|| format!("ACME_DIRECTORY_CA: cannot read {}", path.display()))?;
+                    let found = reqwest::Certificate::from_pem_bundle(&pem).map(|c| c.len()).unwrap_or(0);
+                    anyhow::ensure!(found > 0, "ACME_DIRECTORY_CA: {} holds no PEM certificate", path.display());
+                    Some(pem)
+                }
+            };
+            let cache_dir = match &a.acme_cache_dir {
+                Some(dir) => dir.clone(),
+                None => sqlite_dir(&a.database_url).unwrap_or_else(|| PathBuf::from("data")).join("acme"),
+            };
+            CertSource::Acme(AcmeSettings { domains, directory, contact, directory_ca, cache_dir, challenge: a.acme_challenge })
+        }
+    };
+    anyhow::ensure!(a.https_addr != a.http_addr, "HTTPS_ADDR and HTTP_ADDR are the same address ({})", a.https_addr);
+    Ok(Some(TlsSettings { https_addr: a.https_addr, http_addr: a.http_addr, certs }))
+}
+
+/// `TLS_DOMAINS`: one or more DNS names, comma-separated, lowercased. A
+/// wildcard, an address or a port is refused: ACME's HTTP and TLS
+/// challenges validate plain names only.
+pub fn parse_domains(list: &str) -> anyhow::Result<Vec<String>> {
+    let mut domains: Vec<String> = Vec::new();
+    for raw in list.split(',').map(str::trim).filter(|d| !d.is_empty()) {
+        let d = raw.trim_end_matches('.').to_ascii_lowercase();
+        let label_ok = |l: &str| {
+            !l.is_empty() && l.len() <= 63 && !l.starts_with('-') && !l.ends_with('-') && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+        };
+        let is_address = d.parse::<std::net::IpAddr>().is_ok() || d.split('.').all(|l| l.bytes().all(|b| b.is_ascii_digit()));
+        anyhow::ensure!(
+            d.len() <= 253 && d.split('.').all(label_ok) && !is_address,
+            "TLS_DOMAINS: {raw:?} is not a domain name (letters, digits and hyphens between dots; no wildcard, address or port)"
+        );
+        if !domains.contains(&d) {
+            domains.push(d);
+        }
     }
+    anyhow::ensure!(!domains.is_empty(), "TLS_DOMAINS: empty; list the names to serve, comma-separated (example.org,www.example.org)");
+    Ok(domains)
+}
+
+fn sqlite_dir(database_url: &str) -> Option<PathBuf> {
+    let path = database_url.strip_prefix("sqlite://")?;
+    let path = path.split('?').next().unwrap_or(path);
+    PathBuf::from(path).parent().map(PathBuf::from)
 }
 
 impl Config {
@@ -278,20 +469,101 @@ impl Config {
             #[command(flatten)]
             serve: ServeArgs,
         }
-        let mut cfg: Config = Defaults::parse_from(["citizen-site"]).serve.into();
+        let mut cfg = Config::from_args(Defaults::parse_from(["citizen-site"]).serve).expect("the defaults are valid");
         cfg.addr = "127.0.0.1:0".parse().unwrap();
         cfg.database_url = format!("sqlite://{}", data_dir.join("test.db").display());
         cfg.ssr.workers = 2;
         cfg.ssr.queue = 128;
         // Tests post many times from one address; the rate-limit tests turn it on.
         cfg.post_rate = Rate::per_minute(0);
+        // The pages' tests read the sample team; one test checks a fresh
+        // database without it.
+        cfg.sample_team = true;
         cfg
     }
 
     /// Directory of a `sqlite://` database file, created at start.
     pub fn sqlite_dir(&self) -> Option<PathBuf> {
-        let path = self.database_url.strip_prefix("sqlite://")?;
-        let path = path.split('?').next().unwrap_or(path);
-        PathBuf::from(path).parent().map(PathBuf::from)
+        sqlite_dir(&self.database_url)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Serve {
+        #[command(flatten)]
+        serve: ServeArgs,
+    }
+
+    #[derive(Parser)]
+    struct Dev {
+        #[command(flatten)]
+        dev: DevArgs,
+    }
+
+    fn config(args: &[&str]) -> anyhow::Result<Config> {
+        Config::from_args(Serve::try_parse_from(std::iter::once("citizen-site").chain(args.iter().copied()))?.serve)
+    }
+
+    fn error(args: &[&str]) -> String {
+        format!("{:#}", config(args).expect_err("refused"))
+    }
+
+    #[test]
+    fn serve_publishes_no_sample_team_and_dev_does() {
+        assert!(!config(&[]).unwrap().sample_team);
+        assert!(config(&["--sample-team"]).unwrap().sample_team);
+        let dev = Dev::try_parse_from(["citizen-site"]).unwrap().dev;
+        assert!(Config::from_dev_args(dev).unwrap().sample_team);
+    }
+
+    #[test]
+    fn behind_a_proxy_is_the_default_and_plain_http() {
+        let c = config(&[]).unwrap();
+        assert!(c.tls.is_none());
+        assert_eq!(c.site_url, "http://127.0.0.1:3000");
+        assert_eq!(c.limits.max_per_client, None, "every connection comes from the proxy");
+    }
+
+    #[test]
+    fn tls_domains_settle_to_https_with_the_first_name_as_the_site() {
+        let c = config(&["--tls-domains", " Site.Example, www.site.example.,site.example "]).unwrap();
+        let tls = c.tls.expect("tls");
+        let CertSource::Acme(acme) = &tls.certs else { panic!("acme") };
+        assert_eq!(acme.domains, ["site.example", "www.site.example"]);
+        assert_eq!(acme.directory, crate::edge::acme::LETS_ENCRYPT);
+        assert_eq!(acme.cache_dir, PathBuf::from("data/acme"), "beside the SQLite file");
+        assert_eq!((tls.https_addr.port(), tls.http_addr.port()), (443, 80));
+        assert_eq!(c.site_url, "https://site.example");
+        assert_eq!(c.limits.max_per_client, Some(256));
+        let c = config(&["--tls-domains", "a.example", "--https-addr", "127.0.0.1:8443", "--http-addr", "127.0.0.1:8080"]).unwrap();
+        assert_eq!(c.site_url, "https://a.example:8443");
+    }
+
+    #[test]
+    fn bad_tls_settings_are_refused_naming_the_variable() {
+        assert!(error(&["--tls-domains", ""]).starts_with("TLS_DOMAINS: empty"));
+        assert!(error(&["--tls-domains", " , "]).starts_with("TLS_DOMAINS: empty"));
+        for bad in ["*.site.example", "127.0.0.1", "site.example:443", "https://site.example", "-a.example", "a..example", "ex ample.org"] {
+            let e = error(&[&format!("--tls-domains={bad}")]);
+            assert!(e.starts_with(&format!("TLS_DOMAINS: {bad:?} is not a domain name")), "{bad}: {e}");
+        }
+        assert_eq!(error(&["--tls-cert", "/c.pem"]), "TLS_KEY: not set, but TLS_CERT is: both are needed");
+        assert_eq!(error(&["--tls-key", "/k.pem"]), "TLS_CERT: not set, but TLS_KEY is: both are needed");
+        assert!(error(&["--tls-domains", "a.example", "--tls-cert", "/c.pem", "--tls-key", "/k.pem"])
+            .starts_with("TLS_DOMAINS and TLS_CERT/TLS_KEY are both set"));
+        assert!(error(&["--tls-cert", "/c.pem", "--tls-key", "/k.pem"]).starts_with("SITE_URL: set it to the https address"));
+        assert!(error(&["--tls-domains", "a.example", "--site-url", "http://a.example"])
+            .starts_with("SITE_URL: \"http://a.example\" must start with https://"));
+        assert!(error(&["--tls-domains", "a.example", "--acme-directory", "http://ca.example/dir"])
+            .starts_with("ACME_DIRECTORY: \"http://ca.example/dir\" must be an https URL"));
+        assert!(error(&["--tls-domains", "a.example", "--acme-email", "nobody"]).starts_with("ACME_EMAIL: \"nobody\" is not an email address"));
+        let e = error(&["--tls-domains", "a.example", "--acme-directory-ca", "/nonexistent/ca.pem"]);
+        assert!(e.starts_with("ACME_DIRECTORY_CA: cannot read /nonexistent/ca.pem"), "{e}");
+        assert!(error(&["--tls-domains", "a.example", "--https-addr", "0.0.0.0:80"]).starts_with("HTTPS_ADDR and HTTP_ADDR are the same address"));
     }
 }

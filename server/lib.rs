@@ -12,6 +12,7 @@ pub mod content;
 pub mod contract;
 pub mod db;
 pub mod dev;
+pub mod edge;
 pub mod integrations;
 pub mod intro;
 pub mod live;

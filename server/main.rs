@@ -39,11 +39,11 @@ async fn main() -> anyhow::Result<()> {
     let config: Config = match cli.command {
         Some(Command::Serve(args)) => {
             telemetry::init(args.log_format);
-            args.into()
+            Config::from_args(args)?
         }
         Some(Command::Dev(args)) => {
             telemetry::init(args.serve.log_format);
-            args.into()
+            Config::from_dev_args(args)?
         }
         Some(Command::Team { database_url, command }) => {
             telemetry::init(citizen_site::config::LogFormat::Text);
@@ -56,13 +56,18 @@ async fn main() -> anyhow::Result<()> {
         }
         None => {
             telemetry::init(cli.serve.log_format);
-            cli.serve.into()
+            Config::from_args(cli.serve)?
         }
     };
     let app = Application::build(config).await?;
-    let addr = app.local_addr();
+    let addresses = app.addresses();
     let state = app.state();
-    tracing::info!(%addr, "listening; rendering isolates are starting");
+    match addresses.redirect {
+        None => tracing::info!(addr = %addresses.main, "listening; rendering isolates are starting"),
+        Some(http) => {
+            tracing::info!(https = %addresses.main, %http, "listening (HTTPS, and HTTP redirecting to it); rendering isolates are starting")
+        }
+    }
     let mut server = tokio::spawn(app.run_until(shutdown_signal()));
     let ready = async {
         state.site().front.pool.wait_ready().await?;
@@ -75,7 +80,8 @@ async fn main() -> anyhow::Result<()> {
         // Stopped (a signal) before it was ready.
         stopped = &mut server => return stopped?,
         ready = ready => match ready {
-            Ok(()) => tracing::info!("ready: http://{addr}"),
+            Ok(()) if addresses.redirect.is_some() => tracing::info!("ready: {}", state.config.site_url),
+            Ok(()) => tracing::info!("ready: http://{}", addresses.main),
             Err(why) => anyhow::bail!("the SSR bundle cannot run: {why}"),
         },
     }

@@ -93,7 +93,9 @@ impl LogSampler {
 
 pub fn init(format: LogFormat) {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,tower_http=warn"));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    // Colours for a person at a terminal; none in a file or the journal.
+    let colour = std::io::IsTerminal::is_terminal(&std::io::stdout()) && std::env::var_os("NO_COLOR").is_none();
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_ansi(colour);
     let _ = match format {
         LogFormat::Text => builder.event_format(WithRequestId::text()).try_init(),
         LogFormat::Json => builder.json().event_format(WithRequestId::json()).try_init(),

@@ -1,0 +1,266 @@
+//! The certificate the HTTPS port presents, and the ACME challenges it
+//! answers while one is being obtained.
+//!
+//! [`Certs`] is rustls's certificate resolver: a TLS handshake takes the
+//! current certificate, swapped in whole when the ACME robot
+//! ([`super::acme`]) obtains a new one or the operator's files
+//! (`TLS_CERT`, `TLS_KEY`) change ([`watch_files`]), so a renewal needs no
+//! restart and no connection sees half of one. A handshake that asks for
+//! the `acme-tls/1` protocol is the CA validating a TLS-ALPN-01 challenge
+//! (RFC 8737) and gets that challenge's certificate instead; the HTTP port
+//! answers HTTP-01 tokens from here too ([`Certs::http_challenge`]).
+//!
+//! Nothing here logs or returns key material: errors name the file and
+//! what is wrong with it, never its contents.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
+
+use arc_swap::ArcSwapOption;
+use rustls::crypto::ring::sign::any_supported_type;
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use rustls::server::{ClientHello, ResolvesServerCert};
+use rustls::sign::CertifiedKey;
+use rustls::ServerConfig;
+
+/// The ALPN protocol of TLS-ALPN-01 validation (RFC 8737, section 6.2).
+pub const ACME_TLS_ALPN: &[u8] = b"acme-tls/1";
+
+/// How often the operator's certificate files are checked for a change.
+pub const FILE_CHECK_EVERY: Duration = Duration::from_secs(2);
+
+/// What the HTTPS port presents (see the module doc).
+#[derive(Default)]
+pub struct Certs {
+    current: ArcSwapOption<Served>,
+    /// TLS-ALPN-01: the challenge certificate per domain being validated.
+    alpn_challenges: Mutex<HashMap<String, Arc<CertifiedKey>>>,
+    /// HTTP-01: the key authorization per token being validated.
+    http_challenges: Mutex<HashMap<String, String>>,
+}
+
+/// A certificate in service, with what the logs and `/readyz` say of it.
+pub struct Served {
+    pub key: Arc<CertifiedKey>,
+    pub info: CertInfo,
+}
+
+/// What a certificate says about itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CertInfo {
+    /// Hexadecimal, as `openssl x509 -serial` prints it.
+    pub serial: String,
+    pub not_before: SystemTime,
+    pub not_after: SystemTime,
+    /// The DNS names it is valid for.
+    pub names: Vec<String>,
+}
+
+impl std::fmt::Debug for Certs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Certs").field("serial", &self.current().map(|s| s.info.serial.clone())).finish_non_exhaustive()
+    }
+}
+
+impl Certs {
+    pub fn new() -> Arc<Certs> {
+        Arc::new(Certs::default())
+    }
+
+    /// The certificate in service, if there is one yet.
+    pub fn current(&self) -> Option<Arc<Served>> {
+        self.current.load_full()
+    }
+
+    /// Puts `served` in service for every handshake from now on.
+    pub fn deploy(&self, served: Served) {
+        self.current.store(Some(Arc::new(served)));
+    }
+
+    pub fn set_alpn_challenge(&self, domain: &str, key: CertifiedKey) {
+        lock(&self.alpn_challenges).insert(domain.to_ascii_lowercase(), Arc::new(key));
+    }
+
+    pub fn set_http_challenge(&self, token: &str, key_authorization: &str) {
+        lock(&self.http_challenges).insert(token.to_owned(), key_authorization.to_owned());
+    }
+
+    /// The key authorization to answer at `/.well-known/acme-challenge/{token}`.
+    pub fn http_challenge(&self, token: &str) -> Option<String> {
+        lock(&self.http_challenges).get(token).cloned()
+    }
+
+    pub fn clear_challenges(&self) {
+        lock(&self.alpn_challenges).clear();
+        lock(&self.http_challenges).clear();
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl ResolvesServerCert for Certs {
+    fn resolve(&self, hello: ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
+        let validating = hello.alpn().is_some_and(|mut protocols| protocols.any(|p| p == ACME_TLS_ALPN));
+        if validating {
+            let name = hello.server_name()?.to_ascii_lowercase();
+            return lock(&self.alpn_challenges).get(&name).cloned();
+        }
+        self.current.load().as_ref().map(|served| served.key.clone())
+    }
+}
+
+/// The HTTPS port's TLS settings: TLS 1.2 and 1.3 (rustls's safe
+/// defaults), HTTP/2 preferred over HTTP/1.1 by ALPN, and the ACME
+/// validation protocol, which only the CA asks for.
+pub fn server_config(certs: Arc<Certs>) -> Arc<ServerConfig> {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut config = ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .expect("ring supports the default protocol versions")
+        .with_no_client_auth()
+        .with_cert_resolver(certs);
+    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec(), ACME_TLS_ALPN.to_vec()];
+    Arc::new(config)
+}
+
+/// A certificate chain and its private key, both PEM, checked to belong
+/// together. `what` names them in errors (the variables, or a cache file).
+pub fn parse(chain_pem: &[u8], key_pem: &[u8], what: (&str, &str)) -> Result<Served, String> {
+    let chain: Vec<CertificateDer<'static>> =
+        CertificateDer::pem_slice_iter(chain_pem).collect::<Result<_, _>>().map_err(|e| format!("{}: not a PEM certificate chain ({e})", what.0))?;
+    if chain.is_empty() {
+        return Err(format!("{}: holds no certificate (expected PEM \"BEGIN CERTIFICATE\" blocks)", what.0));
+    }
+    let key = PrivateKeyDer::from_pem_slice(key_pem).map_err(|_| format!("{}: holds no PEM private key (PKCS#8, PKCS#1 or SEC1)", what.1))?;
+    let signing = any_supported_type(&key).map_err(|_| format!("{}: the private key is of a type TLS cannot use", what.1))?;
+    let info = info(&chain[0]).map_err(|e| format!("{}: {e}", what.0))?;
+    let key = CertifiedKey::new(chain, signing);
+    key.keys_match().map_err(|_| format!("{} and {} do not belong together: the key is not the certificate's", what.0, what.1))?;
+    Ok(Served { key: Arc::new(key), info })
+}
+
+/// The serial, validity and DNS names of a DER certificate.
+pub fn info(der: &CertificateDer<'_>) -> Result<CertInfo, String> {
+    use x509_parser::extensions::GeneralName;
+    let (_, cert) = x509_parser::parse_x509_certificate(der).map_err(|e| format!("the certificate cannot be read: {e}"))?;
+    let at = |t: x509_parser::time::ASN1Time| SystemTime::UNIX_EPOCH + Duration::from_secs(t.timestamp().max(0) as u64);
+    let mut names = Vec::new();
+    if let Ok(Some(san)) = cert.subject_alternative_name() {
+        for name in &san.value.general_names {
+            if let GeneralName::DNSName(n) = name {
+                names.push(n.to_ascii_lowercase());
+            }
+        }
+    }
+    Ok(CertInfo {
+        serial: cert.raw_serial_as_string().replace(':', "").to_ascii_uppercase(),
+        not_before: at(cert.validity().not_before),
+        not_after: at(cert.validity().not_after),
+        names,
+    })
+}
+
+impl CertInfo {
+    /// When to replace it: once two thirds of its life have passed (30 days
+    /// before the end of a 90-day certificate), as Let's Encrypt advises.
+    pub fn renew_at(&self) -> SystemTime {
+        let life = self.not_after.duration_since(self.not_before).unwrap_or_default();
+        self.not_after - life / 3
+    }
+
+    /// Whether it is valid for every one of `domains`.
+    pub fn covers(&self, domains: &[String]) -> bool {
+        domains.iter().all(|d| self.names.iter().any(|n| n == d))
+    }
+}
+
+/// The operator's certificate and key, read and checked at start (a
+/// problem stops the start, naming the variable).
+pub fn load_files(cert: &Path, key: &Path) -> Result<Served, String> {
+    let chain = std::fs::read(cert).map_err(|e| format!("TLS_CERT: cannot read {}: {e}", cert.display()))?;
+    let key_pem = std::fs::read(key).map_err(|e| format!("TLS_KEY: cannot read {}: {e}", key.display()))?;
+    parse(&chain, &key_pem, (&format!("TLS_CERT ({})", cert.display()), &format!("TLS_KEY ({})", key.display())))
+}
+
+/// Watches the operator's files and puts a changed pair in service; a pair
+/// that does not load (one file written, not yet the other) keeps the
+/// certificate in service, with a warning, until the next check.
+pub fn watch_files(certs: Arc<Certs>, cert: PathBuf, key: PathBuf) -> tokio::task::JoinHandle<()> {
+    fn stamp(paths: [&Path; 2]) -> Vec<Option<(SystemTime, u64)>> {
+        paths.iter().map(|p| std::fs::metadata(p).ok().and_then(|m| Some((m.modified().ok()?, m.len())))).collect()
+    }
+    tokio::spawn(async move {
+        let mut seen = stamp([&cert, &key]);
+        let mut warned = false;
+        loop {
+            tokio::time::sleep(FILE_CHECK_EVERY).await;
+            let now = stamp([&cert, &key]);
+            if now == seen {
+                continue;
+            }
+            let (c, k) = (cert.clone(), key.clone());
+            match tokio::task::spawn_blocking(move || load_files(&c, &k)).await {
+                Ok(Ok(served)) => {
+                    tracing::info!(serial = %served.info.serial, valid_until = %rfc3339(served.info.not_after), "TLS_CERT / TLS_KEY changed: the new certificate is in service");
+                    certs.deploy(served);
+                    seen = now;
+                    warned = false;
+                }
+                Ok(Err(why)) if !warned => {
+                    tracing::warn!(error = %why, "TLS_CERT / TLS_KEY changed but do not load; the previous certificate stays in service");
+                    warned = true;
+                }
+                _ => {}
+            }
+        }
+    })
+}
+
+/// A time as RFC 3339 (UTC), for logs.
+pub fn rfc3339(t: SystemTime) -> String {
+    let secs = t.duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
+    time::OffsetDateTime::from_unix_timestamp(secs)
+        .ok()
+        .and_then(|t| t.format(&time::format_description::well_known::Rfc3339).ok())
+        .unwrap_or_else(|| secs.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn self_signed(names: &[&str]) -> (String, String) {
+        let key = rcgen::KeyPair::generate().unwrap();
+        let params = rcgen::CertificateParams::new(names.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap();
+        (params.self_signed(&key).unwrap().pem(), key.serialize_pem())
+    }
+
+    #[test]
+    fn a_pair_loads_with_its_names_and_a_renewal_after_two_thirds_of_its_life() {
+        let (cert, key) = self_signed(&["site.example", "www.site.example"]);
+        let served = parse(cert.as_bytes(), key.as_bytes(), ("TLS_CERT", "TLS_KEY")).unwrap();
+        assert_eq!(served.info.names, ["site.example", "www.site.example"]);
+        assert!(served.info.covers(&["www.site.example".into()]) && !served.info.covers(&["other.example".into()]));
+        let life = served.info.not_after.duration_since(served.info.not_before).unwrap();
+        assert_eq!(served.info.not_after.duration_since(served.info.renew_at()).unwrap(), life / 3);
+        assert!(!served.info.serial.is_empty() && served.info.serial.chars().all(|c| c.is_ascii_hexdigit()));
+    }
+
+    #[test]
+    fn a_key_of_another_certificate_or_a_file_without_one_is_refused_by_name_without_its_contents() {
+        let (cert, _) = self_signed(&["site.example"]);
+        let (_, other_key) = self_signed(&["site.example"]);
+        let err = parse(cert.as_bytes(), other_key.as_bytes(), ("TLS_CERT", "TLS_KEY")).err().unwrap();
+        assert_eq!(err, "TLS_CERT and TLS_KEY do not belong together: the key is not the certificate's");
+        let err = parse(cert.as_bytes(), b"not a key", ("TLS_CERT", "TLS_KEY")).err().unwrap();
+        assert!(err.starts_with("TLS_KEY: holds no PEM private key"), "{err}");
+        let err = parse(other_key.as_bytes(), other_key.as_bytes(), ("TLS_CERT", "TLS_KEY")).err().unwrap();
+        assert!(err.starts_with("TLS_CERT: holds no certificate"), "{err}");
+        assert!(!err.contains("PRIVATE KEY-----"), "{err}");
+    }
+}

@@ -1,0 +1,246 @@
+//! Where the binary meets the network: the listening sockets and what a
+//! connection goes through before a request reaches the site.
+//!
+//! Two ways to run:
+//!
+//! - **Behind a proxy** (the default): plain HTTP on `ADDR`.
+//! - **Facing the internet** (`TLS_DOMAINS`, or `TLS_CERT` and `TLS_KEY`):
+//!   HTTPS on `HTTPS_ADDR` with HTTP/2 and HTTP/1.1 by ALPN, the
+//!   certificate obtained by [`acme`] or read from the operator's files
+//!   ([`certs`]); and on `HTTP_ADDR` only the ACME challenges and a
+//!   permanent redirect to https ([`redirect`]).
+//!
+//! Every listener runs [`serve`], which bounds what one connection may
+//! hold ([`Limits`]): open connections in all and per client, the TLS
+//! handshake, the time to send a request's head, a connection that says
+//! nothing, and a write the client does not read. A request's body is
+//! bounded where it is read (`routes::api::body`). So a slow or hostile
+//! client holds at most its own connections, for seconds, and visitors are
+//! still served (README, "Facing the internet").
+
+pub mod acme;
+pub mod certs;
+pub mod redirect;
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::future::Future;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::extract::{ConnectInfo, Request};
+use axum::response::Response;
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto;
+use hyper_util::server::graceful::GracefulShutdown;
+use tokio::net::TcpListener;
+use tokio_io_timeout::TimeoutStream;
+use tokio_rustls::TlsAcceptor;
+use tower::Service;
+
+use crate::client_ip::Networks;
+use crate::telemetry::LogSampler;
+
+/// What one connection may hold (see the module doc).
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// Connections open at once; beyond, new ones wait in the kernel's
+    /// queue until one closes.
+    pub max_connections: usize,
+    /// Connections one client address may hold at once (on the HTTPS and
+    /// HTTP ports when facing the internet; trusted proxies are exempt);
+    /// beyond, a new one is closed at once. None: no such cap (behind a
+    /// proxy every connection comes from the proxy).
+    pub max_per_client: Option<usize>,
+    /// From accepting a connection to the end of its TLS handshake.
+    pub handshake: Duration,
+    /// From a request's first byte to the end of its head (HTTP/1.1).
+    pub header_read: Duration,
+    /// A connection that sends nothing this long is closed (an idle
+    /// keep-alive connection, a client gone quiet).
+    pub idle: Duration,
+    /// A write that the client does not read for this long closes the
+    /// connection.
+    pub write_stall: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_connections: 4096,
+            max_per_client: None,
+            handshake: Duration::from_secs(10),
+            header_read: Duration::from_secs(10),
+            idle: Duration::from_secs(60),
+            write_stall: Duration::from_secs(30),
+        }
+    }
+}
+
+/// Raises this process's open-file limit to the hard limit (one descriptor
+/// per connection), and returns what it is now. Where raising it is refused
+/// (the service unit sets the limit and forbids `setrlimit`), the limit as
+/// it stands.
+pub fn raise_open_files() -> u64 {
+    rlimit::increase_nofile_limit(u64::MAX).unwrap_or_else(|_| rlimit::getrlimit(rlimit::Resource::NOFILE).map(|(soft, _)| soft).unwrap_or(1024))
+}
+
+/// Serves `listener`'s connections with `service` until `shutdown`
+/// resolves; then stops accepting, lets open connections finish what they
+/// were doing (HTTP/2 gets a GOAWAY, idle HTTP/1.1 connections are closed)
+/// and returns when the last one has. With `tls`, each connection starts
+/// with a handshake; one that negotiated `acme-tls/1` was a CA's
+/// validation and is closed once done.
+pub async fn serve<S>(
+    listener: TcpListener,
+    tls: Option<TlsAcceptor>,
+    service: S,
+    limits: Limits,
+    exempt: Networks,
+    shutdown: impl Future<Output = ()>,
+) where
+    S: Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+{
+    let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
+    let per_client = Arc::new(PerClient::default());
+    let refusals = Arc::new(LogSampler::new(6));
+    let graceful = GracefulShutdown::new();
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    builder.http1().timer(TokioTimer::new()).header_read_timeout(limits.header_read);
+    builder.http2().timer(TokioTimer::new()).max_concurrent_streams(128);
+    tokio::pin!(shutdown);
+    loop {
+        let permit = tokio::select! {
+            permit = slots.clone().acquire_owned() => permit.expect("the semaphore is never closed"),
+            () = &mut shutdown => break,
+        };
+        let (tcp, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(a) => a,
+                Err(e) => {
+                    // Out of descriptors or memory: wait instead of spinning.
+                    if refusals.admit().is_some() {
+                        tracing::warn!(error = %e, "accepting a connection failed");
+                    }
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let client = match limits.max_per_client.filter(|_| !exempt.contains(peer.ip())) {
+            Some(max) => match per_client.take(peer.ip(), max) {
+                Some(slot) => Some(slot),
+                None => {
+                    if let Some(held_back) = refusals.admit() {
+                        tracing::warn!(client = %peer.ip(), max, held_back, "a client holds its maximum of open connections; refusing another");
+                    }
+                    continue;
+                }
+            },
+            None => None,
+        };
+        let _ = tcp.set_nodelay(true);
+        let mut io = TimeoutStream::new(tcp);
+        io.set_read_timeout(Some(limits.idle));
+        io.set_write_timeout(Some(limits.write_stall));
+        let io = Box::pin(io);
+        let service = service.clone();
+        let svc = hyper::service::service_fn(move |req: hyper::Request<Incoming>| {
+            let mut req = req.map(Body::new);
+            req.extensions_mut().insert(ConnectInfo(peer));
+            service.clone().call(req)
+        });
+        let (builder, watcher, tls, handshake) = (builder.clone(), graceful.watcher(), tls.clone(), limits.handshake);
+        tokio::spawn(async move {
+            let _held = (permit, client);
+            let result = match tls {
+                None => watcher.watch(builder.serve_connection(TokioIo::new(io), svc)).await,
+                Some(acceptor) => {
+                    let stream = match tokio::time::timeout(handshake, acceptor.accept(io)).await {
+                        Ok(Ok(stream)) => stream,
+                        Ok(Err(e)) => return tracing::debug!(client = %peer, error = %e, "TLS handshake failed"),
+                        Err(_) => return tracing::debug!(client = %peer, "TLS handshake timed out"),
+                    };
+                    if stream.get_ref().1.alpn_protocol() == Some(certs::ACME_TLS_ALPN) {
+                        return;
+                    }
+                    watcher.watch(builder.serve_connection(TokioIo::new(stream), svc)).await
+                }
+            };
+            if let Err(e) = result {
+                tracing::debug!(client = %peer, error = %e, "connection ended with an error");
+            }
+        });
+    }
+    drop(listener);
+    graceful.shutdown().await;
+}
+
+/// Open connections per client address.
+#[derive(Default)]
+struct PerClient(Mutex<HashMap<IpAddr, usize>>);
+
+/// One connection of `ip`, counted until dropped.
+struct ClientSlot {
+    ip: IpAddr,
+    of: Arc<PerClient>,
+}
+
+impl PerClient {
+    fn take(self: &Arc<Self>, ip: IpAddr, max: usize) -> Option<ClientSlot> {
+        let mut counts = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let n = counts.entry(ip).or_insert(0);
+        if *n >= max {
+            return None;
+        }
+        *n += 1;
+        Some(ClientSlot { ip, of: self.clone() })
+    }
+}
+
+impl Drop for ClientSlot {
+    fn drop(&mut self) {
+        let mut counts = self.of.0.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(n) = counts.get_mut(&self.ip) {
+            *n -= 1;
+            if *n == 0 {
+                counts.remove(&self.ip);
+            }
+        }
+    }
+}
+
+/// The addresses a running server listens on.
+#[derive(Debug, Clone, Copy)]
+pub struct Addresses {
+    /// Plain HTTP (behind a proxy), or HTTPS.
+    pub main: SocketAddr,
+    /// The HTTP port's redirect, when serving HTTPS.
+    pub redirect: Option<SocketAddr>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_client_holds_at_most_its_share_and_gets_it_back_as_connections_close() {
+        let per = Arc::new(PerClient::default());
+        let a: IpAddr = "203.0.113.1".parse().unwrap();
+        let b: IpAddr = "203.0.113.2".parse().unwrap();
+        let held: Vec<_> = (0..3).map(|_| per.take(a, 3).unwrap()).collect();
+        assert!(per.take(a, 3).is_none(), "a fourth connection of a");
+        let other = per.take(b, 3);
+        assert!(other.is_some(), "b is not held back by a");
+        drop(held);
+        let again = per.take(a, 3);
+        assert!(again.is_some(), "a's closed connections are given back");
+        drop(other);
+        assert_eq!(per.0.lock().unwrap().len(), 1, "a client with no connection is forgotten");
+    }
+}
