@@ -67,7 +67,33 @@ pub async fn import(db: &Db, members: &[NewMember], replace: bool) -> Result<usi
     Ok(members.len())
 }
 
+/// The people `dev` shows on /about while the table is empty, so a new
+/// maintainer sees the grid filled; `serve` never adds them (production
+/// publishes no invented people) unless `--sample-team` asks.
+const SAMPLE: &str = include_str!("sample-team.json");
+
+/// Fills an empty table with the sample team; a table with anyone in it is
+/// left alone. Tells how many members were added.
+pub async fn seed_sample(db: &Db) -> Result<usize, sqlx::Error> {
+    let members: Vec<NewMember> = serde_json::from_str(SAMPLE).expect("sample-team.json is checked by a unit test");
+    let (count,): (i64,) = db.timed(sqlx::query_as("SELECT COUNT(*) FROM team_members").fetch_one(&db.pool)).await?;
+    if count > 0 {
+        return Ok(0);
+    }
+    import(db, &members, false).await
+}
+
 /// Removes the member with that name; tells whether there was one.
 pub async fn remove(db: &Db, name: &str) -> Result<bool, sqlx::Error> {
     Ok(sqlx::query("DELETE FROM team_members WHERE name = $1").bind(name).execute(&db.pool).await?.rows_affected() > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_sample_team_is_four_named_people_in_the_import_format() {
+        let members: Vec<super::NewMember> = serde_json::from_str(super::SAMPLE).unwrap();
+        let names: Vec<&str> = members.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(names, ["Amina Diallo", "Jonas Verbeke", "Lea Martens", "Tomas Reyes"]);
+    }
 }
