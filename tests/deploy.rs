@@ -1,0 +1,254 @@
+//! What `deploy/` ships, checked the way it is used:
+//!
+//! - the systemd unit verifies (`systemd-analyze verify`, against the
+//!   unit files of this machine's systemd) and its sandbox scores at most
+//!   3.0 (`systemd-analyze security --offline=true`); the README records
+//!   that score and names every option the unit leaves off;
+//! - the image: `podman build` of the Containerfile's runtime stage from
+//!   this build's binary, its filesystem unpacked from `podman save`, and
+//!   the binary run inside exactly that filesystem under `chroot`, as the
+//!   image's user with the image's environment: it must turn `/readyz`
+//!   ready and serve every page. That proves the image holds all the binary
+//!   needs at run time without a container runtime (which these machines
+//!   refuse).
+//!
+//! Needs Debian's `systemd` (systemd-analyze) and `podman`, and root for
+//! `chroot` and `unshare` (.ci/run installs the packages; CI runs as root).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_citizen-site");
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+struct Dir(PathBuf);
+
+impl Dir {
+    fn new(what: &str) -> Dir {
+        let p = std::env::temp_dir().join(format!("citizen-{what}-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&p).unwrap();
+        Dir(p)
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn needs(tool: &str, package: &str) {
+    let found = Command::new("sh").arg("-c").arg(format!("command -v {tool}")).stdout(Stdio::null()).status().map(|s| s.success()).unwrap_or(false);
+    assert!(found, "{tool} is needed: apt-get install {package}");
+}
+
+/// Runs `cmd`; panics with its output unless it succeeds. Returns stdout
+/// and stderr together.
+fn run(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{cmd:?} failed:\n{text}");
+    text
+}
+
+fn readme() -> String {
+    std::fs::read_to_string(Path::new(ROOT).join("README.md")).unwrap()
+}
+
+#[test]
+fn the_service_unit_verifies_and_its_sandbox_scores_at_most_3() {
+    needs("systemd-analyze", "systemd");
+    let unit = Path::new(ROOT).join("deploy/citizen-site.service");
+    // A root holding this machine's systemd units, the binary where the
+    // unit's ExecStart names it, and the unit where an operator puts it.
+    let root = Dir::new("unit-root");
+    let units = Path::new("/lib/systemd/system");
+    assert!(units.is_dir(), "systemd's units are needed: apt-get install systemd");
+    std::fs::create_dir_all(root.0.join("usr/lib/systemd")).unwrap();
+    run(Command::new("cp").arg("-r").arg(units).arg(root.0.join("usr/lib/systemd/system")));
+    std::fs::create_dir_all(root.0.join("usr/local/bin")).unwrap();
+    std::fs::create_dir_all(root.0.join("etc/systemd/system")).unwrap();
+    std::fs::copy(BIN, root.0.join("usr/local/bin/citizen-site")).unwrap();
+    std::fs::copy(&unit, root.0.join("etc/systemd/system/citizen-site.service")).unwrap();
+    let out = run(Command::new("systemd-analyze").arg("verify").arg(format!("--root={}", root.0.display())).arg("citizen-site.service"));
+    assert_eq!(out.trim(), "", "systemd-analyze verify has something to say");
+
+    let out = run(Command::new("systemd-analyze").args(["security", "--offline=true", "--no-pager"]).arg(&unit).env("SYSTEMD_COLORS", "0"));
+    let overall = out.lines().find(|l| l.contains("Overall exposure level for citizen-site.service:")).unwrap_or_else(|| panic!("{out}"));
+    let score: f64 =
+        overall.split(": ").nth(1).and_then(|s| s.split_whitespace().next()).and_then(|s| s.parse().ok()).unwrap_or_else(|| panic!("{overall}"));
+    assert!(score <= 3.0, "exposure {score} (at most 3.0):\n{out}");
+    let readme = readme();
+    let recorded = format!("Overall exposure level for citizen-site.service: {score:.1}");
+    assert!(readme.contains(&recorded), "README records the score as the command prints it: {recorded:?}");
+    // Each check the unit fails is named in the README with its reason.
+    let deploy = readme.split("## Deploy").nth(1).expect("README has a Deploy section");
+    for line in out.lines().filter(|l| l.trim_start().starts_with('✗')) {
+        let option = line.trim_start().trim_start_matches('✗').split_whitespace().next().unwrap();
+        let name = option.split(['=', '/']).next().unwrap();
+        assert!(deploy.contains(&format!("`{name}")), "README's Deploy section does not say why {option} is left off");
+    }
+}
+
+/// The OCI image `podman save` wrote, unpacked layer by layer into `fs`;
+/// returns the image's config (User, Env, Entrypoint, ...).
+fn unpack(archive: &Path, fs: &Path) -> serde_json::Value {
+    let oci = archive.with_extension("oci");
+    std::fs::create_dir_all(&oci).unwrap();
+    std::fs::create_dir_all(fs).unwrap();
+    run(Command::new("tar").arg("-xf").arg(archive).arg("-C").arg(&oci));
+    let blob = |digest: &str| oci.join("blobs/sha256").join(digest.trim_start_matches("sha256:"));
+    let json = |p: PathBuf| -> serde_json::Value { serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap() };
+    let index = json(oci.join("index.json"));
+    let manifest = json(blob(index["manifests"][0]["digest"].as_str().unwrap()));
+    for layer in manifest["layers"].as_array().unwrap() {
+        run(Command::new("tar").arg("--numeric-owner").arg("-xpf").arg(blob(layer["digest"].as_str().unwrap())).arg("-C").arg(fs));
+    }
+    json(blob(manifest["config"]["digest"].as_str().unwrap()))["config"].clone()
+}
+
+fn files_under(dir: &Path, base: &Path, out: &mut Vec<String>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = entry.path();
+        if p.is_dir() && !p.is_symlink() {
+            files_under(&p, base, out);
+        } else {
+            out.push(format!("/{}", p.strip_prefix(base).unwrap().display()));
+        }
+    }
+}
+
+fn curl(args: &[&str]) -> String {
+    let out = Command::new("curl").args(["-sS", "--max-time", "30"]).args(args).output().unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn the_image_holds_everything_the_binary_needs_and_serves_every_page_from_it() {
+    needs("podman", "podman");
+    needs("unshare", "util-linux");
+    needs("chroot", "coreutils");
+    needs("curl", "curl");
+    let work = Dir::new("image");
+    // The builder stage's output, from this build's binary.
+    let built = work.0.join("builder");
+    run(Command::new(Path::new(ROOT).join("deploy/rootfs.sh")).arg(BIN).arg(&built));
+    let context = work.0.join("context");
+    std::fs::create_dir_all(&context).unwrap();
+    let tag = format!("localhost/citizen-site-test:{}", uuid::Uuid::new_v4().simple());
+    run(Command::new("podman")
+        .args(["build", "--quiet", "--target", "runtime", "--build-context"])
+        .arg(format!("builder={}", built.display()))
+        .arg("-f")
+        .arg(Path::new(ROOT).join("deploy/Containerfile"))
+        .args(["-t", &tag])
+        .arg(&context));
+    let archive = work.0.join("image.tar");
+    let saved = Command::new("podman").args(["save", "--quiet", "--format", "oci-archive", "-o"]).arg(&archive).arg(&tag).output().unwrap();
+    let _ = Command::new("podman").args(["image", "rm", "--force", &tag]).output();
+    assert!(saved.status.success(), "podman save: {}", String::from_utf8_lossy(&saved.stderr));
+    let _ = std::fs::remove_dir_all(&built);
+
+    let fs = work.0.join("fs");
+    let config = unpack(&archive, &fs);
+    let _ = std::fs::remove_file(&archive);
+    assert_eq!(config["User"], "10001:10001", "an unprivileged user");
+    assert_eq!(config["Entrypoint"], serde_json::json!(["/citizen-site", "serve"]));
+    assert!(config["Volumes"].get("/data").is_some(), "the data directory is a volume");
+
+    // Nothing but the binary, the libraries ldd names, CA certificates and the user.
+    let mut files = Vec::new();
+    files_under(&fs, &fs, &mut files);
+    for f in &files {
+        let allowed = f == "/citizen-site"
+            || f.starts_with("/lib/")
+            || f.starts_with("/lib64/")
+            || f.starts_with("/usr/lib/")
+            || ["/etc/passwd", "/etc/group", "/etc/nsswitch.conf", "/etc/ssl/certs/ca-certificates.crt"].contains(&f.as_str());
+        assert!(allowed, "{f} is in the image");
+    }
+    let ldd = run(Command::new("ldd").arg(BIN));
+    for lib in ldd.split_whitespace().filter(|w| w.starts_with('/')) {
+        assert!(files.iter().any(|f| f == lib), "{lib} (ldd) is missing from the image");
+    }
+    assert!(!fs.join("bin/sh").exists(), "no shell");
+    use std::os::unix::fs::MetadataExt;
+    let data = std::fs::metadata(fs.join("data")).unwrap();
+    assert_eq!((data.uid(), data.gid(), data.mode() & 0o777), (10001, 10001, 0o700), "/data is the site's user's");
+
+    // The binary in exactly that filesystem, as the image's user, with the
+    // image's environment: what a container runtime adds is /proc and /dev.
+    for d in ["proc", "dev"] {
+        std::fs::create_dir_all(fs.join(d)).unwrap();
+    }
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut cmd = Command::new("unshare");
+    cmd.args([
+        "--mount",
+        "--fork",
+        "--kill-child",
+        "sh",
+        "-c",
+        r#"mount -t proc proc "$1/proc" && mount --rbind /dev "$1/dev" && exec chroot --userspec=10001:10001 "$1" /citizen-site serve"#,
+        "sh",
+    ])
+    .arg(&fs)
+    .env_clear()
+    .stdin(Stdio::null());
+    for kv in config["Env"].as_array().unwrap() {
+        let (k, v) = kv.as_str().unwrap().split_once('=').unwrap();
+        cmd.env(k, v);
+    }
+    cmd.env("ADDR", format!("127.0.0.1:{port}")).env("SSR_WORKERS", "1");
+    let log_path = work.0.join("server.log");
+    let log = std::fs::File::create(&log_path).unwrap();
+    let mut child = cmd.stdout(log.try_clone().unwrap()).stderr(log).spawn().unwrap();
+    let base = format!("http://127.0.0.1:{port}");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut ready = false;
+    while Instant::now() < deadline && child.try_wait().unwrap().is_none() {
+        if curl(&["-o", "/dev/null", "-w", "%{http_code}", &format!("{base}/readyz")]) == "200" {
+            ready = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    let server_log = || std::fs::read_to_string(&log_path).unwrap_or_default();
+    if !ready {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("not ready inside the image's filesystem:\n{}", server_log());
+    }
+    let sitemap = curl(&[&format!("{base}/sitemap.xml")]);
+    let mut paths: Vec<String> =
+        sitemap.split("<loc>").skip(1).map(|s| s.split("</loc>").next().unwrap().trim_start_matches("http://127.0.0.1:3000").to_owned()).collect();
+    assert!(paths.len() >= 15, "{sitemap}");
+    paths.extend(["/robots.txt", "/feed.xml", "/site.webmanifest"].map(String::from));
+    for path in &paths {
+        let status = curl(&["-o", "/dev/null", "-w", "%{http_code}", &format!("{base}{path}")]);
+        assert_eq!(status, "200", "{path} from the image:\n{}", server_log());
+    }
+    assert_eq!(curl(&["-o", "/dev/null", "-w", "%{http_code}", &format!("{base}/no-such-page")]), "404");
+    // The form stores into the volume.
+    let posted = curl(&[
+        "-o",
+        "/dev/null",
+        "-w",
+        "%{http_code}",
+        "-H",
+        "content-type: application/json",
+        "--data",
+        r#"{"name":"Image Town","contactPerson":"Ana","email":"ana@example.org","website":"https://example.org","description":"Checking the image","tags":["Loyalty"]}"#,
+        &format!("{base}/api/save-to-notion"),
+    ]);
+    assert_eq!(posted, "200", "{}", server_log());
+    assert!(fs.join("data/citizen-site.db").exists(), "the database is in /data");
+    let _ = Command::new("kill").arg("-TERM").arg(child.id().to_string()).status();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while child.try_wait().unwrap().is_none() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
