@@ -1,10 +1,10 @@
 //! The operations commands (tests/ops/*.mjs), run at a short, bounded length
 //! against this build's server binary so that `cargo test` covers them:
-//! the HTTP Observatory grade, the soak, the replica proof and the shared
-//! cache in front of two replicas. They take
+//! the HTTP Observatory grade, the soak, the replica proof, the shared
+//! cache in front of two replicas, and slow clients on the HTTPS port. They take
 //! turns (each loads the whole machine). Each prints its report table.
 //!
-//! Needs nginx, wrk, openssl and psql (Debian packages; a missing one fails
+//! Needs nginx, wrk, openssl, slowhttptest and psql (Debian packages; a missing one fails
 //! the command with the package to install, .ci/run installs them), the
 //! Observatory scanner (`npm install --prefix tests/ops/observatory
 //! --ignore-scripts`) and PostgreSQL at TEST_POSTGRES_URL.
@@ -39,6 +39,11 @@ fn soak_has_no_errors_and_no_memory_growth() {
 #[test]
 fn replicas_lose_and_duplicate_nothing_when_one_is_killed() {
     run("tests/ops/replicas.mjs", &[("REPLICAS_DURATION", "30s")]);
+}
+
+#[test]
+fn visitors_are_served_while_slow_clients_hold_the_https_port() {
+    run("tests/ops/slow-clients.mjs", &[("SLOW_DURATION", "12")]);
 }
 
 #[test]
