@@ -342,6 +342,7 @@ impl Config {
             limits: Limits {
                 max_connections: a.max_connections.max(1),
                 max_per_client: Some(a.max_connections_per_client).filter(|n| *n > 0 && tls.is_some()),
+                header_read: tls.is_some().then_some(Limits::HEADER_READ),
                 ..Limits::default()
             },
             tls,
@@ -527,6 +528,7 @@ mod tests {
         assert!(c.tls.is_none());
         assert_eq!(c.site_url, "http://127.0.0.1:3000");
         assert_eq!(c.limits.max_per_client, None, "every connection comes from the proxy");
+        assert_eq!(c.limits.header_read, None, "the proxy bounds request heads and keeps its connections open");
     }
 
     #[test]
@@ -540,6 +542,7 @@ mod tests {
         assert_eq!((tls.https_addr.port(), tls.http_addr.port()), (443, 80));
         assert_eq!(c.site_url, "https://site.example");
         assert_eq!(c.limits.max_per_client, Some(256));
+        assert_eq!(c.limits.header_read, Some(Duration::from_secs(10)));
         let c = config(&["--tls-domains", "a.example", "--https-addr", "127.0.0.1:8443", "--http-addr", "127.0.0.1:8080"]).unwrap();
         assert_eq!(c.site_url, "https://a.example:8443");
     }

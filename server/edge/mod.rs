@@ -21,6 +21,7 @@
 pub mod acme;
 pub mod certs;
 pub mod redirect;
+pub mod watched;
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -37,7 +38,6 @@ use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
-use tokio_io_timeout::TimeoutStream;
 use tokio_rustls::TlsAcceptor;
 use tower::Service;
 
@@ -57,14 +57,23 @@ pub struct Limits {
     pub max_per_client: Option<usize>,
     /// From accepting a connection to the end of its TLS handshake.
     pub handshake: Duration,
-    /// From a request's first byte to the end of its head (HTTP/1.1).
-    pub header_read: Duration,
-    /// A connection that sends nothing this long is closed (an idle
-    /// keep-alive connection, a client gone quiet).
+    /// From waiting for a request to the end of its head (HTTP/1.1): also
+    /// how long a keep-alive connection may sit between requests. Only when
+    /// facing the internet (None behind a proxy, which bounds request heads
+    /// itself and keeps its connections to the site open between requests).
+    pub header_read: Option<Duration>,
+    /// A connection that sends nothing for a whole period this long is
+    /// closed (a client gone quiet): after one to two periods of silence
+    /// ([`watched`]).
     pub idle: Duration,
     /// A write that the client does not read for this long closes the
     /// connection.
     pub write_stall: Duration,
+}
+
+impl Limits {
+    /// The request-head limit when facing the internet.
+    pub const HEADER_READ: Duration = Duration::from_secs(10);
 }
 
 impl Default for Limits {
@@ -73,7 +82,7 @@ impl Default for Limits {
             max_connections: 4096,
             max_per_client: None,
             handshake: Duration::from_secs(10),
-            header_read: Duration::from_secs(10),
+            header_read: None,
             idle: Duration::from_secs(60),
             write_stall: Duration::from_secs(30),
         }
@@ -110,6 +119,8 @@ pub async fn serve<S>(
     let refusals = Arc::new(LogSampler::new(6));
     let graceful = GracefulShutdown::new();
     let mut builder = auto::Builder::new(TokioExecutor::new());
+    // None must be said: with a timer, hyper otherwise bounds heads at
+    // 30 s, a timer armed per request.
     builder.http1().timer(TokioTimer::new()).header_read_timeout(limits.header_read);
     builder.http2().timer(TokioTimer::new()).max_concurrent_streams(128);
     tokio::pin!(shutdown);
@@ -145,10 +156,7 @@ pub async fn serve<S>(
             None => None,
         };
         let _ = tcp.set_nodelay(true);
-        let mut io = TimeoutStream::new(tcp);
-        io.set_read_timeout(Some(limits.idle));
-        io.set_write_timeout(Some(limits.write_stall));
-        let io = Box::pin(io);
+        let io = watched::Watched::new(tcp, limits.idle, limits.write_stall);
         let service = service.clone();
         let svc = hyper::service::service_fn(move |req: hyper::Request<Incoming>| {
             let mut req = req.map(Body::new);
