@@ -22,6 +22,9 @@ export async function startServer(env = {}) {
       SITE_URL: base,
       DATABASE_URL: `sqlite://${dataDir}/site.db`,
       RUST_LOG: process.env.RUST_LOG ?? "warn",
+      // The sample team, as someone trying the site sees it (serve's own
+      // default is an empty team); the About tests read it.
+      SAMPLE_TEAM: "true",
       ...env,
     },
     stdio: ["ignore", "inherit", "inherit"],
