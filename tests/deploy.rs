@@ -19,29 +19,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+mod support;
+
+use support::{needs, Dir};
+
 const BIN: &str = env!("CARGO_BIN_EXE_citizen-site");
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
-
-struct Dir(PathBuf);
-
-impl Dir {
-    fn new(what: &str) -> Dir {
-        let p = std::env::temp_dir().join(format!("citizen-{what}-{}", uuid::Uuid::new_v4()));
-        std::fs::create_dir_all(&p).unwrap();
-        Dir(p)
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn needs(tool: &str, package: &str) {
-    let found = Command::new("sh").arg("-c").arg(format!("command -v {tool}")).stdout(Stdio::null()).status().map(|s| s.success()).unwrap_or(false);
-    assert!(found, "{tool} is needed: apt-get install {package}");
-}
 
 /// Runs `cmd`; panics with its output unless it succeeds. Returns stdout
 /// and stderr together.

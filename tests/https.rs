@@ -18,32 +18,14 @@ use std::time::{Duration, Instant};
 
 use rustls::pki_types::{CertificateDer, ServerName};
 
+mod support;
+
+use support::{needs, Dir};
+
 const BIN: &str = env!("CARGO_BIN_EXE_citizen-site");
-
-/// A folder removed when dropped.
-struct Dir(PathBuf);
-
-impl Dir {
-    fn new(what: &str) -> Dir {
-        let p = std::env::temp_dir().join(format!("citizen-{what}-{}", uuid::Uuid::new_v4()));
-        std::fs::create_dir_all(&p).unwrap();
-        Dir(p)
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
-fn needs(tool: &str, package: &str) {
-    let found = Command::new("sh").arg("-c").arg(format!("command -v {tool}")).stdout(Stdio::null()).status().map(|s| s.success()).unwrap_or(false);
-    assert!(found, "{tool} is needed: apt-get install {package}");
 }
 
 /// A process killed when dropped.

@@ -97,12 +97,15 @@ fn the_team_cli_imports_lists_and_removes() {
 async fn a_fresh_database_shows_no_invented_people_unless_the_sample_is_asked_for() {
     let dir = TempDir::new();
     for (kind, fresh) in fresh_databases(dir.path()).await {
+        let start = |sample_team: bool| {
+            let url = fresh.url.clone();
+            spawn_app_with(move |c| {
+                c.database_url = url;
+                c.sample_team = sample_team;
+            })
+        };
         // `serve`'s default: the spec's empty list.
-        let app = spawn_app_with(|c| {
-            c.database_url = fresh.url.clone();
-            c.sample_team = false;
-        })
-        .await;
+        let app = start(false).await;
         assert!(team::list(&app.state.db).await.unwrap().is_empty(), "{kind}: serve starts with an empty team");
         let (status, html) = app.get_text("/about").await;
         assert_eq!(status, 200);
@@ -111,21 +114,13 @@ async fn a_fresh_database_shows_no_invented_people_unless_the_sample_is_asked_fo
         app.stop().await;
 
         // `dev` (or --sample-team) on the same, still empty, database: the sample.
-        let app = spawn_app_with(|c| {
-            c.database_url = fresh.url.clone();
-            c.sample_team = true;
-        })
-        .await;
+        let app = start(true).await;
         let names: Vec<String> = team::list(&app.state.db).await.unwrap().into_iter().map(|m| m.name).collect();
         assert_eq!(names, ["Amina Diallo", "Jonas Verbeke", "Lea Martens", "Tomas Reyes"], "{kind}");
         // A real team is never mixed with the sample.
         team::import(&app.state.db, &[member("Rosa Real", None)], true).await.unwrap();
         app.stop().await;
-        let app = spawn_app_with(|c| {
-            c.database_url = fresh.url.clone();
-            c.sample_team = true;
-        })
-        .await;
+        let app = start(true).await;
         let names: Vec<String> = team::list(&app.state.db).await.unwrap().into_iter().map(|m| m.name).collect();
         assert_eq!(names, ["Rosa Real"], "{kind}");
         app.stop().await;

@@ -1,0 +1,29 @@
+//! What the tests that run the binary as a process share (`tests/https.rs`,
+//! `tests/deploy.rs`): a temporary folder removed when dropped, and the
+//! check for a Debian tool, which names the package rather than install it.
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+/// A folder removed when dropped.
+pub struct Dir(pub PathBuf);
+
+impl Dir {
+    pub fn new(what: &str) -> Dir {
+        let p = std::env::temp_dir().join(format!("citizen-{what}-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&p).unwrap();
+        Dir(p)
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Fails unless `tool` is on the PATH, naming the package to install.
+pub fn needs(tool: &str, package: &str) {
+    let found = Command::new("sh").arg("-c").arg(format!("command -v {tool}")).stdout(Stdio::null()).status().map(|s| s.success()).unwrap_or(false);
+    assert!(found, "{tool} is needed: apt-get install {package}");
+}
