@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 mod support;
 
-use support::{needs, Dir};
+use support::{curl, free_port, needs, Dir};
 
 const BIN: &str = env!("CARGO_BIN_EXE_citizen-site");
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -102,11 +102,6 @@ fn files_under(dir: &Path, base: &Path, out: &mut Vec<String>) {
     }
 }
 
-fn curl(args: &[&str]) -> String {
-    let out = Command::new("curl").args(["-sS", "--max-time", "30"]).args(args).output().unwrap();
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 #[test]
 fn the_image_holds_everything_the_binary_needs_and_serves_every_page_from_it() {
     needs("podman", "podman");
@@ -165,7 +160,7 @@ fn the_image_holds_everything_the_binary_needs_and_serves_every_page_from_it() {
     for d in ["proc", "dev"] {
         std::fs::create_dir_all(fs.join(d)).unwrap();
     }
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = free_port();
     let mut cmd = Command::new("unshare");
     cmd.args([
         "--mount",

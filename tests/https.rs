@@ -10,7 +10,6 @@
 //! as an operator would, on ports of its own.
 
 use std::io::Read;
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
@@ -20,13 +19,9 @@ use rustls::pki_types::{CertificateDer, ServerName};
 
 mod support;
 
-use support::{needs, Dir};
+use support::{curl, free_port, needs, Dir};
 
 const BIN: &str = env!("CARGO_BIN_EXE_citizen-site");
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
 
 /// A process killed when dropped.
 struct Proc {
@@ -176,12 +171,6 @@ fn wait(secs: u64, mut ok: impl FnMut() -> bool) -> bool {
         std::thread::sleep(Duration::from_millis(200));
     }
     false
-}
-
-fn curl(args: &[&str]) -> String {
-    needs("curl", "curl");
-    let out = Command::new("curl").args(["-sS", "--max-time", "20"]).args(args).output().unwrap();
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// The site's settings for one test: its ports, database and logs.
