@@ -314,7 +314,7 @@ function ssrContext(code) {
 
 /** The error screen's markup, made by the server bundle's own component,
  *  with ERROR_SLOT where the server writes the status and reason of an error
- *  page it makes without a render (server/ssr/document.rs). */
+ *  page it makes without a render (server/render/document.rs). */
 const ERROR_SLOT = "%ERROR%";
 function errorScreenTemplate(ssr) {
   const html = ssr.__ssr_error_screen(ERROR_SLOT);

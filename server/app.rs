@@ -13,14 +13,14 @@ use crate::config::{CertSource, Config};
 use crate::db::Db;
 use crate::dev;
 use crate::edge::{self, certs::Certs, redirect::Redirect, Addresses};
-use crate::integrations::notion::NotionClient;
-use crate::intro::forwarder;
+use crate::http;
+use crate::intake::forwarder;
+use crate::intake::notion::NotionClient;
 use crate::metrics::Metrics;
 use crate::payments::Payments;
 use crate::rate_limit::ClientLimiter;
-use crate::routes;
+use crate::render::cache;
 use crate::site::Site;
-use crate::ssr::cache;
 use crate::state::{AppState, SharedState};
 
 /// Unknown-route requests logged a minute at most (every one is counted in
@@ -30,6 +30,8 @@ pub const NOT_FOUND_LOG_PER_MINUTE: u32 = 20;
 pub struct Application {
     listeners: Listeners,
     state: SharedState,
+    /// Running as `dev`: its reload events (routed, and closed at shutdown).
+    dev: Option<dev::DevHandle>,
     forwarder_task: Option<tokio::task::JoinHandle<()>>,
     /// The database monitor and the rate limiter's housekeeping: stopped
     /// with the server.
@@ -97,7 +99,7 @@ impl Application {
         };
         let db = Db::connect_lazy_with(&config.database_url, &config.timeouts)?;
         match db.migrate().await {
-            Ok(()) if config.sample_team => match crate::db::team::seed_sample(&db).await {
+            Ok(()) if config.sample_team => match crate::team::seed_sample(&db).await {
                 Ok(0) => {}
                 Ok(n) => tracing::info!(members = n, "the team table was empty: the sample team is in it (dev, or --sample-team)"),
                 Err(e) => tracing::warn!(error = %e, "the sample team could not be added"),
@@ -134,7 +136,6 @@ impl Application {
             metrics,
             limiter: ClientLimiter::new(config.post_rate),
             not_found_log: crate::telemetry::LogSampler::new(NOT_FOUND_LOG_PER_MINUTE),
-            dev: dev_server.as_ref().map(dev::DevServer::handle),
             config,
         });
         let weak = Arc::downgrade(&state);
@@ -169,6 +170,7 @@ impl Application {
                 tokio::time::sleep(next).await;
             }
         }));
+        let dev = dev_server.as_ref().map(dev::DevServer::handle);
         if let Some(server) = dev_server {
             // Pages are rendered when asked for: each change clears them anyway.
             background.push(server.spawn(Arc::downgrade(&state)));
@@ -183,13 +185,13 @@ impl Application {
                 tokio::join!(warm.refresh_team(), warm.payments.price_list());
                 if warm.site().front.pool.wait_ready().await.is_ok() {
                     let started = std::time::Instant::now();
-                    let n = routes::pages::prerender(&warm).await;
+                    let n = crate::pages::make::prerender(&warm).await;
                     tracing::info!(pages = n, took = ?started.elapsed(), "prerendered");
                     warm.ready.store(true, Ordering::Release);
                 }
             });
         }
-        Ok(Application { listeners, state, forwarder_task: forwarder.map(|(_, t)| t), background })
+        Ok(Application { listeners, state, dev, forwarder_task: forwarder.map(|(_, t)| t), background })
     }
 
     /// Where the site is served: the plain HTTP address, or the HTTPS one.
@@ -216,7 +218,9 @@ impl Application {
     /// another process when its lease runs out).
     pub async fn run_until(self, shutdown: impl Future<Output = ()> + Send + 'static) -> anyhow::Result<()> {
         let state = self.state.clone();
-        let (forwarder_task, background) = (self.forwarder_task, self.background);
+        let (forwarder_task, background, dev) = (self.forwarder_task, self.background, self.dev);
+        // `dev` alone has the reload script and its events.
+        let extra = dev.clone().map_or_else(axum::Router::new, dev::routes);
         let grace = state.config.shutdown_grace;
         let (begun_tx, begun) = tokio::sync::watch::channel::<Option<tokio::time::Instant>>(None);
         let signal = {
@@ -225,7 +229,7 @@ impl Application {
                 shutdown.await;
                 tracing::info!(grace = ?grace, "shutting down: no new connections; finishing in-flight requests");
                 state.draining.store(true, Ordering::Release);
-                if let Some(dev) = &state.dev {
+                if let Some(dev) = &dev {
                     dev.close();
                 }
                 if let Some(forwarder) = &state.forwarder {
@@ -234,7 +238,7 @@ impl Application {
                 let _ = begun_tx.send(Some(tokio::time::Instant::now()));
             }
         };
-        let front = routes::front::FrontDoor::new(state.clone());
+        let front = http::front::FrontDoor::new(state.clone(), http::router(state.clone(), extra));
         let (stop_tx, stop) = tokio::sync::watch::channel(false);
         let signal = async move {
             signal.await;

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Subcommand;
 
-use crate::db::team::{self, NewMember};
 use crate::db::Db;
+use crate::team::{self, NewMember};
 
 #[derive(Subcommand, Debug)]
 pub enum TeamCommand {

@@ -6,12 +6,13 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context;
-use clap::{Args, ValueEnum};
+use clap::Args;
 
 use crate::client_ip::Networks;
 use crate::edge::acme::{AcmeSettings, Challenge, LETS_ENCRYPT};
 use crate::edge::Limits;
 use crate::rate_limit::Rate;
+pub use crate::telemetry::LogFormat;
 
 #[derive(Args, Debug, Clone)]
 pub struct ServeArgs {
@@ -174,12 +175,6 @@ pub struct DevArgs {
 
     #[command(flatten)]
     pub serve: ServeArgs,
-}
-
-#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LogFormat {
-    Text,
-    Json,
 }
 
 /// The settled configuration the application is built from.
@@ -359,7 +354,7 @@ impl Config {
             // only add ~10 MB each and context switches). 64 waiting renders
             // per worker is ~30 ms of work each at ~1,000 renders/s per core:
             // beyond that a visitor is better served by a quick 503 than by
-            // seconds in a queue. Each isolate's heap is capped in ssr/pool.rs.
+            // seconds in a queue. Each isolate's heap is capped in render/pool.rs.
             ssr: SsrConfig {
                 workers,
                 queue: workers * 64,

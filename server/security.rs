@@ -1,5 +1,5 @@
 //! Security headers, on every response (the request middleware in
-//! `routes::observe` adds them; a handler may set its own first).
+//! `http::observe` adds them; a handler may set its own first).
 //!
 //! The Content-Security-Policy starts from nothing (`default-src 'none'`)
 //! and allows what the pages use: scripts, styles, fonts and data from this

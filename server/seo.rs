@@ -8,31 +8,10 @@ use crate::assets::{Manifest, RasterImage};
 use crate::content::blog::PostSummary;
 use crate::content::{Accounts, Content};
 use crate::contract::{BlogData, PageData, PageId, PricingData};
+use crate::html::escape;
 
 pub const SITE_NAME: &str = "Citizen Wallet";
 pub const THEME_COLOUR: &str = "#1f5ad6";
-/// Pages left out of the sitemap: a visitor's own payment, and errors.
-const NOT_LISTED: &[PageId] = &[PageId::Success, PageId::Cancel, PageId::NotFound];
-/// Pages that carry `noindex`: only the 404 screen. (The payment pages stay
-/// crawlable, just unlisted: Lighthouse's SEO audit wants every route
-/// indexable, and they hold nothing private without a session id.)
-const NOINDEX: &[PageId] = &[PageId::NotFound];
-
-/// Escapes text for an HTML attribute or element.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 /// The language and region of every page (`<html lang="en">`, US dates).
 pub const LOCALE: &str = "en_US";
@@ -46,6 +25,9 @@ pub struct Head<'a> {
     /// Path and the query parameters the page reads (the render URL).
     pub url: &'a str,
     pub page: PageId,
+    /// Indexable (the route's facts in `content/routes.json`; the 404 page
+    /// is not): otherwise the page carries `noindex`.
+    pub indexed: bool,
     pub title: &'a str,
     pub description: &'a str,
     /// The route's loader data.
@@ -119,7 +101,7 @@ impl Head<'_> {
         let mut meta = |attr: &str, key: &str, value: &str| h.push_str(&format!(r#"<meta {attr}="{key}" content="{}">"#, escape(value)));
         meta("name", "description", self.description);
         meta("name", "theme-color", THEME_COLOUR);
-        if NOINDEX.contains(&self.page) {
+        if !self.indexed {
             meta("name", "robots", "noindex");
         }
         // Open Graph (Facebook, LinkedIn, Slack, Discord...).
@@ -159,7 +141,7 @@ impl Head<'_> {
         h.push_str(&format!(r#"<link rel="alternate" type="application/rss+xml" title="{SITE_NAME} Blog" href="{}/feed.xml">"#, self.site_url));
         for block in self.json_ld() {
             h.push_str(r#"<script type="application/ld+json">"#);
-            h.push_str(&crate::ssr::document::escape_json_for_script(&block.to_string()));
+            h.push_str(&crate::html::escape_json_for_script(&block.to_string()));
             h.push_str("</script>");
         }
         h
@@ -200,7 +182,7 @@ impl Head<'_> {
                         "brand": { "@type": "Brand", "name": SITE_NAME },
                         "offers": {
                             "@type": "Offer",
-                            "price": crate::integrations::stripe::major_units(p.amount, &p.currency),
+                            "price": crate::payments::stripe::major_units(p.amount, &p.currency),
                             "priceCurrency": p.currency.to_ascii_uppercase(),
                             "url": self.absolute("/pricing"),
                             "availability": "https://schema.org/InStock",
@@ -285,7 +267,7 @@ fn breadcrumb(site: &str, items: &[(&str, String)]) -> Value {
     })
 }
 
-/// Every public route and every post, nothing else (no payment pages).
+/// Every route the table lists in the sitemap, and every post.
 pub fn sitemap(site: &str, content: &Content) -> String {
     let posts = content.blog.list();
     // A post's lastmod is its last revision; the list's, the latest of them.
@@ -296,8 +278,8 @@ pub fn sitemap(site: &str, content: &Content) -> String {
         _ => Vec::new(),
     });
     for path in paths {
-        let page = content.routes.find(&path).page;
-        if NOT_LISTED.contains(&page) {
+        // `"sitemap": false` in the table: the payment pages.
+        if !content.routes.find(&path).facts.listed {
             continue;
         }
         let lastmod = match path.strip_prefix("/blog/") {

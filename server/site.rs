@@ -11,10 +11,10 @@ use std::sync::Arc;
 
 use crate::assets::{AssetFiles, Manifest};
 use crate::config::{Config, SsrConfig};
+use crate::content::routes::PageId;
 use crate::content::Content;
-use crate::dev::Problem;
+use crate::render::SsrPool;
 use crate::security::SecurityHeaders;
-use crate::ssr::SsrPool;
 
 pub struct Site {
     /// A new number for every swap (always 0 in `serve`). Cached pages are
@@ -24,9 +24,21 @@ pub struct Site {
     pub content: Arc<Content>,
     /// The security headers for this content (its frames are in the CSP).
     pub security: SecurityHeaders,
-    /// `dev` only: what is broken right now. A page that a problem breaks
-    /// answers with the problem instead (see [`Site::problems_for`]).
-    pub problems: Vec<Problem>,
+    /// What `dev` adds to the pages of a site it built; None in `serve`.
+    pub dev: Option<Arc<dyn DevPages>>,
+}
+
+/// The one place `dev` changes how pages are made (implemented by
+/// [`crate::dev`], which builds the sites that carry it).
+pub trait DevPages: Send + Sync {
+    /// Pages may be kept in the page cache (nothing is broken).
+    fn caches(&self) -> bool;
+    /// The problem page shown instead of `page` while a broken file breaks it.
+    fn broken(&self, page: PageId) -> Option<String>;
+    /// The problem page for a render of `page` that threw `error` (logged).
+    fn threw(&self, page: PageId, error: &str, stack: Option<&str>) -> String;
+    /// Tags every page's head carries (the reload script).
+    fn head_tags(&self) -> String;
 }
 
 impl Site {
@@ -35,17 +47,12 @@ impl Site {
         let manifest = Manifest::embedded();
         let content = Content::embedded(&manifest)?;
         let front = Frontend { pool: SsrPool::start(&config.ssr), manifest, files: AssetFiles::Embedded, source_map: None };
-        Ok(Site::new(0, Arc::new(front), Arc::new(content), Vec::new(), config))
+        Ok(Site::new(0, Arc::new(front), Arc::new(content), None, config))
     }
 
-    pub fn new(generation: u64, front: Arc<Frontend>, content: Arc<Content>, problems: Vec<Problem>, config: &Config) -> Site {
+    pub fn new(generation: u64, front: Arc<Frontend>, content: Arc<Content>, dev: Option<Arc<dyn DevPages>>, config: &Config) -> Site {
         let security = SecurityHeaders::new(&config.site_url, &content.frame_origins);
-        Site { generation, front, content, security, problems }
-    }
-
-    /// The problems that break `page`.
-    pub fn problems_for(&self, page: &str) -> Vec<&Problem> {
-        self.problems.iter().filter(|p| p.breaks(page)).collect()
+        Site { generation, front, content, security, dev }
     }
 }
 

@@ -5,16 +5,15 @@ use std::sync::Arc;
 use arc_swap::ArcSwap;
 
 use crate::config::Config;
-use crate::db::team::TeamMember;
 use crate::db::Db;
-use crate::dev::DevHandle;
-use crate::intro::forwarder::ForwarderHandle;
+use crate::intake::forwarder::ForwarderHandle;
 use crate::live::Live;
 use crate::metrics::Metrics;
 use crate::payments::Payments;
 use crate::rate_limit::ClientLimiter;
+use crate::render::cache::PageCache;
 use crate::site::Site;
-use crate::ssr::cache::PageCache;
+use crate::team::TeamMember;
 
 pub type SharedState = Arc<AppState>;
 
@@ -39,8 +38,6 @@ pub struct AppState {
     pub limiter: ClientLimiter,
     /// Which unknown-route requests are logged (all are counted).
     pub not_found_log: crate::telemetry::LogSampler,
-    /// Running as `citizen-site dev`: the reload events.
-    pub dev: Option<DevHandle>,
 }
 
 impl AppState {
@@ -49,19 +46,9 @@ impl AppState {
         self.site.load_full()
     }
 
-    /// Reads the team table again and keeps it (a new version only when it
-    /// changed). A database that is down or fails gives an empty team, as
-    /// the spec asks; the failure is logged when it empties the list.
+    /// Reads the team table again (see [`crate::team::refresh`]).
     pub async fn refresh_team(&self) {
-        let team =
-            if !self.db.is_up() { Err("the database is down".to_owned()) } else { crate::db::team::list(&self.db).await.map_err(|e| e.to_string()) };
-        let members = team.as_ref().map_or(0, Vec::len);
-        match (self.team.set(team.clone().unwrap_or_default()), team) {
-            (Some(version), Ok(_)) => tracing::info!(version, members, "team changed"),
-            (Some(version), Err(error)) => tracing::error!(version, %error, "team load failed; showing an empty team"),
-            (None, Err(error)) => tracing::debug!(%error, "team load failed; the team was already empty"),
-            (None, Ok(_)) => {}
-        }
+        crate::team::refresh(&self.db, &self.team).await;
     }
 
     /// Serves `site` from now on. Pages rendered from the old one are

@@ -19,7 +19,12 @@ use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields};
 use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::EnvFilter;
 
-use crate::config::LogFormat;
+/// How log lines are written (`LOG_FORMAT`).
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    Text,
+    Json,
+}
 
 tokio::task_local! {
     static REQUEST_ID: Arc<str>;
@@ -139,7 +144,7 @@ where
         inner.format_event(ctx, Writer::new(&mut line), event)?;
         let body = line.strip_suffix('\n').unwrap_or(&line);
         if self.json {
-            // The id is checked plain text (see routes::observe): no escaping needed.
+            // The id is checked plain text (see http::observe): no escaping needed.
             match body.strip_prefix('{') {
                 Some(rest) => writeln!(writer, "{{\"request_id\":\"{id}\",{rest}"),
                 None => writeln!(writer, "{body}"),

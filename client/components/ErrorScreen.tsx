@@ -8,7 +8,7 @@ export const GENERIC_ERROR = { status: 500, message: internalError } as const;
 /** The router's default error screen (spec section 8): a heading and the
  *  status or message. Used for render errors on the server and the client,
  *  and, rendered at build time, for the server's own error pages (a render
- *  that could not run: server/ssr/document.rs). */
+ *  that could not run: server/render/document.rs). */
 export function ErrorScreen({ status, message }: { status?: number; message: string }) {
   return (
     <div className="mx-auto max-w-3xl px-4 py-16">

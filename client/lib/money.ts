@@ -4,7 +4,7 @@
 // object cannot be part of the server's V8 startup snapshot).
 
 // Stripe's zero- and three-decimal currencies ("Supported currencies" page);
-// every other currency counts hundredths. server/integrations/stripe.rs
+// every other currency counts hundredths. server/payments/stripe.rs
 // (minor_unit_digits) holds the same lists for the JSON-LD offers.
 const ZERO_DECIMAL = new Set(["bif", "clp", "djf", "gnf", "jpy", "kmf", "krw", "mga", "pyg", "rwf", "ugx", "vnd", "vuv", "xaf", "xof", "xpf"]);
 const THREE_DECIMAL = new Set(["bhd", "jod", "kwd", "omr", "tnd"]);

@@ -1,5 +1,5 @@
 // Generated from the Rust types of server/contract.rs by ts-rs: do not edit.
-// `UPDATE_SERVER_TYPES=1 cargo test --lib contract` rewrites this file; a
+// `cargo test --lib write_server_types -- --ignored` rewrites this file; a
 // test fails while it differs from what the Rust types say.
 
 /**

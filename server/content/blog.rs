@@ -4,9 +4,9 @@
 
 use serde::Serialize;
 
+use super::error::ContentError;
 use super::front_matter::{self, FrontMatter};
 use super::markdown;
-use super::ContentError;
 use crate::assets::Manifest;
 
 /// Whether draft posts are part of the blog.

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::ContentError;
+use super::error::ContentError;
 use crate::assets::Manifest;
 
 /// Names never featured on /wallets (spec section 2).

@@ -9,8 +9,6 @@
 //! at start), and keeps [`Db::is_up`] current so pages skip a database known
 //! to be down instead of waiting on it.
 
-pub mod team;
-
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -165,4 +163,9 @@ fn timed_out(after: Duration) -> sqlx::Error {
 /// Errors that mean "the server is away", as opposed to a bad statement.
 fn is_unreachable(e: &sqlx::Error) -> bool {
     matches!(e, sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Tls(_) | sqlx::Error::Protocol(_))
+}
+
+/// Milliseconds since 1970 (UTC): how every table stamps its rows.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
 }

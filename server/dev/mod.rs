@@ -12,8 +12,9 @@
 //!
 //! Nothing broken replaces what worked: a build that fails keeps the last
 //! good front end, a malformed file keeps its last good content, and the
-//! pages they break answer with the error ([`problem_page`]) until it is
-//! fixed, the rest of the site being served as usual.
+//! pages they break answer with the error (the problem page, through the
+//! [`DevPages`] hook each dev site carries) until it is fixed, the rest of
+//! the site being served as usual.
 
 pub mod builder;
 mod problem;
@@ -23,8 +24,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
-use axum::extract::State;
-use axum::http::{header, StatusCode};
+use axum::http::header;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -36,10 +36,12 @@ pub use problem::{map_stack, source_line, Kind, Problem};
 use crate::assets::{AssetFiles, Manifest};
 use crate::config::{Config, SsrConfig};
 use crate::content::blog::Drafts;
+use crate::content::routes::PageId;
 use crate::content::{Content, Source};
-use crate::seo::escape;
-use crate::site::{Frontend, Site};
-use crate::ssr::SsrPool;
+use crate::html::escape;
+use crate::http::Served;
+use crate::render::SsrPool;
+use crate::site::{DevPages, Frontend, Site};
 use crate::state::{AppState, SharedState};
 use builder::{Builder, FrontBuild, Report};
 
@@ -62,7 +64,8 @@ enum Announcement {
     Closing,
 }
 
-/// The part of `dev` that request handlers reach (in [`AppState::dev`]).
+/// The part of `dev` the application holds: the reload events (served by
+/// [`routes`], closed at shutdown).
 #[derive(Clone)]
 pub struct DevHandle {
     announcements: watch::Sender<Announcement>,
@@ -80,8 +83,8 @@ impl DevHandle {
         &self.root
     }
 
-    fn announce(&self, site: &Site) {
-        self.announcements.send_replace(Announcement::Site { generation: site.generation, problems: site.problems.len() });
+    fn announce(&self, generation: u64, problems: usize) {
+        self.announcements.send_replace(Announcement::Site { generation, problems });
     }
 }
 
@@ -92,6 +95,8 @@ pub struct DevServer {
     /// Why the last front-end build failed; kept until one succeeds.
     front_problems: Vec<Problem>,
     generation: u64,
+    /// How many problems the last site made has.
+    problems: usize,
 }
 
 /// Starts the builder in `root` and makes the site of its first build (a
@@ -104,10 +109,11 @@ pub async fn start(root: &Path, config: &Config) -> anyhow::Result<(Site, DevSer
     // page from an earlier run always reloads.
     let generation = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
     let (announcements, _) = watch::channel(Announcement::Site { generation, problems: 0 });
-    let mut dev = DevServer { builder, handle: DevHandle { announcements, root: Arc::new(root) }, front_problems: Vec::new(), generation };
+    let mut dev =
+        DevServer { builder, handle: DevHandle { announcements, root: Arc::new(root) }, front_problems: Vec::new(), generation, problems: 0 };
     let first = dev.builder.next().await.map_err(anyhow::Error::msg)?;
     let site = dev.next_site(None, first, config).await;
-    dev.handle.announce(&site);
+    dev.handle.announce(dev.generation, dev.problems);
     Ok((site, dev))
 }
 
@@ -129,14 +135,13 @@ impl DevServer {
                     Err(why) => {
                         let problem = Problem::general(Kind::Builder, why);
                         tracing::error!("{problem}");
-                        self.generation += 1;
-                        let site = Site::new(self.generation, current.front.clone(), current.content.clone(), vec![problem], &state.config);
+                        let site = self.site(current.front.clone(), current.content.clone(), vec![problem], &state.config);
                         (site, true)
                     }
                 };
                 // Told after the swap, so a page that reloads gets the new site.
                 state.replace_site(site);
-                self.handle.announce(&state.site());
+                self.handle.announce(self.generation, self.problems);
                 if stopped {
                     return;
                 }
@@ -197,8 +202,47 @@ impl DevServer {
         } else {
             tracing::warn!(problems = problems.len(), "dev: reloaded with problems ({changed}); the pages they break show them");
         }
+        self.site(front, Arc::new(content), problems, config)
+    }
+
+    /// The next site: a new generation, carrying its problems in its hook.
+    fn site(&mut self, front: Arc<Frontend>, content: Arc<Content>, problems: Vec<Problem>, config: &Config) -> Site {
         self.generation += 1;
-        Site::new(self.generation, front, Arc::new(content), problems, config)
+        self.problems = problems.len();
+        let pages = DevSite { generation: self.generation, problems, front: front.clone(), root: self.handle.root.clone() };
+        Site::new(self.generation, front, content, Some(Arc::new(pages)), config)
+    }
+}
+
+/// What a dev site changes in its pages: the reload script in every head,
+/// nothing cached while something is broken, and the problem page instead
+/// of a page a problem breaks or whose render throws.
+struct DevSite {
+    generation: u64,
+    problems: Vec<Problem>,
+    /// Its source map turns a render's stack into source positions.
+    front: Arc<Frontend>,
+    root: Arc<PathBuf>,
+}
+
+impl DevPages for DevSite {
+    fn caches(&self) -> bool {
+        self.problems.is_empty()
+    }
+
+    fn broken(&self, page: PageId) -> Option<String> {
+        let breaking: Vec<&Problem> = self.problems.iter().filter(|p| p.breaks(page.name())).collect();
+        (!breaking.is_empty()).then(|| problem_html(self.generation, &breaking))
+    }
+
+    fn threw(&self, page: PageId, error: &str, stack: Option<&str>) -> String {
+        let problem = render_problem(error, stack, self.front.source_map.as_ref(), &self.root, Some(page.name()));
+        tracing::error!("{problem}");
+        problem_html(self.generation, &[&problem])
+    }
+
+    fn head_tags(&self) -> String {
+        script_tag(self.generation)
     }
 }
 
@@ -225,7 +269,7 @@ fn read_build(dir: &Path) -> Result<(Manifest, String, Option<sourcemap::SourceM
 
 /// A render (or the bundle's loading) that threw: its message, and where in
 /// the sources, from the stack trace through the bundle's source map.
-pub fn render_problem(error: &str, stack: Option<&str>, map: Option<&sourcemap::SourceMap>, root: &Path, page: Option<&str>) -> Problem {
+fn render_problem(error: &str, stack: Option<&str>, map: Option<&sourcemap::SourceMap>, root: &Path, page: Option<&str>) -> Problem {
     // A render's error comes with its stack; a failed load's message is
     // the message followed by the stack.
     let trace = stack.unwrap_or(error);
@@ -257,24 +301,18 @@ const TRACE_FRAMES: usize = 8;
 
 /// The `<script>` a dev page carries: it reloads the page when the site
 /// changes. External, so the Content-Security-Policy holds as in `serve`.
-pub fn script_tag(site: &Site) -> String {
-    format!(r#"<script type="module" src="{SCRIPT_URL}" data-generation="{}"></script>"#, site.generation)
+fn script_tag(generation: u64) -> String {
+    format!(r#"<script type="module" src="{SCRIPT_URL}" data-generation="{generation}"></script>"#)
 }
 
-/// The page shown instead of one that `problems` break: HTTP 500, each
-/// problem's kind, file, line and message, and the source line at fault.
-pub fn problem_page(site: &Site, problems: &[&Problem]) -> Response {
-    let html = problem_html(site, problems);
-    (StatusCode::INTERNAL_SERVER_ERROR, [(header::CONTENT_TYPE, "text/html; charset=utf-8"), (header::CACHE_CONTROL, "no-store")], html)
-        .into_response()
-}
-
-/// The problem page's document (served with 500 and `no-store`).
-pub fn problem_html(site: &Site, problems: &[&Problem]) -> String {
-    let mut html = String::from(crate::ssr::document::HEAD_START);
+/// The page shown instead of one that `problems` break (served with 500
+/// and `no-store`): each problem's kind, file, line and message, and the
+/// source line at fault.
+fn problem_html(generation: u64, problems: &[&Problem]) -> String {
+    let mut html = String::from(crate::render::document::HEAD_START);
     let title = problems.first().map_or("Problem", |p| p.kind.title());
     html.push_str(&format!(r#"<title>{title} — citizen-site dev</title><link rel="stylesheet" href="{STYLE_URL}">"#));
-    html.push_str(&script_tag(site));
+    html.push_str(&script_tag(generation));
     html.push_str(r#"</head><body><main class="problems">"#);
     for p in problems {
         html.push_str(r#"<section class="problem">"#);
@@ -304,11 +342,11 @@ pub fn problem_html(site: &Site, problems: &[&Problem]) -> String {
 
 /// `/__dev/*`: the reload script, its event stream and the problem page's
 /// stylesheet. Only `dev` routes them.
-pub fn routes() -> Router<SharedState> {
+pub fn routes(handle: DevHandle) -> Router<SharedState> {
     Router::new()
-        .route(SCRIPT_URL, get(|| async { asset("text/javascript; charset=utf-8", include_str!("client.js")) }))
-        .route(STYLE_URL, get(|| async { asset("text/css; charset=utf-8", include_str!("problems.css")) }))
-        .route(EVENTS_URL, get(events))
+        .served(SCRIPT_URL, get(|| async { asset("text/javascript; charset=utf-8", include_str!("client.js")) }))
+        .served(STYLE_URL, get(|| async { asset("text/css; charset=utf-8", include_str!("problems.css")) }))
+        .served(EVENTS_URL, get(move || events(handle.clone())))
 }
 
 fn asset(content_type: &'static str, body: &'static str) -> Response {
@@ -317,8 +355,7 @@ fn asset(content_type: &'static str, body: &'static str) -> Response {
 
 /// Server-sent events: the site's generation and how many problems it has,
 /// now and after every change, until shutdown.
-async fn events(State(state): State<SharedState>) -> Response {
-    let Some(dev) = &state.dev else { return StatusCode::NOT_FOUND.into_response() };
+async fn events(dev: DevHandle) -> Response {
     let rx = dev.announcements.subscribe();
     let stream = futures_util::stream::unfold((rx, true), |(mut rx, first)| async move {
         if !first && rx.changed().await.is_err() {

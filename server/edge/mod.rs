@@ -14,7 +14,7 @@
 //! hold ([`Limits`]): open connections in all and per client, the TLS
 //! handshake, the time to send a request's head, a connection that says
 //! nothing, and a write the client does not read. A request's body is
-//! bounded where it is read (`routes::api::body`). So a slow or hostile
+//! bounded where it is read (`http::api::body`). So a slow or hostile
 //! client holds at most its own connections, for seconds, and visitors are
 //! still served (README, "Facing the internet").
 

@@ -36,7 +36,7 @@ async fn a_client_over_its_limit_gets_429_with_retry_after_and_others_are_unaffe
     // Another client behind the same proxy has its own budget.
     assert_eq!(from("198.51.100.20", 4).await.unwrap().status(), 200);
     // The refused request was not stored.
-    assert_eq!(citizen_site::intro::store::pending_count(&app.state.db).await.unwrap(), 4);
+    assert_eq!(citizen_site::intake::store::pending_count(&app.state.db).await.unwrap(), 4);
     // The checkout endpoints count against the same budget.
     let res = app
         .client
@@ -100,12 +100,12 @@ async fn the_honeypot_keeps_bot_requests_aside_and_tells_the_bot_nothing() {
     let rows = sqlx::query("SELECT status FROM intro_requests").fetch_all(&app.state.db.pool).await.unwrap();
     assert_eq!(rows.len(), 2, "kept, in case a person filled it");
     assert!(rows.iter().all(|r| r.get::<String, _>("status") == "spam"), "never forwarded");
-    assert_eq!(citizen_site::intro::store::pending_count(&app.state.db).await.unwrap(), 0);
+    assert_eq!(citizen_site::intake::store::pending_count(&app.state.db).await.unwrap(), 0);
     // People leave it empty.
     let mut person = request(2);
     person["fax"] = json!("");
     assert_eq!(app.client.post(&url).json(&person).send().await.unwrap().status(), 200);
-    assert_eq!(citizen_site::intro::store::pending_count(&app.state.db).await.unwrap(), 1);
+    assert_eq!(citizen_site::intake::store::pending_count(&app.state.db).await.unwrap(), 1);
 }
 
 #[tokio::test]

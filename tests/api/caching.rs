@@ -6,24 +6,16 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use citizen_site::db::team::{self, NewMember};
 use citizen_site::metrics::PageLabel;
+use citizen_site::team::{self, NewMember};
 use serde_json::Value;
 
-use crate::helpers::{eventually, spawn_app, spawn_app_with, visible_text, TestApp};
+use crate::helpers::{eventually, route_table, spawn_app, spawn_app_with, visible_text, TestApp};
 
-/// Every route of the table, with a real post for `:postId`.
+/// Every route of the table, with a real post for `:postId`: (path,
+/// pattern, page).
 fn routes() -> Vec<(String, String, String)> {
-    let table: Value = serde_json::from_str(include_str!("../../content/routes.json")).unwrap();
-    table["routes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            let path = r["path"].as_str().unwrap().to_owned();
-            (path.replace(":postId", "nfc-integration"), path, r["page"].as_str().unwrap().to_owned())
-        })
-        .collect()
+    route_table().into_iter().map(|r| (r.path("nfc-integration"), r.pattern, r.page)).collect()
 }
 
 fn loader_runs(app: &TestApp, page: &str) -> u64 {
@@ -69,7 +61,7 @@ async fn a_cache_hit_runs_no_loader_on_any_cached_route() {
 }
 
 /// The front door answers cached page views before the router sees them
-/// (server/routes/front.rs). What it answers is what the page handler
+/// (server/http/front.rs). What it answers is what the page handler
 /// would: counted under the page's label and as a cache hit, the body alone
 /// left out for HEAD; and whatever is not a view of a cached page still
 /// reaches the router and its rules.
@@ -167,6 +159,14 @@ async fn every_route_sends_the_documented_cache_control_and_success_is_never_sha
             assert_eq!(res.headers()["cache-control"], expected.as_str(), "{target}");
         }
     }
+    // One `"cache"` name in content/routes.json is one policy in the README.
+    let mut policies: HashMap<String, &str> = HashMap::new();
+    for route in route_table() {
+        let documented = table[&route.pattern].as_str();
+        let first = *policies.entry(route.cache.clone()).or_insert(documented);
+        assert_eq!(first, documented, "routes whose cache is {:?} are documented alike", route.cache);
+    }
+    assert_eq!(policies.len(), 5, "content, team, prices, daily, private: {policies:?}");
     let unknown = &table["(unknown route: 404)"];
     let res = app.get("/no-such-page").await;
     assert_eq!((res.status().as_u16(), res.headers()["cache-control"].to_str().unwrap()), (404, unknown.as_str()));

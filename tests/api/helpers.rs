@@ -459,3 +459,58 @@ impl Drop for FlakyProxy {
         self.task.abort();
     }
 }
+
+/// One route of `content/routes.json` as the tests read it: with
+/// serde_json, not the server's parser, so what the server makes of the
+/// table is checked against the file itself.
+pub struct TableRoute {
+    /// As written: `/blog/:postId`.
+    pub pattern: String,
+    pub page: String,
+    /// `"cache"`, `content` when the entry says none.
+    pub cache: String,
+    /// In the sitemap (`"sitemap": false` says not).
+    pub listed: bool,
+}
+
+impl TableRoute {
+    /// The concrete path, with `post` for `:postId`.
+    pub fn path(&self, post: &str) -> String {
+        self.pattern.replace(":postId", post)
+    }
+}
+
+/// Every route of `content/routes.json`, in its order.
+pub fn route_table() -> Vec<TableRoute> {
+    let table: serde_json::Value = serde_json::from_str(include_str!("../../content/routes.json")).unwrap();
+    table["routes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| TableRoute {
+            pattern: r["path"].as_str().unwrap().to_owned(),
+            page: r["page"].as_str().unwrap().to_owned(),
+            cache: r["cache"].as_str().unwrap_or("content").to_owned(),
+            listed: r["sitemap"].as_bool().unwrap_or(true),
+        })
+        .collect()
+}
+
+/// The posts `serve` publishes, read from `content/blog/*.md` directly: a
+/// file whose front matter says `draft = true` is not one.
+pub fn published_posts() -> Vec<String> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("content/blog");
+    let mut ids = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        let front = text.split("+++").nth(1).unwrap_or("");
+        let value = |key: &str| {
+            front.lines().find_map(|l| l.strip_prefix(key)?.trim_start().strip_prefix('=').map(|v| v.trim().trim_matches('"').to_owned()))
+        };
+        if value("draft").as_deref() != Some("true") {
+            ids.push(value("id").expect("every post has an id"));
+        }
+    }
+    ids.sort();
+    ids
+}

@@ -127,7 +127,7 @@ async fn bodies_over_the_limit_get_413_and_change_nothing() {
     }
     req.push_str("0\r\n\r\n");
     assert_eq!(app.raw(req.as_bytes()).await.status, 413);
-    assert_eq!(citizen_site::intro::store::pending_count(&app.state.db).await.unwrap(), 0);
+    assert_eq!(citizen_site::intake::store::pending_count(&app.state.db).await.unwrap(), 0);
 }
 
 /// Sends `head`, then all of `body` (as Python's http.client does, reading
@@ -171,7 +171,7 @@ async fn a_client_that_sends_a_5_mb_body_without_waiting_still_reads_its_413() {
     );
     let (_, status) = send_all_then_read(app.addr(), &head, b"").await;
     assert_eq!(status, "HTTP/1.1 413 Payload Too Large");
-    assert_eq!(citizen_site::intro::store::pending_count(&app.state.db).await.unwrap(), 0);
+    assert_eq!(citizen_site::intake::store::pending_count(&app.state.db).await.unwrap(), 0);
 }
 
 #[tokio::test]
@@ -226,7 +226,7 @@ async fn malformed_json_gets_400_naming_the_field() {
         assert_eq!(status, 400, "{body}");
         assert!(error.starts_with(message), "{body}: {error:?} should start with {message:?}");
     }
-    assert_eq!(citizen_site::intro::store::pending_count(&app.state.db).await.unwrap(), 0, "nothing stored");
+    assert_eq!(citizen_site::intake::store::pending_count(&app.state.db).await.unwrap(), 0, "nothing stored");
 }
 
 #[tokio::test]
@@ -242,7 +242,7 @@ async fn malformed_form_data_gets_400_naming_the_field_and_keeps_what_was_typed(
     assert_eq!(res.status(), 400);
     let html = res.text().await.unwrap();
     assert!(html.contains("name: sent more than once"));
-    assert_eq!(citizen_site::intro::store::pending_count(&app.state.db).await.unwrap(), 0);
+    assert_eq!(citizen_site::intake::store::pending_count(&app.state.db).await.unwrap(), 0);
 }
 
 #[tokio::test]

@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use citizen_site::db::Db;
-use citizen_site::integrations::notion::NotionClient;
-use citizen_site::intro::{forwarder, store, IntroForm, IntroRequest};
+use citizen_site::intake::notion::NotionClient;
+use citizen_site::intake::{forwarder, store, IntroForm, IntroRequest};
 
 const MISSING_REQUIRED: &str = "Missing required fields: Please fill in the name and email address.";
 use serde_json::{json, Value};

@@ -1,4 +1,4 @@
-use crate::helpers::{bootstrap_json, element, links, spawn_app, visible_text};
+use crate::helpers::{bootstrap_json, element, links, route_table, spawn_app, visible_text};
 
 /// Every route of the spec's table with the heading its screen must show.
 const ROUTES: &[(&str, &str, &str)] = &[
@@ -35,6 +35,21 @@ fn h1(html: &str) -> String {
     let open_end = start + html[start..].find('>').unwrap() + 1;
     let close = open_end + html[open_end..].find("</h1>").unwrap();
     visible_text(&format!("<body>{}", &html[open_end..close]))
+}
+
+/// The list above is kept by hand (each route's heading is the spec's), so
+/// a route added to content/routes.json fails here until it has its line.
+#[test]
+fn the_route_list_above_is_every_route_of_the_table() {
+    for route in route_table() {
+        let path = route.path("brussels-pay-launch");
+        assert!(
+            ROUTES.iter().any(|(p, page, _)| p.split('?').next() == Some(path.as_str()) && *page == route.page),
+            "{path} ({}) is in content/routes.json but not in tests/api/pages.rs's ROUTES",
+            route.page
+        );
+    }
+    assert_eq!(ROUTES.len(), route_table().len());
 }
 
 #[tokio::test]

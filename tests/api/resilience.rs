@@ -10,9 +10,9 @@
 
 use std::time::Duration;
 
-use citizen_site::db::team::NewMember;
 use citizen_site::db::Db;
-use citizen_site::intro::store;
+use citizen_site::intake::store;
+use citizen_site::team::NewMember;
 use serde_json::{json, Value};
 
 use crate::helpers::{bootstrap_json, eventually, fresh_postgres, spawn_app_with, visible_text, Blackhole, FlakyProxy, Link, TestApp};
@@ -112,7 +112,7 @@ async fn a_page_view_never_waits_on_a_database_that_hangs() {
     })
     .await;
     let member = NewMember { name: "Ada Hang".into(), ..Default::default() };
-    citizen_site::db::team::import(&app.state.db, &[member], true).await.unwrap();
+    citizen_site::team::import(&app.state.db, &[member], true).await.unwrap();
     app.state.refresh_team().await;
 
     proxy.set(Link::Hanging);

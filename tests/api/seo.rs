@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use crate::helpers::{decode_entities, json_ld, json_ld_of, links, spawn_app_with, title, TestApp};
+use crate::helpers::{decode_entities, json_ld, json_ld_of, links, route_table, spawn_app_with, title, TestApp};
 
 const SITE: &str = "https://citizen.example";
 /// The site's X account (content/site/accounts.json).
@@ -24,22 +24,11 @@ fn meta(html: &str, attr: &str, key: &str) -> Option<String> {
     Some(decode_entities(&html[start..start + html[start..].find('"')?]))
 }
 
-const INDEXED: &[&str] = &[
-    "/",
-    "/wallets",
-    "/services",
-    "/about",
-    "/community",
-    "/blog",
-    "/nfc-wallet",
-    "/mobile-app",
-    "/discord-wallet",
-    "/pricing",
-    "/contact",
-    "/ctzn",
-    "/privacy",
-    "/terms",
-];
+/// The routes the sitemap lists, from content/routes.json (`:postId` routes
+/// apart: the posts are added where needed).
+fn indexed() -> Vec<String> {
+    route_table().into_iter().filter(|r| r.listed && !r.pattern.contains(':')).map(|r| r.pattern).collect()
+}
 
 /// The published posts, as the sitemap lists them.
 async fn post_paths(app: &TestApp) -> Vec<String> {
@@ -77,7 +66,7 @@ async fn every_route_has_its_own_title_description_canonical_and_complete_share_
     let app = app().await;
     let mut titles = HashSet::new();
     let posts = post_paths(&app).await;
-    for path in INDEXED.iter().copied().chain(posts.iter().map(String::as_str)) {
+    for path in indexed().iter().map(String::as_str).chain(posts.iter().map(String::as_str)) {
         let (status, html) = app.get_text(path).await;
         assert_eq!(status, 200);
         let title = decode_entities(title(&html));
@@ -207,7 +196,7 @@ async fn every_page_json_ld_parses_is_complete_absolute_and_names_served_images(
         .collect();
     assert_eq!(channels.len(), 3, "{channels:?}");
     let posts = post_paths(&app).await;
-    for path in INDEXED.iter().copied().chain(posts.iter().map(String::as_str)) {
+    for path in indexed().iter().map(String::as_str).chain(posts.iter().map(String::as_str)) {
         let (_, html) = app.get_text(path).await;
         let blocks = json_ld(&html);
         for block in &blocks {
@@ -270,8 +259,10 @@ async fn the_sitemap_lists_every_public_route_and_post_and_nothing_else() {
     let locs: HashSet<String> = doc.descendants().filter(|n| n.has_tag_name("loc")).map(|n| n.text().unwrap().to_owned()).collect();
     let posts =
         ["brussels-pay-launch", "nfc-integration", "ethglobal-london", "brussels-workshop", "quadratic-accelerator", "regen-village-brussels"];
-    let expected: HashSet<String> = INDEXED.iter().map(|p| format!("{SITE}{p}")).chain(posts.iter().map(|p| format!("{SITE}/blog/{p}"))).collect();
+    let expected: HashSet<String> = indexed().iter().map(|p| format!("{SITE}{p}")).chain(posts.iter().map(|p| format!("{SITE}/blog/{p}"))).collect();
     assert_eq!(locs, expected);
+    assert_eq!(indexed().len(), 14, "every route but the blog post pattern, /success and /cancel");
+    assert!(!locs.iter().any(|l| l.ends_with("/success") || l.ends_with("/cancel")), "no payment page is listed");
     let post = doc
         .descendants()
         .find(|n| n.has_tag_name("url") && n.descendants().any(|c| c.text() == Some(&format!("{SITE}/blog/nfc-integration"))))

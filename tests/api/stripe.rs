@@ -392,7 +392,7 @@ async fn webhook_on(database_url: Option<String>) {
     // The same event again (Stripe retries): acknowledged, changes nothing.
     let res = post(sign(&payload, now), payload.clone()).await.unwrap();
     assert_eq!(res.json::<Value>().await.unwrap(), json!({ "received": true, "duplicate": true }));
-    assert_eq!(citizen_site::routes::api::stripe::completed_checkouts(&app.state).await.unwrap(), 1);
+    assert_eq!(citizen_site::payments::checkouts::count(&app.state.db).await.unwrap(), 1);
 
     // Tampered body, wrong secret, stale timestamp, no header.
     let tampered = payload.replace("jenny@example.com", "eve@example.com");
@@ -403,7 +403,7 @@ async fn webhook_on(database_url: Option<String>) {
     assert_eq!(post(wrong, payload.clone()).await.unwrap().status(), 400);
     assert_eq!(post(sign(&payload, now - 3600), payload.clone()).await.unwrap().status(), 400);
     assert_eq!(post(String::new(), payload.clone()).await.unwrap().status(), 400);
-    assert_eq!(citizen_site::routes::api::stripe::completed_checkouts(&app.state).await.unwrap(), 1);
+    assert_eq!(citizen_site::payments::checkouts::count(&app.state.db).await.unwrap(), 1);
 }
 
 #[tokio::test]
@@ -429,7 +429,7 @@ async fn delayed_payments_on(database_url: String) {
             .body(payload);
         async move { req.send().await.unwrap().json::<Value>().await.unwrap() }
     };
-    let stored = |id: &'static str| citizen_site::routes::api::stripe::checkout_status(&app.state, id);
+    let stored = |id: &'static str| citizen_site::payments::checkouts::status(&app.state.db, id);
     let page = |id: &str| {
         let (app, url) = (&app, format!("/success?session_id={id}"));
         async move { visible_text(element(&app.get_text(&url).await.1, "main")) }
@@ -475,7 +475,7 @@ async fn delayed_payments_on(database_url: String) {
         deliver("evt_f2", "checkout.session.async_payment_failed", checkout_session("cs_test_bounce", "unpaid", None)).await["duplicate"],
         true
     );
-    assert_eq!(citizen_site::routes::api::stripe::completed_checkouts(&app.state).await.unwrap(), 2);
+    assert_eq!(citizen_site::payments::checkouts::count(&app.state.db).await.unwrap(), 2);
     let events: i64 = sqlx::query("SELECT COUNT(*) AS n FROM stripe_events").fetch_one(&app.state.db.pool).await.unwrap().get("n");
     assert_eq!(events, 5, "each event recorded once");
 }

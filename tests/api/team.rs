@@ -1,6 +1,6 @@
 //! The team table behind /about, on SQLite and PostgreSQL.
 
-use citizen_site::db::team::{self, NewMember};
+use citizen_site::team::{self, NewMember};
 
 use crate::helpers::{element, fresh_databases, spawn_app_with, tempdir::TempDir, visible_text};
 

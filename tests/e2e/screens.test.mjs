@@ -1,15 +1,15 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import fs from "node:fs";
 import { launchBrowser, startServer, watchConsole } from "./harness.mjs";
 
 let server;
 let browser;
 
-const ROUTES = [
-  "/", "/wallets", "/services", "/about", "/community", "/blog", "/blog/nfc-integration", "/nfc-wallet",
-  "/mobile-app", "/discord-wallet", "/pricing", "/contact", "/ctzn", "/privacy", "/terms", "/success",
-  "/success?session_id=cs_test_1", "/cancel",
-];
+// Every route of the table (a new one is checked without an edit here),
+// and the payment page with a session.
+const TABLE = JSON.parse(fs.readFileSync(new URL("../../content/routes.json", import.meta.url), "utf8")).routes;
+const ROUTES = [...TABLE.map((r) => r.path.replace(":postId", "nfc-integration")), "/success?session_id=cs_test_1"];
 
 before(async () => {
   server = await startServer();

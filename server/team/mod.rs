@@ -1,8 +1,11 @@
-//! `team_members`, read for /about.
+//! The team shown on /about: the `team_members` table, its SQL (list,
+//! import, the sample for `dev`), and the copy of it pages read
+//! ([`refresh`] keeps it current in the background).
 
 use serde::Serialize;
 
-use super::Db;
+use crate::db::Db;
+use crate::live::Live;
 
 /// One row of `team_members` as /about receives it: missing values are
 /// empty strings. `image_url` is a photo when it starts with http, otherwise
@@ -86,6 +89,20 @@ pub async fn seed_sample(db: &Db) -> Result<usize, sqlx::Error> {
 /// Removes the member with that name; tells whether there was one.
 pub async fn remove(db: &Db, name: &str) -> Result<bool, sqlx::Error> {
     Ok(sqlx::query("DELETE FROM team_members WHERE name = $1").bind(name).execute(&db.pool).await?.rows_affected() > 0)
+}
+
+/// Reads the table again into `team` (a new version only when it
+/// changed). A database that is down or fails gives an empty team, as the
+/// spec asks; the failure is logged when it empties the list.
+pub async fn refresh(db: &Db, team: &Live<Vec<TeamMember>>) {
+    let read = if !db.is_up() { Err("the database is down".to_owned()) } else { list(db).await.map_err(|e| e.to_string()) };
+    let members = read.as_ref().map_or(0, Vec::len);
+    match (team.set(read.clone().unwrap_or_default()), read) {
+        (Some(version), Ok(_)) => tracing::info!(version, members, "team changed"),
+        (Some(version), Err(error)) => tracing::error!(version, %error, "team load failed; showing an empty team"),
+        (None, Err(error)) => tracing::debug!(%error, "team load failed; the team was already empty"),
+        (None, Ok(_)) => {}
+    }
 }
 
 #[cfg(test)]

@@ -1,10 +1,14 @@
-//! Intro requests (the contact form, spec sections 3-5 and 7: save-to-notion).
+//! Intake: intro requests (the contact form, spec sections 3-5 and 7:
+//! save-to-notion). This file parses a submission into an [`IntroRequest`]
+//! (or says which rule it breaks); [`store`] holds the SQL; [`forwarder`]
+//! sends stored requests on through [`notion`], the Notion client.
 //!
 //! Store first, forward second: a request that passes validation is written
 //! to the database in one transaction before the visitor hears it worked;
 //! the [`forwarder`] then creates its Notion page, exactly once.
 
 pub mod forwarder;
+pub mod notion;
 pub mod store;
 
 use std::fmt;

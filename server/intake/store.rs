@@ -7,7 +7,7 @@ use std::time::Duration;
 use sqlx::Row;
 
 use super::IntroRequest;
-use crate::db::{Db, Dialect};
+use crate::db::{now_ms, Db, Dialect};
 
 /// A stored request, as the forwarder sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,10 +24,6 @@ pub struct StoredRequest {
     /// The stored tags could not be read back: `tags` is empty, the row
     /// keeps what was stored.
     pub tags_unreadable: bool,
-}
-
-pub fn now_ms() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
 }
 
 /// What became of a stored submission.

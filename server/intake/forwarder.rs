@@ -10,9 +10,10 @@ use std::time::Duration;
 use prometheus_client::metrics::counter::Counter;
 use tokio::sync::{watch, Notify};
 
-use super::store::{self, now_ms};
+use super::store;
+use crate::db::now_ms;
 use crate::db::Db;
-use crate::integrations::notion::NotionClient;
+use crate::intake::notion::NotionClient;
 
 /// How long a claim holds by default (`INTRO_LEASE_SECS`): longer than one
 /// Notion call with its timeouts. After a crash, the request waits this long

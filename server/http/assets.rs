@@ -3,10 +3,10 @@
 //! accepts it; a dev build's are read from its folder.
 
 use axum::extract::{Request, State};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 
-use crate::assets::AssetFiles;
+use crate::assets::{preferred_encoding, AssetFiles, Encoding};
 use crate::state::SharedState;
 
 pub async fn asset(State(state): State<SharedState>, req: Request) -> Response {
@@ -38,61 +38,4 @@ pub async fn asset(State(state): State<SharedState>, req: Request) -> Response {
         h.insert(header::CONTENT_ENCODING, HeaderValue::from_static(enc));
     }
     res
-}
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Encoding {
-    Br,
-    Gzip,
-    Identity,
-}
-
-/// The best encoding the client accepts (q=0 means refused).
-pub fn preferred_encoding(headers: &HeaderMap) -> Encoding {
-    let mut br = false;
-    let mut gzip = false;
-    for value in headers.get_all(header::ACCEPT_ENCODING) {
-        let Ok(value) = value.to_str() else { continue };
-        for item in value.split(',') {
-            let mut parts = item.trim().split(';');
-            // Every page view asks this: no allocation.
-            let name = parts.next().unwrap_or("").trim();
-            let refused = parts.any(|p| {
-                let p = p.trim();
-                p.strip_prefix("q=").and_then(|q| q.parse::<f32>().ok()).is_some_and(|q| q == 0.0)
-            });
-            if name.eq_ignore_ascii_case("br") {
-                br = !refused;
-            } else if name.eq_ignore_ascii_case("gzip") {
-                gzip = !refused;
-            }
-        }
-    }
-    if br {
-        Encoding::Br
-    } else if gzip {
-        Encoding::Gzip
-    } else {
-        Encoding::Identity
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn enc(v: &str) -> Encoding {
-        let mut h = HeaderMap::new();
-        h.insert(header::ACCEPT_ENCODING, HeaderValue::from_str(v).unwrap());
-        preferred_encoding(&h)
-    }
-
-    #[test]
-    fn picks_the_best_accepted_encoding() {
-        assert_eq!(enc("gzip, deflate, br"), Encoding::Br);
-        assert_eq!(enc("gzip"), Encoding::Gzip);
-        assert_eq!(enc("br;q=0, gzip"), Encoding::Gzip);
-        assert_eq!(enc("identity"), Encoding::Identity);
-        assert_eq!(enc("GZIP"), Encoding::Gzip);
-    }
 }

@@ -3,7 +3,7 @@
 //! change), the URL the page was rendered for (the path plus only the query
 //! parameters its loader reads) and the version of the changing data it
 //! shows (the team's, the price list's, the day's; see
-//! [`crate::routes::loaders::plan`]). All three are known before any data is
+//! [`crate::pages::load::plan`]). All three are known before any data is
 //! read, so a hit costs one lookup; new data is a new version, so nothing
 //! needs invalidating.
 //!
@@ -21,7 +21,7 @@ use axum::response::Response;
 use bytes::Bytes;
 use moka::future::Cache;
 
-use crate::routes::assets::{preferred_encoding, Encoding};
+use crate::assets::{preferred_encoding, Encoding};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct PageKey {
@@ -43,7 +43,7 @@ pub struct Encoded {
 impl Encoded {
     /// Compresses once: brotli quality 9 and gzip level 9, nearly the
     /// smallest bodies, at a cost paid once per page rather than per visit
-    /// (on a blocking thread: see `routes::pages`).
+    /// (on a blocking thread: see `pages::make`).
     pub fn new(body: Vec<u8>) -> Encoded {
         let mut br = Vec::with_capacity(body.len() / 4);
         {
@@ -142,7 +142,7 @@ impl CachedPage {
     }
 
     /// The page, for a request with these headers. Its headers are complete:
-    /// the security headers are in (see [`crate::routes::front`]).
+    /// the security headers are in (see [`crate::http::front`]).
     pub fn page_response(&self, request: &HeaderMap) -> Response {
         self.html.respond(self.status, &self.html_headers, request)
     }

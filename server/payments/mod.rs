@@ -1,11 +1,18 @@
-//! The payments service behind the pricing and success pages and the Stripe
-//! endpoints: one place that knows the key, the site URL and the caches.
+//! Payments: the service behind the pricing and success pages and the
+//! Stripe endpoints (this file: one place that knows the key, the site URL
+//! and the caches), the Stripe client ([`stripe`], async-stripe), where a
+//! visitor's payment stands ([`sessions`]) and what the webhook records
+//! ([`checkouts`], the SQL of payments).
 //!
 //! The success page's session lookups are the one Stripe call a visitor can
 //! cause at will, so they are guarded three ways: an id that cannot be a
 //! Checkout Session id never reaches Stripe; a session seen lately comes
 //! from a cache (concurrent lookups of one id share one call); and the
 //! calls one client causes are limited ([`ClientLimiter`]).
+
+pub mod checkouts;
+pub mod sessions;
+pub mod stripe;
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -14,8 +21,8 @@ use std::time::{Duration, Instant};
 use moka::future::Cache;
 use moka::Expiry;
 
+use self::stripe::{PaymentState, PriceRecord, VerifiedSession, WebhookEvent};
 use crate::config::Config;
-use crate::integrations::stripe::{self, PaymentState, PriceRecord, VerifiedSession, WebhookEvent};
 use crate::live::{Live, Snapshot};
 use crate::rate_limit::ClientLimiter;
 

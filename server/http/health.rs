@@ -10,7 +10,7 @@ use axum::{Extension, Json};
 use serde_json::json;
 
 use crate::client_ip::ClientIp;
-use crate::intro::store;
+use crate::intake::store;
 use crate::state::SharedState;
 
 /// 200 while the process serves at all.

@@ -14,12 +14,10 @@ use axum::{Extension, Json};
 use super::body::{self, Kind, Submission};
 use super::{rate_limit, ApiError};
 use crate::client_ip::ClientIp;
-use crate::contract::{ContactData, IntroStored, PageData};
-use crate::intro::store::{self, Disposition, Stored};
-use crate::intro::{IntroForm, IntroRequest};
+use crate::contract::IntroStored;
+use crate::intake::store::{self, Disposition, Stored};
+use crate::intake::{IntroForm, IntroRequest};
 use crate::metrics::Metrics;
-use crate::routes::loaders::{cache_control, Loaded, Plan, RouteData};
-use crate::routes::pages;
 use crate::state::SharedState;
 
 pub async fn save(State(state): State<SharedState>, Extension(client): Extension<ClientIp>, submission: Result<Submission, ApiError>) -> Response {
@@ -117,16 +115,10 @@ fn form_from_pairs(pairs: Vec<(String, String)>) -> Result<IntroForm, ApiError> 
 }
 
 async fn contact_with_error(state: &SharedState, e: ApiError, form: IntroForm) -> Response {
-    let loaded = Loaded {
-        // Holds what the visitor typed: never cached, never shared.
-        plan: Plan { render_url: "/contact".into(), version: 0, cacheable: false, cache_control: cache_control::PRIVATE },
-        route: RouteData {
-            status: e.status.as_u16(),
-            data: PageData::Contact(ContactData { submitted: false, error: Some(e.message), values: Some(form) }),
-        },
-        retry_after: e.retry_after,
-    };
-    pages::render(state, loaded).await
+    let loaded = crate::pages::load::contact_refused(e.status.as_u16(), e.message, form, e.retry_after);
+    let site = state.site();
+    let route = site.content.routes.find("/contact");
+    crate::http::respond::uncached(state, &site, &route, loaded).await
 }
 
 #[cfg(test)]

@@ -1,18 +1,78 @@
 //! The spec's route table (`content/routes.json`, shared with the client):
-//! which page a path shows, and the path's parameters.
+//! which page a path shows, the path's parameters, and each route's facts
+//! (how long caches keep it, whether the sitemap lists it and search
+//! engines index it). Every other part asks these facts here instead of
+//! keeping a list of pages of its own.
 
 use std::collections::HashMap;
 
 use percent_encoding::percent_decode_str;
 use serde::Deserialize;
 
-use crate::content::{ContentError, ROUTES_FILE};
-pub use crate::contract::PageId;
+use super::error::{ContentError, ROUTES_FILE};
+
+// PageId: build.rs makes it from content/routes.json (every page the table
+// names, and NotFound).
+include!(concat!(env!("OUT_DIR"), "/page_ids.rs"));
+
+/// How long shared caches (a CDN, nginx's `proxy_cache`) may keep a page,
+/// by what its data is: a route's `"cache"` in `content/routes.json`
+/// (`content` when it says none). Browsers always revalidate (`max-age=0`;
+/// the ETag makes that a 304). `stale-while-revalidate` lets a shared cache
+/// answer at once with the copy it has while it fetches the next. The
+/// README's caching table says the same, and a test compares the two.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase", deny_unknown_fields)]
+pub enum CachePolicy {
+    /// Content compiled into the binary: it changes with a deploy.
+    #[default]
+    Content,
+    /// The team, read again every `TEAM_REFRESH_SECS`.
+    Team,
+    /// Stripe's price list, read again every minute.
+    Prices,
+    /// The page shows today's date.
+    Daily,
+    /// A visitor's own data (the payment on /success): never kept, never shared.
+    Private,
+    /// The same for everybody but not kept here (unknown routes, filters
+    /// that match nothing): a cache must ask each time.
+    Revalidate,
+}
+
+impl CachePolicy {
+    /// The `Cache-Control` value of a page (and of its route data).
+    pub const fn header(self) -> &'static str {
+        match self {
+            CachePolicy::Content => "public, max-age=0, s-maxage=300, stale-while-revalidate=3600",
+            CachePolicy::Team => "public, max-age=0, s-maxage=10, stale-while-revalidate=60",
+            CachePolicy::Prices => "public, max-age=0, s-maxage=60, stale-while-revalidate=600",
+            CachePolicy::Daily => "public, max-age=0, s-maxage=300, stale-while-revalidate=600",
+            CachePolicy::Private => "private, no-store",
+            CachePolicy::Revalidate => "no-cache",
+        }
+    }
+}
+
+/// What the table says of a route besides its page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RouteFacts {
+    pub cache: CachePolicy,
+    /// In the sitemap (`"sitemap": false` leaves it out).
+    pub listed: bool,
+    /// Indexable (`"index": false` gives its pages `noindex`).
+    pub indexed: bool,
+}
+
+impl RouteFacts {
+    /// The facts of every path the table does not match: the 404 page.
+    pub const NOT_FOUND: RouteFacts = RouteFacts { cache: CachePolicy::Revalidate, listed: false, indexed: false };
+}
 
 /// First path segments the server answers itself, never with a page: the
 /// API, the assets, the SEO files, health and metrics, and `dev`'s own
 /// files. A route may not start with one (the front door, see
-/// [`super::front`], relies on it; `routes::tests` checks the list against
+/// [`crate::http::front`], relies on it; `http::tests` checks the list against
 /// the router).
 pub const SERVER_SEGMENTS: [&str; 10] =
     ["api", "assets", "__dev", "sitemap.xml", "robots.txt", "feed.xml", "site.webmanifest", "healthz", "readyz", "metrics"];
@@ -23,9 +83,23 @@ struct TableFile {
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct RouteDef {
     path: String,
     page: String,
+    /// The type of the page's loader data: read by build.rs, not here.
+    #[serde(default, rename = "data")]
+    _data: Option<String>,
+    #[serde(default)]
+    cache: CachePolicy,
+    #[serde(default = "yes")]
+    sitemap: bool,
+    #[serde(default = "yes")]
+    index: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 #[derive(Debug, Clone)]
@@ -38,6 +112,7 @@ enum Segment {
 struct Route {
     segments: Vec<Segment>,
     page: PageId,
+    facts: RouteFacts,
 }
 
 /// Parsed from `content/routes.json` with the rest of the content
@@ -53,6 +128,7 @@ pub struct RouteMatch {
     pub page: PageId,
     /// Path parameters, percent-decoded.
     pub params: HashMap<String, String>,
+    pub facts: RouteFacts,
 }
 
 impl RouteMatch {
@@ -75,13 +151,13 @@ impl RouteTable {
             .into_iter()
             .map(|r| {
                 // The pages are compiled in (PageId, from this file at build
-                // time): `dev` can move a page to another path, but a new
-                // page needs its loader, so a rebuild.
+                // time): `dev` can move a page to another path or change its
+                // facts, but a new page needs a rebuild.
                 let page = PageId::from_name(&r.page).ok_or_else(|| {
                     ContentError::new(
                         ROUTES_FILE,
                         format!(
-                            "the page \"{}\" is not one this build knows ({}); a new page needs its loader in server/routes/loaders.rs and a rebuild",
+                            "the page \"{}\" is not one this build knows ({}); a new page needs a rebuild (cargo build, or restarting dev)",
                             r.page,
                             PageId::ALL.map(PageId::name).join(", ")
                         ),
@@ -93,7 +169,11 @@ impl RouteTable {
                         None => Segment::Literal(s.to_owned()),
                     })
                     .collect();
-                Ok(Route { segments, page })
+                if page == PageId::NotFound {
+                    return Err(ContentError::new(ROUTES_FILE, "NotFound is the page of every path the table does not match; no route may name it"));
+                }
+                let facts = RouteFacts { cache: r.cache, listed: r.sitemap, indexed: r.index };
+                Ok(Route { segments, page, facts })
             })
             .collect::<Result<_, ContentError>>()?;
         Ok(RouteTable { routes })
@@ -136,9 +216,9 @@ impl RouteTable {
                     }
                 }
             }
-            return RouteMatch { page: route.page, params };
+            return RouteMatch { page: route.page, params, facts: route.facts };
         }
-        RouteMatch { page: PageId::NotFound, params: HashMap::new() }
+        RouteMatch { page: PageId::NotFound, params: HashMap::new(), facts: RouteFacts::NOT_FOUND }
     }
 }
 
@@ -182,13 +262,33 @@ mod tests {
     }
 
     #[test]
-    fn a_page_without_a_loader_is_refused_with_what_to_do() {
-        // Moving a page is content; a new page is code (its loader).
+    fn a_page_this_build_does_not_know_is_refused_with_what_to_do() {
+        // Moving a page is content; a new page is a rebuild.
         let moved = RouteTable::parse(r#"{"routes": [{"path": "/start", "page": "Home"}]}"#).unwrap();
         assert_eq!(moved.find("/start").page, PageId::Home);
         let e = RouteTable::parse(r#"{"routes": [{"path": "/events", "page": "Events"}]}"#).unwrap_err();
         assert!(e.to_string().contains("the page \"Events\" is not one this build knows"), "{e}");
-        assert!(e.to_string().contains("needs its loader in server/routes/loaders.rs"), "{e}");
+        assert!(e.to_string().contains("needs a rebuild"), "{e}");
+        let e = RouteTable::parse(r#"{"routes": [{"path": "/gone", "page": "NotFound"}]}"#).unwrap_err();
+        assert!(e.to_string().contains("no route may name it"), "{e}");
+    }
+
+    #[test]
+    fn each_route_carries_the_facts_the_table_gives_it() {
+        let t = table();
+        let facts = |path: &str| t.find(path).facts;
+        assert_eq!(facts("/"), RouteFacts { cache: CachePolicy::Content, listed: true, indexed: true });
+        assert_eq!(facts("/about").cache, CachePolicy::Team);
+        assert_eq!(facts("/pricing").cache, CachePolicy::Prices);
+        assert_eq!(facts("/terms").cache, CachePolicy::Daily);
+        assert_eq!(facts("/success"), RouteFacts { cache: CachePolicy::Private, listed: false, indexed: true });
+        assert_eq!(facts("/cancel"), RouteFacts { cache: CachePolicy::Content, listed: false, indexed: true });
+        assert_eq!(facts("/no-such-page"), RouteFacts::NOT_FOUND);
+        let moved = RouteTable::parse(r#"{"routes": [{"path": "/x", "page": "Home", "cache": "daily", "sitemap": false, "index": false}]}"#).unwrap();
+        assert_eq!(moved.find("/x").facts, RouteFacts { cache: CachePolicy::Daily, listed: false, indexed: false });
+        let e = RouteTable::parse(r#"{"routes": [{"path": "/x", "page": "Home", "cache": "forever"}]}"#).unwrap_err();
+        assert!(e.to_string().contains("unknown variant `forever`"), "{e}");
+        assert!(RouteTable::parse(r#"{"routes": [{"path": "/x", "page": "Home", "sitemapp": false}]}"#).is_err());
     }
 
     #[test]

@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::intro::store::StoredRequest;
+use crate::intake::store::StoredRequest;
 
 const NOTION_VERSION: &str = "2022-06-28";
 /// Notion's limit for one rich-text object.

@@ -9,7 +9,7 @@
 //!
 //! Only paths of the route table are answered here, and the route table
 //! may not use a path the router serves itself
-//! ([`super::table::SERVER_SEGMENTS`]), so a route of the router never
+//! ([`crate::content::routes::SERVER_SEGMENTS`]), so a route of the router never
 //! reaches the page cache.
 
 use std::convert::Infallible;
@@ -34,8 +34,9 @@ pub struct FrontDoor {
 }
 
 impl FrontDoor {
-    pub fn new(state: SharedState) -> FrontDoor {
-        FrontDoor { router: super::router(state.clone()), state }
+    /// The front door of `router` (see [`super::router`]).
+    pub fn new(state: SharedState, router: Router) -> FrontDoor {
+        FrontDoor { router, state }
     }
 }
 

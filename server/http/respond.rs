@@ -1,0 +1,40 @@
+//! Pages made for one request, as responses: shared by the page handler
+//! and the contact form's plain post (which gets the contact page back).
+
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+
+use super::api::set_retry_after;
+use crate::content::routes::RouteMatch;
+use crate::pages::make::{self, Failed};
+use crate::pages::Loaded;
+use crate::site::Site;
+use crate::state::AppState;
+
+/// A page made for this request alone, uncompressed: the compression layer
+/// deals with it.
+pub async fn uncached(state: &AppState, site: &Site, route: &RouteMatch, loaded: Loaded) -> Response {
+    let mut res = match make::uncached(state, site, route, &loaded).await {
+        Ok((status, html)) => html_response(status, html, loaded.plan.cache_control),
+        Err(failed) => failed_response(&failed),
+    };
+    set_retry_after(&mut res, loaded.retry_after);
+    res
+}
+
+pub fn failed_response(failed: &Failed) -> Response {
+    let mut res = html_response(failed.status, failed.html.clone(), "no-store");
+    if failed.retry_soon {
+        res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    }
+    res
+}
+
+fn html_response(status: u16, html: String, cache_control: &'static str) -> Response {
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let headers = [
+        (header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8")),
+        (header::CACHE_CONTROL, HeaderValue::from_static(cache_control)),
+    ];
+    (status, headers, html).into_response()
+}

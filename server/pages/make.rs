@@ -1,0 +1,166 @@
+//! Making a page: its loader's data rendered in an isolate, wrapped in the
+//! document with its head tags, and for a page the cache keeps, compressed
+//! and stored (once however many requests for it arrive together: the
+//! cache's `try_get_with` makes the others wait for that one, and the
+//! compression runs on a blocking thread, off the async workers).
+
+use std::net::IpAddr;
+use std::sync::Arc;
+
+use axum::http::HeaderMap;
+
+use super::load::{self, Loaded};
+use super::{resolve, Resolved};
+use crate::content::routes::RouteMatch;
+use crate::contract::{Bootstrap, ErrorNotice};
+use crate::messages::messages;
+use crate::metrics::Metrics;
+use crate::render::cache::{CachedPage, PageKey};
+use crate::render::{document, RenderError, RenderOutput};
+use crate::site::Site;
+use crate::state::AppState;
+
+/// A page that could not be made: the parts of its error response, shared
+/// by every request that waited on the same render.
+#[derive(Debug)]
+pub struct Failed {
+    pub status: u16,
+    pub html: String,
+    /// A 503 (the render queue is full) asks to come back in a second.
+    pub retry_soon: bool,
+}
+
+impl Failed {
+    fn internal(site: &Site) -> Failed {
+        Failed { status: 500, html: document::error_page(&site.front.manifest, 500, &messages().internal_error), retry_soon: false }
+    }
+}
+
+/// The cached page under `key`, made if it is not there yet.
+pub async fn cached(
+    state: &AppState,
+    site: &Site,
+    route: &RouteMatch,
+    key: PageKey,
+    plan: super::Plan,
+    client: IpAddr,
+) -> Result<Arc<CachedPage>, Arc<Failed>> {
+    state
+        .pages
+        .try_get_with(key, async {
+            let loaded = load::load(state, &site.content, route, plan, client).await;
+            // One serialisation: embedded in the page and kept for route data.
+            let json = serde_json::to_string(&loaded.route).expect("route data serializes");
+            let (status, html) = document_of(state, site, route, &loaded, &json).await?;
+            let cache_control = loaded.plan.cache_control;
+            let mut security = HeaderMap::new();
+            site.security.apply(&loaded.plan.render_url, &mut security);
+            let page = tokio::task::spawn_blocking(move || CachedPage::new(status, cache_control, html, json, &security)).await.map_err(|e| {
+                tracing::error!(error = %e, "compressing a page failed");
+                Failed::internal(site)
+            })?;
+            Ok(Arc::new(page))
+        })
+        .await
+}
+
+/// A page that is not cached (it carries what a visitor sent, or the cache
+/// is off): its status and document, uncompressed.
+pub async fn uncached(state: &AppState, site: &Site, route: &RouteMatch, loaded: &Loaded) -> Result<(u16, String), Failed> {
+    let bootstrap = serde_json::to_string(&loaded.route).expect("route data serializes");
+    document_of(state, site, route, loaded, &bootstrap).await
+}
+
+/// Renders every page of the route table into the cache (done at start,
+/// before /readyz says ready). Returns how many pages were rendered.
+pub async fn prerender(state: &AppState) -> usize {
+    let site = state.site();
+    let paths = site.content.routes.concrete_paths(|param| match param {
+        "postId" => site.content.blog.list().into_iter().map(|p| p.id).collect(),
+        _ => Vec::new(),
+    });
+    let mut done = 0;
+    // The server itself asks: no visitor's budget is spent.
+    let server = IpAddr::from(std::net::Ipv4Addr::LOCALHOST);
+    for path in paths {
+        if let Resolved::Page { route, plan, key: Some(key) } = resolve(state, &site, &axum::http::Method::GET, &path, None) {
+            if cached(state, &site, &route, key, plan, server).await.is_ok() {
+                done += 1;
+            }
+        }
+    }
+    done
+}
+
+/// The page's document and status: rendered in an isolate and wrapped in
+/// the document shell. A render that failed (or that a broken file breaks,
+/// in `dev`) is the error page instead.
+async fn document_of(state: &AppState, site: &Site, route: &RouteMatch, loaded: &Loaded, bootstrap: &str) -> Result<(u16, String), Failed> {
+    if let Some(html) = site.dev.as_ref().and_then(|dev| dev.broken(route.page)) {
+        return Err(Failed { status: 500, html, retry_soon: false });
+    }
+    let m = &state.metrics;
+    let started = std::time::Instant::now();
+    let front = &site.front;
+    let url = &loaded.plan.render_url;
+    let rendered = front.pool.render(url, bootstrap).await;
+    m.render_seconds.observe(started.elapsed().as_secs_f64());
+    if let Err(e) = &rendered {
+        Metrics::outcome(
+            &m.render_failures,
+            match e {
+                RenderError::Overloaded => "overloaded",
+                RenderError::Timeout(_) => "timeout",
+                RenderError::HeapLimit => "heap_limit",
+                RenderError::Script(_) => "script",
+                RenderError::WorkerLost => "panic",
+            },
+        );
+    }
+    match rendered {
+        Ok(out) if out.error.is_some() || out.status >= 500 => {
+            Metrics::outcome(&m.render_failures, "error_screen");
+            tracing::error!(%url, error = out.error.as_deref().unwrap_or(""), "render error");
+            if let (Some(dev), Some(error)) = (&site.dev, &out.error) {
+                return Err(Failed { status: 500, html: dev.threw(out.page, error, out.stack.as_deref()), retry_soon: false });
+            }
+            let html = document::page(&front.manifest, &out, &head(state, site, route, loaded, &out), &error_bootstrap(loaded));
+            Err(Failed { status: 500, html, retry_soon: false })
+        }
+        Ok(out) => Ok((out.status, document::page(&front.manifest, &out, &head(state, site, route, loaded, &out), bootstrap))),
+        Err(RenderError::Overloaded) => {
+            tracing::warn!(%url, "render queue full; shedding");
+            Err(Failed { status: 503, html: document::error_page(&front.manifest, 503, &messages().unavailable), retry_soon: true })
+        }
+        Err(e) => {
+            tracing::error!(%url, error = %e, "render failed");
+            Err(Failed::internal(site))
+        }
+    }
+}
+
+fn head(state: &AppState, site: &Site, route: &RouteMatch, loaded: &Loaded, out: &RenderOutput) -> String {
+    let mut tags = crate::seo::Head {
+        site_url: &state.config.site_url,
+        url: &loaded.plan.render_url,
+        page: out.page,
+        indexed: route.facts.indexed,
+        title: &out.title,
+        description: &out.description,
+        data: &loaded.route.data,
+        manifest: &site.front.manifest,
+        accounts: &site.content.accounts,
+    }
+    .tags();
+    if let Some(dev) = &site.dev {
+        tags.push_str(&dev.head_tags());
+    }
+    tags
+}
+
+/// The bootstrap of a page whose render threw: the client shows the same
+/// error screen instead of re-running the page.
+fn error_bootstrap(loaded: &Loaded) -> String {
+    let error = ErrorNotice { status: 500, message: messages().internal_error.clone() };
+    serde_json::to_string(&Bootstrap { route: &loaded.route, error: Some(error) }).expect("route data serializes")
+}

@@ -1,0 +1,93 @@
+//! A page's plan: what names it in the page cache, worked out from the URL
+//! and the route's facts alone, without reading any data (every page view
+//! starts here, and a cache hit ends right after).
+
+use crate::content::routes::{CachePolicy, PageId, RouteMatch};
+use crate::content::Content;
+use crate::state::AppState;
+
+/// The render URL (the path and only the query parameters the page reads,
+/// so `?utm=...` variants share one render), the version of the changing
+/// data it shows, and who may keep it.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub render_url: String,
+    /// The team's or the price list's version on /about and /pricing, the
+    /// day on /terms; 0 where the data is fixed for the process.
+    pub version: u64,
+    /// False for pages that carry what a visitor submitted, and for URLs
+    /// not worth a place in the cache (unknown routes and filters).
+    pub cacheable: bool,
+    /// `Cache-Control` of the page (and of its route data).
+    pub cache_control: &'static str,
+}
+
+impl Plan {
+    /// The plan of a page that holds what one visitor sent (the contact
+    /// page with their refused form): never cached, never shared.
+    pub fn private(render_url: &str) -> Plan {
+        Plan { render_url: render_url.to_owned(), version: 0, cacheable: false, cache_control: CachePolicy::Private.header() }
+    }
+}
+
+/// The plan of `path?query` on `route`.
+pub fn plan(state: &AppState, content: &Content, path: &str, query: Option<&str>, route: &RouteMatch) -> Plan {
+    let mut policy = route.facts.cache;
+    // The query parameters each page reads; every other one is ignored.
+    let params = parse_query(query);
+    let param = |name: &str| params.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
+    let mut kept: Vec<(&str, &str)> = Vec::new();
+    match route.page {
+        PageId::Blog => {
+            if let Some(t) = param("type").filter(|t| !t.is_empty() && *t != "All") {
+                kept.push(("type", t));
+                // Any string is a filter (it matches no post), but only the
+                // real types are worth a place in the cache.
+                if !content.blog.has_type(t) {
+                    policy = CachePolicy::Revalidate;
+                }
+            }
+        }
+        PageId::Success => {
+            if let Some(id) = param("session_id").filter(|s| !s.is_empty()) {
+                kept.push(("session_id", id));
+            }
+        }
+        PageId::Pricing => {
+            if let Some(b) = param("billing").filter(|b| *b == "monthly" || *b == "yearly") {
+                kept.push(("billing", b));
+            }
+        }
+        PageId::Contact if param("submitted") == Some("1") => kept.push(("submitted", "1")),
+        _ => {}
+    }
+    let (version, cacheable) = match policy {
+        CachePolicy::Content => (0, true),
+        CachePolicy::Team => (state.team.version(), true),
+        CachePolicy::Prices => (state.payments.prices_version(), true),
+        CachePolicy::Daily => (day_number(), true),
+        // A visitor's own page, and every unknown URL (a new page each:
+        // not kept, so a crawler walking random paths cannot fill the cache).
+        CachePolicy::Private | CachePolicy::Revalidate => (0, false),
+    };
+    let mut render_url = path.to_owned();
+    if !kept.is_empty() {
+        let mut q = form_urlencoded::Serializer::new(String::new());
+        for (k, v) in kept {
+            q.append_pair(k, v);
+        }
+        render_url.push('?');
+        render_url.push_str(&q.finish());
+    }
+    Plan { render_url, version, cacheable, cache_control: policy.header() }
+}
+
+pub(crate) fn parse_query(query: Option<&str>) -> Vec<(String, String)> {
+    form_urlencoded::parse(query.unwrap_or("").as_bytes()).into_owned().collect()
+}
+
+/// Days since 1970-01-01 (UTC): the version of a daily page.
+pub(crate) fn day_number() -> u64 {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    now.as_secs() / 86_400
+}

@@ -1,0 +1,256 @@
+//! The layout ARCHITECTURE.md draws, checked against the code's imports:
+//! every module imports only from its own layer or the layers below, no
+//! domain imports another, and no two files of the server import each
+//! other, directly or round a longer loop.
+//!
+//! Imports are read as text: every `crate::` and `super::` path outside a
+//! comment and outside the `#[cfg(test)]` module at the end of a file (a
+//! test may reach anywhere), each brace group of a `use` opened one level.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// The layers, top first, each with its top-level modules (ARCHITECTURE.md).
+const LAYERS: &[(&str, &[&str])] = &[
+    ("assembly", &["app", "cli"]),
+    ("http", &["http", "dev"]),
+    ("pages", &["pages"]),
+    ("serving", &["state", "site", "render", "seo", "contract"]),
+    ("domains", &["content", "intake", "payments", "team"]),
+    ("shared", &["assets", "client_ip", "config", "db", "edge", "html", "live", "messages", "metrics", "rate_limit", "security", "telemetry"]),
+];
+
+const DOMAINS: &[&str] = &["content", "intake", "payments", "team"];
+
+fn server() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("server")
+}
+
+/// Every Rust file of the library, as its module path (`pages::make`;
+/// `content` for content/mod.rs).
+fn modules() -> BTreeMap<Vec<String>, PathBuf> {
+    fn walk(dir: &Path, prefix: &[String], out: &mut BTreeMap<Vec<String>, PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+            if path.is_dir() {
+                let mut p = prefix.to_vec();
+                p.push(name);
+                walk(&path, &p, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let mut p = prefix.to_vec();
+                if name != "mod" {
+                    p.push(name);
+                }
+                out.insert(p, path);
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(&server(), &[], &mut out);
+    // The binary and the crate root are not modules of the library.
+    out.remove(&vec!["main".to_owned()]);
+    out.remove(&vec!["lib".to_owned()]);
+    out
+}
+
+/// The code of a file without comments and without its test module.
+fn code(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    let text = match text.find("#[cfg(test)]\nmod tests") {
+        Some(at) => &text[..at],
+        None => &text,
+    };
+    text.lines().map(|l| if l.trim_start().starts_with("//") { "" } else { l }).collect::<Vec<_>>().join("\n")
+}
+
+/// The paths a file names (`crate::a::b`, `super::c`), with each item of a
+/// brace group as a path of its own.
+fn paths(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for start in ["crate::", "super::"] {
+        let mut rest = code;
+        while let Some(at) = rest.find(start) {
+            let before = rest[..at].chars().last();
+            rest = &rest[at..];
+            let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':')).unwrap_or(rest.len());
+            let path = rest[..end].trim_end_matches(':').to_owned();
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+                rest = &rest[end..];
+                continue;
+            }
+            if rest[end..].starts_with('{') {
+                let group = &rest[end + 1..];
+                let mut depth = 0;
+                let mut item = String::new();
+                for c in group.chars() {
+                    match c {
+                        '{' => depth += 1,
+                        '}' if depth == 0 => break,
+                        '}' => depth -= 1,
+                        ',' if depth == 0 => {
+                            out.push(format!("{path}::{}", item.trim()));
+                            item.clear();
+                            continue;
+                        }
+                        _ => {}
+                    }
+                    if depth == 0 && c != '{' {
+                        item.push(c);
+                    }
+                }
+                if !item.trim().is_empty() {
+                    out.push(format!("{path}::{}", item.trim()));
+                }
+            }
+            out.push(path);
+            rest = &rest[end..];
+        }
+    }
+    out
+}
+
+/// The file a path names: its longest prefix that is a module.
+fn target(path: &str, from: &[String], modules: &BTreeMap<Vec<String>, PathBuf>, is_mod_rs: bool) -> Option<Vec<String>> {
+    let mut segments: Vec<String> = Vec::new();
+    let mut parts = path.split("::").map(|s| s.trim().to_owned()).peekable();
+    match parts.next()?.as_str() {
+        "crate" => {}
+        "super" => {
+            // `super` of a mod.rs is its parent folder's module's parent.
+            let mut base = from.to_vec();
+            if !is_mod_rs || !base.is_empty() {
+                base.pop();
+            }
+            while parts.peek().map(String::as_str) == Some("super") {
+                parts.next();
+                base.pop();
+            }
+            segments = base;
+        }
+        _ => return None,
+    }
+    segments.extend(parts.filter(|p| p != "self" && !p.is_empty()));
+    while !segments.is_empty() {
+        if modules.contains_key(&segments) {
+            return Some(segments);
+        }
+        segments.pop();
+    }
+    None
+}
+
+/// Every file's imports of other files.
+fn graph() -> BTreeMap<Vec<String>, BTreeSet<Vec<String>>> {
+    let modules = modules();
+    let mut graph = BTreeMap::new();
+    for (module, file) in &modules {
+        let is_mod_rs = file.file_name().is_some_and(|n| n == "mod.rs");
+        let mut deps = BTreeSet::new();
+        for path in paths(&code(file)) {
+            if let Some(to) = target(&path, module, &modules, is_mod_rs) {
+                if &to != module {
+                    deps.insert(to);
+                }
+            }
+        }
+        graph.insert(module.clone(), deps);
+    }
+    graph
+}
+
+fn layer_of(module: &[String]) -> usize {
+    let top = module.first().map(String::as_str).unwrap_or("");
+    LAYERS
+        .iter()
+        .position(|(_, mods)| mods.contains(&top))
+        .unwrap_or_else(|| panic!("server/{top} is in no layer of ARCHITECTURE.md (and this test)"))
+}
+
+#[test]
+fn the_reader_sees_real_imports() {
+    // The parser itself, on the shapes the code uses.
+    let found = paths("use crate::payments::{checkouts, PaymentsError};\nlet x = crate::html::escape(y);\nuse super::super::plan::{self, Plan};");
+    assert!(found.contains(&"crate::payments::checkouts".to_owned()), "{found:?}");
+    assert!(found.contains(&"crate::html::escape".to_owned()), "{found:?}");
+    assert!(found.contains(&"super::super::plan::self".to_owned()), "{found:?}");
+    let g = graph();
+    let http_pages = &g[&vec!["http".to_owned(), "pages".to_owned()]];
+    assert!(http_pages.contains(&vec!["pages".to_owned()]), "http/pages.rs resolves through pages/: {http_pages:?}");
+    assert!(g.len() > 50, "every file of server/ is read");
+}
+
+#[test]
+fn every_module_imports_only_its_own_layer_or_those_below() {
+    let mut wrong = Vec::new();
+    for (from, deps) in graph() {
+        for to in deps {
+            if layer_of(&to) < layer_of(&from) {
+                wrong.push(format!(
+                    "server/{} ({}) imports server/{} ({})",
+                    from.join("/"),
+                    LAYERS[layer_of(&from)].0,
+                    to.join("/"),
+                    LAYERS[layer_of(&to)].0
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "imports that run up a layer:\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn no_domain_imports_another_or_the_http_layer() {
+    let mut wrong = Vec::new();
+    for (from, deps) in graph() {
+        let Some(domain) = from.first().filter(|m| DOMAINS.contains(&m.as_str())) else { continue };
+        for to in deps {
+            let top = to[0].as_str();
+            if top == "http" || (DOMAINS.contains(&top) && top != domain) {
+                wrong.push(format!("server/{} imports server/{}", from.join("/"), to.join("/")));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn no_file_of_the_server_imports_itself_round_a_loop() {
+    let graph = graph();
+    // Depth-first search; a grey node met again closes a loop.
+    fn visit(
+        node: &Vec<String>,
+        graph: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>,
+        state: &mut BTreeMap<Vec<String>, u8>,
+        stack: &mut Vec<Vec<String>>,
+    ) -> Option<Vec<Vec<String>>> {
+        state.insert(node.clone(), 1);
+        stack.push(node.clone());
+        for next in &graph[node] {
+            match state.get(next).copied().unwrap_or(0) {
+                1 => {
+                    let at = stack.iter().position(|n| n == next).unwrap();
+                    return Some(stack[at..].to_vec());
+                }
+                0 => {
+                    if let Some(found) = visit(next, graph, state, stack) {
+                        return Some(found);
+                    }
+                }
+                _ => {}
+            }
+        }
+        stack.pop();
+        state.insert(node.clone(), 2);
+        None
+    }
+    let mut state = BTreeMap::new();
+    for node in graph.keys() {
+        if state.get(node).copied().unwrap_or(0) == 0 {
+            if let Some(found) = visit(node, &graph, &mut state, &mut Vec::new()) {
+                let names: Vec<String> = found.iter().map(|m| format!("server/{}", m.join("/"))).collect();
+                panic!("an import loop: {} -> back to the first", names.join(" -> "));
+            }
+        }
+    }
+}
