@@ -42,7 +42,7 @@ const EDITS = [
     name: "page component string",
     target: "< 1000 ms",
     limit: 1000,
-    file: "client/pages/Home.tsx",
+    file: "client/features/home/Home.tsx",
     apply: (text, n) => text.replace(">Community balance<", `>Community balance ${n}<`),
     url: "/",
     done: async (body, n) => body.includes(`Community balance ${n}<`),
@@ -53,7 +53,7 @@ const EDITS = [
     name: "Tailwind class",
     target: "< 1000 ms",
     limit: 1000,
-    file: "client/pages/Home.tsx",
+    file: "client/features/home/Home.tsx",
     apply: (text, n) => text.replace('"mt-2 text-3xl font-bold"', `"mt-2 text-[${40 + n}px] font-bold"`),
     url: "/",
     // The page has the class and its stylesheet has the rule for it.

@@ -1,11 +1,13 @@
-// The shapes of the site content (content/site/*.ts). Content is data only:
-// these types, values, JSON and images; nothing from client/ or packages,
-// and no code (what reads or derives from it lives in client/lib/).
+// The shapes of the site content: the shared files here (content/site/*.ts)
+// and each page's own, client/features/<page>/content.ts. Content is data
+// only: these types, values, JSON and images; nothing from client/ code or
+// packages (what reads or derives from it lives beside it in the feature,
+// or in client/lib/).
 
 // ------------------------------------------------------------------- Icons
 
 // An icon is named by its Lucide export name ("Users"), one set per page.
-// client/lib/icons/<page>.ts maps each set to the icons and is checked
+// client/features/<page>/icons.ts maps each set to the icons and is checked
 // against it (every name resolves, no name left over), so a page's chunk
 // carries only the icons that page shows.
 
@@ -232,7 +234,7 @@ export type Billing = "monthly" | "yearly";
 /** The Stripe intervals the toggle shows prices for, in the words of the
  *  server's price data (PriceRecord["interval"] in client/lib/types.ts,
  *  which has more): tsc checks the client code that matches one to the
- *  other (client/lib/pricing.ts). */
+ *  other (client/features/pricing/prices.ts). */
 export type BillingInterval = "month" | "year";
 
 // ---------------------------------------------------------------- Products

@@ -103,7 +103,7 @@ pub fn source_line(root: &Path, file: &str, line: u32) -> Option<String> {
     text.lines().nth(usize::try_from(line).ok()?.checked_sub(1)?).map(str::to_owned)
 }
 
-/// One line for the terminal: `Build failed: client/pages/Home.tsx:12:7: Expected ";"`.
+/// One line for the terminal: `Build failed: client/features/home/Home.tsx:12:7: Expected ";"`.
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.location() {
@@ -114,7 +114,7 @@ impl fmt::Display for Problem {
 }
 
 /// Rewrites every `ssr.js:LINE:COLUMN` of a V8 stack trace to the source
-/// position `map` gives (`client/pages/Home.tsx:12:7`), and returns the
+/// position `map` gives (`client/features/home/Home.tsx:12:7`), and returns the
 /// trace with the first position in the project's own files (not a
 /// dependency's), if any.
 pub fn map_stack(trace: &str, map: &sourcemap::SourceMap) -> (String, Option<(String, u32, u32)>) {
@@ -158,16 +158,16 @@ mod tests {
 
     #[test]
     fn stack_positions_map_to_the_sources() {
-        // Generated line 1 maps to dep.js, line 2 to client/pages/Home.tsx:12:5.
+        // Generated line 1 maps to dep.js, line 2 to client/features/home/Home.tsx:12:5.
         let mut b = sourcemap::SourceMapBuilder::new(Some("ssr.js"));
         b.add(0, 0, 0, 0, Some("node_modules/react/index.js"), None, false);
-        b.add(1, 4, 11, 4, Some("client/pages/Home.tsx"), None, false);
+        b.add(1, 4, 11, 4, Some("client/features/home/Home.tsx"), None, false);
         let map = b.into_sourcemap();
         let trace = "Error: boom\n    at inner (ssr.js:1:1)\n    at Home (ssr.js:2:5)\n    at x (ssr.js:99:1)\n    at y (other.js:2:5)";
         let (mapped, first) = map_stack(trace, &map);
-        assert_eq!(first, Some(("client/pages/Home.tsx".to_owned(), 12, 5)));
+        assert_eq!(first, Some(("client/features/home/Home.tsx".to_owned(), 12, 5)));
         assert!(mapped.contains("at inner (node_modules/react/index.js:1:1)"), "{mapped}");
-        assert!(mapped.contains("at Home (client/pages/Home.tsx:12:5)"), "{mapped}");
+        assert!(mapped.contains("at Home (client/features/home/Home.tsx:12:5)"), "{mapped}");
         assert!(mapped.contains("at y (other.js:2:5)"), "{mapped}");
     }
 

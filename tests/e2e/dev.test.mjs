@@ -50,7 +50,7 @@ test("a post edit appears in the served HTML", async () => {
 });
 
 test("a component edit appears in the served HTML and in the JS bundle", async () => {
-  change("client/pages/Home.tsx", ">Community balance<", ">Neighbourhood balance<");
+  change("client/features/home/Home.tsx", ">Community balance<", ">Neighbourhood balance<");
   const { body } = await get("/", (s, b) => ok(s) && b.includes("Neighbourhood balance"));
   // The page's own chunk (listed for the boot module) has the new text too,
   // so the browser hydrates what the server rendered.
@@ -61,7 +61,7 @@ test("a component edit appears in the served HTML and in the JS bundle", async (
 });
 
 test("a Tailwind class edit appears in the HTML and in the stylesheet", async () => {
-  change("client/pages/Home.tsx", '<p className="mt-2 text-3xl font-bold">124.50</p>', '<p className="mt-2 text-3xl font-bold text-fuchsia-300">124.50</p>');
+  change("client/features/home/Home.tsx", '<p className="mt-2 text-3xl font-bold">124.50</p>', '<p className="mt-2 text-3xl font-bold text-fuchsia-300">124.50</p>');
   const { body } = await get("/", (s, b) => ok(s) && b.includes("text-fuchsia-300"));
   const css = body.match(/<link rel="stylesheet" href="([^"]+)">/)[1];
   assert.match(await (await fetch(`${dev.base}${css}`)).text(), /\.text-fuchsia-300\s*\{/);
@@ -80,7 +80,7 @@ test("a new intro-request tag is offered by the form and accepted by the server"
 
 test("a syntax error shows the error page with file, line and message; the fix recovers", async () => {
   const mark = dev.output.length;
-  change("client/pages/Blog.tsx", "export default function Blog(", "export default functio Blog(");
+  change("client/features/blog/Blog.tsx", "export default function Blog(", "export default functio Blog(");
   const { body } = await get("/blog", (s) => s === 500);
   assert.match(body, /<h1>Build failed<\/h1>/);
   assert.match(body, /<p class="where">client\/pages\/Blog\.tsx:\d+:\d+<\/p>/);
@@ -94,32 +94,32 @@ test("a syntax error shows the error page with file, line and message; the fix r
   // The terminal says the same.
   assert.match(said(mark), /Build failed: client\/pages\/Blog\.tsx:\d+:\d+: Expected ";" but found "Blog"/);
 
-  fs.writeFileSync(path.join(tree, "client/pages/Blog.tsx"), originals.get("client/pages/Blog.tsx"));
+  fs.writeFileSync(path.join(tree, "client/features/blog/Blog.tsx"), originals.get("client/features/blog/Blog.tsx"));
   const fixed = await get("/blog", ok);
   assert.match(fixed.body, /Featured Post/);
 });
 
 test("a bad import names the importing file", async () => {
-  change("client/pages/Blog.tsx", '"../components/PageHero"', '"../components/PageHeroes"');
+  change("client/features/blog/Blog.tsx", '"../../components/PageHero"', '"../../components/PageHeroes"');
   const { body } = await get("/blog", (s) => s === 500);
-  assert.match(body, /client\/pages\/Blog\.tsx:\d+:\d+/);
-  assert.match(body, /Could not resolve &quot;\.\.\/components\/PageHeroes&quot;/);
+  assert.match(body, /client\/features\/blog\/Blog\.tsx:\d+:\d+/);
+  assert.match(body, /Could not resolve &quot;\.\.\/\.\.\/components\/PageHeroes&quot;/);
 });
 
 test("a render that throws shows where in the sources", async () => {
   const mark = dev.output.length;
   change(
-    "client/pages/About.tsx",
+    "client/features/about/About.tsx",
     "export default function About({ data, state }: PageProps<AboutData>) {\n",
     'function fail(): never {\n  throw new Error("the team grid broke");\n}\nexport default function About({ data, state }: PageProps<AboutData>) {\n  fail();\n',
   );
-  const line = fs.readFileSync(path.join(tree, "client/pages/About.tsx"), "utf8").split("\n").findIndex((l) => l.includes("the team grid broke")) + 1;
+  const line = fs.readFileSync(path.join(tree, "client/features/about/About.tsx"), "utf8").split("\n").findIndex((l) => l.includes("the team grid broke")) + 1;
   const { body } = await get("/about", (s) => s === 500);
   assert.match(body, /<h1>Render failed<\/h1>/);
-  assert.match(body, new RegExp(`<p class="where">client/pages/About\\.tsx:${line}:\\d+</p>`));
+  assert.match(body, new RegExp(`<p class="where">client/features/about/About\\.tsx:${line}:\\d+</p>`));
   assert.match(body, /Error: the team grid broke/);
   assert.equal((await fetch(`${dev.base}/blog`)).status, 200, "other pages still render");
-  assert.match(said(mark), new RegExp(`Render failed: client/pages/About\\.tsx:${line}:\\d+: Error: the team grid broke`));
+  assert.match(said(mark), new RegExp(`Render failed: client/features/about/About\\.tsx:${line}:\\d+: Error: the team grid broke`));
 });
 
 test("a malformed post or community file names the file and line; other pages are served", async () => {
@@ -156,7 +156,7 @@ test("an open page reloads by itself after an edit and shows the new text", asyn
     await page.evaluate(() => {
       window.__before = true;
     });
-    change("content/site/home.ts", '"The wallet for your community currency"', '"The wallet for your street\'s currency"');
+    change("client/features/home/content.ts", '"The wallet for your community currency"', '"The wallet for your street\'s currency"');
     await page.getByRole("heading", { level: 1, name: "The wallet for your street's currency" }).waitFor({ timeout: 30_000 });
     assert.equal(await page.evaluate(() => window.__before), undefined, "a new document: the page reloaded");
     assert.deepEqual(problems, [], "no console errors or CSP violations");

@@ -1,5 +1,5 @@
 // Content names its icons ("Users"); the client draws them. Each page has
-// its own set here (home.ts, about.ts, ...), typed by the page's name list
+// its own set (client/features/<page>/icons.ts), typed by the page's name list
 // in content/site/types.ts: tsc fails when content names an icon its page's
 // set lacks, or a set holds one its page does not name.
 //

@@ -1,0 +1,46 @@
+import type { ReactNode } from "react";
+
+/** One entry: its icon (drawn by the page, from its own icon set), a title
+ *  and a line of text. */
+export interface IconCard {
+  key: string;
+  icon: ReactNode;
+  title: ReactNode;
+  text: ReactNode;
+}
+
+/** How a page lays its entries out: the classes of the list, each entry,
+ *  the icon's badge, the title and the text; `beside` puts the words next
+ *  to the badge instead of under it. */
+export interface IconCardsLook {
+  list: string;
+  item: string;
+  badge: string;
+  title: string;
+  text: string;
+  beside?: boolean;
+}
+
+/** A list of entries, each an icon in a badge with a title and a text: the
+ *  feature grids of the Discord, mobile and NFC wallet pages, About's
+ *  values and CTZN's funding steps. */
+export function IconCards({ as: List = "ul", look, items }: { as?: "ul" | "ol"; look: IconCardsLook; items: IconCard[] }) {
+  return (
+    <List className={look.list}>
+      {items.map((item) => {
+        const words = (
+          <>
+            <h3 className={look.title}>{item.title}</h3>
+            <p className={look.text}>{item.text}</p>
+          </>
+        );
+        return (
+          <li key={item.key} className={look.item}>
+            <span className={look.badge}>{item.icon}</span>
+            {look.beside ? <div>{words}</div> : words}
+          </li>
+        );
+      })}
+    </List>
+  );
+}

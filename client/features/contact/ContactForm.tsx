@@ -1,0 +1,212 @@
+import { LoaderCircle, Send } from "lucide-react";
+import { useEffect, useRef, useState, type FormEvent } from "react";
+import { useNavigate } from "react-router";
+import {
+  CONTACT_ENDPOINT,
+  CONTACT_FIELDS,
+  CONTACT_MESSAGES,
+  CONTACT_TEXT,
+  HONEYPOT,
+  REDIRECT_AFTER_SUBMIT_MS,
+  TAG_OPTIONS,
+} from "./content";
+import type { ContactField } from "../../../content/site/types";
+import type { ApiFailure, Assert, ContactData, IntroForm, IntroStored, Same } from "../../lib/types";
+import { Toaster, useToasts } from "./Toast";
+
+const inputClass =
+  "mt-1 block w-full rounded-lg border border-slate-300 bg-white px-3 py-2 text-slate-900 shadow-sm placeholder:text-slate-400 focus:border-brand-600 focus:outline-none focus:ring-2 focus:ring-brand-600/30";
+
+/** The form's text inputs: the server's fields but the tag boxes, the
+ *  submission id and the honeypot. */
+type TextField = Exclude<keyof IntroForm, "tags" | "submissionId" | "fax">;
+/** The labelled fields of the content are exactly these. */
+export type FieldsAreTheServers = Assert<Same<(typeof CONTACT_FIELDS)[number]["name"], TextField>>;
+const FIELDS: readonly (ContactField & { name: TextField })[] = CONTACT_FIELDS;
+
+/** Reads the form as the JSON the save-to-notion function expects. */
+function readForm(form: HTMLFormElement): Omit<IntroForm, "submissionId"> {
+  const fd = new FormData(form);
+  const text = (key: string) => String(fd.get(key) ?? "").trim();
+  return {
+    name: text("name"),
+    contactPerson: text("contactPerson"),
+    email: text("email"),
+    website: text("website"),
+    description: text("description"),
+    tags: fd.getAll("tags").map(String),
+    fax: text(HONEYPOT.name),
+  };
+}
+
+/** A random (version 4) UUID; crypto.randomUUID only exists on https pages. */
+function newSubmissionId(): string {
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const hex = Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/**
+ * The intro request form. Without JavaScript it posts as a regular form; with
+ * it, the request goes out as JSON and the answer shows as a toast.
+ */
+export type ContactFormState = Partial<ContactData>;
+
+export function ContactForm({ initial = {} }: { initial?: ContactFormState }) {
+  const navigate = useNavigate();
+  const { toasts, toast, dismiss } = useToasts();
+  const [submitting, setSubmitting] = useState(false);
+  const [validation, setValidation] = useState<string | null>(null);
+  const redirect = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  // Kept across retries of one submission, renewed after it succeeds.
+  const submissionId = useRef<string | null>(null);
+
+  useEffect(() => () => clearTimeout(redirect.current), []);
+
+  async function onSubmit(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const form = e.currentTarget;
+    const request = readForm(form);
+    if (!request.name || !request.email) {
+      setValidation(CONTACT_MESSAGES.missingFields);
+      return;
+    }
+    setValidation(null);
+    setSubmitting(true);
+    submissionId.current ??= newSubmissionId();
+    try {
+      const res = await fetch(CONTACT_ENDPOINT, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json" },
+        body: JSON.stringify({ ...request, submissionId: submissionId.current }),
+      });
+      const body = (await res.json().catch(() => null)) as IntroStored | ApiFailure | null;
+      // A refused request carries the server's message (which field, why).
+      if (!res.ok) throw new Error(body && "error" in body && typeof body.error === "string" ? body.error : CONTACT_MESSAGES.fallbackError);
+      if (body?.success !== true) throw new Error(CONTACT_MESSAGES.noSuccess);
+      toast({ title: CONTACT_MESSAGES.successTitle, description: CONTACT_MESSAGES.successDescription });
+      submissionId.current = null;
+      form.reset();
+      redirect.current = setTimeout(() => navigate("/"), REDIRECT_AFTER_SUBMIT_MS);
+    } catch (err) {
+      toast({
+        title: CONTACT_MESSAGES.errorTitle,
+        description: err instanceof Error && err.message ? err.message : CONTACT_MESSAGES.fallbackError,
+        variant: "destructive",
+      });
+    } finally {
+      setSubmitting(false);
+    }
+  }
+
+  return (
+    <>
+      <form
+        method="post"
+        action={CONTACT_ENDPOINT}
+        noValidate={false}
+        onSubmit={onSubmit}
+        aria-describedby="contact-required-hint"
+        className="space-y-6"
+      >
+        <p id="contact-required-hint" className="text-sm text-slate-600">{CONTACT_TEXT.requiredHint}</p>
+        {initial.submitted && (
+          <div role="status" className="rounded-lg border border-emerald-200 bg-emerald-50 px-4 py-3 text-sm text-emerald-900">
+            <p className="font-semibold">{CONTACT_MESSAGES.successTitle}</p>
+            <p>{CONTACT_MESSAGES.successDescription}</p>
+          </div>
+        )}
+        {initial.error && (
+          <div role="alert" className="rounded-lg border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800">
+            <p className="font-semibold">{CONTACT_MESSAGES.errorTitle}</p>
+            <p>{initial.error}</p>
+          </div>
+        )}
+        <div className="grid gap-6 sm:grid-cols-2">
+          {FIELDS.map((field) => (
+            <Field key={field.name} field={field} value={initial.values?.[field.name]} />
+          ))}
+        </div>
+
+        <fieldset>
+          <legend className="text-sm font-medium text-slate-900">{CONTACT_TEXT.tagsLegend}</legend>
+          <p className="mt-1 text-sm text-slate-600">{CONTACT_TEXT.tagsHint}</p>
+          <div className="mt-3 grid gap-3 sm:grid-cols-2">
+            {TAG_OPTIONS.map((tag) => (
+              <label
+                key={tag}
+                className="flex cursor-pointer items-center gap-3 rounded-lg border border-slate-200 px-3 py-2 text-sm text-slate-800 hover:bg-slate-50 has-[:checked]:border-brand-600 has-[:checked]:bg-brand-50"
+              >
+                <input
+                  type="checkbox"
+                  name="tags"
+                  value={tag}
+                  defaultChecked={initial.values?.tags.includes(tag)}
+                  className="h-4 w-4 rounded border-slate-300 accent-brand-600" />
+                {tag}
+              </label>
+            ))}
+          </div>
+        </fieldset>
+
+        <div className="absolute -left-[10000px] top-auto h-px w-px overflow-hidden" aria-hidden="true">
+          <label htmlFor="contact-fax">{HONEYPOT.label}</label>
+          <input id="contact-fax" name={HONEYPOT.name} type="text" tabIndex={-1} autoComplete="off" defaultValue="" />
+        </div>
+
+        {validation && (
+          <p role="alert" className="rounded-lg border border-red-200 bg-red-50 px-4 py-3 text-sm font-medium text-red-800">
+            {validation}
+          </p>
+        )}
+
+        <button
+          type="submit"
+          disabled={submitting}
+          className="inline-flex w-full items-center justify-center gap-2 rounded-lg bg-brand-600 px-6 py-3 font-semibold text-white hover:bg-brand-700 disabled:cursor-not-allowed disabled:opacity-70 sm:w-auto"
+        >
+          {submitting ? (
+            <LoaderCircle className="h-4 w-4 animate-spin" aria-hidden="true" />
+          ) : (
+            <Send className="h-4 w-4" aria-hidden="true" />
+          )}
+          {submitting ? CONTACT_MESSAGES.submitting : CONTACT_MESSAGES.submit}
+        </button>
+      </form>
+      <Toaster toasts={toasts} onDismiss={dismiss} />
+    </>
+  );
+}
+
+function Field({ field, value }: { field: ContactField; value?: string }) {
+  const id = `contact-${field.name}`;
+  const wide = field.type === "textarea";
+  return (
+    <div className={wide ? "sm:col-span-2" : undefined}>
+      <label htmlFor={id} className="block text-sm font-medium text-slate-900">
+        {field.label}
+        {field.required && (
+          <span className="text-red-700" aria-hidden="true"> *</span>
+        )}
+      </label>
+      {wide ? (
+        <textarea id={id} name={field.name} rows={4} defaultValue={value} placeholder={field.placeholder} className={inputClass} />
+      ) : (
+        <input
+          id={id}
+          name={field.name}
+          type={field.type}
+          // Not `required`: the browser would block the submit before the
+          // spec's own 'Missing required fields' message could show.
+          aria-required={field.required || undefined}
+          defaultValue={value}
+          placeholder={field.placeholder}
+          autoComplete={field.autoComplete}
+          className={inputClass}
+        />
+      )}
+    </div>
+  );
+}

@@ -1,9 +1,0 @@
-// The icons content/site/ctzn.ts names for the Ctzn page (CtznIcon); see ./Icon.tsx.
-import type { LucideIcon } from "lucide-react";
-import Coins from "lucide-react/icons/coins";
-import HandCoins from "lucide-react/icons/hand-coins";
-import Sprout from "lucide-react/icons/sprout";
-import Users from "lucide-react/icons/users";
-import type { CtznIcon } from "../../../content/site/types";
-
-export const CTZN_ICONS = { Coins, HandCoins, Sprout, Users } satisfies Record<CtznIcon, LucideIcon>;

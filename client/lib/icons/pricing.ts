@@ -1,9 +1,0 @@
-// The icons content/site/pricing.ts names for the Pricing page (PricingIcon); see ./Icon.tsx.
-import type { LucideIcon } from "lucide-react";
-import Crown from "lucide-react/icons/crown";
-import MessageCircle from "lucide-react/icons/message-circle";
-import Server from "lucide-react/icons/server";
-import Smartphone from "lucide-react/icons/smartphone";
-import type { PricingIcon } from "../../../content/site/types";
-
-export const PRICING_ICONS = { Crown, MessageCircle, Server, Smartphone } satisfies Record<PricingIcon, LucideIcon>;
