@@ -27,18 +27,31 @@ export default defineConfig([
     },
   },
   {
-    // content/ is data (README, Content): it imports other content, its own
-    // types, JSON and images, and nothing from client/ or a package; and it
-    // defines no functions (the logic that reads it is in client/lib/).
-    files: ["content/**/*.{ts,tsx}"],
+    // content/ is data (README, Content), and so is each page's own content
+    // (client/features/<page>/content.ts): it imports other content, its own
+    // types, JSON and images, and nothing from client code or a package; and
+    // it defines no functions (the logic that reads it lives beside it).
+    files: ["content/**/*.{ts,tsx}", "client/features/*/content.ts"],
     rules: {
       "no-restricted-imports": [
         "error",
-        { patterns: [{ regex: "^(?!\\.{1,2}/)", message: "content/ imports only other content (relative paths), not packages." }, { group: ["**/client/**"], message: "content/ holds data only: logic and components live in client/." }] },
+        { patterns: [{ regex: "^(?!\\.{1,2}/)", message: "content/ imports only other content (relative paths), not packages." }, { group: ["**/client/**"], message: "content holds data only: logic and components live in client/." }] },
       ],
       "no-restricted-syntax": [
         "error",
         { selector: ":function", message: "content/ holds data only: functions go in client/lib/." },
+      ],
+    },
+  },
+  {
+    // A feature is one page's folder: it uses the shared parts
+    // (client/components, client/lib) and never reaches into another page's.
+    files: ["client/features/**/*.{ts,tsx}"],
+    ignores: ["client/features/*/content.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: [{ regex: "^\\.\\./(?!\\.\\./)", message: "a feature does not import another feature's files: share it through client/components/ or client/lib/." }] },
       ],
     },
   },

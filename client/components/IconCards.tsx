@@ -10,16 +10,19 @@ export interface IconCard {
 }
 
 /** How a page lays its entries out: the classes of the list, each entry,
- *  the icon's badge, the title and the text; `beside` puts the words next
- *  to the badge instead of under it. */
+ *  the icon's badge, the title and the text (the card's own when left
+ *  out); `beside` puts the words next to the badge instead of under it. */
 export interface IconCardsLook {
   list: string;
   item: string;
   badge: string;
-  title: string;
-  text: string;
+  title?: string;
+  text?: string;
   beside?: boolean;
 }
+
+const TITLE = "mt-4 text-lg font-semibold text-slate-900";
+const TEXT = "mt-2 text-slate-600";
 
 /** A list of entries, each an icon in a badge with a title and a text: the
  *  feature grids of the Discord, mobile and NFC wallet pages, About's
@@ -30,8 +33,8 @@ export function IconCards({ as: List = "ul", look, items }: { as?: "ul" | "ol"; 
       {items.map((item) => {
         const words = (
           <>
-            <h3 className={look.title}>{item.title}</h3>
-            <p className={look.text}>{item.text}</p>
+            <h3 className={look.title ?? TITLE}>{item.title}</h3>
+            <p className={look.text ?? TEXT}>{item.text}</p>
           </>
         );
         return (

@@ -83,7 +83,7 @@ test("a syntax error shows the error page with file, line and message; the fix r
   change("client/features/blog/Blog.tsx", "export default function Blog(", "export default functio Blog(");
   const { body } = await get("/blog", (s) => s === 500);
   assert.match(body, /<h1>Build failed<\/h1>/);
-  assert.match(body, /<p class="where">client\/pages\/Blog\.tsx:\d+:\d+<\/p>/);
+  assert.match(body, /<p class="where">client\/features\/blog\/Blog\.tsx:\d+:\d+<\/p>/);
   assert.match(body, /Expected &quot;;&quot; but found &quot;Blog&quot;/);
   assert.match(body, /export default functio Blog/, "the line at fault");
   assert.match(body, /src="\/__dev\/client\.js"/, "the error page reloads itself after the fix");
@@ -92,7 +92,7 @@ test("a syntax error shows the error page with file, line and message; the fix r
   assert.equal((await fetch(`${dev.base}/healthz`)).status, 200);
   assert.equal((await fetch(`${dev.base}/api/route-data?url=/about`)).status, 200);
   // The terminal says the same.
-  assert.match(said(mark), /Build failed: client\/pages\/Blog\.tsx:\d+:\d+: Expected ";" but found "Blog"/);
+  assert.match(said(mark), /Build failed: client\/features\/blog\/Blog\.tsx:\d+:\d+: Expected ";" but found "Blog"/);
 
   fs.writeFileSync(path.join(tree, "client/features/blog/Blog.tsx"), originals.get("client/features/blog/Blog.tsx"));
   const fixed = await get("/blog", ok);

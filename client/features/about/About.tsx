@@ -53,7 +53,6 @@ export default function About({ data, state }: PageProps<AboutData>) {
               item: "rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200",
               badge: "flex h-12 w-12 items-center justify-center rounded-xl bg-brand-50 text-brand-600",
               title: "mt-5 text-lg font-semibold text-slate-900",
-              text: "mt-2 text-slate-600",
             }}
             items={VALUES.map((value) => {
               const Icon = ABOUT_ICONS[value.icon];

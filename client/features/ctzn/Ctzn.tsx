@@ -88,8 +88,6 @@ export default function Ctzn(_props: PageProps) {
               list: CARD_GRID,
               item: "rounded-2xl border border-slate-200 bg-white p-6 shadow-sm",
               badge: "flex h-11 w-11 items-center justify-center rounded-xl bg-amber-100 text-amber-800",
-              title: "mt-4 text-lg font-semibold text-slate-900",
-              text: "mt-2 text-slate-600",
             }}
             items={FUNDING_PROGRAMME.steps.map((step, i) => ({
               key: step.title,

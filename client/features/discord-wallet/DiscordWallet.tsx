@@ -64,8 +64,6 @@ export default function DiscordWallet(_props: PageProps) {
               list: "mt-12 grid gap-6 sm:grid-cols-2 lg:grid-cols-3",
               item: "rounded-2xl border border-slate-200 bg-white p-6 shadow-sm",
               badge: "flex h-11 w-11 items-center justify-center rounded-xl bg-indigo-50 text-indigo-700",
-              title: "mt-4 text-lg font-semibold text-slate-900",
-              text: "mt-2 text-slate-600",
             }}
             items={DISCORD_USE_CASES.map((u) => ({
               key: u.title,
@@ -84,8 +82,6 @@ export default function DiscordWallet(_props: PageProps) {
             list: "mt-12 grid gap-8 sm:grid-cols-2 lg:grid-cols-4",
             item: "text-center",
             badge: "mx-auto flex h-12 w-12 items-center justify-center rounded-full bg-brand-50 text-brand-700",
-            title: "mt-4 text-lg font-semibold text-slate-900",
-            text: "mt-2 text-slate-600",
           }}
           items={DISCORD_BENEFITS.map((b) => ({
             key: b.title,
