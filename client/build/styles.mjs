@@ -13,7 +13,9 @@ import { hash, root } from "./files.mjs";
  *  class no longer used keeps its rule, which changes nothing on screen. */
 export function tailwind(minify) {
   const from = path.join(root, "client", "styles.css");
+  // What styles.css's @source lines scan (and leave out).
   const scanned = /^(client|ssr-bundle)\/.*\.(tsx?|jsx?|html)$/;
+  const notScanned = /^client\/(build\/|build\.mjs$|features\/[^/]+\/content\.ts$)/;
   let input = null;
   let compiler = null;
   let scanner = null;
@@ -26,7 +28,7 @@ export function tailwind(minify) {
       candidates = scanner.scan();
       input = text;
     } else {
-      const files = changed.filter((rel) => scanned.test(rel) && fs.existsSync(path.join(root, rel)));
+      const files = changed.filter((rel) => scanned.test(rel) && !notScanned.test(rel) && fs.existsSync(path.join(root, rel)));
       candidates = scanner.scanFiles(files.map((rel) => ({ file: path.join(root, rel), extension: path.extname(rel).slice(1) })));
     }
     return cssOptimize(compiler.build(candidates), { minify }).code;

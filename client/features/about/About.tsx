@@ -1,7 +1,6 @@
 import { ArrowUpRight, Mail } from "lucide-react";
-import { CARD_GRID, CardGrid } from "../../components/CardGrid";
 import { ExternalLink } from "../../components/ExternalLink";
-import { IconCards } from "../../components/IconCards";
+import { CARD_GRID, CardGrid, IconCards } from "../../components/Grids";
 import { PageHero } from "../../components/PageHero";
 import { ABOUT_ICONS } from "./icons";
 import type { AboutData, PageMeta, PageProps, TeamMember } from "../../lib/types";

@@ -9,9 +9,8 @@ import {
 } from "./content";
 import { LINKS } from "../../../content/site/links";
 import { CtznTokenomics } from "./CtznTokenomics";
-import { CARD_GRID } from "../../components/CardGrid";
 import { ExternalLink } from "../../components/ExternalLink";
-import { IconCards } from "../../components/IconCards";
+import { CARD_GRID, IconCards } from "../../components/Grids";
 import { MobileStoreButtons } from "../../components/MobileStoreButtons";
 import { PageHero } from "../../components/PageHero";
 import { Icon } from "../../lib/icons/Icon";

@@ -10,7 +10,7 @@ import {
 } from "../../../content/site/products";
 import { DiscordChat } from "./DiscordChat";
 import { ExternalLink } from "../../components/ExternalLink";
-import { IconCards } from "../../components/IconCards";
+import { IconCards } from "../../components/Grids";
 import { PageHero } from "../../components/PageHero";
 import { Icon } from "../../lib/icons/Icon";
 import { DISCORD_ICONS } from "./icons";

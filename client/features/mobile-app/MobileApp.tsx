@@ -7,7 +7,7 @@ import {
   MOBILE_TEXT,
   PAYMENT_OPTIONS,
 } from "../../../content/site/products";
-import { IconCards } from "../../components/IconCards";
+import { IconCards } from "../../components/Grids";
 import { MobileStoreButtons } from "../../components/MobileStoreButtons";
 import { PageHero } from "../../components/PageHero";
 import { Icon } from "../../lib/icons/Icon";

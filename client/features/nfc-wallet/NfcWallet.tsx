@@ -4,7 +4,7 @@ import nfcCard from "../../../content/images/products/nfc-card.svg";
 import { LINKS } from "../../../content/site/links";
 import { NFC_AUDIENCES, NFC_STEPS, NFC_TEXT } from "../../../content/site/products";
 import { ExternalLink } from "../../components/ExternalLink";
-import { IconCards } from "../../components/IconCards";
+import { IconCards } from "../../components/Grids";
 import { NfcAudienceCard } from "./NfcAudienceCard";
 import { PageHero } from "../../components/PageHero";
 import { Icon } from "../../lib/icons/Icon";

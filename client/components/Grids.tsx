@@ -1,3 +1,6 @@
+// The two grids several pages share: the icon cards (an icon in a badge, a
+// title and a text) and the four-column card grid. One module, so a page
+// that uses both loads one chunk for them.
 import type { ReactNode } from "react";
 
 /** One entry: its icon (drawn by the page, from its own icon set), a title
@@ -46,4 +49,12 @@ export function IconCards({ as: List = "ul", look, items }: { as?: "ul" | "ol"; 
       })}
     </List>
   );
+}
+
+/** The four-column grid of cards: About's values and partners, CTZN's
+ *  funding steps. */
+export const CARD_GRID = "mt-12 grid gap-6 sm:grid-cols-2 lg:grid-cols-4";
+
+export function CardGrid({ as: List = "ul", children }: { as?: "ul" | "ol"; children: ReactNode }) {
+  return <List className={CARD_GRID}>{children}</List>;
 }
