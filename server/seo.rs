@@ -273,11 +273,7 @@ pub fn sitemap(site: &str, content: &Content) -> String {
     // A post's lastmod is its last revision; the list's, the latest of them.
     let newest = posts.iter().map(|p| p.updated.clone()).max();
     let mut xml = String::from(r#"<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">"#);
-    let paths = content.routes.concrete_paths(|param| match param {
-        "postId" => posts.iter().map(|p| p.id.clone()).collect(),
-        _ => Vec::new(),
-    });
-    for path in paths {
+    for path in content.page_paths() {
         // `"sitemap": false` in the table: the payment pages.
         if !content.routes.find(&path).facts.listed {
             continue;

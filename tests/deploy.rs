@@ -17,11 +17,10 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 mod support;
 
-use support::{curl, free_port, needs, Dir};
+use support::{curl, free_port, needs, wait, Dir};
 
 const BIN: &str = env!("CARGO_BIN_EXE_citizen-site");
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -183,15 +182,10 @@ fn the_image_holds_everything_the_binary_needs_and_serves_every_page_from_it() {
     let log = std::fs::File::create(&log_path).unwrap();
     let mut child = cmd.stdout(log.try_clone().unwrap()).stderr(log).spawn().unwrap();
     let base = format!("http://127.0.0.1:{port}");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let mut ready = false;
-    while Instant::now() < deadline && child.try_wait().unwrap().is_none() {
-        if curl(&["-o", "/dev/null", "-w", "%{http_code}", &format!("{base}/readyz")]) == "200" {
-            ready = true;
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(250));
-    }
+    // Stops early when the process has stopped (then it is not ready).
+    let answered =
+        wait(60, || child.try_wait().unwrap().is_some() || curl(&["-o", "/dev/null", "-w", "%{http_code}", &format!("{base}/readyz")]) == "200");
+    let ready = answered && child.try_wait().unwrap().is_none();
     let server_log = || std::fs::read_to_string(&log_path).unwrap_or_default();
     if !ready {
         let _ = child.kill();
@@ -223,10 +217,7 @@ fn the_image_holds_everything_the_binary_needs_and_serves_every_page_from_it() {
     assert_eq!(posted, "200", "{}", server_log());
     assert!(fs.join("data/citizen-site.db").exists(), "the database is in /data");
     let _ = Command::new("kill").arg("-TERM").arg(child.id().to_string()).status();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while child.try_wait().unwrap().is_none() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    wait(20, || child.try_wait().unwrap().is_some());
     let _ = child.kill();
     let _ = child.wait();
 }

@@ -19,7 +19,7 @@ use rustls::pki_types::{CertificateDer, ServerName};
 
 mod support;
 
-use support::{curl, free_port, needs, Dir};
+use support::{curl, free_port, needs, wait, Dir};
 
 const BIN: &str = env!("CARGO_BIN_EXE_citizen-site");
 
@@ -160,17 +160,6 @@ impl Pebble {
         std::fs::write(&path, out).unwrap();
         path
     }
-}
-
-fn wait(secs: u64, mut ok: impl FnMut() -> bool) -> bool {
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    while Instant::now() < deadline {
-        if ok() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    }
-    false
 }
 
 /// The site's settings for one test: its ports, database and logs.

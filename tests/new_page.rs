@@ -10,9 +10,8 @@ mod support;
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
-use support::{curl, free_port, Dir};
+use support::{curl, free_port, wait, Dir};
 
 /// The README's step 1: the route entry, with one fact set.
 const ENTRY: &str = r#"{ "path": "/events", "page": "Events", "sitemap": false },"#;
@@ -127,12 +126,11 @@ fn a_page_added_as_the_readme_says_is_routed_rendered_and_listed() {
             .expect("the new binary starts"),
     );
     let base = format!("http://127.0.0.1:{port}");
-    let started = Instant::now();
-    while curl(&["-o", "/dev/null", "-w", "%{http_code}", &format!("{base}/readyz")]) != "200" {
-        assert!(started.elapsed() < Duration::from_secs(60), "not ready in 60 s");
+    let ready = wait(60, || {
         assert!(server.0.try_wait().unwrap().is_none(), "the server stopped");
-        std::thread::sleep(Duration::from_millis(200));
-    }
+        curl(&["-o", "/dev/null", "-w", "%{http_code}", &format!("{base}/readyz")]) == "200"
+    });
+    assert!(ready, "not ready in 60 s");
 
     // Routed and rendered on the server, with its head and the page's id.
     let head = curl(&["-D", "-", "-o", "/dev/null", &format!("{base}/events")]).to_lowercase();

@@ -73,6 +73,11 @@ impl Blog {
         Ok(Blog { posts })
     }
 
+    /// Every post's id, newest first.
+    pub fn ids(&self) -> impl Iterator<Item = &str> {
+        self.posts.iter().map(|p| p.summary.id.as_str())
+    }
+
     /// Every post, newest first.
     pub fn list(&self) -> Vec<PostSummary> {
         self.posts.iter().map(|p| p.summary.clone()).collect()

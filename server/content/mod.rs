@@ -122,6 +122,15 @@ impl Parts {
 }
 
 impl Content {
+    /// Every concrete path of the route table: each published post's for
+    /// `/blog/:postId` (what is prerendered, and what the sitemap chooses from).
+    pub fn page_paths(&self) -> Vec<String> {
+        self.routes.concrete_paths(|param| match param {
+            "postId" => self.blog.ids().map(str::to_owned).collect(),
+            _ => Vec::new(),
+        })
+    }
+
     /// All of it, or the first file that is malformed.
     pub fn load(source: Source, manifest: &Manifest, drafts: Drafts) -> Result<Content, ContentError> {
         let p = Parts::parse(source, manifest, drafts);

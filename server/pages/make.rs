@@ -75,14 +75,10 @@ pub async fn uncached(state: &AppState, site: &Site, route: &RouteMatch, loaded:
 /// before /readyz says ready). Returns how many pages were rendered.
 pub async fn prerender(state: &AppState) -> usize {
     let site = state.site();
-    let paths = site.content.routes.concrete_paths(|param| match param {
-        "postId" => site.content.blog.list().into_iter().map(|p| p.id).collect(),
-        _ => Vec::new(),
-    });
     let mut done = 0;
     // The server itself asks: no visitor's budget is spent.
     let server = IpAddr::from(std::net::Ipv4Addr::LOCALHOST);
-    for path in paths {
+    for path in site.content.page_paths() {
         if let Resolved::Page { route, plan, key: Some(key) } = resolve(state, &site, &axum::http::Method::GET, &path, None) {
             if cached(state, &site, &route, key, plan, server).await.is_ok() {
                 done += 1;

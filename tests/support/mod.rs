@@ -1,10 +1,11 @@
 //! What the tests that run the binary as a process share (`tests/https.rs`,
-//! `tests/deploy.rs`): a temporary folder removed when dropped, the check
-//! for a Debian tool, which names the package rather than install it, a
-//! free port, and curl.
+//! `tests/deploy.rs`, `tests/new_page.rs`): a temporary folder removed when
+//! dropped, the check for a Debian tool, which names the package rather
+//! than install it, a free port, curl, and waiting for a condition.
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 /// A folder removed when dropped.
 pub struct Dir(pub PathBuf);
@@ -40,4 +41,16 @@ pub fn curl(args: &[&str]) -> String {
     needs("curl", "curl");
     let out = Command::new("curl").args(["-sS", "--max-time", "20"]).args(args).output().unwrap();
     String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Whether `ok` turns true within `secs` seconds (asked every 200 ms).
+pub fn wait(secs: u64, mut ok: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    while Instant::now() < deadline {
+        if ok() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    false
 }
