@@ -31,7 +31,7 @@ use axum::routing::get;
 use axum::Router;
 use tokio::sync::watch;
 
-pub use problem::{map_stack, source_line, Kind, Problem};
+use problem::{map_stack, source_line, Kind, Problem};
 
 use crate::assets::{AssetFiles, Manifest};
 use crate::config::{Config, SsrConfig};
