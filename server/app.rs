@@ -10,6 +10,7 @@ use anyhow::Context;
 use tokio::net::TcpListener;
 
 use crate::config::{CertSource, Config};
+use crate::db::sqlite_file::ServerLock;
 use crate::db::Db;
 use crate::dev;
 use crate::edge::{self, certs::Certs, redirect::Redirect, Addresses};
@@ -33,6 +34,8 @@ pub struct Application {
     /// Running as `dev`: its reload events (routed, and closed at shutdown).
     dev: Option<dev::DevHandle>,
     forwarder_task: Option<tokio::task::JoinHandle<()>>,
+    /// The SQLite database's server lock (see `db::sqlite_file`).
+    _db_lock: Option<ServerLock>,
     /// The database monitor and the rate limiter's housekeeping: stopped
     /// with the server.
     background: Vec<tokio::task::JoinHandle<()>>,
@@ -97,6 +100,8 @@ impl Application {
                 (site, Some(server))
             }
         };
+        // Held while the server runs: `citizen-site restore` refuses meanwhile.
+        let db_lock = config.sqlite_path().map(|file| ServerLock::hold(&file)).transpose()?;
         let db = Db::connect_lazy_with(&config.database_url, &config.timeouts)?;
         match db.migrate().await {
             Ok(()) if config.sample_team => match crate::team::seed_sample(&db).await {
@@ -117,6 +122,7 @@ impl Application {
                 let t = &config.timeouts;
                 let notion = NotionClient::with_timeouts(&config.notion_api_base, token, database, t.notion_connect, t.notion_request);
                 let worker = format!("{}-{}", std::process::id(), uuid::Uuid::new_v4());
+                background.push(forwarder::spawn_watch(db.clone()));
                 Some(forwarder::spawn(db.clone(), notion, worker, config.intro_lease, metrics.intro_tags_unreadable.clone()))
             }
             _ => {
@@ -191,7 +197,7 @@ impl Application {
                 }
             });
         }
-        Ok(Application { listeners, state, dev, forwarder_task: forwarder.map(|(_, t)| t), background })
+        Ok(Application { listeners, state, dev, forwarder_task: forwarder.map(|(_, t)| t), _db_lock: db_lock, background })
     }
 
     /// Where the site is served: the plain HTTP address, or the HTTPS one.

@@ -451,9 +451,15 @@ pub fn parse_domains(list: &str) -> anyhow::Result<Vec<String>> {
 }
 
 fn sqlite_dir(database_url: &str) -> Option<PathBuf> {
-    let path = database_url.strip_prefix("sqlite://")?;
+    sqlite_path(database_url)?.parent().map(PathBuf::from)
+}
+
+/// The file of a `sqlite://` (or `sqlite:`) database URL, without its
+/// options; None for any other database.
+pub fn sqlite_path(database_url: &str) -> Option<PathBuf> {
+    let path = database_url.strip_prefix("sqlite://").or_else(|| database_url.strip_prefix("sqlite:"))?;
     let path = path.split('?').next().unwrap_or(path);
-    PathBuf::from(path).parent().map(PathBuf::from)
+    (!path.is_empty() && path != ":memory:").then(|| PathBuf::from(path))
 }
 
 impl Config {
@@ -481,6 +487,11 @@ impl Config {
     /// Directory of a `sqlite://` database file, created at start.
     pub fn sqlite_dir(&self) -> Option<PathBuf> {
         sqlite_dir(&self.database_url)
+    }
+
+    /// The `sqlite://` database file; None for PostgreSQL.
+    pub fn sqlite_path(&self) -> Option<PathBuf> {
+        sqlite_path(&self.database_url)
     }
 }
 

@@ -1,7 +1,7 @@
 use clap::{Parser, Subcommand};
 
 use citizen_site::app::{shutdown_signal, Application};
-use citizen_site::cli::{self, TeamCommand};
+use citizen_site::cli;
 use citizen_site::config::{Config, DevArgs, ServeArgs};
 use citizen_site::telemetry;
 
@@ -23,14 +23,8 @@ enum Command {
     /// style, post or community is rebuilt and the open pages reload
     /// (needs Node.js and the checkout's npm packages).
     Dev(DevArgs),
-    /// Manage the team shown on /about.
-    Team {
-        /// The database to change (same default as the server's).
-        #[arg(long, env = "DATABASE_URL", default_value = "sqlite://data/citizen-site.db", global = true)]
-        database_url: String,
-        #[command(subcommand)]
-        command: TeamCommand,
-    },
+    #[command(flatten)]
+    Operate(cli::Operate),
 }
 
 #[tokio::main]
@@ -45,14 +39,16 @@ async fn main() -> anyhow::Result<()> {
             telemetry::init(args.serve.log_format);
             Config::from_dev_args(args)?
         }
-        Some(Command::Team { database_url, command }) => {
-            telemetry::init(citizen_site::config::LogFormat::Text);
-            if let Some(dir) = std::path::Path::new(database_url.trim_start_matches("sqlite://")).parent() {
-                if database_url.starts_with("sqlite://") && !dir.as_os_str().is_empty() {
-                    std::fs::create_dir_all(dir)?;
-                }
+        Some(Command::Operate(command)) => {
+            // Standard output is the command's (a table, JSON, an export):
+            // only warnings and errors are logged, to standard error.
+            telemetry::init_cli();
+            if let Err(e) = command.run().await {
+                // The message and its causes, for a person: no backtrace.
+                eprintln!("error: {e:#}");
+                std::process::exit(1);
             }
-            return cli::team(&database_url, command).await;
+            return Ok(());
         }
         None => {
             telemetry::init(cli.serve.log_format);

@@ -51,6 +51,8 @@ pub struct Metrics {
     pub loader_runs: Family<PageLabel, Counter>,
     pub render_queue_depth: Gauge,
     pub intro_pending: Gauge,
+    /// How long the oldest of them has waited, in seconds (0: none waits).
+    pub intro_oldest_pending_age: Gauge,
     /// Intro submissions: stored, duplicate, spam, invalid, failed.
     pub intro_submissions: Family<Outcome, Counter>,
     /// Stored intro requests whose tags could not be read back.
@@ -95,6 +97,12 @@ impl Metrics {
         registry.register("ssr_render_queue_depth", "Renders waiting for an isolate", render_queue_depth.clone());
         let intro_pending = Gauge::default();
         registry.register("intro_requests_pending", "Stored intro requests not yet forwarded to Notion", intro_pending.clone());
+        let intro_oldest_pending_age = Gauge::default();
+        registry.register(
+            "intro_requests_oldest_pending_age_seconds",
+            "How long the oldest intro request not yet forwarded to Notion has waited (0: none waits)",
+            intro_oldest_pending_age.clone(),
+        );
         let intro_submissions = Family::<Outcome, Counter>::default();
         for outcome in ["stored", "duplicate", "spam", "invalid", "failed"] {
             drop(intro_submissions.get_or_create(&Outcome { outcome }));
@@ -122,6 +130,7 @@ impl Metrics {
             loader_runs,
             render_queue_depth,
             intro_pending,
+            intro_oldest_pending_age,
             intro_submissions,
             intro_tags_unreadable,
             rate_limited,

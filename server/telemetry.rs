@@ -107,6 +107,15 @@ pub fn init(format: LogFormat) {
     };
 }
 
+/// Logging for the operator's commands: warnings and errors (or what
+/// `RUST_LOG` asks for) as text on standard error, which keeps standard
+/// output for the command's own output.
+pub fn init_cli() {
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("warn"));
+    let colour = std::io::IsTerminal::is_terminal(&std::io::stderr()) && std::env::var_os("NO_COLOR").is_none();
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_ansi(colour).with_writer(std::io::stderr).try_init();
+}
+
 /// The standard line, plus `request_id` when there is one: appended to a
 /// text line, a top-level field of a JSON line.
 pub struct WithRequestId<F> {

@@ -7,7 +7,10 @@
 //! ([`Db::timed`]), and a monitor ([`Db::spawn_monitor`]) pings it every two
 //! seconds, runs the migrations once it is reachable (if they could not run
 //! at start), and keeps [`Db::is_up`] current so pages skip a database known
-//! to be down instead of waiting on it.
+//! to be down instead of waiting on it. SQLite runs with write-ahead
+//! logging; [`sqlite_file`] backs its file up and restores it.
+
+pub mod sqlite_file;
 
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -18,6 +21,9 @@ use sqlx::any::AnyPoolOptions;
 use sqlx::AnyPool;
 
 use crate::config::Timeouts;
+
+static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("migrations/sqlite");
+static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("migrations/postgres");
 
 /// How often the monitor checks the database.
 pub const MONITOR_EVERY: Duration = Duration::from_secs(2);
@@ -79,8 +85,16 @@ impl Db {
     pub async fn migrate(&self) -> Result<(), sqlx::migrate::MigrateError> {
         let run = async {
             match self.dialect {
-                Dialect::Sqlite => sqlx::migrate!("migrations/sqlite").run(&self.pool).await,
-                Dialect::Postgres => sqlx::migrate!("migrations/postgres").run(&self.pool).await,
+                Dialect::Sqlite => {
+                    // Write-ahead logging: readers (a backup among them) and
+                    // the writer do not wait for each other. It stays set in
+                    // the file; a database still open elsewhere keeps its mode.
+                    if let Err(e) = sqlx::query("PRAGMA journal_mode = WAL").execute(&self.pool).await {
+                        tracing::warn!(error = %e, "SQLite stays in its journal mode");
+                    }
+                    SQLITE_MIGRATIONS.run(&self.pool).await
+                }
+                Dialect::Postgres => POSTGRES_MIGRATIONS.run(&self.pool).await,
             }
         };
         // Migrations may take a while on a big table; a dead server may not answer at all.

@@ -10,6 +10,7 @@ use axum::{Extension, Json};
 use serde_json::json;
 
 use crate::client_ip::ClientIp;
+use crate::db::now_ms;
 use crate::intake::store;
 use crate::state::SharedState;
 
@@ -20,7 +21,10 @@ pub async fn healthz() -> (StatusCode, &'static str) {
 
 /// 200 when every SSR isolate has loaded the bundle, the static pages are
 /// prerendered, the database answered its last check and no shutdown has
-/// begun; 503 otherwise. The body says which check failed.
+/// begun; 503 otherwise. The body says which check failed, and how many
+/// intro requests wait for Notion (`intro_requests`, null while the
+/// database is away): a stalled forwarder shows there, but the site stays
+/// ready, as visitors' requests are kept.
 pub async fn readyz(State(state): State<SharedState>) -> Response {
     let isolates = state.site().front.pool.is_ready();
     let prerendered = state.ready.load(Ordering::Acquire);
@@ -28,8 +32,27 @@ pub async fn readyz(State(state): State<SharedState>) -> Response {
     let draining = state.draining.load(Ordering::Acquire);
     let ready = isolates && prerendered && database && !draining;
     let status = if ready { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
-    let body = json!({ "ready": ready, "isolates": isolates, "prerendered": prerendered, "database": database, "draining": draining });
+    let intro = match backlog(&state).await {
+        Some(b) => json!({
+            "pending": b.pending,
+            "oldest_pending_seconds": b.oldest_age_secs(now_ms()),
+            "forwarding": state.forwarder.is_some(),
+        }),
+        None => serde_json::Value::Null,
+    };
+    let body = json!({
+        "ready": ready, "isolates": isolates, "prerendered": prerendered, "database": database, "draining": draining,
+        "intro_requests": intro,
+    });
     (status, [(header::CACHE_CONTROL, "no-store")], Json(body)).into_response()
+}
+
+/// The requests waiting for Notion, unless the database is known to be away.
+async fn backlog(state: &SharedState) -> Option<store::Backlog> {
+    if !state.db.is_up() {
+        return None;
+    }
+    store::backlog(&state.db).await.ok()
 }
 
 /// The Prometheus metrics, for clients in `METRICS_ALLOW` (loopback and
@@ -41,13 +64,11 @@ pub async fn metrics(State(state): State<SharedState>, Extension(client): Extens
     }
     let m = &state.metrics;
     m.render_queue_depth.set(state.site().front.pool.queue_depth() as i64);
-    let up = state.db.is_up();
-    m.database_up.set(i64::from(up));
-    if up {
-        // A database that went away since its last check keeps the last count.
-        if let Ok(n) = store::pending_count(&state.db).await {
-            m.intro_pending.set(n);
-        }
+    m.database_up.set(i64::from(state.db.is_up()));
+    // A database that is away keeps the last reading.
+    if let Some(b) = backlog(&state).await {
+        m.intro_pending.set(b.pending);
+        m.intro_oldest_pending_age.set(b.oldest_age_secs(now_ms()));
     }
     ([(header::CONTENT_TYPE, "application/openmetrics-text; version=1.0.0; charset=utf-8"), (header::CACHE_CONTROL, "no-store")], m.encode())
         .into_response()

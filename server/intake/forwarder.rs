@@ -74,7 +74,8 @@ pub fn spawn(
                     if req.tags_unreadable && req.attempts == 0 {
                         unreadable_tags.inc();
                     }
-                    forward_one(&db, &notion, &worker, req).await
+                    // What happened is logged and recorded on the row.
+                    let _ = forward_one(&db, &notion, &worker, req).await;
                 }
                 Ok(None) => {
                     tokio::select! {
@@ -97,7 +98,11 @@ pub fn spawn(
     (handle, task)
 }
 
-async fn forward_one(db: &Db, notion: &NotionClient, worker: &str, req: store::StoredRequest) {
+/// Forwards one claimed request and records what happened: its Notion page
+/// (the page id), or the failed try, counted, with its next try set by
+/// [`retry_delay`] (the error). The background forwarder and an operator's
+/// `citizen-site intro retry` both forward through here.
+pub async fn forward_one(db: &Db, notion: &NotionClient, worker: &str, req: store::StoredRequest) -> Result<String, String> {
     match notion.forward(&req).await {
         Ok(page_id) => {
             if let Err(e) = store::mark_forwarded(db, &req.id, &page_id).await {
@@ -106,6 +111,7 @@ async fn forward_one(db: &Db, notion: &NotionClient, worker: &str, req: store::S
             } else {
                 tracing::info!(id = %req.id, page = %page_id, "intro request forwarded to Notion");
             }
+            Ok(page_id)
         }
         Err(e) => {
             let failed = req.attempts + 1;
@@ -115,8 +121,43 @@ async fn forward_one(db: &Db, notion: &NotionClient, worker: &str, req: store::S
             if let Err(e) = store::mark_failed(db, &req.id, worker, &e.to_string(), retry_at).await {
                 tracing::error!(id = %req.id, error = %e, "could not record a failed forward; the lease will expire");
             }
+            Err(e.to_string())
         }
     }
+}
+
+/// How long a request may wait for its Notion page before the log says so.
+pub const STALLED_AFTER: Duration = Duration::from_secs(3600);
+/// How often the watch looks at the backlog.
+pub const WATCH_EVERY: Duration = Duration::from_secs(60);
+
+/// Watches the requests waiting for Notion while forwarding is on: when the
+/// oldest has waited longer than [`STALLED_AFTER`], a warning says how many
+/// wait and for how long; again each hour while it lasts, and once when the
+/// backlog clears.
+pub fn spawn_watch(db: Db) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut warned: Option<std::time::Instant> = None;
+        loop {
+            if let Ok(backlog) = store::backlog(&db).await {
+                let age = Duration::from_secs(backlog.oldest_age_secs(now_ms()) as u64);
+                if age > STALLED_AFTER {
+                    if warned.is_none_or(|at| at.elapsed() >= STALLED_AFTER) {
+                        tracing::warn!(
+                            pending = backlog.pending,
+                            oldest_waiting_secs = age.as_secs(),
+                            "intro requests are waiting for Notion: the oldest has waited {} min (see `citizen-site intro list --status failed`)",
+                            age.as_secs() / 60
+                        );
+                        warned = Some(std::time::Instant::now());
+                    }
+                } else if warned.take().is_some() {
+                    tracing::info!(pending = backlog.pending, "intro requests are reaching Notion again: none has waited an hour");
+                }
+            }
+            tokio::time::sleep(WATCH_EVERY).await;
+        }
+    })
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! Intake: intro requests (the contact form, spec sections 3-5 and 7:
 //! save-to-notion). This file parses a submission into an [`IntroRequest`]
-//! (or says which rule it breaks); [`store`] holds the SQL; [`forwarder`]
-//! sends stored requests on through [`notion`], the Notion client.
+//! (or says which rule it breaks); [`store`] holds the forwarder's SQL; [`forwarder`]
+//! sends stored requests on through [`notion`], the Notion client;
+//! [`records`] is what an operator reads and releases.
 //!
 //! Store first, forward second: a request that passes validation is written
 //! to the database in one transaction before the visitor hears it worked;
@@ -9,6 +10,7 @@
 
 pub mod forwarder;
 pub mod notion;
+pub mod records;
 pub mod store;
 
 use std::fmt;

@@ -100,30 +100,52 @@ pub async fn claim(db: &Db, worker: &str, lease: Duration) -> Result<Option<Stor
          RETURNING id, name, contact_person, email, website, description, tags, created_at, attempts"
     );
     let row = db.timed(sqlx::query(&sql).bind(worker).bind(now + lease.as_millis() as i64).bind(now).fetch_optional(&db.pool)).await?;
-    row.map(|r| {
-        let id: String = r.try_get("id")?;
-        let raw: String = r.try_get("tags")?;
-        let (tags, tags_unreadable) = match serde_json::from_str(&raw) {
-            Ok(tags) => (tags, false),
-            Err(e) => {
-                tracing::warn!(id = %id, error = %e, "the stored tags cannot be read; the request goes on without them (the row keeps them)");
-                (Vec::new(), true)
-            }
-        };
-        Ok(StoredRequest {
-            id,
-            name: r.try_get("name")?,
-            contact_person: r.try_get("contact_person")?,
-            email: r.try_get("email")?,
-            website: r.try_get("website")?,
-            description: r.try_get("description")?,
-            tags,
-            tags_unreadable,
-            created_at: r.try_get("created_at")?,
-            attempts: r.try_get("attempts")?,
-        })
+    row.as_ref().map(claimed).transpose()
+}
+
+/// Claims request `id` for `worker` now, due or not (an operator's retry),
+/// unless it is not pending or another process holds it: then None.
+pub async fn claim_id(db: &Db, id: &str, worker: &str, lease: Duration) -> Result<Option<StoredRequest>, sqlx::Error> {
+    let now = now_ms();
+    let row = db
+        .timed(
+            sqlx::query(
+                "UPDATE intro_requests SET claimed_by = $1, claimed_until = $2 \
+                 WHERE id = $3 AND status = 'pending' AND (claimed_until IS NULL OR claimed_until < $4) \
+                 RETURNING id, name, contact_person, email, website, description, tags, created_at, attempts",
+            )
+            .bind(worker)
+            .bind(now + lease.as_millis() as i64)
+            .bind(id)
+            .bind(now)
+            .fetch_optional(&db.pool),
+        )
+        .await?;
+    row.as_ref().map(claimed).transpose()
+}
+
+fn claimed(r: &sqlx::any::AnyRow) -> Result<StoredRequest, sqlx::Error> {
+    let id: String = r.try_get("id")?;
+    let raw: String = r.try_get("tags")?;
+    let (tags, tags_unreadable) = match serde_json::from_str(&raw) {
+        Ok(tags) => (tags, false),
+        Err(e) => {
+            tracing::warn!(id = %id, error = %e, "the stored tags cannot be read; the request goes on without them (the row keeps them)");
+            (Vec::new(), true)
+        }
+    };
+    Ok(StoredRequest {
+        id,
+        name: r.try_get("name")?,
+        contact_person: r.try_get("contact_person")?,
+        email: r.try_get("email")?,
+        website: r.try_get("website")?,
+        description: r.try_get("description")?,
+        tags,
+        tags_unreadable,
+        created_at: r.try_get("created_at")?,
+        attempts: r.try_get("attempts")?,
     })
-    .transpose()
 }
 
 /// The Notion page exists: the request is done.
@@ -161,7 +183,30 @@ pub async fn mark_failed(db: &Db, id: &str, worker: &str, error: &str, retry_at:
 
 /// How many requests still wait for their Notion page.
 pub async fn pending_count(db: &Db) -> Result<i64, sqlx::Error> {
-    db.timed(sqlx::query("SELECT COUNT(*) AS n FROM intro_requests WHERE status = 'pending'").fetch_one(&db.pool)).await?.try_get("n")
+    Ok(backlog(db).await?.pending)
+}
+
+/// The requests waiting for their Notion page: how many, and since when.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Backlog {
+    pub pending: i64,
+    /// When the oldest waiting request was stored (Unix ms).
+    pub oldest_since: Option<i64>,
+}
+
+impl Backlog {
+    /// How long the oldest waiting request has waited at `now` (ms), in
+    /// whole seconds; 0 when none waits.
+    pub fn oldest_age_secs(&self, now: i64) -> i64 {
+        self.oldest_since.map_or(0, |t| (now - t).max(0) / 1000)
+    }
+}
+
+pub async fn backlog(db: &Db) -> Result<Backlog, sqlx::Error> {
+    let row = db
+        .timed(sqlx::query("SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM intro_requests WHERE status = 'pending'").fetch_one(&db.pool))
+        .await?;
+    Ok(Backlog { pending: row.try_get("n")?, oldest_since: row.try_get("oldest")? })
 }
 
 /// A request's status and Notion page id, for operators and tests.

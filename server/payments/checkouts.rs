@@ -74,3 +74,48 @@ pub async fn status(db: &Db, session_id: &str) -> Result<Option<String>, sqlx::E
 pub async fn count(db: &Db) -> Result<i64, sqlx::Error> {
     db.timed(sqlx::query("SELECT COUNT(*) AS n FROM completed_checkouts").fetch_one(&db.pool)).await?.try_get("n")
 }
+
+/// The settled statuses a checkout can have.
+pub const STATUSES: [&str; 4] = ["paid", "unpaid", "no_payment_required", "failed"];
+
+/// A checkout the webhook recorded. Times are Unix milliseconds; the amount
+/// is in the currency's minor units, as Stripe sends it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Checkout {
+    pub session_id: String,
+    pub status: Option<String>,
+    pub customer_email: Option<String>,
+    pub amount_total: Option<i64>,
+    pub currency: Option<String>,
+    pub completed_at: i64,
+    /// When the status last changed (a delayed payment settling).
+    pub updated_at: Option<i64>,
+}
+
+/// The recorded checkouts (those in `status` only, when given), oldest first.
+pub async fn list(db: &Db, status: Option<&str>) -> Result<Vec<Checkout>, sqlx::Error> {
+    let mut sql =
+        String::from("SELECT session_id, payment_status, customer_email, amount_total, currency, completed_at, updated_at FROM completed_checkouts");
+    if status.is_some() {
+        sql.push_str(" WHERE payment_status = $1");
+    }
+    sql.push_str(" ORDER BY completed_at, session_id");
+    let mut query = sqlx::query(&sql);
+    if let Some(status) = status {
+        query = query.bind(status);
+    }
+    let rows = db.timed(query.fetch_all(&db.pool)).await?;
+    rows.iter()
+        .map(|r| {
+            Ok(Checkout {
+                session_id: r.try_get("session_id")?,
+                status: r.try_get("payment_status")?,
+                customer_email: r.try_get("customer_email")?,
+                amount_total: r.try_get("amount_total")?,
+                currency: r.try_get("currency")?,
+                completed_at: r.try_get("completed_at")?,
+                updated_at: r.try_get("updated_at")?,
+            })
+        })
+        .collect()
+}

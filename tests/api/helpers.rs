@@ -514,3 +514,130 @@ pub fn published_posts() -> Vec<String> {
     ids.sort();
     ids
 }
+
+pub use process::SiteProcess;
+
+mod process {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Child, Command, Stdio};
+    use std::sync::{Arc, Mutex};
+    use std::time::{Duration, Instant};
+
+    use serde_json::Value;
+
+    use super::tempdir::TempDir;
+
+    /// The real binary serving, as an operator runs it: its own SQLite file
+    /// unless `DATABASE_URL` is given, JSON logs collected, killed when dropped.
+    pub struct SiteProcess {
+        pub child: Child,
+        pub base: String,
+        pub logs: Arc<Mutex<Vec<String>>>,
+        _data: TempDir,
+    }
+
+    impl SiteProcess {
+        pub async fn start(env: &[(&str, String)]) -> SiteProcess {
+            let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+            let data = TempDir::new();
+            let mut child = Command::new(env!("CARGO_BIN_EXE_citizen-site"))
+                .env("ADDR", format!("127.0.0.1:{port}"))
+                .env("DATABASE_URL", format!("sqlite://{}/site.db", data.path().display()))
+                .env("LOG_FORMAT", "json")
+                .env("RUST_LOG", "info")
+                .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("starting the server binary");
+            let logs = Arc::new(Mutex::new(Vec::new()));
+            for stream in [Box::new(child.stdout.take().unwrap()) as Box<dyn std::io::Read + Send>, Box::new(child.stderr.take().unwrap())] {
+                let logs = logs.clone();
+                std::thread::spawn(move || {
+                    for line in BufReader::new(stream).lines().map_while(Result::ok) {
+                        logs.lock().unwrap().push(line);
+                    }
+                });
+            }
+            let base = format!("http://127.0.0.1:{port}");
+            let deadline = Instant::now() + Duration::from_secs(30);
+            loop {
+                if let Ok(res) = reqwest::get(format!("{base}/readyz")).await {
+                    if res.status() == 200 {
+                        break;
+                    }
+                }
+                assert!(Instant::now() < deadline, "not ready in 30 s: {:?}", logs.lock().unwrap());
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            SiteProcess { child, base, logs, _data: data }
+        }
+
+        pub fn signal(&self, sig: &str) {
+            let ok = Command::new("kill").args([&format!("-{sig}"), &self.child.id().to_string()]).status().unwrap().success();
+            assert!(ok, "kill -{sig}");
+        }
+
+        /// Waits for the process to exit; its exit status and how long it took.
+        pub async fn exited(&mut self, within: Duration) -> (std::process::ExitStatus, Duration) {
+            let started = Instant::now();
+            loop {
+                if let Some(status) = self.child.try_wait().unwrap() {
+                    return (status, started.elapsed());
+                }
+                assert!(started.elapsed() < within, "still running after {within:?}");
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        }
+
+        /// Stops it as an operator does (SIGTERM) and waits for it to exit.
+        pub async fn stop(mut self) {
+            self.signal("TERM");
+            let (status, _) = self.exited(Duration::from_secs(20)).await;
+            assert!(status.success(), "the server exited with {status}");
+        }
+
+        pub fn logged(&self) -> Vec<Value> {
+            self.logs.lock().unwrap().iter().filter_map(|l| serde_json::from_str(l).ok()).collect()
+        }
+    }
+
+    impl Drop for SiteProcess {
+        fn drop(&mut self) {
+            let _ = self.child.kill();
+        }
+    }
+}
+
+/// What an operator's command did: its exit code and its two outputs.
+#[derive(Debug)]
+pub struct Ran {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Ran {
+    /// Standard output as JSON, which a successful `--json` command prints.
+    pub fn json(&self) -> serde_json::Value {
+        assert_eq!(self.code, 0, "{self:?}");
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {self:?}"))
+    }
+}
+
+/// Runs `citizen-site ARGS` on the database `database_url`, with `env`, the
+/// way an operator would (off the async runtime: it may take a while).
+pub async fn operate(database_url: &str, args: &[&str], env: &[(&str, &str)]) -> Ran {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_citizen-site"));
+    command.args(args).env("DATABASE_URL", database_url).env("RUST_BACKTRACE", "0").env_remove("RUST_LOG");
+    for var in ["NOTION_TOKEN", "NOTION_DATABASE_ID", "NOTION_API_BASE"] {
+        command.env_remove(var);
+    }
+    command.envs(env.iter().copied());
+    let out = tokio::task::spawn_blocking(move || command.output().expect("running citizen-site")).await.unwrap();
+    Ran {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8(out.stdout).expect("UTF-8 output"),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}

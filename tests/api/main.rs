@@ -5,9 +5,11 @@
 mod abuse;
 mod caching;
 mod content;
+mod fake_notion;
 mod helpers;
 mod hostile;
 mod intro;
+mod operate;
 mod operations;
 mod pages;
 mod resilience;

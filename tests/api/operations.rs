@@ -14,7 +14,10 @@ async fn healthz_says_alive_and_readyz_says_ready_with_each_check() {
     assert_eq!(res.status(), 200);
     assert_eq!(
         res.json::<Value>().await.unwrap(),
-        json!({ "ready": true, "isolates": true, "prerendered": true, "database": true, "draining": false })
+        json!({
+            "ready": true, "isolates": true, "prerendered": true, "database": true, "draining": false,
+            "intro_requests": { "pending": 0, "oldest_pending_seconds": 0, "forwarding": false },
+        })
     );
 }
 
@@ -38,6 +41,7 @@ async fn metrics_count_requests_renders_cache_queue_and_pending_requests() {
         r#"http_request_duration_seconds_count{route="/api/save-to-notion",status="200"} 1"#,
         r#"intro_submissions_total{outcome="stored"} 1"#,
         "intro_requests_pending 1",
+        "intro_requests_oldest_pending_age_seconds 0",
         "ssr_render_queue_depth 0",
         "database_up 1",
         // Every unknown route is counted (the log only samples them).

@@ -3,89 +3,15 @@
 //! requests finish within the grace period and no longer, stops the Notion
 //! forwarder, and exits 0. Its JSON logs carry each request's id.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use serde_json::{json, Value};
 use wiremock::matchers::{method, path, path_regex};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-use crate::helpers::{tempdir::TempDir, Blackhole};
+use crate::helpers::{tempdir::TempDir, Blackhole, SiteProcess as Server};
 use crate::stripe_fixtures::checkout_session;
-
-struct Server {
-    child: Child,
-    base: String,
-    logs: Arc<Mutex<Vec<String>>>,
-    _data: TempDir,
-}
-
-impl Server {
-    async fn start(env: &[(&str, String)]) -> Server {
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let data = TempDir::new();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_citizen-site"))
-            .env("ADDR", format!("127.0.0.1:{port}"))
-            .env("DATABASE_URL", format!("sqlite://{}/site.db", data.path().display()))
-            .env("LOG_FORMAT", "json")
-            .env("RUST_LOG", "info")
-            .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("starting the server binary");
-        let logs = Arc::new(Mutex::new(Vec::new()));
-        for stream in [Box::new(child.stdout.take().unwrap()) as Box<dyn std::io::Read + Send>, Box::new(child.stderr.take().unwrap())] {
-            let logs = logs.clone();
-            std::thread::spawn(move || {
-                for line in BufReader::new(stream).lines().map_while(Result::ok) {
-                    logs.lock().unwrap().push(line);
-                }
-            });
-        }
-        let base = format!("http://127.0.0.1:{port}");
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            if let Ok(res) = reqwest::get(format!("{base}/readyz")).await {
-                if res.status() == 200 {
-                    break;
-                }
-            }
-            assert!(Instant::now() < deadline, "not ready in 30 s: {:?}", logs.lock().unwrap());
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        Server { child, base, logs, _data: data }
-    }
-
-    fn signal(&self, sig: &str) {
-        let ok = Command::new("kill").args([&format!("-{sig}"), &self.child.id().to_string()]).status().unwrap().success();
-        assert!(ok, "kill -{sig}");
-    }
-
-    /// Waits for the process to exit; its exit status and how long it took.
-    async fn exited(&mut self, within: Duration) -> (std::process::ExitStatus, Duration) {
-        let started = Instant::now();
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return (status, started.elapsed());
-            }
-            assert!(started.elapsed() < within, "still running after {within:?}");
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    }
-
-    fn logged(&self) -> Vec<Value> {
-        self.logs.lock().unwrap().iter().filter_map(|l| serde_json::from_str(l).ok()).collect()
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-    }
-}
 
 async fn post_verify(base: &str, session: &str) -> reqwest::Response {
     reqwest::Client::new().post(format!("{base}/api/verify-checkout-session")).json(&json!({ "sessionId": session })).send().await.unwrap()

@@ -16,9 +16,7 @@ use std::time::Duration;
 use citizen_site::rate_limit::Rate;
 
 use crate::helpers::{element, json_ld_of, spawn_app_with, title, visible_text, TestApp};
-use crate::stripe_fixtures::{checkout_session, event, list, price, product, session_in_state};
-
-const WEBHOOK_SECRET: &str = "whsec_test_secret";
+use crate::stripe_fixtures::{checkout_session, event, list, price, product, session_in_state, sign, WEBHOOK_SECRET};
 
 async fn app_with_stripe(server: &MockServer) -> TestApp {
     app_with_stripe_on(server, None).await
@@ -361,12 +359,6 @@ async fn a_script_hammering_success_barely_reaches_stripe() {
     assert_eq!(session_calls(&server).await, 1 + 5 + 1);
     let metrics = app.get_text("/metrics").await.1;
     assert!(metrics.contains("http_rate_limited_total 47"), "{metrics}");
-}
-
-fn sign(payload: &str, t: i64) -> String {
-    let mut mac = Hmac::<Sha256>::new_from_slice(WEBHOOK_SECRET.as_bytes()).unwrap();
-    mac.update(format!("{t}.{payload}").as_bytes());
-    format!("t={t},v1={}", hex::encode(mac.finalize().into_bytes()))
 }
 
 #[tokio::test]

@@ -1,7 +1,9 @@
 //! Stripe-shaped JSON fixtures (field sets as in Stripe's API reference examples).
 #![allow(dead_code)]
 
+use hmac::{Hmac, KeyInit, Mac};
 use serde_json::{json, Value};
+use sha2::Sha256;
 
 pub fn product(id: &str, name: &str, plan_name: Option<&str>) -> Value {
     let metadata = match plan_name {
@@ -99,4 +101,14 @@ pub fn event(id: &str, type_: &str, object: Value) -> Value {
         "request": { "id": null, "idempotency_key": null },
         "type": type_
     })
+}
+
+/// The webhook signing secret the tests give the server.
+pub const WEBHOOK_SECRET: &str = "whsec_test_secret";
+
+/// A `Stripe-Signature` header for `payload` sent at `t`, signed with [`WEBHOOK_SECRET`].
+pub fn sign(payload: &str, t: i64) -> String {
+    let mut mac = Hmac::<Sha256>::new_from_slice(WEBHOOK_SECRET.as_bytes()).unwrap();
+    mac.update(format!("{t}.{payload}").as_bytes());
+    format!("t={t},v1={}", hex::encode(mac.finalize().into_bytes()))
 }

@@ -1,4 +1,4 @@
-//! `citizen-site team ...`: manage the /about team without SQL.
+//! `citizen-site team ...`: the people on /about, without SQL.
 
 use std::path::PathBuf;
 
@@ -11,7 +11,11 @@ use crate::team::{self, NewMember};
 #[derive(Subcommand, Debug)]
 pub enum TeamCommand {
     /// Print the team, ordered by name as /about shows it.
-    List,
+    List {
+        /// JSON (the import file's format) instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
     /// Add or update members from a JSON file: an array of
     /// {"name", "role", "bio", "linkedin", "x_profile", "image_url"} (only
     /// name is required). Members are matched by name.
@@ -41,17 +45,28 @@ pub enum TeamCommand {
     Remove { name: String },
 }
 
-pub async fn team(database_url: &str, cmd: TeamCommand) -> anyhow::Result<()> {
+/// Runs a team command. Unlike the other commands, it makes the database
+/// when there is none yet: a team can be set up before the first start.
+pub async fn run(database_url: &str, cmd: TeamCommand) -> anyhow::Result<()> {
+    if let Some(dir) = crate::config::sqlite_path(database_url).as_deref().and_then(std::path::Path::parent) {
+        if !dir.as_os_str().is_empty() {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        }
+    }
     let db = Db::connect_lazy(database_url)?;
     db.migrate().await.context("preparing the database")?;
     match cmd {
-        TeamCommand::List => {
+        TeamCommand::List { json: true } => super::print_json(&serde_json::to_value(team::list(&db).await?)?),
+        TeamCommand::List { json: false } => {
             let members = team::list(&db).await?;
             if members.is_empty() {
                 println!("(no team members)");
-            }
-            for m in members {
-                println!("{}\t{}\t{}", m.name, m.role, m.image_url);
+            } else {
+                let rows: Vec<Vec<String>> = members
+                    .iter()
+                    .map(|m| vec![super::printable(&m.name), super::printable(&m.role), super::clip(&super::printable(&m.image_url), 40)])
+                    .collect();
+                println!("{}", super::table(&["NAME", "ROLE", "IMAGE"], &rows));
             }
         }
         TeamCommand::Import { file, replace } => {

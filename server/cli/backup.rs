@@ -1,0 +1,55 @@
+//! `citizen-site backup FILE` and `citizen-site restore FILE`: the embedded
+//! SQLite database copied out while the server runs, and put back while it
+//! is stopped (see `db::sqlite_file`). PostgreSQL has its own tools.
+
+use std::path::Path;
+
+use anyhow::bail;
+use serde_json::json;
+
+use super::print_json;
+use crate::config::sqlite_path;
+use crate::db::sqlite_file::{self, Counts};
+
+pub async fn backup(database_url: &str, file: &Path, json: bool) -> anyhow::Result<()> {
+    if sqlite_path(database_url).is_none() {
+        bail!(
+            "DATABASE_URL is a PostgreSQL database: back it up with pg_dump \
+             (pg_dump --format=custom --file {} \"$DATABASE_URL\"); nothing was written",
+            file.display()
+        );
+    }
+    // Opened as the server opens it, so the copy is of the site's current tables.
+    let db = super::open(database_url).await?;
+    let done = sqlite_file::backup(&db, file).await?;
+    if json {
+        print_json(&json!({ "file": done.file, "bytes": done.bytes, "counts": counts_json(&done.counts) }));
+    } else {
+        println!("backed up to {} ({} bytes): {}", done.file.display(), done.bytes, counts_text(&done.counts));
+    }
+    Ok(())
+}
+
+pub async fn restore(database_url: &str, file: &Path, json: bool) -> anyhow::Result<()> {
+    let Some(database) = sqlite_path(database_url) else {
+        bail!("DATABASE_URL is a PostgreSQL database: restore a pg_dump file with pg_restore (pg_restore --clean --dbname \"$DATABASE_URL\" FILE); nothing was changed")
+    };
+    let done = sqlite_file::restore(&database, file).await?;
+    if json {
+        print_json(&json!({ "database": database, "from": file, "counts": counts_json(&done.counts), "replaced": done.replaced }));
+    } else {
+        println!("restored {} from {}: {}", database.display(), file.display(), counts_text(&done.counts));
+        if let Some(aside) = &done.replaced {
+            println!("the database it replaced is kept as {}", aside.display());
+        }
+    }
+    Ok(())
+}
+
+fn counts_json(c: &Counts) -> serde_json::Value {
+    json!({ "intro_requests": c.intro_requests, "checkouts": c.checkouts, "team_members": c.team_members })
+}
+
+fn counts_text(c: &Counts) -> String {
+    format!("{} intro request(s), {} checkout(s), {} team member(s)", c.intro_requests, c.checkouts, c.team_members)
+}

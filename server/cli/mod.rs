@@ -1,0 +1,238 @@
+//! The operator's commands: what the site keeps, read and changed without
+//! SQL. Each uses `DATABASE_URL` like the server, on SQLite and PostgreSQL
+//! alike, prints a table for people and JSON (`--json`) for scripts, and on
+//! bad input says what is wrong, changes nothing and exits non-zero.
+//!
+//! - [`team`]: the people on /about.
+//! - [`intro`]: the contact form's requests: list, show, export, release, retry.
+//! - [`checkouts`]: the checkouts Stripe's webhook recorded.
+//! - [`backup`]: a copy of the SQLite database, and putting one back.
+
+pub mod backup;
+pub mod checkouts;
+pub mod intro;
+pub mod team;
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context};
+use clap::{Args, Subcommand};
+
+use crate::db::Db;
+
+/// The database a command works on.
+#[derive(Args, Debug, Clone)]
+pub struct Database {
+    /// The site's database (the server's default unless DATABASE_URL says otherwise).
+    #[arg(long, env = "DATABASE_URL", default_value = "sqlite://data/citizen-site.db", global = true)]
+    pub database_url: String,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Operate {
+    /// Manage the team shown on /about.
+    Team {
+        #[command(flatten)]
+        db: Database,
+        #[command(subcommand)]
+        command: team::TeamCommand,
+    },
+    /// The contact form's intro requests: list, show, export, release, retry.
+    Intro {
+        #[command(flatten)]
+        db: Database,
+        #[command(subcommand)]
+        command: intro::IntroCommand,
+    },
+    /// The checkouts Stripe's webhook recorded, and their settled status.
+    Checkouts {
+        #[command(flatten)]
+        db: Database,
+        #[command(subcommand)]
+        command: checkouts::CheckoutsCommand,
+    },
+    /// Copy the SQLite database to FILE while the server runs (a consistent
+    /// snapshot). For PostgreSQL, use pg_dump.
+    Backup {
+        #[command(flatten)]
+        db: Database,
+        /// A new file: an existing one is never overwritten.
+        file: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Put a backup in place of the SQLite database; the server must be
+    /// stopped. The database it replaces is kept beside it.
+    Restore {
+        #[command(flatten)]
+        db: Database,
+        /// A backup made by `citizen-site backup`.
+        file: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+impl Operate {
+    pub async fn run(self) -> anyhow::Result<()> {
+        match self {
+            Operate::Team { db, command } => team::run(&db.database_url, command).await,
+            Operate::Intro { db, command } => intro::run(&db.database_url, command).await,
+            Operate::Checkouts { db, command } => checkouts::run(&db.database_url, command).await,
+            Operate::Backup { db, file, json } => backup::backup(&db.database_url, &file, json).await,
+            Operate::Restore { db, file, json } => backup::restore(&db.database_url, &file, json).await,
+        }
+    }
+}
+
+/// Opens the site's existing database for an operator's command: it must be
+/// there, reachable and the site's (its tables are brought up to date, as
+/// a newer server would). Never makes a database of its own.
+pub async fn open(database_url: &str) -> anyhow::Result<Db> {
+    if let Some(file) = crate::config::sqlite_path(database_url) {
+        if !file.is_file() {
+            bail!("no database at {}: the server makes it on its first start (is DATABASE_URL right?)", file.display());
+        }
+    }
+    let shown = redacted(database_url);
+    let db = Db::connect_lazy(database_url)?;
+    db.timed(sqlx::query("SELECT 1").execute(&db.pool)).await.with_context(|| format!("cannot reach the database at {shown}"))?;
+    if db.timed(sqlx::query("SELECT COUNT(*) FROM _sqlx_migrations").execute(&db.pool)).await.is_err() {
+        bail!("{shown} is not this site's database: it has none of the site's tables (the server makes them on its first start)");
+    }
+    db.migrate().await.with_context(|| format!("bringing the tables of {shown} up to date"))?;
+    Ok(db)
+}
+
+/// A database URL fit to print: without its password.
+pub fn redacted(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(mut u) if u.password().is_some() => {
+            let _ = u.set_password(Some("***"));
+            u.to_string()
+        }
+        _ => url.to_owned(),
+    }
+}
+
+/// Prints `value` as pretty JSON on standard output.
+pub fn print_json(value: &serde_json::Value) {
+    println!("{}", serde_json::to_string_pretty(value).expect("JSON values serialize"));
+}
+
+/// Text a visitor sent, safe to print on a terminal: control characters
+/// (escape sequences among them) become U+FFFD, line breaks a space.
+pub fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '\n' | '\r' | '\t' => ' ',
+            c if c.is_control() => '\u{FFFD}',
+            c => c,
+        })
+        .collect()
+}
+
+/// At most `max` characters of `text`, an ellipsis marking a cut.
+pub fn clip(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        text.to_owned()
+    } else {
+        let mut cut: String = text.chars().take(max.saturating_sub(1)).collect();
+        cut.push('…');
+        cut
+    }
+}
+
+/// Rows under a header, in columns as wide as their widest cell.
+pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: Vec<&str>| {
+        let last = cells.len().saturating_sub(1);
+        let mut out = String::new();
+        for (i, cell) in cells.into_iter().enumerate() {
+            out.push_str(cell);
+            if i < last {
+                out.extend(std::iter::repeat_n(' ', widths[i] - cell.chars().count() + 2));
+            }
+        }
+        out.trim_end().to_owned()
+    };
+    let mut out = line(header.to_vec());
+    for row in rows {
+        out.push('\n');
+        out.push_str(&line(row.iter().map(String::as_str).collect()));
+    }
+    out
+}
+
+/// `--since`: a day (`2026-11-25`, from midnight UTC) or an RFC 3339 time
+/// (`2026-11-25T09:30:00Z`); Unix milliseconds.
+pub fn parse_since(raw: &str) -> Result<i64, String> {
+    use time::format_description::well_known::Rfc3339;
+    let day = time::macros::format_description!("[year]-[month]-[day]");
+    let at = time::Date::parse(raw, day)
+        .map(|d| d.midnight().assume_utc())
+        .or_else(|_| time::OffsetDateTime::parse(raw, &Rfc3339))
+        .map_err(|_| format!("{raw:?} is not a date: use YYYY-MM-DD (2026-11-25) or an RFC 3339 time (2026-11-25T09:30:00Z)"))?;
+    Ok((at.unix_timestamp_nanos() / 1_000_000) as i64)
+}
+
+fn datetime(ms: i64) -> time::OffsetDateTime {
+    time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000).unwrap_or(time::OffsetDateTime::UNIX_EPOCH)
+}
+
+/// A stored time for a table: `2026-11-25 09:30:12` (UTC).
+pub fn utc(ms: i64) -> String {
+    datetime(ms).format(time::macros::format_description!("[year]-[month]-[day] [hour]:[minute]:[second]")).unwrap_or_default()
+}
+
+/// A stored time for JSON and CSV: RFC 3339 in UTC, to the millisecond.
+pub fn rfc3339(ms: i64) -> String {
+    datetime(ms).format(time::macros::format_description!("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z")).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn since_takes_a_day_or_a_time_and_refuses_anything_else() {
+        assert_eq!(parse_since("2026-11-25").unwrap(), 1_795_564_800_000);
+        assert_eq!(parse_since("2026-11-25T09:30:00Z").unwrap(), 1_795_564_800_000 + 9 * 3_600_000 + 30 * 60_000);
+        assert_eq!(parse_since("2026-11-25T10:30:00+01:00").unwrap(), parse_since("2026-11-25T09:30:00Z").unwrap());
+        for bad in ["yesterday", "2026-13-01", "25/11/2026", ""] {
+            assert!(parse_since(bad).unwrap_err().contains("is not a date"), "{bad}");
+        }
+    }
+
+    #[test]
+    fn times_print_in_utc_and_round_trip_through_rfc3339() {
+        let ms = parse_since("2026-11-25T09:30:12.345Z").unwrap();
+        assert_eq!(utc(ms), "2026-11-25 09:30:12");
+        assert_eq!(rfc3339(ms), "2026-11-25T09:30:12.345Z");
+        assert_eq!(parse_since(&rfc3339(ms)).unwrap(), ms);
+    }
+
+    #[test]
+    fn what_a_visitor_typed_cannot_drive_the_terminal() {
+        assert_eq!(printable("Ana\u{1b}[2J\nLopes\u{7}"), "Ana\u{FFFD}[2J Lopes\u{FFFD}");
+    }
+
+    #[test]
+    fn tables_align_columns_by_characters() {
+        let t = table(&["ID", "NAME"], &[vec!["1".into(), "Zoë".into()], vec!["22".into(), "Ana".into()]]);
+        assert_eq!(t, "ID  NAME\n1   Zoë\n22  Ana");
+        assert_eq!(clip("Riverbend Mutual Credit", 10), "Riverbend…");
+    }
+
+    #[test]
+    fn passwords_are_not_printed() {
+        assert_eq!(redacted("postgres://site:hunter2@db.internal/site"), "postgres://site:***@db.internal/site");
+        assert_eq!(redacted("sqlite://data/citizen-site.db"), "sqlite://data/citizen-site.db");
+    }
+}

@@ -1,0 +1,268 @@
+//! The embedded SQLite database as a file: a consistent copy taken while the
+//! server runs and writes ([`backup`], SQLite's `VACUUM INTO`), a copy put
+//! back for a stopped server ([`restore`]), and the lock that tells the two
+//! apart ([`ServerLock`]).
+//!
+//! Every server process holds a shared lock on `<database>.lock` for as long
+//! as it runs; a restore takes it exclusively, so it refuses while a server
+//! runs (the server would go on writing to the file being replaced, and
+//! what visitors sent next would be lost), and a server does not start in
+//! the middle of a restore.
+
+use std::fs::{File, OpenOptions, TryLockError};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+use sqlx::Row;
+
+use super::{Db, Dialect};
+
+/// The first bytes of every SQLite database file.
+const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
+/// A backup of a big database may take a while; a stuck one is cut off.
+const BACKUP_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// A server's hold on its SQLite database, released when dropped.
+#[derive(Debug)]
+pub struct ServerLock(#[allow(dead_code)] File);
+
+impl ServerLock {
+    /// Holds `database`'s lock, shared with other server processes.
+    pub fn hold(database: &Path) -> anyhow::Result<ServerLock> {
+        let path = lock_path(database);
+        let file = open_lock(&path)?;
+        match file.try_lock_shared() {
+            Ok(()) => Ok(ServerLock(file)),
+            Err(TryLockError::WouldBlock) => {
+                bail!("{} is being restored (citizen-site restore): start the server when it is done", database.display())
+            }
+            Err(TryLockError::Error(e)) => Err(e).with_context(|| format!("locking {}", path.display())),
+        }
+    }
+}
+
+fn lock_path(database: &Path) -> PathBuf {
+    suffixed(database, ".lock")
+}
+
+fn open_lock(path: &Path) -> anyhow::Result<File> {
+    OpenOptions::new().create(true).truncate(false).write(true).open(path).with_context(|| format!("opening {}", path.display()))
+}
+
+/// `path` with `suffix` added to its file name.
+fn suffixed(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(suffix);
+    path.with_file_name(name)
+}
+
+/// A finished backup.
+#[derive(Debug, Clone)]
+pub struct Backup {
+    pub file: PathBuf,
+    pub bytes: u64,
+    pub counts: Counts,
+}
+
+/// Rows in a database of this site, by table.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub intro_requests: i64,
+    pub checkouts: i64,
+    pub team_members: i64,
+}
+
+/// Copies the database `db` (SQLite) to the new file `dest` while the
+/// server may be writing: one consistent snapshot (`VACUUM INTO`), checked
+/// before it is given its name, so `dest` is either a whole backup or
+/// absent. An existing `dest` is never overwritten.
+pub async fn backup(db: &Db, dest: &Path) -> anyhow::Result<Backup> {
+    anyhow::ensure!(db.dialect == Dialect::Sqlite, "backup copies an SQLite database; PostgreSQL's is pg_dump");
+    if dest.symlink_metadata().is_ok() {
+        bail!("{} exists: a backup never overwrites a file; choose a new name", dest.display());
+    }
+    let dir = match dest.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    if !dir.is_dir() {
+        bail!("cannot write {}: the folder {} does not exist", dest.display(), dir.display());
+    }
+    let partial = dir.join(format!(".{}.partial-{}", dest.file_name().unwrap_or_default().to_string_lossy(), std::process::id()));
+    let _ = std::fs::remove_file(&partial);
+    let into = partial.to_str().with_context(|| format!("{} is not a UTF-8 path", partial.display()))?;
+    let copied = tokio::time::timeout(BACKUP_TIMEOUT, sqlx::query("VACUUM INTO $1").bind(into).execute(&db.pool)).await;
+    let copied = match copied {
+        Ok(result) => result.map(|_| ()).map_err(anyhow::Error::from),
+        Err(_) => Err(anyhow::anyhow!("it took longer than {BACKUP_TIMEOUT:?}")),
+    };
+    if let Err(e) = copied {
+        let _ = std::fs::remove_file(&partial);
+        bail!("cannot write the backup to {}: {e}", dest.display());
+    }
+    let checked = async {
+        let counts = inspect(&partial, dest).await?;
+        File::open(&partial)?.sync_all()?;
+        Ok::<_, anyhow::Error>(counts)
+    }
+    .await;
+    let counts = match checked {
+        Ok(counts) => counts,
+        Err(e) => {
+            remove_with_sidecars(&partial);
+            return Err(e.context("the backup did not check out; nothing was written"));
+        }
+    };
+    // A hard link gives the file its name only if the name is still free.
+    let named = std::fs::hard_link(&partial, dest);
+    remove_with_sidecars(&partial);
+    named.with_context(|| format!("naming the backup {}", dest.display()))?;
+    sync_dir(&dir);
+    Ok(Backup { file: dest.to_path_buf(), bytes: std::fs::metadata(dest)?.len(), counts })
+}
+
+/// A finished restore.
+#[derive(Debug, Clone)]
+pub struct Restored {
+    pub counts: Counts,
+    /// Where the database it replaced was kept.
+    pub replaced: Option<PathBuf>,
+}
+
+/// Puts the backup `from` in place of the SQLite database `database`, for a
+/// stopped server. `from` must be a sound database of this site, made by
+/// this version or an older one; the database it replaces is kept beside it
+/// (`<database>.replaced-<time>`), never deleted.
+pub async fn restore(database: &Path, from: &Path) -> anyhow::Result<Restored> {
+    let mut header = [0u8; 16];
+    let read = File::open(from).and_then(|mut f| f.read_exact(&mut header));
+    if let Err(e) = read {
+        if e.kind() == std::io::ErrorKind::UnexpectedEof {
+            bail!("{} is not a database of this site: it is not an SQLite database", from.display());
+        }
+        return Err(e).with_context(|| format!("reading {}", from.display()));
+    }
+    if &header != SQLITE_HEADER {
+        bail!("{} is not a database of this site: it is not an SQLite database", from.display());
+    }
+    let dir = match database.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    // Checked as a copy beside the database, so the backup itself is only read.
+    let incoming = suffixed(database, &format!(".restoring-{}", std::process::id()));
+    std::fs::copy(from, &incoming).with_context(|| format!("copying {} to {}", from.display(), incoming.display()))?;
+    let counts = match inspect(&incoming, from).await {
+        Ok(counts) => counts,
+        Err(e) => {
+            remove_with_sidecars(&incoming);
+            return Err(e);
+        }
+    };
+    let swapped = swap_in(database, &incoming);
+    if swapped.is_err() {
+        remove_with_sidecars(&incoming);
+    }
+    let replaced = swapped?;
+    sync_dir(&dir);
+    Ok(Restored { counts, replaced })
+}
+
+/// With no server running on `database`, moves it aside (with its write-ahead
+/// log, which holds part of it after a crash) and puts `incoming` there.
+fn swap_in(database: &Path, incoming: &Path) -> anyhow::Result<Option<PathBuf>> {
+    let lock = open_lock(&lock_path(database))?;
+    match lock.try_lock() {
+        Ok(()) => {}
+        Err(TryLockError::WouldBlock) => bail!(
+            "a server is running on {}: stop it before restoring (it would go on writing to the database being replaced); nothing was changed",
+            database.display()
+        ),
+        Err(TryLockError::Error(e)) => return Err(e).context("locking the database"),
+    }
+    File::open(incoming)?.sync_all()?;
+    let replaced = if database.exists() {
+        let stamp = time::OffsetDateTime::now_utc()
+            .format(time::macros::format_description!("[year][month][day]T[hour][minute][second]Z"))
+            .unwrap_or_default();
+        let aside = suffixed(database, &format!(".replaced-{stamp}"));
+        std::fs::rename(database, &aside).with_context(|| format!("moving {} aside", database.display()))?;
+        for sidecar in ["-wal", "-journal"] {
+            let from = suffixed(database, sidecar);
+            if from.exists() {
+                std::fs::rename(&from, suffixed(&aside, sidecar)).with_context(|| format!("moving {} aside", from.display()))?;
+            }
+        }
+        let _ = std::fs::remove_file(suffixed(database, "-shm"));
+        Some(aside)
+    } else {
+        None
+    };
+    std::fs::rename(incoming, database).with_context(|| format!("putting the backup in place at {}", database.display()))?;
+    Ok(replaced)
+}
+
+/// Checks that the SQLite file at `path` (our own copy, named `shown` to
+/// the operator) is a sound database of this site that this version can
+/// run, and counts its rows. Nothing is written to it.
+async fn inspect(path: &Path, shown: &Path) -> anyhow::Result<Counts> {
+    let db = Db::connect_lazy(&format!("sqlite://{}?mode=rw", path.display()))?;
+    let not_ours = |why: String| anyhow::anyhow!("{} is not a database of this site: {why}", shown.display());
+    let result = async {
+        let check: String = db.timed(sqlx::query("PRAGMA quick_check").fetch_one(&db.pool)).await?.try_get(0)?;
+        if check != "ok" {
+            bail!("{} is damaged: {check}", shown.display());
+        }
+        let tables: Vec<String> = db
+            .timed(sqlx::query("SELECT name FROM sqlite_master WHERE type = 'table'").fetch_all(&db.pool))
+            .await?
+            .iter()
+            .map(|r| r.try_get::<String, _>(0))
+            .collect::<Result<_, _>>()?;
+        for table in ["_sqlx_migrations", "intro_requests", "completed_checkouts", "team_members"] {
+            if !tables.iter().any(|t| t == table) {
+                return Err(not_ours(format!("it has no {table} table")));
+            }
+        }
+        let applied = db.timed(sqlx::query("SELECT version FROM _sqlx_migrations WHERE success").fetch_all(&db.pool)).await?;
+        for row in &applied {
+            let version: i64 = row.try_get(0)?;
+            if !super::SQLITE_MIGRATIONS.iter().any(|m| m.version == version) {
+                return Err(not_ours(format!("it was made by a newer citizen-site (its migration {version} is unknown to this one)")));
+            }
+        }
+        let count = |table: &'static str| {
+            let db = &db;
+            async move { db.timed(sqlx::query(&format!("SELECT COUNT(*) FROM {table}")).fetch_one(&db.pool)).await?.try_get::<i64, _>(0) }
+        };
+        Ok(Counts {
+            intro_requests: count("intro_requests").await?,
+            checkouts: count("completed_checkouts").await?,
+            team_members: count("team_members").await?,
+        })
+    }
+    .await;
+    db.pool.close().await;
+    // Only read: whatever SQLite kept beside the copy holds nothing.
+    for sidecar in ["-wal", "-shm"] {
+        let _ = std::fs::remove_file(suffixed(path, sidecar));
+    }
+    result
+}
+
+fn remove_with_sidecars(path: &Path) {
+    for sidecar in ["", "-wal", "-shm", "-journal"] {
+        let _ = std::fs::remove_file(suffixed(path, sidecar));
+    }
+}
+
+/// Makes a rename in `dir` durable (best effort: not every file system
+/// lets a folder be synced).
+fn sync_dir(dir: &Path) {
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+}
