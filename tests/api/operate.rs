@@ -27,6 +27,17 @@ fn awkward() -> Value {
     })
 }
 
+/// Whether the README's Operate section shows `line` as a command prints it
+/// (runs of spaces aside: a table's columns are as wide as its data).
+fn readme_shows(line: &str) -> bool {
+    let readme = include_str!("../../README.md");
+    let start = readme.find("\n## Operate\n").expect("the README's Operate section");
+    let end = start + readme[start + 1..].find("\n## ").unwrap();
+    let squeeze = |l: &str| l.split_whitespace().collect::<Vec<_>>().join(" ");
+    let wanted = squeeze(line);
+    readme[start..end].lines().any(|l| squeeze(l) == wanted)
+}
+
 async fn post_json(base: &str, body: &Value) -> reqwest::StatusCode {
     reqwest::Client::new().post(format!("{base}/api/save-to-notion")).json(body).send().await.unwrap().status()
 }
@@ -84,6 +95,7 @@ async fn intro_list_show_and_export_give_back_what_visitors_sent() {
         assert_eq!(lines.len(), 5, "{kind}: header, three requests, a count: {}", table.stdout);
         assert!(lines[1].contains("Shops, \"united\"") && lines[3].contains("spam"), "{kind}: {}", table.stdout);
         assert_eq!(lines[4], "3 request(s)");
+        assert!(readme_shows(lines[0]), "the README's sample has another header: {}", lines[0]);
 
         // Filters.
         let count = |args: &'static [&'static str]| async move { operate(url, args, &[]).await.json().as_array().unwrap().len() };
@@ -101,12 +113,17 @@ async fn intro_list_show_and_export_give_back_what_visitors_sent() {
         assert!(shown.stdout.contains("contact person: Zoë Ødegård-Nakamura 中村"), "{kind}: {}", shown.stdout);
         assert!(shown.stdout.contains("tags:           Loyalty; Local currency"), "{kind}: {}", shown.stdout);
         assert!(shown.stdout.contains("\n  Line one, with a comma.\n  Line two \"quoted\";\n"), "{kind}: {}", shown.stdout);
+        for label in shown.stdout.lines().filter_map(|l| l.split_once(':').map(|(label, _)| label)).filter(|l| !l.starts_with(' ')).take(11) {
+            let sample = format!("{label}:");
+            assert!(include_str!("../../README.md").contains(&format!("\n{sample}")), "the README's show sample lacks {sample:?}");
+        }
 
         // The CSV, parsed back, is what was sent.
         let csv_out = operate(url, &["intro", "export", "--format", "csv"], &[]).await;
         assert_eq!(csv_out.code, 0, "{kind}: {csv_out:?}");
         let body = csv_out.stdout.strip_prefix('\u{FEFF}').expect("a byte-order mark for spreadsheets");
         assert!(body.contains("\r\n"), "RFC 4180 line ends");
+        assert!(readme_shows(body.lines().next().unwrap()), "the README's CSV sample has another header");
         let mut reader = csv::Reader::from_reader(body.as_bytes());
         let header: Vec<String> = reader.headers().unwrap().iter().map(str::to_owned).collect();
         let rows: Vec<HashMap<String, String>> =
@@ -252,6 +269,7 @@ async fn a_failed_forward_from_the_command_line_says_so_and_waits_for_its_next_t
         let ran = operate(url, &["intro", "retry", &id], &env).await;
         assert_eq!(ran.code, 1, "{kind}: {ran:?}");
         assert!(ran.stdout.contains("failed") && ran.stdout.contains("Notion answered 500"), "{kind}: {}", ran.stdout);
+        assert!(readme_shows(ran.stdout.lines().next().unwrap()), "{}", ran.stdout);
         assert!(ran.stderr.contains("1 request(s) could not be forwarded"), "{kind}: {}", ran.stderr);
         let failed = operate(url, &["intro", "list", "--status", "failed", "--json"], &[]).await.json();
         assert_eq!(failed[0]["id"], id.as_str(), "{kind}: {failed}");
@@ -431,6 +449,7 @@ async fn checkouts_list_shows_what_the_webhook_recorded_and_its_settled_status()
         let paid = operate(url, &["checkouts", "list", "--status", "paid", "--json"], &[]).await.json();
         assert_eq!(paid.as_array().unwrap().len(), 1);
         let table = operate(url, &["checkouts", "list"], &[]).await;
+        assert!(readme_shows(table.stdout.lines().next().unwrap()), "{}", table.stdout);
         assert!(
             table.stdout.starts_with("SESSION") && table.stdout.contains("cs_test_sepa") && table.stdout.contains("2 checkout(s)"),
             "{kind}: {}",
