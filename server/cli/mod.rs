@@ -96,8 +96,8 @@ pub async fn open(database_url: &str) -> anyhow::Result<Db> {
     }
     let shown = redacted(database_url);
     let db = Db::connect_lazy(database_url)?;
-    db.timed(sqlx::query("SELECT 1").execute(&db.pool)).await.with_context(|| format!("cannot reach the database at {shown}"))?;
-    if db.timed(sqlx::query("SELECT COUNT(*) FROM _sqlx_migrations").execute(&db.pool)).await.is_err() {
+    let ours = db.is_the_sites().await.with_context(|| format!("cannot reach the database at {shown} (is it running, and DATABASE_URL right?)"))?;
+    if !ours {
         bail!("{shown} is not this site's database: it has none of the site's tables (the server makes them on its first start)");
     }
     db.migrate().await.with_context(|| format!("bringing the tables of {shown} up to date"))?;

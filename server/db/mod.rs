@@ -125,6 +125,13 @@ impl Db {
         result
     }
 
+    /// Whether the database holds this site's tables (its migrations ran
+    /// there at least once); an error when it cannot be reached.
+    pub async fn is_the_sites(&self) -> Result<bool, sqlx::Error> {
+        self.timed(sqlx::query("SELECT 1").execute(&self.pool)).await?;
+        Ok(self.timed(sqlx::query("SELECT COUNT(*) FROM _sqlx_migrations").execute(&self.pool)).await.is_ok())
+    }
+
     /// Whether the database answered its last check (and is migrated).
     pub fn is_up(&self) -> bool {
         self.health.up.load(Ordering::Acquire) && self.health.migrated.load(Ordering::Acquire)
