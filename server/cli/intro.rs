@@ -231,29 +231,32 @@ async fn retry(db: &Db, notion: &NotionClient, id: Option<&str>) -> anyhow::Resu
     let worker = format!("cli-{}-{}", std::process::id(), uuid::Uuid::new_v4());
     let mut outcomes = Vec::new();
     for id in ids {
-        let outcome = match store::claim_id(db, &id, &worker, forwarder::LEASE).await? {
-            Some(claimed) => match forwarder::forward_one(db, notion, &worker, claimed).await {
-                Ok(page) => Outcome::Forwarded { page },
-                Err(error) => Outcome::Failed { error, next: records::get(db, &id).await?.and_then(|r| r.next_attempt_at) },
-            },
-            None => why_not_claimed(db, &id).await?,
-        };
+        let outcome = forward_or_explain(db, notion, &worker, &id).await?;
         outcomes.push((id, outcome));
     }
     Ok(outcomes)
 }
 
-/// A request that could not be claimed: forwarded meanwhile, or held by
-/// another process right now.
-async fn why_not_claimed(db: &Db, id: &str) -> anyhow::Result<Outcome> {
-    // A claim may end between the two reads: look again for a moment.
+/// Claims `id` and forwards it; when another process has it, says so. A
+/// claim can end between our try and our look (a server's failed try), so
+/// an unclaimed pending request is tried again, for a second at most.
+async fn forward_or_explain(db: &Db, notion: &NotionClient, worker: &str, id: &str) -> anyhow::Result<Outcome> {
     for _ in 0..50 {
-        let Some(r) = records::get(db, id).await? else { bail!("intro request {id} disappeared") };
-        if r.state == State::Forwarded {
-            return Ok(Outcome::AlreadyForwarded { page: r.notion_page_id });
+        if let Some(claimed) = store::claim_id(db, id, worker, forwarder::LEASE).await? {
+            return Ok(match forwarder::forward_one(db, notion, worker, claimed).await {
+                Ok(page) => Outcome::Forwarded { page },
+                Err(error) => Outcome::Failed { error, next: records::get(db, id).await?.and_then(|r| r.next_attempt_at) },
+            });
         }
-        if let Some(worker) = r.claimed_at(now_ms()) {
-            return Ok(Outcome::Elsewhere { worker: worker.to_owned() });
+        let Some(r) = records::get(db, id).await? else { bail!("intro request {id} disappeared") };
+        match r.state {
+            State::Forwarded => return Ok(Outcome::AlreadyForwarded { page: r.notion_page_id }),
+            State::Spam => bail!("{id} is held as spam: release it first (citizen-site intro release {id})"),
+            State::Pending | State::Failed => {
+                if let Some(worker) = r.claimed_at(now_ms()) {
+                    return Ok(Outcome::Elsewhere { worker: worker.to_owned() });
+                }
+            }
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }

@@ -26,7 +26,10 @@ const BACKUP_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// A server's hold on its SQLite database, released when dropped.
 #[derive(Debug)]
-pub struct ServerLock(#[allow(dead_code)] File);
+pub struct ServerLock {
+    /// Open for as long as the lock is held: closing it releases the lock.
+    _file: File,
+}
 
 impl ServerLock {
     /// Holds `database`'s lock, shared with other server processes.
@@ -34,7 +37,7 @@ impl ServerLock {
         let path = lock_path(database);
         let file = open_lock(&path)?;
         match file.try_lock_shared() {
-            Ok(()) => Ok(ServerLock(file)),
+            Ok(()) => Ok(ServerLock { _file: file }),
             Err(TryLockError::WouldBlock) => {
                 bail!("{} is being restored (citizen-site restore): start the server when it is done", database.display())
             }
