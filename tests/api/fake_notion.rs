@@ -19,11 +19,18 @@ pub struct FakeNotion {
     fail_first: Arc<Mutex<usize>>,
     /// Page creations asked for, failed ones included.
     pub creates: Arc<Mutex<usize>>,
+    /// How long each page creation takes.
+    delay: std::time::Duration,
 }
 
 impl FakeNotion {
     pub async fn start(fail_first: usize) -> (FakeNotion, MockServer) {
-        let fake = FakeNotion { fail_first: Arc::new(Mutex::new(fail_first)), ..Default::default() };
+        FakeNotion::start_with(fail_first, std::time::Duration::ZERO).await
+    }
+
+    /// A stand-in whose page creations each take `delay`.
+    pub async fn start_with(fail_first: usize, delay: std::time::Duration) -> (FakeNotion, MockServer) {
+        let fake = FakeNotion { fail_first: Arc::new(Mutex::new(fail_first)), delay, ..Default::default() };
         let server = MockServer::start().await;
         Mock::given(method("POST")).and(path("/v1/pages")).respond_with(fake.clone()).mount(&server).await;
         Mock::given(method("POST")).and(path(format!("/v1/databases/{DB_ID}/query"))).respond_with(fake.clone()).mount(&server).await;
@@ -60,6 +67,6 @@ impl Respond for FakeNotion {
         }
         let mut pages = self.pages.lock().unwrap();
         pages.push(body);
-        ResponseTemplate::new(200).set_body_json(json!({ "object": "page", "id": format!("page-{}", pages.len() - 1) }))
+        ResponseTemplate::new(200).set_body_json(json!({ "object": "page", "id": format!("page-{}", pages.len() - 1) })).set_delay(self.delay)
     }
 }

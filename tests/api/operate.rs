@@ -196,7 +196,9 @@ async fn commands_refuse_a_database_that_is_missing_unreachable_or_not_the_sites
 async fn a_released_request_reaches_notion_exactly_once_while_a_server_also_forwards() {
     for (kind, fresh) in fresh_databases(TempDir::new().path()).await {
         let url = fresh.url.as_str();
-        let (notion, notion_server) = FakeNotion::start(0).await;
+        // Each page takes Notion a moment: the server is still forwarding
+        // when the command starts, and both take from the same requests.
+        let (notion, notion_server) = FakeNotion::start_with(0, Duration::from_millis(150)).await;
         let mut env = server_env(url);
         env.extend(notion_env(&notion_server));
         let site = SiteProcess::start(&env).await;
@@ -229,11 +231,15 @@ async fn a_released_request_reaches_notion_exactly_once_while_a_server_also_forw
             let ran = operate(url, &["intro", "release", id, "--json"], &[]).await;
             assert_eq!(ran.json(), json!({ "id": id, "status": "pending" }), "{kind}");
         }
+        let server_started = || async { *notion.creates.lock().unwrap() > 0 };
+        assert!(eventually(10, server_started).await, "{kind}: the server's forwarder took a released request");
         let retried = operate(url, &["intro", "retry", "--json"], &notion_cli).await;
         let outcomes = retried.json();
         for o in outcomes.as_array().unwrap() {
             assert!(["forwarded", "already_forwarded", "in_progress_elsewhere"].contains(&o["outcome"].as_str().unwrap()), "{kind}: {o}");
         }
+        let by_command = outcomes.as_array().unwrap().iter().filter(|o| o["outcome"] == "forwarded").count();
+        assert!(by_command > 0 && by_command < held.len(), "{kind}: the command and the server each forwarded some: {outcomes}");
         let forwarded = || async {
             operate(url, &["intro", "list", "--status", "forwarded", "--json"], &[]).await.json().as_array().unwrap().len() == held.len()
         };
