@@ -58,11 +58,7 @@ impl Application {
         // The message catalogue is parsed now, not by the first request that
         // shows a message.
         crate::messages::messages();
-        if let Some(dir) = config.sqlite_dir() {
-            if !dir.as_os_str().is_empty() {
-                std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-            }
-        }
+        crate::db::sqlite_file::make_folder(&config.database_url)?;
         let open_files = edge::raise_open_files();
         if (open_files as usize) < config.limits.max_connections + 256 {
             tracing::warn!(

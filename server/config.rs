@@ -484,11 +484,6 @@ impl Config {
         cfg
     }
 
-    /// Directory of a `sqlite://` database file, created at start.
-    pub fn sqlite_dir(&self) -> Option<PathBuf> {
-        sqlite_dir(&self.database_url)
-    }
-
     /// The `sqlite://` database file; None for PostgreSQL.
     pub fn sqlite_path(&self) -> Option<PathBuf> {
         sqlite_path(&self.database_url)

@@ -79,7 +79,7 @@ pub struct NotionArgs {
 }
 
 fn state_parser() -> impl TypedValueParser<Value = State> {
-    PossibleValuesParser::new(State::NAMES).map(|s| s.parse::<State>().expect("one of State::NAMES"))
+    PossibleValuesParser::new(State::ALL.map(State::as_str)).map(|s| s.parse::<State>().expect("one of State::ALL"))
 }
 
 pub async fn run(database_url: &str, cmd: IntroCommand) -> anyhow::Result<()> {
@@ -216,11 +216,7 @@ impl Outcome {
 /// beside this command never forwards the same request too.
 async fn retry(db: &Db, notion: &NotionClient, id: Option<&str>) -> anyhow::Result<Vec<(String, Outcome)>> {
     let ids: Vec<String> = match id {
-        Some(id) => match records::get(db, id).await? {
-            None => bail!("no intro request has the id {id:?}"),
-            Some(r) if r.state == State::Spam => bail!("{id} is held as spam: release it first (citizen-site intro release {id})"),
-            Some(r) => vec![r.id],
-        },
+        Some(id) => vec![id.to_owned()],
         None => records::list(db, Filter::default())
             .await?
             .into_iter()
@@ -248,7 +244,7 @@ async fn forward_or_explain(db: &Db, notion: &NotionClient, worker: &str, id: &s
                 Err(error) => Outcome::Failed { error, next: records::get(db, id).await?.and_then(|r| r.next_attempt_at) },
             });
         }
-        let Some(r) = records::get(db, id).await? else { bail!("intro request {id} disappeared") };
+        let Some(r) = records::get(db, id).await? else { bail!("no intro request has the id {id:?}") };
         match r.state {
             State::Forwarded => return Ok(Outcome::AlreadyForwarded { page: r.notion_page_id }),
             State::Spam => bail!("{id} is held as spam: release it first (citizen-site intro release {id})"),

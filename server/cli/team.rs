@@ -48,11 +48,7 @@ pub enum TeamCommand {
 /// Runs a team command. Unlike the other commands, it makes the database
 /// when there is none yet: a team can be set up before the first start.
 pub async fn run(database_url: &str, cmd: TeamCommand) -> anyhow::Result<()> {
-    if let Some(dir) = crate::config::sqlite_path(database_url).as_deref().and_then(std::path::Path::parent) {
-        if !dir.as_os_str().is_empty() {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        }
-    }
+    crate::db::sqlite_file::make_folder(database_url)?;
     let db = Db::connect_lazy(database_url)?;
     db.migrate().await.context("preparing the database")?;
     match cmd {

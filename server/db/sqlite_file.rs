@@ -46,6 +46,27 @@ impl ServerLock {
     }
 }
 
+/// Makes the folder of the SQLite database `database_url` names, as a
+/// first start or a command that may make the database needs it; nothing
+/// for PostgreSQL.
+pub fn make_folder(database_url: &str) -> anyhow::Result<()> {
+    match crate::config::sqlite_path(database_url) {
+        Some(file) => {
+            let dir = folder_of(&file);
+            std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))
+        }
+        None => Ok(()),
+    }
+}
+
+/// The folder `file` is in: `.` for a bare file name.
+fn folder_of(file: &Path) -> PathBuf {
+    match file.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
 fn lock_path(database: &Path) -> PathBuf {
     suffixed(database, ".lock")
 }
@@ -86,10 +107,7 @@ pub async fn backup(db: &Db, dest: &Path) -> anyhow::Result<Backup> {
     if dest.symlink_metadata().is_ok() {
         bail!("{} exists: a backup never overwrites a file; choose a new name", dest.display());
     }
-    let dir = match dest.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    let dir = folder_of(dest);
     if !dir.is_dir() {
         bail!("cannot write {}: the folder {} does not exist", dest.display(), dir.display());
     }
@@ -150,10 +168,7 @@ pub async fn restore(database: &Path, from: &Path) -> anyhow::Result<Restored> {
     if &header != SQLITE_HEADER {
         bail!("{} is not a database of this site: it is not an SQLite database", from.display());
     }
-    let dir = match database.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    let dir = folder_of(database);
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     // Checked as a copy beside the database, so the backup itself is only read.
     let incoming = suffixed(database, &format!(".restoring-{}", std::process::id()));

@@ -24,7 +24,7 @@ pub enum State {
 }
 
 impl State {
-    pub const NAMES: [&'static str; 4] = ["pending", "failed", "forwarded", "spam"];
+    pub const ALL: [State; 4] = [State::Pending, State::Failed, State::Forwarded, State::Spam];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -65,13 +65,10 @@ impl FromStr for State {
     type Err = String;
 
     fn from_str(s: &str) -> Result<State, String> {
-        match s {
-            "pending" => Ok(State::Pending),
-            "failed" => Ok(State::Failed),
-            "forwarded" => Ok(State::Forwarded),
-            "spam" => Ok(State::Spam),
-            _ => Err(format!("{s:?} is not a status: use one of {}", State::NAMES.join(", "))),
-        }
+        State::ALL
+            .into_iter()
+            .find(|state| state.as_str() == s)
+            .ok_or_else(|| format!("{s:?} is not a status: use one of {}", State::ALL.map(State::as_str).join(", ")))
     }
 }
 
@@ -216,8 +213,8 @@ mod tests {
 
     #[test]
     fn every_state_name_parses_back_and_others_are_refused_with_the_list() {
-        for name in State::NAMES {
-            assert_eq!(name.parse::<State>().unwrap().as_str(), name);
+        for state in State::ALL {
+            assert_eq!(state.as_str().parse::<State>().unwrap(), state);
         }
         let err = "held".parse::<State>().unwrap_err();
         assert!(err.contains("pending, failed, forwarded, spam"), "{err}");
