@@ -217,7 +217,7 @@ impl Application {
     /// connections, says so on `/readyz`, lets in-flight requests finish for
     /// at most the shutdown grace (then drops them), and stops the
     /// forwarder within the same bound (a forward cut short is retried by
-    /// another process when its lease runs out).
+    /// another process when its lease runs out), then closes the database.
     pub async fn run_until(self, shutdown: impl Future<Output = ()> + Send + 'static) -> anyhow::Result<()> {
         let state = self.state.clone();
         let (forwarder_task, background, dev) = (self.forwarder_task, self.background, self.dev);
@@ -293,6 +293,11 @@ impl Application {
         }
         for task in background {
             task.abort();
+        }
+        // Closing the pool lets SQLite fold its write-ahead log into the
+        // database file: a stopped site's data is the file alone.
+        if tokio::time::timeout(Duration::from_secs(5), state.db.pool.close()).await.is_err() {
+            tracing::warn!("database connections still in use after 5 s; closing without waiting");
         }
         tracing::info!("stopped");
         Ok(())

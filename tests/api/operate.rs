@@ -345,6 +345,8 @@ async fn a_backup_taken_under_a_stream_of_posts_restores_every_request_acknowled
     let live = operate(&url, &["intro", "list", "--json"], &[]).await.json();
     assert_eq!(live.as_array().unwrap().len(), all.len(), "every acknowledged request is in the live database, no more");
     site.stop().await;
+    let wal = dir.path().join("site.db-wal");
+    assert!(!wal.exists(), "a stopped server leaves its data in the database file alone, no write-ahead log beside it");
 
     // Files that are not a backup of this site.
     let text = dir.path().join("notes.txt");
