@@ -3,27 +3,37 @@
 // figure, the peer's figure measured in the same run, and the ratio. The
 // README's table is written from its JSON output (bench/report.mjs).
 //
-//   1. cached pages: wrk on each of PAGES against nginx serving the same
-//      rendered bytes and headers (gzip, as both send them); each side
-//      warmed up, then the two in turn page by page, BENCH_ROUNDS times; a
-//      page's ratio is the ratio of the medians, and the row's figure is the
-//      worst page's (target: at least 0.9 of nginx)
-//   2. renders with the page cache off vs a Node server running the same
+//   1. cached pages, instructions per request: each of PAGES in gzip and
+//      brotli under valgrind's callgrind, against nginx serving the same
+//      bytes and headers (bench/instructions.mjs); CALLGRIND_RUNS runs of
+//      each, fresh processes (target: at most nginx's on every page, and the
+//      runs within 1 % of each other)
+//   2. cached pages, req/s: wrk on each of PAGES against the same nginx
+//      (gzip); each side warmed up, then the two in turn page by page,
+//      BENCH_ROUNDS times; a page's ratio is the ratio of the medians, and
+//      the row's figure is the worst page's (target: at least 0.9 of nginx)
+//   3. 1,000 open keep-alive connections, and a new connection per request:
+//      p50 / p99 latency of the pages in turn, against nginx, in turn
+//   4. renders with the page cache off vs a Node server running the same
 //      SSR bundle with the same data
-//   3. cold start to the first 200 on / (median of runs)
-//   4. page weight per route (compressed JS and CSS on first load)
-//   5. peak RSS during rows 1 and 2
-//   6. latency p50 / p99 for rows 1 and 2
-//   7. the release binary's size (stripped)
+//   5. cold start to the first 200 on / (median of runs)
+//   6. page weight per route (compressed JS and CSS on first load)
+//   7. peak RSS during rows 2 and 4
+//   8. latency p50 / p99 for rows 2 and 4
+//   9. the release binary's size (stripped)
 //
-// Exits non-zero when a row misses its target. Needs wrk and nginx
-// (installed from Debian's packages when missing and run as root). Writes
-// bench/results.json, bench/results.svg and the README's table.
+// Exits non-zero when a row misses its target. Needs wrk, nginx with its
+// brotli_static module and valgrind (Debian: wrk nginx
+// libnginx-mod-http-brotli-static valgrind). Writes bench/results.json,
+// bench/results.svg and the README's table.
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { freePort, need, siteBinary, startNginx, startSite as startOpsSite, waitFor } from "../tests/ops/tools.mjs";
+import { freePort, mixScript, need, siteBinary, startNginx, startSite as startOpsSite, tempDir, waitFor, wrk as wrkScript } from "../tests/ops/tools.mjs";
+import {
+  bodies, CONNECTIONS as CONNECTIONS_COUNTED, count as countInstructions, ENCODINGS, rawGet, REQUESTS as REQUESTS_COUNTED, SITE_URL, startOursCounted, valgrind,
+} from "./instructions.mjs";
 import { benchTable, writeReadme } from "./report.mjs";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
@@ -35,13 +45,20 @@ const RENDER_PAGES = ["/", "/blog", "/pricing"];
 const COLD_RUNS = Number(process.env.BENCH_COLD_RUNS ?? 7);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const WARMUP = process.env.BENCH_WARMUP ?? "2s";
+const CALLGRIND_RUNS = Number(process.env.BENCH_CALLGRIND_RUNS ?? 2);
+/** Row 3: open keep-alive connections, and connections at once when each
+ *  carries one request. */
+const MANY = Number(process.env.BENCH_MANY_CONNECTIONS ?? 1000);
+const CLOSE_CONNECTIONS = Number(process.env.BENCH_CLOSE_CONNECTIONS ?? CONNECTIONS);
+const LATENCY_ROUNDS = Number(process.env.BENCH_LATENCY_ROUNDS ?? 3);
+const NGINX_BROTLI = "load_module /usr/lib/nginx/modules/ngx_http_brotli_static_module.so;";
 const children = [];
 process.on("exit", () => children.forEach((c) => c.kill("SIGKILL")));
 let bin;
 
 function startSite(env) {
   const { ADDR, ...rest } = env;
-  return startOpsSite(bin, Number(ADDR.split(":")[1]), rest);
+  return startOpsSite(bin, Number(ADDR.split(":")[1]), { SITE_URL, ...rest });
 }
 
 function wrk(url, headers = {}, duration = DURATION) {
@@ -100,9 +117,88 @@ function loadInTurn([ours, peer], headers) {
   return { pages: rows, worst: { page: worst.page, ratio: worst.ratio } };
 }
 
+/** The file nginx serves a page from (its encodings beside it). */
+const fileName = (page) => (page === "/" ? "index" : page.slice(1));
+
+/** Headers nginx makes itself (the date, the body's length, encoding and
+ *  ETag, the connection's) or from a variable (the request id). */
+const OWN_HEADERS = new Set(["date", "content-length", "content-encoding", "etag", "x-request-id", "content-type", "connection", "keep-alive"]);
+
+/** nginx serving the pages' files as ours serves them: each page with the
+ *  response headers ours sends for it (security headers, Cache-Control,
+ *  Vary), a request id, an ETag and the type with its charset, so both put
+ *  the same bytes on the wire, in gzip or brotli from files compressed
+ *  beforehand. Its configuration is the fastest found for these files:
+ *  sendfile off (for bodies of a few KB, one writev of headers and body
+ *  beats writev + sendfile + the TCP_CORK calls of tcp_nopush; with
+ *  sendfile on, nginx read 25-35k req/s here against 36-39k without) and
+ *  an open-file cache (no open/fstat/close per request: 44-55k); no access
+ *  log (ours writes none for a hit either). */
+function nginxConfig(www, port, pageHeaders) {
+  const locations = PAGES.map((p) => {
+    const headers = Object.entries(pageHeaders[p])
+      .filter(([h]) => !OWN_HEADERS.has(h))
+      .map(([h, v]) => `add_header ${h} "${v.replace(/["\\]/g, "\\$&")}" always;`);
+    return `location = ${p} { ${headers.join(" ")} add_header x-request-id $request_id always; try_files /${fileName(p)}.html =404; }`;
+  });
+  return `
+  sendfile off; keepalive_requests 1000000;
+  open_file_cache max=1000 inactive=60s; open_file_cache_valid 60s;
+  gzip_static on; brotli_static on; etag on; server_tokens off;
+  default_type text/html; charset utf-8;
+  server {
+    listen 127.0.0.1:${port} backlog=1024;
+    root ${www};
+    ${locations.join("\n    ")}
+  }`;
+}
+
+/** A run's figures without the dump files' names. */
+const strip = (figures) => Object.fromEntries(Object.entries(figures).map(([p, byEnc]) => [p, Object.fromEntries(Object.entries(byEnc).map(([e, v]) => [e, v.instructions]))]));
+
+/** Row 1 from its runs: per page and encoding each run's figure of both
+ *  servers and the ratio of their means; the worst ratio; and how far the
+ *  runs of one server on one page spread (the largest, over the smallest). */
+function instructionRows(runs) {
+  const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const pages = PAGES.flatMap((page) => ENCODINGS.map((encoding) => {
+    const ours = runs.map((r) => r.ours[page][encoding]);
+    const nginx = runs.map((r) => r.nginx[page][encoding]);
+    return { page, encoding, ours, nginx, ratio: mean(ours) / mean(nginx) };
+  }));
+  const worst = pages.reduce((a, b) => (b.ratio > a.ratio ? b : a));
+  const spreadOf = (xs) => Math.max(...xs) / Math.min(...xs) - 1;
+  const spread = Math.max(...pages.flatMap((p) => [spreadOf(p.ours), spreadOf(p.nginx)]));
+  return { requests: REQUESTS_COUNTED, connections: CONNECTIONS_COUNTED, runs: runs.length, pages, worst: { page: worst.page, encoding: worst.encoding, ratio: worst.ratio }, spread };
+}
+
+/** Ours and nginx in turn, LATENCY_ROUNDS times, each with `connections`
+ *  connections walking the pages (after a warm-up of each): per side the
+ *  median p50, p99 and req/s of the rounds, and every error. */
+async function latencyInTurn([ours, peer], connections, headers) {
+  const script = mixScript(PAGES, { headers });
+  const run = (url, duration) => wrkScript({ url, script, connections, duration, timeout: "5s" });
+  for (const base of [ours, peer]) await run(base, WARMUP);
+  const rounds = { ours: [], nginx: [] };
+  for (let round = 0; round < LATENCY_ROUNDS; round++) {
+    rounds.ours.push(await run(ours, DURATION));
+    rounds.nginx.push(await run(peer, DURATION));
+  }
+  const side = (rs) => ({
+    p50: median(rs.map((r) => r.p50_us / 1000)),
+    p99: median(rs.map((r) => r.p99_us / 1000)),
+    rps: median(rs.map((r) => r.requests / (r.duration_us / 1e6))),
+    errors: rs.reduce((n, r) => n + r.client_errors + r.server_errors + r.socket_errors + r.timeouts, 0),
+    requests: rs.reduce((n, r) => n + r.requests, 0),
+  });
+  return { connections, ours: side(rounds.ours), nginx: side(rounds.nginx) };
+}
+
 async function main() {
   need("wrk", "wrk");
   need("nginx", "nginx");
+  need("valgrind", "valgrind");
+  if (!fs.existsSync("/usr/lib/nginx/modules/ngx_http_brotli_static_module.so")) throw new Error("nginx's brotli_static module is needed: apt-get install libnginx-mod-http-brotli-static");
   delete process.env.CITIZEN_SITE_BIN; // always the release build
   bin = siteBinary();
   const results = {
@@ -110,12 +206,13 @@ async function main() {
     cores: os.cpus().length,
     node: process.version,
     nginx: execFileSync("sh", ["-c", "nginx -v 2>&1"], { encoding: "utf8" }).trim().replace(/^nginx version: /, ""),
-    settings: { duration: DURATION, connections: CONNECTIONS, rounds: ROUNDS, warmup: WARMUP },
+    valgrind: execFileSync("valgrind", ["--version"], { encoding: "utf8" }).trim(),
+    settings: { duration: DURATION, connections: CONNECTIONS, rounds: ROUNDS, warmup: WARMUP, latencyRounds: LATENCY_ROUNDS },
     rows: {},
   };
   results.rows.binaryMb = fs.statSync(bin).size / (1 << 20);
 
-  // Row 3 first, on a quiet machine: cold start.
+  // Row 5 first, on a quiet machine: cold start.
   const starts = [];
   for (let i = 0; i < COLD_RUNS; i++) {
     const port = await freePort();
@@ -140,7 +237,7 @@ async function main() {
   const baseA = `http://127.0.0.1:${portA}`;
   await waitFor(`${baseA}/readyz`);
 
-  // Row 4: page weight per route.
+  // Row 6: page weight per route.
   const routes = JSON.parse(fs.readFileSync(path.join(root, "content/routes.json"), "utf8")).routes;
   const weights = [];
   for (const r of routes) {
@@ -167,49 +264,62 @@ async function main() {
   }
   results.rows.weights = weights;
 
-  // Row 1: cached pages against nginx with the same bytes.
+  // The peer of rows 1 to 3: nginx serving the same bytes with the same headers.
   const www = fs.mkdtempSync(path.join(os.tmpdir(), "citizen-nginx-"));
+  const pageHeaders = {};
   for (const p of PAGES) {
-    const name = p === "/" ? "index" : p.slice(1);
+    const name = fileName(p);
     fs.mkdirSync(path.dirname(path.join(www, name)), { recursive: true });
-    const plain = Buffer.from(await (await fetch(`${baseA}${p}`, { headers: { "accept-encoding": "identity" } })).arrayBuffer());
-    fs.writeFileSync(path.join(www, `${name}.html`), plain);
-    const gz = execFileSync("sh", ["-c", `curl -s -H 'Accept-Encoding: gzip' ${baseA}${p}`], { maxBuffer: 1 << 24 });
-    fs.writeFileSync(path.join(www, `${name}.html.gz`), gz);
+    for (const [encoding, suffix] of [["identity", ""], ["gzip", ".gz"], ["br", ".br"]]) {
+      const res = await rawGet(portA, p, encoding);
+      if (res.status !== 200) throw new Error(`${p}: ${res.status}`);
+      fs.writeFileSync(path.join(www, `${name}.html${suffix}`), res.body);
+      pageHeaders[p] = res.headers;
+    }
   }
-  // nginx sends the same response headers ours does (security headers, a
-  // request id, and the page's Cache-Control, Vary and ETag), so both put
-  // the same bytes on the wire. Its configuration is the fastest found for
-  // these files: sendfile off (for bodies of a few KB, one writev of
-  // headers and body beats writev + sendfile + the TCP_CORK calls of
-  // tcp_nopush; with sendfile on, nginx read 25-35k req/s here against
-  // 36-39k without) and an open-file cache (no open/fstat/close per request:
-  // 44-55k).
-  const ourHeaders = (await fetch(`${baseA}/`, { headers: { "accept-encoding": "gzip" } })).headers;
-  const mirrored = ["content-security-policy", "x-content-type-options", "x-frame-options", "referrer-policy",
-    "permissions-policy", "cross-origin-opener-policy", "cross-origin-resource-policy", "cache-control", "vary"]
-    .map((h) => `add_header ${h} "${ourHeaders.get(h)}" always;`).join("\n    ");
-  const portN = await freePort();
-  const nginx = await startNginx(`
-  sendfile off; keepalive_requests 100000;
-  open_file_cache max=1000 inactive=60s; open_file_cache_valid 60s;
-  gzip_static on; etag on;
-  default_type text/html;
-  server {
-    listen 127.0.0.1:${portN};
-    root ${www};
-    ${mirrored}
-    add_header x-request-id $request_id always;
-    location = / { try_files /index.html =404; }
-    location / { try_files $uri.html =404; }
-  }`, `http://127.0.0.1:${portN}/`, { workers: "auto" });
-  const gzip = { "Accept-Encoding": "gzip" };
-  console.error("row 1: cached pages (each warmed up, then ours and nginx in turn)...");
-  results.rows.cached = { ...loadInTurn([baseA, `http://127.0.0.1:${portN}`], gzip), rssMb: peakRssMb(a.pid) };
-  nginx.kill("SIGTERM");
+  const expected = await bodies(portA, PAGES);
   a.kill("SIGTERM");
 
-  // Row 2: renders, cache off, against Node with the same bundle and data.
+  // Row 1: instructions per cached request, each server under callgrind.
+  const counted = tempDir("citizen-callgrind-");
+  const runs = [];
+  for (let run = 0; run < CALLGRIND_RUNS; run++) {
+    console.error(`row 1: instructions per request, run ${run + 1} of ${CALLGRIND_RUNS} (ours, then nginx, under callgrind)...`);
+    const ours = await startOursCounted(bin, counted, `ours-${run}`);
+    const oursFigures = await countInstructions(ours.child.pid, ours.port, ours.out, PAGES, expected);
+    ours.child.kill("SIGKILL");
+    const portC = await freePort();
+    const out = path.join(counted, `nginx-${run}.out`);
+    const peer = await startNginx(nginxConfig(www, portC, pageHeaders), `http://127.0.0.1:${portC}/`, {
+      workers: 0, main: NGINX_BROTLI, wrap: valgrind(out), readyMs: 120_000,
+    });
+    const nginxFigures = await countInstructions(peer.pid, portC, out, PAGES, expected);
+    peer.kill("SIGKILL");
+    runs.push({ ours: strip(oursFigures), nginx: strip(nginxFigures) });
+  }
+  results.rows.instructions = instructionRows(runs);
+
+  // Rows 2 and 3: the same pages under load (a fresh process: callgrind's
+  // runs left nothing in this one).
+  const portD = await freePort();
+  const d = startSite({ ADDR: `127.0.0.1:${portD}` });
+  const baseD = `http://127.0.0.1:${portD}`;
+  await waitFor(`${baseD}/readyz`);
+  const portN = await freePort();
+  const nginx = await startNginx(nginxConfig(www, portN, pageHeaders), `http://127.0.0.1:${portN}/`, { workers: "auto", main: NGINX_BROTLI });
+  const baseN = `http://127.0.0.1:${portN}`;
+  const gzip = { "Accept-Encoding": "gzip" };
+  console.error("row 2: cached pages (each warmed up, then ours and nginx in turn)...");
+  results.rows.cached = { ...loadInTurn([baseD, baseN], gzip), rssMb: peakRssMb(d.pid) };
+  console.error(`row 3: ${MANY} open connections, and a new connection per request (ours and nginx in turn)...`);
+  results.rows.connections = {
+    keepAlive: await latencyInTurn([baseD, baseN], MANY, gzip),
+    perRequest: await latencyInTurn([baseD, baseN], CLOSE_CONNECTIONS, { ...gzip, Connection: "close" }),
+  };
+  nginx.kill("SIGTERM");
+  d.kill("SIGTERM");
+
+  // Row 4: renders, cache off, against Node with the same bundle and data.
   const portB = await freePort();
   const b = startSite({ ADDR: `127.0.0.1:${portB}`, PAGE_CACHE_CAPACITY: "0" });
   const baseB = `http://127.0.0.1:${portB}`;
@@ -223,7 +333,7 @@ async function main() {
   const node = spawn(process.execPath, [path.join(root, "bench/node-peer.mjs"), bundle, String(portNode), dataFile], { stdio: "ignore" });
   children.push(node);
   await waitFor(`http://127.0.0.1:${portNode}/`);
-  console.error("row 2: renders (ours with the cache off, then Node)...");
+  console.error("row 4: renders (ours with the cache off, then Node)...");
   const oursRender = load(baseB, {});
   const nodeRender = load(`http://127.0.0.1:${portNode}`, {});
   results.rows.render = { ours: oursRender, node: nodeRender, rssMb: peakRssMb(b.pid), nodeRssMb: peakRssMb(node.pid) };

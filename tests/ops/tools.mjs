@@ -110,10 +110,12 @@ export function siteBinary() {
 /** Starts the site (`bin` with `args`, `serve` by default) on `port` with
  *  `env` (a SQLite file in a temp dir unless DATABASE_URL is given); returns
  *  the child process. Its stdout is dropped and its stderr shown, unless
- *  `stdio` says otherwise. */
-export function startSite(bin, port, env = {}, { args = [], stdio = ["ignore", "ignore", "inherit"] } = {}) {
+ *  `stdio` says otherwise. `wrap` runs it under another command (valgrind:
+ *  the child is then valgrind, which is the site's own process). */
+export function startSite(bin, port, env = {}, { args = [], stdio = ["ignore", "ignore", "inherit"], wrap = [] } = {}) {
   const dataDir = tempDir("citizen-ops-");
-  const child = spawn(bin, args, {
+  const [cmd, ...argv] = [...wrap, bin, ...args];
+  const child = spawn(cmd, argv, {
     env: {
       ...process.env,
       ADDR: `127.0.0.1:${port}`,
@@ -134,15 +136,18 @@ export function startSite(bin, port, env = {}, { args = [], stdio = ["ignore", "
 }
 
 /** Starts nginx with `http` inside its http {} block (one worker unless
- *  `workers` says otherwise); waits for `readyUrl`; returns the process. */
-export async function startNginx(http, readyUrl, { workers = 1 } = {}) {
+ *  `workers` says otherwise; `workers: 0` is one process, no master) and
+ *  `main` before it (load_module lines); waits for `readyUrl` (`readyMs`);
+ *  returns the process. `wrap` runs it under another command (valgrind). */
+export async function startNginx(http, readyUrl, { workers = 1, main = "", wrap = [], readyMs = 60_000 } = {}) {
   const dir = tempDir("citizen-nginx-");
   fs.mkdirSync(path.join(dir, "tmp"));
   const conf = path.join(dir, "nginx.conf");
   const temp = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map((t) => `${t}_temp_path ${dir}/tmp;`).join(" ");
   fs.writeFileSync(conf, `
+${main}
 user root;
-worker_processes ${workers};
+${workers ? `worker_processes ${workers};` : "worker_processes 1; master_process off;"}
 pid ${dir}/nginx.pid;
 error_log ${dir}/error.log crit;
 daemon off;
@@ -152,9 +157,12 @@ http {
   ${temp}
   ${http}
 }`);
-  const child = spawn("nginx", ["-c", conf, "-p", dir], { stdio: "inherit" });
+  const [cmd, ...argv] = [...wrap, "nginx", "-c", conf, "-p", dir];
+  const child = spawn(cmd, argv, { stdio: "inherit" });
   children.add(child);
-  if (readyUrl) await waitFor(readyUrl);
+  const exited = new Promise((_, reject) => child.on("exit", (code) => reject(new Error(`nginx exited (${code}) before it answered ${readyUrl}`))));
+  exited.catch(() => {});
+  if (readyUrl) await Promise.race([waitFor(readyUrl, readyMs), exited]);
   return child;
 }
 
@@ -163,19 +171,21 @@ http {
  *  time). Every 4xx and 5xx is an error, 404 included: wrk cannot tell which
  *  path an answer belongs to, so a route that must answer 404 gets its own
  *  script, with `expect: 404`, where any other status is the error (a 2xx or
- *  3xx counted as `wrong`). The summary line starts with OPS. */
-export function mixScript(paths, { expect = null } = {}) {
+ *  3xx counted as `wrong`). `headers` go with every request. The summary
+ *  line starts with OPS. */
+export function mixScript(paths, { expect = null, headers = {} } = {}) {
   const file = path.join(tempDir("citizen-wrk-"), "mix.lua");
   fs.writeFileSync(file, `
 local paths = { ${paths.map((p) => JSON.stringify(p)).join(", ")} }
 local expect = ${expect === null ? "nil" : Number(expect)}
+local headers = { ${Object.entries(headers).map(([k, v]) => `[${JSON.stringify(k)}] = ${JSON.stringify(v)}`).join(", ")} }
 local threads = {}
 function setup(thread) table.insert(threads, thread); thread:set("tid", #threads) end
 function init(args) n = 0; ok = 0; client_errors = 0; server_errors = 0; wrong = 0 end
 function request()
   n = n + 1
   local p = paths[(n % #paths) + 1]:gsub("{n}", tid .. "-" .. n)
-  return wrk.format("GET", p)
+  return wrk.format("GET", p, headers)
 end
 function response(status, headers, body)
   if status == expect then ok = ok + 1
@@ -187,9 +197,9 @@ end
 function done(summary, latency, requests)
   local ok_, c, s, w = 0, 0, 0, 0
   for _, t in ipairs(threads) do ok_ = ok_ + t:get("ok"); c = c + t:get("client_errors"); s = s + t:get("server_errors"); w = w + t:get("wrong") end
-  io.write(string.format("OPS ok=%d client_errors=%d server_errors=%d wrong=%d socket_errors=%d timeouts=%d p50_us=%d p99_us=%d requests=%d\\n",
+  io.write(string.format("OPS ok=%d client_errors=%d server_errors=%d wrong=%d socket_errors=%d timeouts=%d p50_us=%d p99_us=%d requests=%d duration_us=%d\\n",
     ok_, c, s, w, summary.errors.connect + summary.errors.read + summary.errors.write, summary.errors.timeout,
-    latency:percentile(50), latency:percentile(99), summary.requests))
+    latency:percentile(50), latency:percentile(99), summary.requests, summary.duration))
 end
 `);
   return file;

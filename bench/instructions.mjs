@@ -1,0 +1,216 @@
+// Instructions per cached request, counted by valgrind's callgrind: a figure
+// that does not move with the machine's load, so it can hold the claim that a
+// cache hit costs what a static file costs, and show what a change to the hit
+// path saved (bench/run.mjs, row 1; README, Performance).
+//
+// Each server runs under callgrind in one process (ours as it runs in
+// production; nginx with master_process off and one worker). For each page
+// and encoding: a warm-up, then the counters are zeroed (callgrind_control
+// -z), REQUESTS keep-alive GETs are sent from this process over CONNECTIONS
+// connections, each answer checked (status, encoding, the very bytes), and
+// the counters dumped (callgrind_control -d). The dump's total over the
+// requests is the figure. It counts every thread of the process (tokio's
+// workers, timers, the page cache's upkeep), and the instructions in user
+// space only: the kernel's side of a read or a write is not in it, for
+// either server.
+//
+//   node bench/instructions.mjs [--profile]
+//
+// alone measures one run of our server only (the quick loop while cutting);
+// `--profile` also prints where the instructions go, by function, when the
+// binary has symbols (CARGO_PROFILE_RELEASE_STRIP=false).
+import { execFileSync } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import { freePort, need, siteBinary, startNginx, startSite, tempDir, waitFor } from "../tests/ops/tools.mjs";
+
+export const REQUESTS = Number(process.env.BENCH_CALLGRIND_REQUESTS ?? 4000);
+export const WARMUP_REQUESTS = Number(process.env.BENCH_CALLGRIND_WARMUP ?? 500);
+export const CONNECTIONS = Number(process.env.BENCH_CALLGRIND_CONNECTIONS ?? 8);
+export const ENCODINGS = ["gzip", "br"];
+/** The address every server of a run names in its pages (the default is
+ *  its own port, which would make each process's bytes its own). */
+export const SITE_URL = "https://citizenwallet.xyz";
+
+/** One keep-alive HTTP/1.1 connection that sends a request and reads its
+ *  whole answer (by Content-Length) before the next. */
+function connection(port) {
+  const socket = net.connect(port, "127.0.0.1");
+  socket.setNoDelay(true);
+  let buf = Buffer.alloc(0);
+  let waiting = null;
+  const fail = (e) => {
+    if (waiting) waiting.reject(e);
+    waiting = null;
+  };
+  socket.on("error", fail);
+  socket.on("close", () => fail(new Error("the server closed the connection")));
+  socket.on("data", (d) => {
+    buf = buf.length ? Buffer.concat([buf, d]) : d;
+    if (!waiting) return;
+    const end = buf.indexOf("\r\n\r\n");
+    if (end < 0) return;
+    const head = buf.subarray(0, end).toString("latin1");
+    const length = Number(/\r\ncontent-length:\s*(\d+)/i.exec(head)?.[1] ?? 0);
+    if (buf.length < end + 4 + length) return;
+    const body = buf.subarray(end + 4, end + 4 + length);
+    buf = buf.subarray(end + 4 + length);
+    const [, status] = head.match(/^HTTP\/1\.1 (\d+)/) ?? [];
+    const headers = Object.fromEntries(head.split("\r\n").slice(1).map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()]));
+    const w = waiting;
+    waiting = null;
+    w.resolve({ status: Number(status), headers, body });
+  });
+  return {
+    request(bytes) {
+      return new Promise((resolve, reject) => {
+        waiting = { resolve, reject };
+        socket.write(bytes);
+      });
+    },
+    close() {
+      socket.removeAllListeners("close");
+      socket.destroy();
+    },
+  };
+}
+
+const requestBytes = (page, encoding) =>
+  Buffer.from(`GET ${page} HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: bench\r\nAccept: text/html\r\nAccept-Encoding: ${encoding}\r\n\r\n`);
+
+/** One GET, its answer as sent (the body not decoded). */
+export async function rawGet(port, page, encoding) {
+  const c = connection(port);
+  try {
+    return await c.request(requestBytes(page, encoding));
+  } finally {
+    c.close();
+  }
+}
+
+/** `count` GETs of `page` in `encoding` over `connections` keep-alive
+ *  connections; every answer must be a 200 in that encoding with the body
+ *  whose SHA-256 is `sha` (a wrong answer is no saving). */
+export async function drive(port, page, encoding, count, connections, sha) {
+  const bytes = requestBytes(page, encoding);
+  let left = count;
+  const one = async () => {
+    const c = connection(port);
+    try {
+      while (left > 0) {
+        left--;
+        const res = await c.request(bytes);
+        if (res.status !== 200 || res.headers["content-encoding"] !== encoding) {
+          throw new Error(`${page} (${encoding}): ${res.status}, content-encoding ${res.headers["content-encoding"]}`);
+        }
+        if (sha && crypto.createHash("sha256").update(res.body).digest("hex") !== sha) throw new Error(`${page} (${encoding}): not the bytes expected`);
+      }
+    } finally {
+      c.close();
+    }
+  };
+  await Promise.all(Array.from({ length: connections }, one));
+}
+
+export const sha256 = (b) => crypto.createHash("sha256").update(b).digest("hex");
+
+/** callgrind_control's `command` (-z zero, -d dump) on `pid`. */
+function control(flag, pid) {
+  execFileSync("callgrind_control", [flag, String(pid)], { stdio: "ignore", timeout: 120_000 });
+}
+
+/** The total of the newest dump `out.N`. */
+function lastDump(out) {
+  const dir = path.dirname(out);
+  const dumps = fs.readdirSync(dir).filter((f) => f.startsWith(`${path.basename(out)}.`)).map((f) => path.join(dir, f));
+  dumps.sort((a, b) => Number(b.split(".").pop()) - Number(a.split(".").pop()));
+  const text = fs.readFileSync(dumps[0], "utf8");
+  return { file: dumps[0], total: Number(text.match(/^summary: (\d+)/m)[1]) };
+}
+
+export const valgrind = (out) => ["valgrind", "--tool=callgrind", `--callgrind-out-file=${out}`, "--dump-instr=no", "--compress-strings=no"];
+
+/** Instructions per request on a server already started under callgrind
+ *  (its process `pid`, dumping to `out`), for each of `pages` in each
+ *  encoding, the bytes checked against `expected[page][encoding]` (SHA-256). */
+export async function count(pid, port, out, pages, expected) {
+  const figures = {};
+  for (const page of pages) {
+    figures[page] = {};
+    for (const encoding of ENCODINGS) {
+      const sha = expected[page][encoding];
+      await drive(port, page, encoding, WARMUP_REQUESTS, CONNECTIONS, sha);
+      control("-z", pid);
+      await drive(port, page, encoding, REQUESTS, CONNECTIONS, sha);
+      control("-d", pid);
+      const { file, total } = lastDump(out);
+      figures[page][encoding] = { instructions: total / REQUESTS, file };
+    }
+  }
+  return figures;
+}
+
+/** The bytes ours sends for each page and encoding, as SHA-256. */
+export async function bodies(port, pages) {
+  const out = {};
+  for (const page of pages) {
+    out[page] = {};
+    for (const encoding of ENCODINGS) {
+      const res = await rawGet(port, page, encoding);
+      if (res.status !== 200 || res.headers["content-encoding"] !== encoding) throw new Error(`${page} is not served with ${encoding}`);
+      out[page][encoding] = sha256(res.body);
+    }
+  }
+  return out;
+}
+
+/** Starts the site under callgrind; resolves when it is ready. */
+export async function startOursCounted(bin, dir, name) {
+  const port = await freePort();
+  const out = path.join(dir, `${name}.out`);
+  const child = startSite(bin, port, { SITE_URL }, { wrap: valgrind(out), stdio: ["ignore", "ignore", "ignore"] });
+  await waitFor(`http://127.0.0.1:${port}/readyz`, 600_000);
+  return { child, port, out };
+}
+
+/** Each function's own instructions (not those of what it calls) per
+ *  request in the callgrind dump `file`, costliest first. Names need a
+ *  binary with symbols (the `profiling` build); read from the dump's
+ *  format: a `fn=` line names the function its cost lines belong to, and
+ *  the cost line after a `calls=` line is the callee's, not its own. */
+export function selfCosts(file, requests) {
+  const self = new Map();
+  let fn = "?";
+  let callee = false;
+  for (const line of fs.readFileSync(file, "utf8").split("\n")) {
+    if (line.startsWith("fn=")) fn = line.slice(3).replace(/^\(\d+\) ?/, "") || fn;
+    else if (line.startsWith("calls=")) callee = true;
+    else if (/^[\d+*-]/.test(line)) {
+      if (callee) callee = false;
+      else self.set(fn, (self.get(fn) ?? 0) + Number(line.split(" ")[1] ?? 0));
+    }
+  }
+  return [...self].map(([name, n]) => ({ fn: name, instructions: n / requests })).sort((x, y) => y.instructions - x.instructions);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  need("valgrind", "valgrind");
+  const pages = (process.env.BENCH_PAGES ?? "/,/about,/blog,/blog/brussels-pay-launch,/pricing").split(",");
+  const dir = tempDir("citizen-callgrind-");
+  const bin = siteBinary();
+  const ours = await startOursCounted(bin, dir, "ours");
+  const expected = await bodies(ours.port, pages);
+  const figures = await count(ours.child.pid, ours.port, ours.out, pages, expected);
+  for (const page of pages) {
+    for (const enc of ENCODINGS) {
+      console.log(`${page} (${enc}): ${Math.round(figures[page][enc].instructions)} instructions per request`);
+    }
+  }
+  if (process.argv.includes("--profile")) {
+    for (const { instructions, fn } of selfCosts(figures[pages[0]].gzip.file, REQUESTS).slice(0, 60)) console.log(`${instructions.toFixed(0).padStart(7)}  ${fn}`);
+    if (process.env.BENCH_KEEP_DUMP) fs.copyFileSync(figures[pages[0]].gzip.file, process.env.BENCH_KEEP_DUMP);
+  }
+  ours.child.kill("SIGKILL");
+}
