@@ -13,6 +13,7 @@ use crate::assets::{AssetFiles, Manifest};
 use crate::config::{Config, SsrConfig};
 use crate::content::routes::PageId;
 use crate::content::Content;
+use crate::render::cache::HotPages;
 use crate::render::SsrPool;
 use crate::security::SecurityHeaders;
 
@@ -26,6 +27,8 @@ pub struct Site {
     pub security: SecurityHeaders,
     /// What `dev` adds to the pages of a site it built; None in `serve`.
     pub dev: Option<Arc<dyn DevPages>>,
+    /// Its pages as last made, by path (a new site starts with none).
+    pub hot: HotPages,
 }
 
 /// The one place `dev` changes how pages are made (implemented by
@@ -52,7 +55,8 @@ impl Site {
 
     pub fn new(generation: u64, front: Arc<Frontend>, content: Arc<Content>, dev: Option<Arc<dyn DevPages>>, config: &Config) -> Site {
         let security = SecurityHeaders::new(&config.site_url, &content.frame_origins);
-        Site { generation, front, content, security, dev }
+        let hot = HotPages::new(content.page_paths());
+        Site { generation, front, content, security, dev, hot }
     }
 }
 

@@ -51,6 +51,11 @@ impl Service<Request> for FrontDoor {
 
     fn call(&mut self, request: Request) -> Self::Future {
         let started = Instant::now();
+        if let Some((mut res, page)) = pages::from_hot(&self.state, request.method(), request.uri(), request.headers()) {
+            let seen = Seen::new(&self.state, started, request.extensions(), request.headers());
+            seen.answered(&self.state, request.method(), request.uri().path(), page, &mut res);
+            return Box::pin(std::future::ready(Ok(res)));
+        }
         let (state, router) = (self.state.clone(), self.router.clone());
         Box::pin(async move {
             let (parts, body) = request.into_parts();

@@ -58,16 +58,23 @@ pub async fn page(State(state): State<SharedState>, Extension(client): Extension
 /// 404 (an unknown path is left to it, to be counted and logged there).
 /// Returns the response and the page it showed (the metrics' route label).
 pub async fn from_cache(state: &AppState, method: &Method, uri: &Uri, headers: &HeaderMap) -> Option<(Response, String)> {
-    let (key, page) = {
-        let site = state.site.load();
-        match pages::resolve(state, &site, method, uri.path(), uri.query()) {
-            Resolved::Page { route, key: Some(key), .. } => (key, route.page),
-            _ => return None,
-        }
+    let site = state.site();
+    let Resolved::Page { route, key: Some(key), .. } = pages::resolve(state, &site, method, uri.path(), uri.query()) else {
+        return None;
     };
     let hit = state.pages.get(&key).await?;
+    pages::keep_hot(&site, &route, &key, &hit);
     state.metrics.page_cache_hits.inc();
-    Some((hit.page_response(headers), page.name().to_owned()))
+    Some((hit.page_response(headers), route.page.name().to_owned()))
+}
+
+/// A page view the front door answers from the site's hot pages
+/// ([`pages::hot`]): the same response as [`from_cache`] would give, found
+/// by the path alone, without waiting on anything.
+pub fn from_hot(state: &AppState, method: &Method, uri: &Uri, headers: &HeaderMap) -> Option<(Response, String)> {
+    let hot = pages::hot(state, &state.site.load(), method, uri.path(), uri.query())?;
+    state.metrics.page_cache_hits.inc();
+    Some((hot.page.page_response(headers), hot.id.name().to_owned()))
 }
 
 /// Spec: an unknown route is logged. Crawlers ask for thousands, so at INFO

@@ -36,7 +36,8 @@ impl Failed {
     }
 }
 
-/// The cached page under `key`, made if it is not there yet.
+/// The cached page under `key`, made if it is not there yet; the front
+/// door answers its path with it from now on ([`super::keep_hot`]).
 pub async fn cached(
     state: &AppState,
     site: &Site,
@@ -45,7 +46,8 @@ pub async fn cached(
     plan: super::Plan,
     client: IpAddr,
 ) -> Result<Arc<CachedPage>, Arc<Failed>> {
-    state
+    let hot_key = key.clone();
+    let page = state
         .pages
         .try_get_with(key, async {
             let loaded = load::load(state, &site.content, route, plan, client).await;
@@ -61,7 +63,9 @@ pub async fn cached(
             })?;
             Ok(Arc::new(page))
         })
-        .await
+        .await?;
+    super::keep_hot(site, route, &hot_key, &page);
+    Ok(page)
 }
 
 /// A page that is not cached (it carries what a visitor sent, or the cache

@@ -5,7 +5,8 @@
 //! 1. [`resolve`]: method, path and query to the route, its [`Plan`] (the
 //!    render URL and the version of its changing data) and its key in the
 //!    page cache. String work only: no data is read.
-//! 2. A hit in the page cache ends there.
+//! 2. A hit in the page cache ends there. Before this step, [`hot`] finds
+//!    a page of the site's list by its path alone, as its last hit left it.
 //! 3. Otherwise [`load`] runs the route's loader (the only source of its
 //!    data) and [`make`] renders it and wraps it in the document, once
 //!    however many requests for the page arrive together.
@@ -16,8 +17,10 @@ pub mod plan;
 
 use axum::http::Method;
 
+use std::sync::Arc;
+
 use crate::content::routes::RouteMatch;
-use crate::render::cache::PageKey;
+use crate::render::cache::{CachedPage, HotPage, PageKey};
 use crate::site::Site;
 use crate::state::AppState;
 pub use load::Loaded;
@@ -57,4 +60,24 @@ pub fn resolve(state: &AppState, site: &Site, method: &Method, path: &str, query
     let kept = plan.cacheable && state.config.page_cache_capacity > 0 && site.dev.as_ref().is_none_or(|dev| dev.caches());
     let key = kept.then(|| PageKey { generation: site.generation, url: plan.render_url.clone(), version: plan.version });
     Resolved::Page { route, plan, key }
+}
+
+/// A page view of a path of the site's list ([`crate::content::Content::page_paths`]),
+/// answered by what was last kept for it, when that is still what the
+/// page cache would give: a GET or HEAD, no query, the data of the same
+/// version. One lookup by the path: no route match, no plan, no key. None
+/// leaves the request to [`resolve`] and the page cache.
+pub fn hot(state: &AppState, site: &Site, method: &Method, path: &str, query: Option<&str>) -> Option<Arc<HotPage>> {
+    if query.is_some() || (method != Method::GET && method != Method::HEAD) || site.dev.as_ref().is_some_and(|dev| !dev.caches()) {
+        return None;
+    }
+    let slot = site.hot.get(path)?;
+    let hot = slot.as_ref()?;
+    (plan::version_now(state, hot.policy) == Some(hot.version)).then(|| hot.clone())
+}
+
+/// `page`, kept under `key` in the page cache, is what [`hot`] answers for
+/// its URL from now on (when the URL is a path of the site's list).
+pub fn keep_hot(site: &Site, route: &RouteMatch, key: &PageKey, page: &Arc<CachedPage>) {
+    site.hot.keep(&key.url, HotPage { page: page.clone(), id: route.page, policy: route.facts.cache, version: key.version });
 }

@@ -61,15 +61,7 @@ pub fn plan(state: &AppState, content: &Content, path: &str, query: Option<&str>
         PageId::Contact if param("submitted") == Some("1") => kept.push(("submitted", "1")),
         _ => {}
     }
-    let (version, cacheable) = match policy {
-        CachePolicy::Content => (0, true),
-        CachePolicy::Team => (state.team.version(), true),
-        CachePolicy::Prices => (state.payments.prices_version(), true),
-        CachePolicy::Daily => (day_number(), true),
-        // A visitor's own page, and every unknown URL (a new page each:
-        // not kept, so a crawler walking random paths cannot fill the cache).
-        CachePolicy::Private | CachePolicy::Revalidate => (0, false),
-    };
+    let (version, cacheable) = version_now(state, policy).map_or((0, false), |v| (v, true));
     let mut render_url = path.to_owned();
     if !kept.is_empty() {
         let mut q = form_urlencoded::Serializer::new(String::new());
@@ -80,6 +72,21 @@ pub fn plan(state: &AppState, content: &Content, path: &str, query: Option<&str>
         render_url.push_str(&q.finish());
     }
     Plan { render_url, version, cacheable, cache_control: policy.header() }
+}
+
+/// The version of the data a page under `policy` shows, as it is now;
+/// None for pages that are never kept. A kept page made from another
+/// version is out of date.
+pub fn version_now(state: &AppState, policy: CachePolicy) -> Option<u64> {
+    match policy {
+        CachePolicy::Content => Some(0),
+        CachePolicy::Team => Some(state.team.version()),
+        CachePolicy::Prices => Some(state.payments.prices_version()),
+        CachePolicy::Daily => Some(day_number()),
+        // A visitor's own page, and every unknown URL (a new page each:
+        // not kept, so a crawler walking random paths cannot fill the cache).
+        CachePolicy::Private | CachePolicy::Revalidate => None,
+    }
 }
 
 pub(crate) fn parse_query(query: Option<&str>) -> Vec<(String, String)> {

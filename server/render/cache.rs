@@ -11,6 +11,7 @@
 //! (what `/api/route-data` answers for client-side navigation), each in
 //! every encoding with a strong ETag, and the `Cache-Control` value.
 
+use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::io::Write;
 use std::sync::Arc;
@@ -19,9 +20,12 @@ use axum::body::Body;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::Response;
 use bytes::Bytes;
+use arc_swap::ArcSwapOption;
 use moka::future::Cache;
+use rustc_hash::FxBuildHasher;
 
 use crate::assets::{preferred_encoding, Encoding};
+use crate::content::routes::{CachePolicy, PageId};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct PageKey {
@@ -154,6 +158,44 @@ impl CachedPage {
 }
 
 pub type PageCache = Cache<PageKey, Arc<CachedPage>>;
+
+/// The pages of one site's page list ([`crate::content::Content::page_paths`])
+/// as last made, found by the request's path alone: what the front door
+/// answers from ([`crate::pages::hot`]). One slot per path, made with the
+/// site, so nothing a visitor asks for adds one; a slot holds what the page
+/// cache holds for the path, with the version of the data it shows, and a
+/// page out of date (another version now) is left to the page cache.
+pub struct HotPages {
+    slots: HashMap<Box<str>, ArcSwapOption<HotPage>, FxBuildHasher>,
+}
+
+/// A page in its slot.
+pub struct HotPage {
+    pub page: Arc<CachedPage>,
+    pub id: PageId,
+    /// What its data is (the route's cache policy), and which version of it.
+    pub policy: CachePolicy,
+    pub version: u64,
+}
+
+impl HotPages {
+    pub fn new(paths: impl IntoIterator<Item = String>) -> HotPages {
+        HotPages { slots: paths.into_iter().map(|p| (p.into_boxed_str(), ArcSwapOption::empty())).collect() }
+    }
+
+    /// The page last kept for `path`, if it is one of the site's.
+    pub fn get(&self, path: &str) -> Option<arc_swap::Guard<Option<Arc<HotPage>>>> {
+        self.slots.get(path).map(ArcSwapOption::load)
+    }
+
+    /// Keeps `page` for `url` when the URL is a path of the site's list (a
+    /// URL with a query has no slot).
+    pub fn keep(&self, url: &str, page: HotPage) {
+        if let Some(slot) = self.slots.get(url) {
+            slot.store(Some(Arc::new(page)));
+        }
+    }
+}
 
 pub fn new_cache(capacity: u64) -> PageCache {
     Cache::builder().max_capacity(capacity).time_to_idle(std::time::Duration::from_secs(60 * 60)).build()
