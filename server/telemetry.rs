@@ -30,6 +30,10 @@ tokio::task_local! {
     static REQUEST_ID: Arc<str>;
 }
 
+/// The header a request's id is sent back in (and a trusted proxy's id
+/// read from).
+pub const REQUEST_ID_HEADER: axum::http::HeaderName = axum::http::HeaderName::from_static("x-request-id");
+
 /// Runs `work` (the serving of one request) with `id` as its request id.
 pub async fn with_request_id<F: Future>(id: Arc<str>, work: F) -> F::Output {
     REQUEST_ID.scope(id, work).await

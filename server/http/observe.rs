@@ -11,15 +11,13 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use axum::extract::{ConnectInfo, MatchedPath, Request, State};
-use axum::http::{Extensions, HeaderMap, HeaderName, HeaderValue, Method};
+use axum::http::{Extensions, HeaderMap, HeaderValue, Method};
 use axum::middleware::Next;
 use axum::response::Response;
 
 use crate::client_ip::{self, ClientIp};
 use crate::state::{AppState, SharedState};
-use crate::telemetry;
-
-pub const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+use crate::telemetry::{self, REQUEST_ID_HEADER};
 
 /// The metrics label of a response whose route the router cannot name (the
 /// page catch-all sets it to the page id).
@@ -43,7 +41,7 @@ impl Seen {
         let client = client_ip::resolve(peer, headers, trusted);
         // A proxy we trust may have named the request already; anyone else's
         // id is replaced, so ids in the logs are ours or our proxies'.
-        let id: Arc<str> = match headers.get(&REQUEST_ID).and_then(|v| v.to_str().ok()) {
+        let id: Arc<str> = match headers.get(&REQUEST_ID_HEADER).and_then(|v| v.to_str().ok()) {
             Some(v) if trusted.contains(peer.ip()) && is_plain_id(v) => v.into(),
             _ => uuid::Uuid::new_v4().hyphenated().encode_lower(&mut uuid::Uuid::encode_buffer()).into(),
         };
@@ -54,13 +52,13 @@ impl Seen {
     /// Hands the client and the id on to the handlers.
     fn mark(&self, request: &mut Request) {
         request.extensions_mut().insert(ClientIp(self.client));
-        request.headers_mut().insert(REQUEST_ID, self.id_value.clone());
+        request.headers_mut().insert(REQUEST_ID_HEADER, self.id_value.clone());
     }
 
     /// The response to `method path` is `res`, from `route`: adds the id,
     /// logs it, and counts it. Its security headers are in already.
     pub fn answered(self, state: &AppState, method: &Method, path: &str, route: String, res: &mut Response) {
-        res.headers_mut().insert(REQUEST_ID, self.id_value);
+        res.headers_mut().insert(REQUEST_ID_HEADER, self.id_value);
         let status = res.status().as_u16();
         let seconds = self.started.elapsed().as_secs_f64();
         let took_ms = (seconds * 1000.0) as u64;

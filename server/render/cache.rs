@@ -26,6 +26,7 @@ use rustc_hash::FxBuildHasher;
 
 use crate::assets::{preferred_encoding, Encoding};
 use crate::content::routes::{CachePolicy, PageId};
+use crate::telemetry::REQUEST_ID_HEADER;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct PageKey {
@@ -35,20 +36,26 @@ pub struct PageKey {
 }
 
 /// One body in each encoding, with a strong ETag per encoding (the bytes
-/// differ, so the tags must).
+/// differ, so the tags must), and the finished headers of each answer: the
+/// body in that encoding, or a 304 for it.
 #[derive(Debug)]
 pub struct Encoded {
-    identity: Bytes,
-    br: Bytes,
-    gzip: Bytes,
+    /// Identity, brotli, gzip: [`Encoding`]'s order.
+    bodies: [Bytes; 3],
     etags: [HeaderValue; 3],
+    /// Per encoding, the headers of a 200 and of a 304 (`heads[i][1]`): the
+    /// page's, its ETag, its encoding (not on a 304), and a request id for
+    /// `http::observe` to fill in ([`REQUEST_ID_HEADER`]), so an answer is one copy
+    /// of a map that has room for everything it carries.
+    heads: [[HeaderMap; 2]; 3],
 }
 
 impl Encoded {
     /// Compresses once: brotli quality 9 and gzip level 9, nearly the
     /// smallest bodies, at a cost paid once per page rather than per visit
-    /// (on a blocking thread: see `pages::make`).
-    pub fn new(body: Vec<u8>) -> Encoded {
+    /// (on a blocking thread: see `pages::make`). `headers`: what every
+    /// answer of it carries.
+    pub fn new(body: Vec<u8>, headers: &HeaderMap) -> Encoded {
         let mut br = Vec::with_capacity(body.len() / 4);
         {
             let mut w = brotli::CompressorWriter::new(&mut br, 4096, 9, 22);
@@ -60,7 +67,19 @@ impl Encoded {
         let mut h = std::collections::hash_map::DefaultHasher::new();
         body.hash(&mut h);
         let tag = |suffix: &str| HeaderValue::from_str(&format!("\"{:016x}{suffix}\"", h.finish())).expect("an etag is ASCII");
-        Encoded { etags: [tag(""), tag("-br"), tag("-gz")], identity: body.into(), br: br.into(), gzip: gzip.into() }
+        let etags = [tag(""), tag("-br"), tag("-gz")];
+        let head = |i: usize, not_modified: bool| {
+            let mut h = HeaderMap::with_capacity(headers.len() + 3);
+            h.extend(headers.iter().map(|(k, v)| (k.clone(), v.clone())));
+            h.insert(header::ETAG, etags[i].clone());
+            if let (Some(encoding), false) = ([None, Some("br"), Some("gzip")][i], not_modified) {
+                h.insert(header::CONTENT_ENCODING, HeaderValue::from_static(encoding));
+            }
+            h.insert(REQUEST_ID_HEADER, HeaderValue::from_static(""));
+            h
+        };
+        let heads = [0, 1, 2].map(|i| [head(i, false), head(i, true)]);
+        Encoded { bodies: [body.into(), br.into(), gzip.into()], etags, heads }
     }
 
     /// The strong ETag of the identity body.
@@ -69,37 +88,30 @@ impl Encoded {
     }
 
     pub fn identity(&self) -> &Bytes {
-        &self.identity
+        &self.bodies[0]
     }
 
     /// The response in the encoding the client prefers, or 304 when the
-    /// client's copy (`If-None-Match`) is this one: `headers` (made at
-    /// insert time) with this body's ETag and encoding. Nothing is formatted
-    /// or copied.
-    fn respond(&self, status: StatusCode, headers: &HeaderMap, request: &HeaderMap) -> Response {
-        let (i, body, encoding) = match preferred_encoding(request) {
-            Encoding::Br => (1, &self.br, Some("br")),
-            Encoding::Gzip => (2, &self.gzip, Some("gzip")),
-            Encoding::Identity => (0, &self.identity, None),
+    /// client's copy (`If-None-Match`) is this one. Nothing is formatted;
+    /// the headers are one copy of a finished map, the body is shared.
+    fn respond(&self, status: StatusCode, request: &HeaderMap) -> Response {
+        let i = match preferred_encoding(request) {
+            Encoding::Identity => 0,
+            Encoding::Br => 1,
+            Encoding::Gzip => 2,
         };
-        let etag = &self.etags[i];
-        let current =
-            request.get(header::IF_NONE_MATCH).is_some_and(|v| v.as_bytes().split(|b| *b == b',').any(|t| matches_etag(t, etag.as_bytes())));
+        let etag = self.etags[i].as_bytes();
+        let current = request.get(header::IF_NONE_MATCH).is_some_and(|v| v.as_bytes().split(|b| *b == b',').any(|t| matches_etag(t, etag)));
         let mut res = if current {
             let mut res = Response::new(Body::empty());
             *res.status_mut() = StatusCode::NOT_MODIFIED;
             res
         } else {
-            let mut res = Response::new(Body::from(body.clone()));
+            let mut res = Response::new(Body::from(self.bodies[i].clone()));
             *res.status_mut() = status;
             res
         };
-        let h = res.headers_mut();
-        *h = headers.clone();
-        h.insert(header::ETAG, etag.clone());
-        if let (Some(enc), false) = (encoding, current) {
-            h.insert(header::CONTENT_ENCODING, HeaderValue::from_static(enc));
-        }
+        *res.headers_mut() = self.heads[i][usize::from(current)].clone();
         res
     }
 }
@@ -117,19 +129,17 @@ pub struct CachedPage {
     pub status: StatusCode,
     pub html: Encoded,
     /// The route data embedded in the page, as `/api/route-data` sends it.
+    /// Each carries its type, Cache-Control, Vary and the security headers
+    /// (the same for every page of a site, and an entry belongs to one
+    /// site: its key holds the site's generation).
     pub data: Encoded,
-    /// The headers every copy of each carries: type, Cache-Control, Vary
-    /// and the security headers (the same for every page of a site, and an
-    /// entry belongs to one site: its key holds the site's generation).
-    html_headers: HeaderMap,
-    data_headers: HeaderMap,
 }
 
 impl CachedPage {
     /// `security`: the security headers of the site it was rendered from.
     pub fn new(status: u16, cache_control: &'static str, html: String, route_json: String, security: &HeaderMap) -> CachedPage {
         let headers = |content_type: &'static str| {
-            let mut h = HeaderMap::with_capacity(security.len() + 6);
+            let mut h = HeaderMap::with_capacity(security.len() + 3);
             h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
             h.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache_control));
             h.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
@@ -138,22 +148,20 @@ impl CachedPage {
         };
         CachedPage {
             status: StatusCode::from_u16(status).unwrap_or(StatusCode::OK),
-            html: Encoded::new(html.into_bytes()),
-            data: Encoded::new(route_json.into_bytes()),
-            html_headers: headers("text/html; charset=utf-8"),
-            data_headers: headers("application/json"),
+            html: Encoded::new(html.into_bytes(), &headers("text/html; charset=utf-8")),
+            data: Encoded::new(route_json.into_bytes(), &headers("application/json")),
         }
     }
 
     /// The page, for a request with these headers. Its headers are complete:
     /// the security headers are in (see [`crate::http::front`]).
     pub fn page_response(&self, request: &HeaderMap) -> Response {
-        self.html.respond(self.status, &self.html_headers, request)
+        self.html.respond(self.status, request)
     }
 
     /// Its route data (the status is the route's, as the page's is).
     pub fn data_response(&self, request: &HeaderMap) -> Response {
-        self.data.respond(self.status, &self.data_headers, request)
+        self.data.respond(self.status, request)
     }
 }
 
