@@ -139,8 +139,14 @@ impl Metrics {
         }
     }
 
-    pub fn observe_request(&self, route: String, status: u16, seconds: f64) {
-        self.latency.get_or_create(&HttpLabels { route, status }).observe(seconds);
+    pub fn observe_request(&self, route: &str, status: u16, seconds: f64) {
+        self.request_series(route, status).observe(seconds);
+    }
+
+    /// The series of requests to `route` answered with `status` (a handle
+    /// to keep: observing through it finds nothing).
+    pub fn request_series(&self, route: &str, status: u16) -> Histogram {
+        self.latency.get_or_create(&HttpLabels { route: route.to_owned(), status }).clone()
     }
 
     pub fn outcome(family: &Family<Outcome, Counter>, outcome: &'static str) {

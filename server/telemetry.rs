@@ -39,6 +39,20 @@ pub async fn with_request_id<F: Future>(id: Arc<str>, work: F) -> F::Output {
     REQUEST_ID.scope(id, work).await
 }
 
+/// A new request id: a random number drawn once per process and a count
+/// of the ids made, laid out as a UUID (version 8, RFC 9562), so ids are
+/// unique across processes and restarts without a random draw per request.
+pub fn new_request_id() -> axum::http::HeaderValue {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static PROCESS: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    static COUNT: AtomicU64 = AtomicU64::new(0);
+    let process = *PROCESS.get_or_init(|| uuid::Uuid::new_v4().as_u64_pair().0);
+    let n = COUNT.fetch_add(1, Ordering::Relaxed);
+    let id = uuid::Builder::from_custom_bytes(((u128::from(process) << 64) | u128::from(n)).to_be_bytes()).into_uuid();
+    let mut text = [0u8; uuid::fmt::Hyphenated::LENGTH];
+    axum::http::HeaderValue::from_str(id.hyphenated().encode_lower(&mut text)).expect("a UUID is a header value")
+}
+
 /// The id of the request being served on this task, if any.
 pub fn current_request_id() -> Option<Arc<str>> {
     REQUEST_ID.try_with(Arc::clone).ok()

@@ -23,8 +23,9 @@ use axum::response::Response;
 use axum::Router;
 use tower::{Service, ServiceExt};
 
-use super::observe::Seen;
+use super::observe::{self, Seen};
 use super::pages;
+use crate::client_ip;
 use crate::state::SharedState;
 
 #[derive(Clone)]
@@ -51,9 +52,13 @@ impl Service<Request> for FrontDoor {
 
     fn call(&mut self, request: Request) -> Self::Future {
         let started = Instant::now();
-        if let Some((mut res, page)) = pages::from_hot(&self.state, request.method(), request.uri(), request.headers()) {
-            let seen = Seen::new(&self.state, started, request.extensions(), request.headers());
-            seen.answered(&self.state, request.method(), request.uri().path(), page, &mut res);
+        let state = &self.state;
+        if let Some((mut res, hot)) = pages::from_hot(state, request.method(), request.uri(), request.headers()) {
+            let (peer, headers) = (observe::peer(request.extensions()), request.headers());
+            let seen = Seen::new(state, started, peer, headers);
+            let client = || client_ip::resolve(peer, headers, &state.config.trusted_proxies);
+            let seconds = seen.answered(request.method(), request.uri().path(), hot.id.name(), client, &mut res);
+            hot.viewed(&state.metrics, res.status(), seconds);
             return Box::pin(std::future::ready(Ok(res)));
         }
         let (state, router) = (self.state.clone(), self.router.clone());
@@ -61,8 +66,11 @@ impl Service<Request> for FrontDoor {
             let (parts, body) = request.into_parts();
             match pages::from_cache(&state, &parts.method, &parts.uri, &parts.headers).await {
                 Some((mut res, page)) => {
-                    let seen = Seen::new(&state, started, &parts.extensions, &parts.headers);
-                    seen.answered(&state, &parts.method, parts.uri.path(), page, &mut res);
+                    let peer = observe::peer(&parts.extensions);
+                    let seen = Seen::new(&state, started, peer, &parts.headers);
+                    let client = || client_ip::resolve(peer, &parts.headers, &state.config.trusted_proxies);
+                    let seconds = seen.answered(&parts.method, parts.uri.path(), &page, client, &mut res);
+                    state.metrics.observe_request(&page, res.status().as_u16(), seconds);
                     Ok(res)
                 }
                 None => router.oneshot(Request::from_parts(parts, body)).await,

@@ -7,7 +7,6 @@
 //! records the request in the metrics by route and status.
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::sync::Arc;
 use std::time::Instant;
 
 use axum::extract::{ConnectInfo, MatchedPath, Request, State};
@@ -24,73 +23,79 @@ use crate::telemetry::{self, REQUEST_ID_HEADER};
 #[derive(Debug, Clone)]
 pub struct RouteLabel(pub String);
 
-/// A request seen: when it arrived, from whom, and its id.
+/// A request seen: when it arrived and its id.
 pub struct Seen {
     started: Instant,
-    pub client: IpAddr,
-    pub id: Arc<str>,
-    id_value: HeaderValue,
+    id: HeaderValue,
+}
+
+/// The connection's peer of a request (the unspecified address when the
+/// connection did not say, as in tests that call the router directly).
+pub fn peer(extensions: &Extensions) -> SocketAddr {
+    extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0).unwrap_or_else(|| SocketAddr::from((Ipv4Addr::UNSPECIFIED, 0)))
 }
 
 impl Seen {
-    /// A request with these extensions (the connection's peer) and headers
-    /// arrived at `started`.
-    pub fn new(state: &AppState, started: Instant, extensions: &Extensions, headers: &HeaderMap) -> Seen {
-        let peer = extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0).unwrap_or_else(|| SocketAddr::from((Ipv4Addr::UNSPECIFIED, 0)));
-        let trusted = &state.config.trusted_proxies;
-        let client = client_ip::resolve(peer, headers, trusted);
+    /// A request from `peer` with these headers arrived at `started`.
+    pub fn new(state: &AppState, started: Instant, peer: SocketAddr, headers: &HeaderMap) -> Seen {
         // A proxy we trust may have named the request already; anyone else's
         // id is replaced, so ids in the logs are ours or our proxies'.
-        let id: Arc<str> = match headers.get(&REQUEST_ID_HEADER).and_then(|v| v.to_str().ok()) {
-            Some(v) if trusted.contains(peer.ip()) && is_plain_id(v) => v.into(),
-            _ => uuid::Uuid::new_v4().hyphenated().encode_lower(&mut uuid::Uuid::encode_buffer()).into(),
-        };
-        let id_value = HeaderValue::from_str(&id).expect("a checked id is a header value");
-        Seen { started, client, id, id_value }
+        let trusted = &state.config.trusted_proxies;
+        let theirs = || headers.get(REQUEST_ID_HEADER).filter(|v| v.to_str().is_ok_and(is_plain_id)).cloned();
+        let id = (!trusted.is_empty() && trusted.contains(peer.ip())).then(theirs).flatten().unwrap_or_else(telemetry::new_request_id);
+        Seen { started, id }
     }
 
-    /// Hands the client and the id on to the handlers.
-    fn mark(&self, request: &mut Request) {
-        request.extensions_mut().insert(ClientIp(self.client));
-        request.headers_mut().insert(REQUEST_ID_HEADER, self.id_value.clone());
+    /// The request's id.
+    pub fn id(&self) -> &str {
+        self.id.to_str().expect("a request id is visible ASCII")
     }
 
-    /// The response to `method path` is `res`, from `route`: adds the id,
-    /// logs it, and counts it. Its security headers are in already.
-    pub fn answered(self, state: &AppState, method: &Method, path: &str, route: String, res: &mut Response) {
-        res.headers_mut().insert(REQUEST_ID_HEADER, self.id_value);
+    /// The response to `method path` is `res`, from `route`, for `client`
+    /// (worked out only for a log line): adds the id and logs it. Returns
+    /// how long the answer took, for the metrics. Its security headers are
+    /// in already.
+    pub fn answered(self, method: &Method, path: &str, route: &str, client: impl FnOnce() -> IpAddr, res: &mut Response) -> f64 {
         let status = res.status().as_u16();
         let seconds = self.started.elapsed().as_secs_f64();
-        let took_ms = (seconds * 1000.0) as u64;
-        let (id, client, path) = (&self.id, self.client, telemetry::shorten(path));
-        if status >= 500 && route != "/readyz" {
-            tracing::warn!(request_id = %id, %method, %path, %client, status, %route, took_ms, "request failed");
-        } else {
-            tracing::debug!(request_id = %id, %method, %path, %client, status, %route, took_ms, "request");
+        let failed = status >= 500 && route != "/readyz";
+        if failed || tracing::enabled!(tracing::Level::DEBUG) {
+            let (id, client, path, took_ms) = (self.id(), client(), telemetry::shorten(path), (seconds * 1000.0) as u64);
+            if failed {
+                tracing::warn!(request_id = %id, %method, %path, %client, status, %route, took_ms, "request failed");
+            } else {
+                tracing::debug!(request_id = %id, %method, %path, %client, status, %route, took_ms, "request");
+            }
         }
-        state.metrics.observe_request(route, status, seconds);
+        res.headers_mut().insert(REQUEST_ID_HEADER, self.id);
+        seconds
     }
 }
 
 /// The router's middleware: every request the front door passes on.
 pub async fn observe(State(state): State<SharedState>, mut req: Request, next: Next) -> Response {
-    let seen = Seen::new(&state, Instant::now(), req.extensions(), req.headers());
-    seen.mark(&mut req);
+    let peer = peer(req.extensions());
+    let seen = Seen::new(&state, Instant::now(), peer, req.headers());
+    let client = client_ip::resolve(peer, req.headers(), &state.config.trusted_proxies);
+    // Handed on to the handlers: who asks, and the request's id.
+    req.extensions_mut().insert(ClientIp(client));
+    req.headers_mut().insert(REQUEST_ID_HEADER, seen.id.clone());
     // Shared, not copied: every request passes here.
     let uri = req.uri().clone();
     let method = req.method().clone();
     let matched = req.extensions().get::<MatchedPath>().cloned();
-    let mut res = telemetry::with_request_id(seen.id.clone(), next.run(req)).await;
-    let route = res
-        .extensions_mut()
-        .remove::<RouteLabel>()
-        .map(|l| l.0)
-        .or_else(|| matched.map(|m| m.as_str().to_owned()))
-        .unwrap_or_else(|| "unmatched".to_owned());
+    let mut res = telemetry::with_request_id(seen.id().into(), next.run(req)).await;
+    let label = res.extensions_mut().remove::<RouteLabel>();
+    let route = match (&label, &matched) {
+        (Some(l), _) => l.0.as_str(),
+        (None, Some(m)) => m.as_str(),
+        (None, None) => "unmatched",
+    };
     // A borrow of the current site, not a counted reference. Headers a
     // handler set are kept (a cached page has them all).
     state.site.load().security.apply(uri.path(), res.headers_mut());
-    seen.answered(&state, &method, uri.path(), route, &mut res);
+    let seconds = seen.answered(&method, uri.path(), route, || client, &mut res);
+    state.metrics.observe_request(route, res.status().as_u16(), seconds);
     res
 }
 

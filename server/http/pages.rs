@@ -15,7 +15,10 @@ use serde::Deserialize;
 use super::api::set_retry_after;
 use super::observe::RouteLabel;
 use super::respond::{failed_response, uncached};
+use std::sync::Arc;
+
 use crate::client_ip::ClientIp;
+use crate::render::cache::HotPage;
 use crate::pages::make;
 use crate::pages::{self, load, Resolved};
 use crate::state::{AppState, SharedState};
@@ -71,10 +74,10 @@ pub async fn from_cache(state: &AppState, method: &Method, uri: &Uri, headers: &
 /// A page view the front door answers from the site's hot pages
 /// ([`pages::hot`]): the same response as [`from_cache`] would give, found
 /// by the path alone, without waiting on anything.
-pub fn from_hot(state: &AppState, method: &Method, uri: &Uri, headers: &HeaderMap) -> Option<(Response, String)> {
+pub fn from_hot(state: &AppState, method: &Method, uri: &Uri, headers: &HeaderMap) -> Option<(Response, Arc<HotPage>)> {
     let hot = pages::hot(state, &state.site.load(), method, uri.path(), uri.query())?;
     state.metrics.page_cache_hits.inc();
-    Some((hot.page.page_response(headers), hot.id.name().to_owned()))
+    Some((hot.page.page_response(headers), hot))
 }
 
 /// Spec: an unknown route is logged. Crawlers ask for thousands, so at INFO

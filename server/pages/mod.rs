@@ -79,5 +79,5 @@ pub fn hot(state: &AppState, site: &Site, method: &Method, path: &str, query: Op
 /// `page`, kept under `key` in the page cache, is what [`hot`] answers for
 /// its URL from now on (when the URL is a path of the site's list).
 pub fn keep_hot(site: &Site, route: &RouteMatch, key: &PageKey, page: &Arc<CachedPage>) {
-    site.hot.keep(&key.url, HotPage { page: page.clone(), id: route.page, policy: route.facts.cache, version: key.version });
+    site.hot.keep(&key.url, HotPage::new(page.clone(), route.page, route.facts.cache, key.version));
 }

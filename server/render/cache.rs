@@ -14,7 +14,7 @@
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::io::Write;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use axum::body::Body;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -22,10 +22,12 @@ use axum::response::Response;
 use bytes::Bytes;
 use arc_swap::ArcSwapOption;
 use moka::future::Cache;
+use prometheus_client::metrics::histogram::Histogram;
 use rustc_hash::FxBuildHasher;
 
 use crate::assets::{preferred_encoding, Encoding};
 use crate::content::routes::{CachePolicy, PageId};
+use crate::metrics::Metrics;
 use crate::telemetry::REQUEST_ID_HEADER;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -184,6 +186,26 @@ pub struct HotPage {
     /// What its data is (the route's cache policy), and which version of it.
     pub policy: CachePolicy,
     pub version: u64,
+    /// Its views' series in the request metrics, its status's and 304's,
+    /// each found on its first use (a series appears with its first request,
+    /// as the router's do).
+    views: [OnceLock<Histogram>; 2],
+}
+
+impl HotPage {
+    pub fn new(page: Arc<CachedPage>, id: PageId, policy: CachePolicy, version: u64) -> HotPage {
+        HotPage { page, id, policy, version, views: Default::default() }
+    }
+
+    /// Counts a view of it answered with `status` that took `seconds`.
+    pub fn viewed(&self, metrics: &Metrics, status: StatusCode, seconds: f64) {
+        let i = match status {
+            s if s == self.page.status => 0,
+            StatusCode::NOT_MODIFIED => 1,
+            other => return metrics.observe_request(self.id.name(), other.as_u16(), seconds),
+        };
+        self.views[i].get_or_init(|| metrics.request_series(self.id.name(), status.as_u16())).observe(seconds);
+    }
 }
 
 impl HotPages {
