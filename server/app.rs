@@ -255,11 +255,11 @@ impl Application {
         let (limits, exempt) = (state.config.limits.clone(), state.config.trusted_proxies.clone());
         let serve = async move {
             match self.listeners {
-                Listeners::Plain(listener) => edge::serve(listener, None, front, limits, exempt, stopped()).await,
+                Listeners::Plain(listener) => edge::serve(listener, None, |peer| front.connection(peer), limits, exempt, stopped()).await,
                 Listeners::Tls { https, http, acceptor, redirect } => {
                     tokio::join!(
-                        edge::serve(https, Some(acceptor), front, limits.clone(), exempt.clone(), stopped()),
-                        edge::serve(http, None, redirect, limits, exempt, stopped()),
+                        edge::serve(https, Some(acceptor), |peer| front.connection(peer), limits.clone(), exempt.clone(), stopped()),
+                        edge::serve(http, None, edge::Axum::per_connection(redirect), limits, exempt, stopped()),
                     );
                 }
             }

@@ -33,6 +33,7 @@ use std::time::Duration;
 use axum::body::Body;
 use axum::extract::{ConnectInfo, Request};
 use axum::response::Response;
+use bytes::Bytes;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
@@ -97,22 +98,27 @@ pub fn raise_open_files() -> u64 {
     rlimit::increase_nofile_limit(u64::MAX).unwrap_or_else(|_| rlimit::getrlimit(rlimit::Resource::NOFILE).map(|(soft, _)| soft).unwrap_or(1024))
 }
 
-/// Serves `listener`'s connections with `service` until `shutdown`
+/// Serves `listener`'s connections until `shutdown`
 /// resolves; then stops accepting, lets open connections finish what they
 /// were doing (HTTP/2 gets a GOAWAY, idle HTTP/1.1 connections are closed)
-/// and returns when the last one has. With `tls`, each connection starts
+/// and returns when the last one has. Each connection's requests go to the
+/// service `connection` makes for its peer ([`Axum`] for a tower service
+/// of axum's requests). With `tls`, each connection starts
 /// with a handshake; one that negotiated `acme-tls/1` was a CA's
 /// validation and is closed once done.
-pub async fn serve<S>(
+pub async fn serve<F, S, B>(
     listener: TcpListener,
     tls: Option<TlsAcceptor>,
-    service: S,
+    connection: F,
     limits: Limits,
     exempt: Networks,
     shutdown: impl Future<Output = ()>,
 ) where
-    S: Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
+    F: Fn(SocketAddr) -> S,
+    S: hyper::service::Service<hyper::Request<Incoming>, Response = hyper::Response<B>, Error = Infallible> + Send + 'static,
     S::Future: Send + 'static,
+    B: hyper::body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
     let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
     let per_client = Arc::new(PerClient::default());
@@ -157,12 +163,7 @@ pub async fn serve<S>(
         };
         let _ = tcp.set_nodelay(true);
         let io = watched::Watched::new(tcp, limits.idle, limits.write_stall);
-        let service = service.clone();
-        let svc = hyper::service::service_fn(move |req: hyper::Request<Incoming>| {
-            let mut req = req.map(Body::new);
-            req.extensions_mut().insert(ConnectInfo(peer));
-            service.clone().call(req)
-        });
+        let svc = connection(peer);
         let (builder, watcher, tls, handshake) = (builder.clone(), graceful.watcher(), tls.clone(), limits.handshake);
         tokio::spawn(async move {
             let _held = (permit, client);
@@ -187,6 +188,40 @@ pub async fn serve<S>(
     }
     drop(listener);
     graceful.shutdown().await;
+}
+
+/// A tower service of axum's requests as the service of one connection:
+/// each request's body boxed and the peer in its extensions
+/// ([`ConnectInfo`]), as axum's extractors expect.
+#[derive(Clone)]
+pub struct Axum<S> {
+    service: S,
+    peer: SocketAddr,
+}
+
+impl<S> Axum<S> {
+    /// `service` for each connection (the argument of [`serve`]).
+    pub fn per_connection(service: S) -> impl Fn(SocketAddr) -> Axum<S>
+    where
+        S: Clone,
+    {
+        move |peer| Axum { service: service.clone(), peer }
+    }
+}
+
+impl<S> hyper::service::Service<hyper::Request<Incoming>> for Axum<S>
+where
+    S: Service<Request, Response = Response, Error = Infallible> + Clone,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = S::Future;
+
+    fn call(&self, req: hyper::Request<Incoming>) -> S::Future {
+        let mut req = req.map(Body::new);
+        req.extensions_mut().insert(ConnectInfo(self.peer));
+        self.service.clone().call(req)
+    }
 }
 
 /// Open connections per client address.

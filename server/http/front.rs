@@ -13,20 +13,28 @@
 //! reaches the page cache.
 
 use std::convert::Infallible;
-use std::future::Future;
+use std::future::{ready, Future, Ready};
+use std::net::SocketAddr;
 use std::pin::Pin;
-use std::task::{Context, Poll};
 use std::time::Instant;
 
-use axum::extract::Request;
-use axum::response::Response;
+use axum::body::Body;
+use axum::extract::{ConnectInfo, Request};
 use axum::Router;
-use tower::{Service, ServiceExt};
+use bytes::Bytes;
+use futures_util::future::Either;
+use http_body_util::Full;
+use hyper::body::Incoming;
+use tower::ServiceExt;
 
-use super::observe::{self, Seen};
+use super::observe::Seen;
 use super::pages;
 use crate::client_ip;
 use crate::state::SharedState;
+
+/// The body of an answer at the front door: a cached page's bytes as they
+/// are kept (nothing boxed), or what the router made.
+pub type DoorBody = http_body_util::Either<Full<Bytes>, Body>;
 
 #[derive(Clone)]
 pub struct FrontDoor {
@@ -39,42 +47,59 @@ impl FrontDoor {
     pub fn new(state: SharedState, router: Router) -> FrontDoor {
         FrontDoor { router, state }
     }
+
+    /// The door of one connection, from `peer` (see [`crate::edge::serve`]).
+    pub fn connection(&self, peer: SocketAddr) -> Door {
+        Door { front: self.clone(), peer }
+    }
 }
 
-impl Service<Request> for FrontDoor {
-    type Response = Response;
+/// The front door of one connection: it answers the connection's requests
+/// as they come off the wire. A hit is answered before anything is boxed
+/// or handed on; a request for the router gets its body boxed and its
+/// peer in its extensions ([`ConnectInfo`]), as axum expects.
+pub struct Door {
+    front: FrontDoor,
+    peer: SocketAddr,
+}
+
+type Answer = hyper::Response<DoorBody>;
+type Later = Pin<Box<dyn Future<Output = Result<Answer, Infallible>> + Send>>;
+
+impl hyper::service::Service<hyper::Request<Incoming>> for Door {
+    type Response = Answer;
     type Error = Infallible;
-    type Future = Pin<Box<dyn Future<Output = Result<Response, Infallible>> + Send>>;
+    type Future = Either<Ready<Result<Answer, Infallible>>, Later>;
 
-    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, request: Request) -> Self::Future {
+    fn call(&self, request: hyper::Request<Incoming>) -> Self::Future {
         let started = Instant::now();
-        let state = &self.state;
+        let (state, peer) = (&self.front.state, self.peer);
         if let Some((mut res, hot)) = pages::from_hot(state, request.method(), request.uri(), request.headers()) {
-            let (peer, headers) = (observe::peer(request.extensions()), request.headers());
+            let headers = request.headers();
             let seen = Seen::new(state, started, peer, headers);
             let client = || client_ip::resolve(peer, headers, &state.config.trusted_proxies);
             let seconds = seen.answered(request.method(), request.uri().path(), hot.id.name(), client, &mut res);
             hot.viewed(&state.metrics, res.status(), seconds);
-            return Box::pin(std::future::ready(Ok(res)));
+            return Either::Left(ready(Ok(res.map(DoorBody::Left))));
         }
-        let (state, router) = (self.state.clone(), self.router.clone());
-        Box::pin(async move {
+        let mut request = request.map(Body::new);
+        request.extensions_mut().insert(ConnectInfo(peer));
+        let FrontDoor { state, router } = self.front.clone();
+        Either::Right(Box::pin(async move {
             let (parts, body) = request.into_parts();
             match pages::from_cache(&state, &parts.method, &parts.uri, &parts.headers).await {
                 Some((mut res, page)) => {
-                    let peer = observe::peer(&parts.extensions);
                     let seen = Seen::new(&state, started, peer, &parts.headers);
                     let client = || client_ip::resolve(peer, &parts.headers, &state.config.trusted_proxies);
                     let seconds = seen.answered(&parts.method, parts.uri.path(), &page, client, &mut res);
                     state.metrics.observe_request(&page, res.status().as_u16(), seconds);
-                    Ok(res)
+                    Ok(res.map(DoorBody::Left))
                 }
-                None => router.oneshot(Request::from_parts(parts, body)).await,
+                None => {
+                    let Ok(res) = router.oneshot(Request::from_parts(parts, body)).await;
+                    Ok(res.map(DoorBody::Right))
+                }
             }
-        })
+        }))
     }
 }

@@ -55,7 +55,7 @@ impl Seen {
     /// (worked out only for a log line): adds the id and logs it. Returns
     /// how long the answer took, for the metrics. Its security headers are
     /// in already.
-    pub fn answered(self, method: &Method, path: &str, route: &str, client: impl FnOnce() -> IpAddr, res: &mut Response) -> f64 {
+    pub fn answered<B>(self, method: &Method, path: &str, route: &str, client: impl FnOnce() -> IpAddr, res: &mut axum::http::Response<B>) -> f64 {
         let status = res.status().as_u16();
         let seconds = self.started.elapsed().as_secs_f64();
         let failed = status >= 500 && route != "/readyz";

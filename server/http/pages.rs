@@ -18,7 +18,7 @@ use super::respond::{failed_response, uncached};
 use std::sync::Arc;
 
 use crate::client_ip::ClientIp;
-use crate::render::cache::HotPage;
+use crate::render::cache::{HotPage, Kept};
 use crate::pages::make;
 use crate::pages::{self, load, Resolved};
 use crate::state::{AppState, SharedState};
@@ -60,7 +60,7 @@ pub async fn page(State(state): State<SharedState>, Extension(client): Extension
 /// whose page handler makes the page (a miss), redirects, or answers the
 /// 404 (an unknown path is left to it, to be counted and logged there).
 /// Returns the response and the page it showed (the metrics' route label).
-pub async fn from_cache(state: &AppState, method: &Method, uri: &Uri, headers: &HeaderMap) -> Option<(Response, String)> {
+pub async fn from_cache(state: &AppState, method: &Method, uri: &Uri, headers: &HeaderMap) -> Option<(Kept, String)> {
     let site = state.site();
     let Resolved::Page { route, key: Some(key), .. } = pages::resolve(state, &site, method, uri.path(), uri.query()) else {
         return None;
@@ -68,16 +68,16 @@ pub async fn from_cache(state: &AppState, method: &Method, uri: &Uri, headers: &
     let hit = state.pages.get(&key).await?;
     pages::keep_hot(&site, &route, &key, &hit);
     state.metrics.page_cache_hits.inc();
-    Some((hit.page_response(headers), route.page.name().to_owned()))
+    Some((hit.page(headers), route.page.name().to_owned()))
 }
 
 /// A page view the front door answers from the site's hot pages
 /// ([`pages::hot`]): the same response as [`from_cache`] would give, found
 /// by the path alone, without waiting on anything.
-pub fn from_hot(state: &AppState, method: &Method, uri: &Uri, headers: &HeaderMap) -> Option<(Response, Arc<HotPage>)> {
+pub fn from_hot(state: &AppState, method: &Method, uri: &Uri, headers: &HeaderMap) -> Option<(Kept, Arc<HotPage>)> {
     let hot = pages::hot(state, &state.site.load(), method, uri.path(), uri.query())?;
     state.metrics.page_cache_hits.inc();
-    Some((hot.page.page_response(headers), hot))
+    Some((hot.page.page(headers), hot))
 }
 
 /// Spec: an unknown route is logged. Crawlers ask for thousands, so at INFO

@@ -20,6 +20,7 @@ use axum::body::Body;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::Response;
 use bytes::Bytes;
+use http_body_util::Full;
 use arc_swap::ArcSwapOption;
 use moka::future::Cache;
 use prometheus_client::metrics::histogram::Histogram;
@@ -96,7 +97,7 @@ impl Encoded {
     /// The response in the encoding the client prefers, or 304 when the
     /// client's copy (`If-None-Match`) is this one. Nothing is formatted;
     /// the headers are one copy of a finished map, the body is shared.
-    fn respond(&self, status: StatusCode, request: &HeaderMap) -> Response {
+    fn respond(&self, status: StatusCode, request: &HeaderMap) -> Kept {
         let i = match preferred_encoding(request) {
             Encoding::Identity => 0,
             Encoding::Br => 1,
@@ -105,11 +106,11 @@ impl Encoded {
         let etag = self.etags[i].as_bytes();
         let current = request.get(header::IF_NONE_MATCH).is_some_and(|v| v.as_bytes().split(|b| *b == b',').any(|t| matches_etag(t, etag)));
         let mut res = if current {
-            let mut res = Response::new(Body::empty());
+            let mut res = Kept::new(Full::default());
             *res.status_mut() = StatusCode::NOT_MODIFIED;
             res
         } else {
-            let mut res = Response::new(Body::from(self.bodies[i].clone()));
+            let mut res = Kept::new(Full::new(self.bodies[i].clone()));
             *res.status_mut() = status;
             res
         };
@@ -155,17 +156,26 @@ impl CachedPage {
         }
     }
 
-    /// The page, for a request with these headers. Its headers are complete:
-    /// the security headers are in (see [`crate::http::front`]).
-    pub fn page_response(&self, request: &HeaderMap) -> Response {
+    /// The page, for a request with these headers, its body as kept. Its
+    /// headers are complete: the security headers are in (see
+    /// [`crate::http::front`]).
+    pub fn page(&self, request: &HeaderMap) -> Kept {
         self.html.respond(self.status, request)
+    }
+
+    /// [`CachedPage::page`] as a response of the router.
+    pub fn page_response(&self, request: &HeaderMap) -> Response {
+        self.page(request).map(Body::new)
     }
 
     /// Its route data (the status is the route's, as the page's is).
     pub fn data_response(&self, request: &HeaderMap) -> Response {
-        self.data.respond(self.status, request)
+        self.data.respond(self.status, request).map(Body::new)
     }
 }
+
+/// A kept page as an answer: its body shared with the cache, not boxed.
+pub type Kept = axum::http::Response<Full<Bytes>>;
 
 pub type PageCache = Cache<PageKey, Arc<CachedPage>>;
 
