@@ -188,6 +188,17 @@ mod tests {
     use std::sync::Mutex;
 
     #[test]
+    fn request_ids_are_uuids_of_one_process_and_never_repeat() {
+        let ids: Vec<uuid::Uuid> = (0..1000).map(|_| new_request_id().to_str().unwrap().parse().unwrap()).collect();
+        assert!(ids.iter().all(|id| id.get_version_num() == 8 && id.get_variant() == uuid::Variant::RFC4122), "{}", ids[0]);
+        let mut seen = ids.clone();
+        seen.sort();
+        seen.dedup();
+        assert_eq!(seen.len(), ids.len(), "an id came twice");
+        assert!(ids.iter().all(|id| id.as_u64_pair().0 == ids[0].as_u64_pair().0), "one process, one random half");
+    }
+
+    #[test]
     fn a_sampler_lets_some_lines_through_each_minute_and_counts_the_rest() {
         let s = LogSampler::new(3);
         let at = |secs| s.admit_at(std::time::Duration::from_secs(secs));

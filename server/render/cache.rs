@@ -245,6 +245,34 @@ pub fn new_cache(capacity: u64) -> PageCache {
 mod tests {
     use super::*;
 
+    #[test]
+    fn only_the_sites_own_paths_have_a_hot_slot() {
+        let hot = HotPages::new(["/".to_owned(), "/about".to_owned()]);
+        let page = || Arc::new(CachedPage::new(200, "no-cache", "<p>hi</p>".into(), "{}".into(), &HeaderMap::new()));
+        assert!(hot.get("/about").is_some_and(|slot| slot.is_none()), "a slot, empty until a page is kept");
+        hot.keep("/about", HotPage::new(page(), PageId::About, CachePolicy::Team, 7));
+        assert_eq!(hot.get("/about").unwrap().as_ref().map(|p| p.version), Some(7));
+        // A URL with a query, or a path outside the list, gets no slot.
+        hot.keep("/about?x=1", HotPage::new(page(), PageId::About, CachePolicy::Team, 8));
+        hot.keep("/ab%6Fut", HotPage::new(page(), PageId::About, CachePolicy::Team, 8));
+        assert!(hot.get("/about?x=1").is_none() && hot.get("/ab%6Fut").is_none());
+        assert_eq!(hot.get("/about").unwrap().as_ref().map(|p| p.version), Some(7));
+    }
+
+    #[test]
+    fn every_answer_has_a_slot_for_its_request_id_and_the_headers_of_its_encoding() {
+        let page = CachedPage::new(200, "no-cache", "<p>hello</p>".repeat(50), "{}".into(), &HeaderMap::new());
+        for (encoding, expected) in [("br", Some("br")), ("gzip", Some("gzip")), ("identity", None)] {
+            let res = page.page(&request(&[("accept-encoding", encoding)]));
+            assert_eq!(res.headers().get("content-encoding").map(|v| v.to_str().unwrap()), expected);
+            assert!(res.headers().contains_key(REQUEST_ID_HEADER), "{encoding}");
+            let tag = res.headers()["etag"].to_str().unwrap().to_owned();
+            let again = page.page(&request(&[("accept-encoding", encoding), ("if-none-match", &tag)]));
+            assert_eq!(again.status(), StatusCode::NOT_MODIFIED);
+            assert!(again.headers().contains_key(REQUEST_ID_HEADER) && again.headers().get("content-encoding").is_none());
+        }
+    }
+
     fn request(pairs: &[(&'static str, &str)]) -> HeaderMap {
         let mut h = HeaderMap::new();
         for (k, v) in pairs {

@@ -92,6 +92,50 @@ async fn the_front_door_answers_cached_pages_as_the_router_would() {
     assert_eq!(app.get("/sitemap.xml").await.headers()["content-type"], "application/xml; charset=utf-8");
 }
 
+/// A revalidation at the front door: the copy the browser has is current,
+/// so a 304 with the page's ETag and Vary, counted under the page as a 304
+/// and as a hit, with a request id of its own; a copy in another encoding
+/// is not current. A path that is not one of the site's (a post's path
+/// spelled with an escape) has no hot slot: it is kept in the page cache.
+#[tokio::test]
+async fn a_current_copy_is_a_304_counted_under_its_page_with_its_own_request_id() {
+    let app = spawn_app().await;
+    let get = |etag: Option<String>, encoding: &'static str| {
+        let mut req = app.client.get(format!("{}/about", app.base)).header("accept-encoding", encoding);
+        if let Some(tag) = etag {
+            req = req.header("if-none-match", tag);
+        }
+        req.send()
+    };
+    let first = get(None, "br").await.unwrap();
+    let etag = first.headers()["etag"].to_str().unwrap().to_owned();
+    let not_modified = r#"http_request_duration_seconds_count{route="About",status="304"}"#;
+    let hit_metric = r#"page_cache_lookups_total{outcome="hit"}"#;
+    let hits = metric(&app, hit_metric).await;
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        let res = get(Some(etag.clone()), "br").await.unwrap();
+        assert_eq!(res.status(), 304);
+        assert_eq!(res.headers()["etag"], etag.as_str());
+        assert_eq!(res.headers()["vary"], "accept-encoding");
+        assert!(res.headers().get("content-encoding").is_none(), "a 304 has no body to encode");
+        ids.push(res.headers()["x-request-id"].to_str().unwrap().to_owned());
+    }
+    assert!(ids.iter().all(|id| id.len() == 36), "{ids:?}");
+    ids.dedup();
+    assert_eq!(ids.len(), 3, "each answer its own id: {ids:?}");
+    assert_eq!(metric(&app, not_modified).await, 3.0);
+    assert_eq!(metric(&app, hit_metric).await - hits, 3.0);
+    let other = get(Some(etag), "gzip").await.unwrap();
+    assert_eq!((other.status().as_u16(), other.headers()["content-encoding"].to_str().unwrap()), (200, "gzip"));
+
+    let loads = loader_runs(&app, "Blog");
+    assert_eq!(app.get_text("/blog/nfc%2Dintegration").await.0, 200);
+    assert_eq!(loader_runs(&app, "Blog") - loads, 1, "a path outside the site's list is rendered once, then kept");
+    assert_eq!(app.get_text("/blog/nfc%2Dintegration").await.0, 200);
+    assert_eq!(loader_runs(&app, "Blog") - loads, 1);
+}
+
 #[tokio::test]
 async fn fifty_requests_together_for_a_new_page_render_it_once() {
     let app = spawn_app().await;
