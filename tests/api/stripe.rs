@@ -108,6 +108,27 @@ async fn prices_match_plans_and_show_in_their_own_currency_with_one_stripe_call(
     );
 }
 
+/// A new price list is a new version of /pricing: the page the front door
+/// keeps for it is out of date at once, and the next view shows the new
+/// price (and keeps showing it, from the cache).
+#[tokio::test]
+async fn a_changed_price_list_shows_on_the_next_view_of_pricing() {
+    let server = MockServer::start().await;
+    mount_prices(&server, 1).await;
+    let app = app_with_stripe(&server).await;
+    let (_, html) = app.get_text("/pricing").await;
+    assert!(plan_card(&html, "Community Light").contains("€29 /month"));
+    server.reset().await;
+    let cheaper = list(vec![price("price_light_m", 1900, "eur", "month", product("prod_l", "Community Light", None))], false);
+    Mock::given(method("GET")).and(path("/v1/prices")).respond_with(ResponseTemplate::new(200).set_body_json(cheaper)).expect(1).mount(&server).await;
+    app.state.payments.refresh_prices().await;
+    for _ in 0..2 {
+        let (status, html) = app.get_text("/pricing").await;
+        assert_eq!(status, 200);
+        assert!(plan_card(&html, "Community Light").contains("€19 /month"), "{}", plan_card(&html, "Community Light"));
+    }
+}
+
 /// The pricing page's JSON-LD offers: product name -> (price, currency).
 fn offers(html: &str) -> HashMap<String, (String, String)> {
     json_ld_of(html, "Product")
