@@ -5,13 +5,6 @@ use citizen_site::cli;
 use citizen_site::config::{Config, DevArgs, ServeArgs};
 use citizen_site::telemetry;
 
-/// mimalloc for the server's own allocations: per-thread free lists, so
-/// the few a cache hit makes cost a few instructions each and the same
-/// number from run to run (glibc's malloc took slower paths by its heap's
-/// history: bench/instructions.mjs saw its count move by 1 % between runs).
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 /// The Citizen Wallet website: server-rendered React from one binary.
 #[derive(Parser)]
 #[command(version, about, args_conflicts_with_subcommands = true)]
