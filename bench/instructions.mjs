@@ -16,15 +16,18 @@
 //
 //   node bench/instructions.mjs [--profile]
 //
-// alone measures one run of our server only (the quick loop while cutting);
-// `--profile` also prints where the instructions go, by function, when the
-// binary has symbols (CARGO_PROFILE_RELEASE_STRIP=false).
+// alone measures one run of our server only (the quick loop while cutting).
+// `--profile` measures `/` on the `profiling` build (the release build with
+// its symbols: same code, names to read), prints where the instructions go
+// by library and function, and writes bench/profile.json and the README's
+// table of it.
 import { execFileSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { freePort, need, siteBinary, startNginx, startSite, tempDir, waitFor } from "../tests/ops/tools.mjs";
+import { freePort, need, root, siteBinary, startSite, tempDir, waitFor } from "../tests/ops/tools.mjs";
+import { writeReadme } from "./report.mjs";
 
 export const REQUESTS = Number(process.env.BENCH_CALLGRIND_REQUESTS ?? 4000);
 export const WARMUP_REQUESTS = Number(process.env.BENCH_CALLGRIND_WARMUP ?? 500);
@@ -130,7 +133,12 @@ function lastDump(out) {
   return { file: dumps[0], total: Number(text.match(/^summary: (\d+)/m)[1]) };
 }
 
-export const valgrind = (out) => ["valgrind", "--tool=callgrind", `--callgrind-out-file=${out}`, "--dump-instr=no", "--compress-strings=no"];
+/** valgrind runs one thread at a time; `--fair-sched=yes` hands the turns
+ *  round in a fixed order, so the threads of a multi-threaded server (ours:
+ *  tokio's workers) interleave alike from run to run, and so do the paths
+ *  glibc's malloc takes (without it, two runs of one page differed by up to
+ *  1.3 %, in malloc's slower paths). */
+export const valgrind = (out) => ["valgrind", "--tool=callgrind", "--fair-sched=yes", `--callgrind-out-file=${out}`, "--dump-instr=no", "--compress-strings=no"];
 
 /** Instructions per request on a server already started under callgrind
  *  (its process `pid`, dumping to `out`), for each of `pages` in each
@@ -195,22 +203,64 @@ export function selfCosts(file, requests) {
   return [...self].map(([name, n]) => ({ fn: name, instructions: n / requests })).sort((x, y) => y.instructions - x.instructions);
 }
 
+/** The library a function belongs to, from its symbol: the first path
+ *  segment (of the type, for `<T as Trait>::f`), or the C library's. */
+export function libraryOf(fn) {
+  const name = fn.replace(/^[<&]+(mut )?/, "");
+  const segment = name.match(/^([A-Za-z_][A-Za-z0-9_]*)::/)?.[1];
+  if (segment) return segment === "__rustc" ? "alloc" : segment;
+  if (/^(__)?(memcpy|memmove|memset|memcmp|__memcpy|__memmove|__memset)/.test(name)) return "libc: memcpy";
+  if (/malloc|free|realloc|unlink_chunk|_int_|arena|tcache|memalign/.test(name)) return "libc: malloc";
+  return "other";
+}
+
+/** Where a hit's instructions go: each library's share of the dump
+ *  `file`, with its costliest functions. */
+export function byLibrary(file, requests) {
+  const groups = new Map();
+  for (const { fn, instructions } of selfCosts(file, requests)) {
+    const lib = libraryOf(fn);
+    const g = groups.get(lib) ?? { library: lib, instructions: 0, functions: [] };
+    g.instructions += instructions;
+    g.functions.push({ fn, instructions });
+    groups.set(lib, g);
+  }
+  return [...groups.values()]
+    .map((g) => ({ ...g, functions: g.functions.slice(0, 4) }))
+    .sort((x, y) => y.instructions - x.instructions);
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   need("valgrind", "valgrind");
-  const pages = (process.env.BENCH_PAGES ?? "/,/about,/blog,/blog/brussels-pay-launch,/pricing").split(",");
+  const profiling = process.argv.includes("--profile");
+  const pages = profiling ? ["/"] : (process.env.BENCH_PAGES ?? "/,/about,/blog,/blog/brussels-pay-launch,/pricing").split(",");
   const dir = tempDir("citizen-callgrind-");
-  const bin = siteBinary();
+  // The profile reads function names: the release build with its symbols.
+  const bin = siteBinary(profiling ? "profiling" : "release");
   const ours = await startOursCounted(bin, dir, "ours");
   const expected = await bodies(ours.port, pages);
   const figures = await count(ours.child.pid, ours.port, ours.out, pages, expected);
-  for (const page of pages) {
-    for (const enc of ENCODINGS) {
-      console.log(`${page} (${enc}): ${Math.round(figures[page][enc].instructions)} instructions per request`);
-    }
-  }
-  if (process.argv.includes("--profile")) {
-    for (const { instructions, fn } of selfCosts(figures[pages[0]].gzip.file, REQUESTS).slice(0, 60)) console.log(`${instructions.toFixed(0).padStart(7)}  ${fn}`);
-    if (process.env.BENCH_KEEP_DUMP) fs.copyFileSync(figures[pages[0]].gzip.file, process.env.BENCH_KEEP_DUMP);
-  }
   ours.child.kill("SIGKILL");
+  for (const page of pages) {
+    for (const enc of ENCODINGS) console.log(`${page} (${enc}): ${Math.round(figures[page][enc].instructions)} instructions per request`);
+  }
+  if (profiling) {
+    const libraries = byLibrary(figures["/"].gzip.file, REQUESTS);
+    for (const { library, instructions, functions } of libraries) {
+      console.log(`${instructions.toFixed(0).padStart(7)}  ${library}`);
+      for (const f of functions) console.log(`${f.instructions.toFixed(0).padStart(15)}  ${f.fn.slice(0, 120)}`);
+    }
+    const profile = {
+      date: new Date().toISOString().slice(0, 10),
+      valgrind: execFileSync("valgrind", ["--version"], { encoding: "utf8" }).trim(),
+      page: "/",
+      encoding: "gzip",
+      requests: REQUESTS,
+      connections: CONNECTIONS,
+      total: figures["/"].gzip.instructions,
+      libraries,
+    };
+    fs.writeFileSync(path.join(root, "bench/profile.json"), `${JSON.stringify(profile, null, 2)}\n`);
+    writeReadme();
+  }
 }

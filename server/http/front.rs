@@ -1,11 +1,12 @@
 //! The front door: each request on a connection comes here first. A page
-//! view whose finished page is in the page cache is answered here, at the
-//! cost of a static file ([`pages::from_cache`]: one lookup, then bytes and
-//! header values made when the page was cached); every other request goes
-//! to the router. Both ways get the same bookkeeping ([`Seen`]: request id,
-//! log line, metrics) and the same security headers (a cached page keeps
-//! them with its other header values), so a response does not show which
-//! way it came.
+//! view whose finished page is kept is answered here, at the cost of a
+//! static file: first by its path alone from the site's hot pages
+//! ([`pages::from_hot`]: one lookup, no waiting, nothing boxed), else
+//! resolved and looked up in the page cache ([`pages::from_cache`]); every
+//! other request goes to the router. All ways get the same bookkeeping
+//! ([`Seen`]: request id, log line, metrics) and the same security headers
+//! (a cached page keeps them with its other header values), so a response
+//! does not show which way it came (README, "What a cache hit does").
 //!
 //! Only paths of the route table are answered here, and the route table
 //! may not use a path the router serves itself
@@ -20,6 +21,7 @@ use std::time::Instant;
 
 use axum::body::Body;
 use axum::extract::{ConnectInfo, Request};
+use axum::http::{HeaderMap, Method, Uri};
 use axum::Router;
 use bytes::Bytes;
 use futures_util::future::Either;
@@ -30,7 +32,8 @@ use tower::ServiceExt;
 use super::observe::Seen;
 use super::pages;
 use crate::client_ip;
-use crate::state::SharedState;
+use crate::render::cache::Kept;
+use crate::state::{AppState, SharedState};
 
 /// The body of an answer at the front door: a cached page's bytes as they
 /// are kept (nothing boxed), or what the router made.
@@ -75,10 +78,7 @@ impl hyper::service::Service<hyper::Request<Incoming>> for Door {
         let started = Instant::now();
         let (state, peer) = (&self.front.state, self.peer);
         if let Some((mut res, hot)) = pages::from_hot(state, request.method(), request.uri(), request.headers()) {
-            let headers = request.headers();
-            let seen = Seen::new(state, started, peer, headers);
-            let client = || client_ip::resolve(peer, headers, &state.config.trusted_proxies);
-            let seconds = seen.answered(request.method(), request.uri().path(), hot.id.name(), client, &mut res);
+            let seconds = booked(state, started, peer, (request.method(), request.uri(), request.headers()), hot.id.name(), &mut res);
             hot.viewed(&state.metrics, res.status(), seconds);
             return Either::Left(ready(Ok(res.map(DoorBody::Left))));
         }
@@ -89,9 +89,7 @@ impl hyper::service::Service<hyper::Request<Incoming>> for Door {
             let (parts, body) = request.into_parts();
             match pages::from_cache(&state, &parts.method, &parts.uri, &parts.headers).await {
                 Some((mut res, page)) => {
-                    let seen = Seen::new(&state, started, peer, &parts.headers);
-                    let client = || client_ip::resolve(peer, &parts.headers, &state.config.trusted_proxies);
-                    let seconds = seen.answered(&parts.method, parts.uri.path(), &page, client, &mut res);
+                    let seconds = booked(&state, started, peer, (&parts.method, &parts.uri, &parts.headers), &page, &mut res);
                     state.metrics.observe_request(&page, res.status().as_u16(), seconds);
                     Ok(res.map(DoorBody::Left))
                 }
@@ -102,4 +100,14 @@ impl hyper::service::Service<hyper::Request<Incoming>> for Door {
             }
         }))
     }
+}
+
+/// A kept page's answer to the request (`method`, `uri`, `headers`) from
+/// `peer`, booked as the router's middleware books its answers: the
+/// request's id in, its log line written when one is due. Returns how long
+/// it took, for the metrics.
+fn booked(state: &AppState, started: Instant, peer: SocketAddr, (method, uri, headers): (&Method, &Uri, &HeaderMap), route: &str, res: &mut Kept) -> f64 {
+    let seen = Seen::new(state, started, peer, headers);
+    let client = || client_ip::resolve(peer, headers, &state.config.trusted_proxies);
+    seen.answered(method, uri.path(), route, client, res)
 }

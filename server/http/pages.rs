@@ -18,9 +18,9 @@ use super::respond::{failed_response, uncached};
 use std::sync::Arc;
 
 use crate::client_ip::ClientIp;
-use crate::render::cache::{HotPage, Kept};
 use crate::pages::make;
 use crate::pages::{self, load, Resolved};
+use crate::render::cache::{HotPage, Kept};
 use crate::state::{AppState, SharedState};
 
 /// Every path that is not an API or asset route: a server-rendered page.

@@ -16,12 +16,12 @@ use std::hash::{Hash, Hasher};
 use std::io::Write;
 use std::sync::{Arc, OnceLock};
 
+use arc_swap::ArcSwapOption;
 use axum::body::Body;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::Response;
 use bytes::Bytes;
 use http_body_util::Full;
-use arc_swap::ArcSwapOption;
 use moka::future::Cache;
 use prometheus_client::metrics::histogram::Histogram;
 use rustc_hash::FxBuildHasher;

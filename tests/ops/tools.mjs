@@ -95,16 +95,16 @@ export function createDatabase(prefix) {
 }
 
 /** The server binary: $CITIZEN_SITE_BIN (cargo test sets it), else a
- *  release build made now. */
-export function siteBinary() {
+ *  build of cargo's `profile` (release) made now. */
+export function siteBinary(profile = "release") {
   if (process.env.CITIZEN_SITE_BIN) return process.env.CITIZEN_SITE_BIN;
   const archive = path.join(root, "..", "shared", "v8", "librusty_v8_simdutf_release_x86_64-unknown-linux-gnu.a.gz");
   const env = { ...process.env };
   if (!env.RUSTY_V8_ARCHIVE && fs.existsSync(archive)) env.RUSTY_V8_ARCHIVE = archive;
-  console.error("building the release binary...");
-  execFileSync("cargo", ["build", "--release", "--quiet"], { cwd: root, env, stdio: "inherit" });
+  console.error(`building the ${profile} binary...`);
+  execFileSync("cargo", ["build", "--profile", profile, "--quiet"], { cwd: root, env, stdio: "inherit" });
   const target = process.env.CARGO_TARGET_DIR ?? path.join(root, "target");
-  return path.join(target, "release", "citizen-site");
+  return path.join(target, profile, "citizen-site");
 }
 
 /** Starts the site (`bin` with `args`, `serve` by default) on `port` with
