@@ -98,7 +98,7 @@ export function benchTable(r) {
   ];
   const s = r.settings;
   const head =
-    `Run of ${r.date} (release build, ${r.cores} cores; row 1: ${r.valgrind}, ${thousands(instructions.requests)} requests per page over ${instructions.connections} keep-alive connections after a warm-up, per run; ` +
+    `Run of ${r.date} (release build, ${r.cores} cores; row 1: ${r.valgrind}, per run the median of ${instructions.windows} windows of ${thousands(instructions.requests)} requests per page over ${instructions.connections} keep-alive connections after a warm-up; ` +
     `rows 2 and 3: ${s.duration} per wrk run after a ${s.warmup} warm-up, ${s.rounds} rounds for row 2 and ${s.latencyRounds} for row 3; ${r.nginx}, Node ${r.node}):`;
   return { rows: `${head}\n\n${markdown(["row", "peer", "ours", "ratio", "target"], rows)}\n\n${spread(cached.pages)}`, missed };
 }

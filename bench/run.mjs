@@ -32,7 +32,7 @@ import os from "node:os";
 import path from "node:path";
 import { freePort, mixScript, need, siteBinary, startNginx, startSite as startOpsSite, tempDir, waitFor, wrk as wrkScript } from "../tests/ops/tools.mjs";
 import {
-  bodies, CONNECTIONS as CONNECTIONS_COUNTED, count as countInstructions, ENCODINGS, rawGet, REQUESTS as REQUESTS_COUNTED, SITE_URL, startOursCounted, valgrind,
+  bodies, CONNECTIONS as CONNECTIONS_COUNTED, count as countInstructions, ENCODINGS, rawGet, REQUESTS as REQUESTS_COUNTED, SITE_URL, startOursCounted, valgrind, WINDOWS,
 } from "./instructions.mjs";
 import { benchTable, writeReadme } from "./report.mjs";
 
@@ -169,7 +169,7 @@ function instructionRows(runs) {
   const worst = pages.reduce((a, b) => (b.ratio > a.ratio ? b : a));
   const spreadOf = (xs) => Math.max(...xs) / Math.min(...xs) - 1;
   const spread = Math.max(...pages.flatMap((p) => [spreadOf(p.ours), spreadOf(p.nginx)]));
-  return { requests: REQUESTS_COUNTED, connections: CONNECTIONS_COUNTED, runs: runs.length, pages, worst: { page: worst.page, encoding: worst.encoding, ratio: worst.ratio }, spread };
+  return { requests: REQUESTS_COUNTED, connections: CONNECTIONS_COUNTED, windows: WINDOWS, runs: runs.length, pages, worst: { page: worst.page, encoding: worst.encoding, ratio: worst.ratio }, spread };
 }
 
 /** Ours and nginx in turn, LATENCY_ROUNDS times, each with `connections`
