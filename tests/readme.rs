@@ -11,5 +11,8 @@ fn readme_tables_match_the_measurements_they_are_written_from() {
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .status()
         .expect("running node (is Node.js installed?)");
-    assert!(status.success(), "README.md differs from bench/results.json, bench/profile.json or tests/lighthouse/results.json, or the recorded run missed a target");
+    assert!(
+        status.success(),
+        "README.md differs from bench/results.json, bench/profile.json or tests/lighthouse/results.json, or the recorded run missed a target"
+    );
 }

@@ -106,7 +106,14 @@ impl hyper::service::Service<hyper::Request<Incoming>> for Door {
 /// `peer`, booked as the router's middleware books its answers: the
 /// request's id in, its log line written when one is due. Returns how long
 /// it took, for the metrics.
-fn booked(state: &AppState, started: Instant, peer: SocketAddr, (method, uri, headers): (&Method, &Uri, &HeaderMap), route: &str, res: &mut Kept) -> f64 {
+fn booked(
+    state: &AppState,
+    started: Instant,
+    peer: SocketAddr,
+    (method, uri, headers): (&Method, &Uri, &HeaderMap),
+    route: &str,
+    res: &mut Kept,
+) -> f64 {
     let seen = Seen::new(state, started, peer, headers);
     let client = || client_ip::resolve(peer, headers, &state.config.trusted_proxies);
     seen.answered(method, uri.path(), route, client, res)

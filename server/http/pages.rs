@@ -6,6 +6,8 @@
 //! the front door ([`from_cache`], see [`super::front`]), so the handler
 //! here sees the misses.
 
+use std::sync::Arc;
+
 use axum::extract::{Query, Request, State};
 use axum::http::{header, HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Redirect, Response};
@@ -15,8 +17,6 @@ use serde::Deserialize;
 use super::api::set_retry_after;
 use super::observe::RouteLabel;
 use super::respond::{failed_response, uncached};
-use std::sync::Arc;
-
 use crate::client_ip::ClientIp;
 use crate::pages::make;
 use crate::pages::{self, load, Resolved};

@@ -15,9 +15,9 @@ pub mod load;
 pub mod make;
 pub mod plan;
 
-use axum::http::Method;
-
 use std::sync::Arc;
+
+use axum::http::Method;
 
 use crate::content::routes::RouteMatch;
 use crate::render::cache::{CachedPage, HotPage, PageKey};
