@@ -183,8 +183,8 @@ pub type PageCache = Cache<PageKey, Arc<CachedPage>>;
 /// as last made, found by the request's path alone: what the front door
 /// answers from ([`crate::pages::hot`]). One slot per path, made with the
 /// site, so nothing a visitor asks for adds one; a slot holds what the page
-/// cache holds for the path, with the version of the data it shows, and a
-/// page out of date (another version now) is left to the page cache.
+/// cache last gave for the path, with the version of the data it shows, and
+/// a page out of date (another version now) is left to the page cache.
 pub struct HotPages {
     slots: HashMap<Box<str>, ArcSwapOption<HotPage>, FxBuildHasher>,
 }
@@ -229,11 +229,15 @@ impl HotPages {
     }
 
     /// Keeps `page` for `url` when the URL is a path of the site's list (a
-    /// URL with a query has no slot).
+    /// URL with a query has no slot), unless the slot holds it already (a
+    /// page cache hit for `/pricing?utm=...` keeps `/pricing` again).
     pub fn keep(&self, url: &str, page: HotPage) {
-        if let Some(slot) = self.slots.get(url) {
-            slot.store(Some(Arc::new(page)));
+        let Some(slot) = self.slots.get(url) else { return };
+        let held = slot.load();
+        if held.as_ref().is_some_and(|h| Arc::ptr_eq(&h.page, &page.page) && h.version == page.version) {
+            return;
         }
+        slot.store(Some(Arc::new(page)));
     }
 }
 
@@ -257,6 +261,10 @@ mod tests {
         hot.keep("/ab%6Fut", HotPage::new(page(), PageId::About, CachePolicy::Team, 8));
         assert!(hot.get("/about?x=1").is_none() && hot.get("/ab%6Fut").is_none());
         assert_eq!(hot.get("/about").unwrap().as_ref().map(|p| p.version), Some(7));
+        // The page it holds already, kept again: the slot is left as it is.
+        let held = hot.get("/about").unwrap().as_ref().unwrap().clone();
+        hot.keep("/about", HotPage::new(held.page.clone(), PageId::About, CachePolicy::Team, 7));
+        assert!(Arc::ptr_eq(hot.get("/about").unwrap().as_ref().unwrap(), &held));
     }
 
     #[test]
