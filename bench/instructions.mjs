@@ -98,6 +98,8 @@ export async function rawGet(port, page, encoding) {
   }
 }
 
+export const sha256 = (b) => crypto.createHash("sha256").update(b).digest("hex");
+
 /** `count` GETs of `page` in `encoding` over `connections` keep-alive
  *  connections; every answer must be a 200 in that encoding with the body
  *  whose SHA-256 is `sha` (a wrong answer is no saving). */
@@ -113,7 +115,7 @@ export async function drive(port, page, encoding, count, connections, sha) {
         if (res.status !== 200 || res.headers["content-encoding"] !== encoding) {
           throw new Error(`${page} (${encoding}): ${res.status}, content-encoding ${res.headers["content-encoding"]}`);
         }
-        if (sha && crypto.createHash("sha256").update(res.body).digest("hex") !== sha) throw new Error(`${page} (${encoding}): not the bytes expected`);
+        if (sha && sha256(res.body) !== sha) throw new Error(`${page} (${encoding}): not the bytes expected`);
       }
     } finally {
       c.close();
@@ -121,8 +123,6 @@ export async function drive(port, page, encoding, count, connections, sha) {
   };
   await Promise.all(Array.from({ length: connections }, one));
 }
-
-export const sha256 = (b) => crypto.createHash("sha256").update(b).digest("hex");
 
 /** callgrind_control's `command` (-z zero, -d dump) on `pid`. */
 function control(flag, pid) {

@@ -343,7 +343,7 @@ async function main() {
   fs.writeFileSync(path.join(root, "bench/results.json"), `${JSON.stringify(results, null, 2)}\n`);
   fs.writeFileSync(path.join(root, "bench/results.svg"), chart(results));
   const { rows, missed } = benchTable(results);
-  console.log(`\nBenchmarks, ${results.date}, ${results.cores} cores (peers: ${results.nginx} for row 1, Node ${results.node} for row 2)\n`);
+  console.log(`\nBenchmarks, ${results.date}, ${results.cores} cores (peers: ${results.nginx} for rows 1 to 3, Node ${results.node} for row 4)\n`);
   console.log(rows);
   writeReadme();
   if (missed.length) {

@@ -42,7 +42,7 @@ impl Seen {
         // id is replaced, so ids in the logs are ours or our proxies'.
         let trusted = &state.config.trusted_proxies;
         let theirs = || headers.get(REQUEST_ID_HEADER).filter(|v| v.to_str().is_ok_and(is_plain_id)).cloned();
-        let id = (!trusted.is_empty() && trusted.contains(peer.ip())).then(theirs).flatten().unwrap_or_else(telemetry::new_request_id);
+        let id = trusted.contains(peer.ip()).then(theirs).flatten().unwrap_or_else(telemetry::new_request_id);
         Seen { started, id }
     }
 

@@ -43,7 +43,8 @@ pub struct PageKey {
 /// body in that encoding, or a 304 for it.
 #[derive(Debug)]
 pub struct Encoded {
-    /// Identity, brotli, gzip: [`Encoding`]'s order.
+    /// Indexed by `encoding as usize`, as `etags` and `heads` are (see
+    /// [`ENCODINGS`]).
     bodies: [Bytes; 3],
     etags: [HeaderValue; 3],
     /// Per encoding, the headers of a 200 and of a 304 (`heads[i][1]`): the
@@ -52,6 +53,11 @@ pub struct Encoded {
     /// of a map that has room for everything it carries.
     heads: [[HeaderMap; 2]; 3],
 }
+
+/// What each encoding adds to a kept answer, in [`Encoding`]'s order: its
+/// `Content-Encoding` and its ETag's suffix.
+const ENCODINGS: [(Option<&str>, &str); 3] = [(Some("br"), "-br"), (Some("gzip"), "-gz"), (None, "")];
+const _: () = assert!(Encoding::Br as usize == 0 && Encoding::Gzip as usize == 1 && Encoding::Identity as usize == 2);
 
 impl Encoded {
     /// Compresses once: brotli quality 9 and gzip level 9, nearly the
@@ -70,39 +76,35 @@ impl Encoded {
         let mut h = std::collections::hash_map::DefaultHasher::new();
         body.hash(&mut h);
         let tag = |suffix: &str| HeaderValue::from_str(&format!("\"{:016x}{suffix}\"", h.finish())).expect("an etag is ASCII");
-        let etags = [tag(""), tag("-br"), tag("-gz")];
-        let head = |i: usize, not_modified: bool| {
+        let etags = ENCODINGS.map(|(_, suffix)| tag(suffix));
+        let head = |(encoding, _): (Option<&'static str>, &str), etag: &HeaderValue, not_modified: bool| {
             let mut h = HeaderMap::with_capacity(headers.len() + 3);
             h.extend(headers.iter().map(|(k, v)| (k.clone(), v.clone())));
-            h.insert(header::ETAG, etags[i].clone());
-            if let (Some(encoding), false) = ([None, Some("br"), Some("gzip")][i], not_modified) {
+            h.insert(header::ETAG, etag.clone());
+            if let (Some(encoding), false) = (encoding, not_modified) {
                 h.insert(header::CONTENT_ENCODING, HeaderValue::from_static(encoding));
             }
             h.insert(REQUEST_ID_HEADER, HeaderValue::from_static(""));
             h
         };
-        let heads = [0, 1, 2].map(|i| [head(i, false), head(i, true)]);
-        Encoded { bodies: [body.into(), br.into(), gzip.into()], etags, heads }
+        let heads = [0, 1, 2].map(|i| [head(ENCODINGS[i], &etags[i], false), head(ENCODINGS[i], &etags[i], true)]);
+        Encoded { bodies: [br.into(), gzip.into(), body.into()], etags, heads }
     }
 
     /// The strong ETag of the identity body.
     pub fn etag(&self) -> &str {
-        self.etags[0].to_str().expect("an etag is ASCII")
+        self.etags[Encoding::Identity as usize].to_str().expect("an etag is ASCII")
     }
 
     pub fn identity(&self) -> &Bytes {
-        &self.bodies[0]
+        &self.bodies[Encoding::Identity as usize]
     }
 
     /// The response in the encoding the client prefers, or 304 when the
     /// client's copy (`If-None-Match`) is this one. Nothing is formatted;
     /// the headers are one copy of a finished map, the body is shared.
     fn respond(&self, status: StatusCode, request: &HeaderMap) -> Kept {
-        let i = match preferred_encoding(request) {
-            Encoding::Identity => 0,
-            Encoding::Br => 1,
-            Encoding::Gzip => 2,
-        };
+        let i = preferred_encoding(request) as usize;
         let etag = self.etags[i].as_bytes();
         let current = request.get(header::IF_NONE_MATCH).is_some_and(|v| v.as_bytes().split(|b| *b == b',').any(|t| matches_etag(t, etag)));
         let mut res = if current {
