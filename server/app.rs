@@ -44,7 +44,12 @@ pub struct Application {
 /// The bound sockets: plain HTTP, or HTTPS and the HTTP port's redirect.
 enum Listeners {
     Plain(TcpListener),
-    Tls { https: TcpListener, http: TcpListener, acceptor: tokio_rustls::TlsAcceptor, redirect: Redirect },
+    Tls {
+        https: TcpListener,
+        http: TcpListener,
+        acceptor: tokio_rustls::TlsAcceptor,
+        redirect: Redirect,
+    },
 }
 
 impl Application {
@@ -74,41 +79,61 @@ impl Application {
                 let certs = Certs::new();
                 match &tls.certs {
                     CertSource::Files { cert, key } => {
-                        let served = edge::certs::load_files(cert, key).map_err(|e| anyhow::anyhow!(e))?;
+                        let served =
+                            edge::certs::load_files(cert, key).map_err(|e| anyhow::anyhow!(e))?;
                         tracing::info!(serial = %served.info.serial, valid_until = %edge::certs::rfc3339(served.info.not_after), "HTTPS: TLS_CERT is in service");
                         certs.deploy(served);
-                        tls_tasks.push(edge::certs::watch_files(certs.clone(), cert.clone(), key.clone()));
+                        tls_tasks.push(edge::certs::watch_files(
+                            certs.clone(),
+                            cert.clone(),
+                            key.clone(),
+                        ));
                     }
-                    CertSource::Acme(acme) => tls_tasks.push(edge::acme::start(acme.clone(), certs.clone())?),
+                    CertSource::Acme(acme) => {
+                        tls_tasks.push(edge::acme::start(acme.clone(), certs.clone())?)
+                    }
                 }
                 Listeners::Tls {
                     https: bind(tls.https_addr, "HTTPS_ADDR").await?,
                     http: bind(tls.http_addr, "HTTP_ADDR").await?,
-                    acceptor: tokio_rustls::TlsAcceptor::from(edge::certs::server_config(certs.clone())),
+                    acceptor: tokio_rustls::TlsAcceptor::from(edge::certs::server_config(
+                        certs.clone(),
+                    )),
                     redirect: Redirect::new(&config.site_url, tls.domains(), certs.clone()),
                 }
             }
         };
         let (site, dev_server) = match &config.dev {
-            None => (Site::embedded(&config).context("bundled content is malformed")?, None),
+            None => (
+                Site::embedded(&config).context("bundled content is malformed")?,
+                None,
+            ),
             Some(root) => {
                 let (site, server) = dev::start(root, &config).await?;
                 (site, Some(server))
             }
         };
         // Held while the server runs: `citizen-site restore` refuses meanwhile.
-        let db_lock = config.sqlite_path().map(|file| ServerLock::hold(&file)).transpose()?;
+        let db_lock = config
+            .sqlite_path()
+            .map(|file| ServerLock::hold(&file))
+            .transpose()?;
         let db = Db::connect_lazy_with(&config.database_url, &config.timeouts)?;
         match db.migrate().await {
             Ok(()) if config.sample_team => match crate::team::seed_sample(&db).await {
                 Ok(0) => {}
-                Ok(n) => tracing::info!(members = n, "the team table was empty: the sample team is in it (dev, or --sample-team)"),
+                Ok(n) => tracing::info!(
+                    members = n,
+                    "the team table was empty: the sample team is in it (dev, or --sample-team)"
+                ),
                 Err(e) => tracing::warn!(error = %e, "the sample team could not be added"),
             },
             Ok(()) => {}
             // Pages still render without the database (an empty team list);
             // the monitor migrates it once it is reachable.
-            Err(e) => tracing::error!(error = %e, "the database is unreachable at start; serving without it until it is back"),
+            Err(e) => {
+                tracing::error!(error = %e, "the database is unreachable at start; serving without it until it is back")
+            }
         }
         let mut background = vec![db.spawn_monitor()];
         background.extend(tls_tasks);
@@ -116,10 +141,22 @@ impl Application {
         let forwarder = match (&config.notion_token, &config.notion_database_id) {
             (Some(token), Some(database)) => {
                 let t = &config.timeouts;
-                let notion = NotionClient::with_timeouts(&config.notion_api_base, token, database, t.notion_connect, t.notion_request);
+                let notion = NotionClient::with_timeouts(
+                    &config.notion_api_base,
+                    token,
+                    database,
+                    t.notion_connect,
+                    t.notion_request,
+                );
                 let worker = format!("{}-{}", std::process::id(), uuid::Uuid::new_v4());
                 background.push(forwarder::spawn_watch(db.clone()));
-                Some(forwarder::spawn(db.clone(), notion, worker, config.intro_lease, metrics.intro_tags_unreadable.clone()))
+                Some(forwarder::spawn(
+                    db.clone(),
+                    notion,
+                    worker,
+                    config.intro_lease,
+                    metrics.intro_tags_unreadable.clone(),
+                ))
             }
             _ => {
                 tracing::info!("Notion forwarding is off (NOTION_TOKEN / NOTION_DATABASE_ID unset): intro requests are stored only");
@@ -167,7 +204,9 @@ impl Application {
             loop {
                 let Some(state) = weak.upgrade() else { return };
                 // None: Stripe is off, and the list is empty for good.
-                let Some(next) = state.payments.refresh_prices().await else { return };
+                let Some(next) = state.payments.refresh_prices().await else {
+                    return;
+                };
                 drop(state);
                 tokio::time::sleep(next).await;
             }
@@ -193,7 +232,14 @@ impl Application {
                 }
             });
         }
-        Ok(Application { listeners, state, dev, forwarder_task: forwarder.map(|(_, t)| t), _db_lock: db_lock, background })
+        Ok(Application {
+            listeners,
+            state,
+            dev,
+            forwarder_task: forwarder.map(|(_, t)| t),
+            _db_lock: db_lock,
+            background,
+        })
     }
 
     /// Where the site is served: the plain HTTP address, or the HTTPS one.
@@ -204,8 +250,14 @@ impl Application {
     pub fn addresses(&self) -> Addresses {
         let of = |l: &TcpListener| l.local_addr().expect("a bound listener has an address");
         match &self.listeners {
-            Listeners::Plain(l) => Addresses { main: of(l), redirect: None },
-            Listeners::Tls { https, http, .. } => Addresses { main: of(https), redirect: Some(of(http)) },
+            Listeners::Plain(l) => Addresses {
+                main: of(l),
+                redirect: None,
+            },
+            Listeners::Tls { https, http, .. } => Addresses {
+                main: of(https),
+                redirect: Some(of(http)),
+            },
         }
     }
 
@@ -218,7 +270,10 @@ impl Application {
     /// at most the shutdown grace (then drops them), and stops the
     /// forwarder within the same bound (a forward cut short is retried by
     /// another process when its lease runs out), then closes the database.
-    pub async fn run_until(self, shutdown: impl Future<Output = ()> + Send + 'static) -> anyhow::Result<()> {
+    pub async fn run_until(
+        self,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> anyhow::Result<()> {
         let state = self.state.clone();
         let (forwarder_task, background, dev) = (self.forwarder_task, self.background, self.dev);
         // `dev` alone has the reload script and its events.
@@ -252,14 +307,46 @@ impl Application {
                 let _ = stop.wait_for(|s| *s).await;
             }
         };
-        let (limits, exempt) = (state.config.limits.clone(), state.config.trusted_proxies.clone());
+        let (limits, exempt) = (
+            state.config.limits.clone(),
+            state.config.trusted_proxies.clone(),
+        );
         let serve = async move {
             match self.listeners {
-                Listeners::Plain(listener) => edge::serve(listener, None, |peer| front.connection(peer), limits, exempt, stopped()).await,
-                Listeners::Tls { https, http, acceptor, redirect } => {
+                Listeners::Plain(listener) => {
+                    edge::serve(
+                        listener,
+                        None,
+                        |peer| front.connection(peer),
+                        limits,
+                        exempt,
+                        stopped(),
+                    )
+                    .await
+                }
+                Listeners::Tls {
+                    https,
+                    http,
+                    acceptor,
+                    redirect,
+                } => {
                     tokio::join!(
-                        edge::serve(https, Some(acceptor), |peer| front.connection(peer), limits.clone(), exempt.clone(), stopped()),
-                        edge::serve(http, None, edge::Axum::per_connection(redirect), limits, exempt, stopped()),
+                        edge::serve(
+                            https,
+                            Some(acceptor),
+                            |peer| front.connection(peer),
+                            limits.clone(),
+                            exempt.clone(),
+                            stopped()
+                        ),
+                        edge::serve(
+                            http,
+                            None,
+                            edge::Axum::per_connection(redirect),
+                            limits,
+                            exempt,
+                            stopped()
+                        ),
                     );
                 }
             }
@@ -285,9 +372,17 @@ impl Application {
             _ = cut_off => tracing::warn!(grace = ?grace, "in-flight requests outlived the shutdown grace; closing them"),
         }
         let begun_at = *begun.borrow();
-        let deadline = begun_at.map(|at| at + grace).unwrap_or_else(tokio::time::Instant::now);
+        let deadline = begun_at
+            .map(|at| at + grace)
+            .unwrap_or_else(tokio::time::Instant::now);
         if let Some(task) = forwarder_task {
-            if tokio::time::timeout_at(deadline.max(tokio::time::Instant::now() + Duration::from_millis(100)), task).await.is_err() {
+            if tokio::time::timeout_at(
+                deadline.max(tokio::time::Instant::now() + Duration::from_millis(100)),
+                task,
+            )
+            .await
+            .is_err()
+            {
                 tracing::warn!("the forwarder did not stop in time; its claimed request is retried when the lease runs out");
             }
         }
@@ -296,7 +391,10 @@ impl Application {
         }
         // Closing the pool lets SQLite fold its write-ahead log into the
         // database file: a stopped site's data is the file alone.
-        if tokio::time::timeout(Duration::from_secs(5), state.db.pool.close()).await.is_err() {
+        if tokio::time::timeout(Duration::from_secs(5), state.db.pool.close())
+            .await
+            .is_err()
+        {
             tracing::warn!("database connections still in use after 5 s; closing without waiting");
         }
         tracing::info!("stopped");
@@ -305,7 +403,9 @@ impl Application {
 }
 
 async fn bind(addr: SocketAddr, variable: &str) -> anyhow::Result<TcpListener> {
-    TcpListener::bind(addr).await.with_context(|| format!("{variable}: cannot listen on {addr}"))
+    TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("{variable}: cannot listen on {addr}"))
 }
 
 /// Resolves on Ctrl-C (SIGINT) or SIGTERM.

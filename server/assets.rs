@@ -98,7 +98,12 @@ impl Manifest {
     /// A PNG the build drew (`og/Home.png`, `icon-512.png`), if it has it.
     pub fn raster(&self, key: &str) -> Option<RasterImage<'_>> {
         let r = self.rasters.get(key)?;
-        Some(RasterImage { url: self.image_url(key)?, width: r.width, height: r.height, alt: &r.alt })
+        Some(RasterImage {
+            url: self.image_url(key)?,
+            width: r.width,
+            height: r.height,
+            alt: &r.alt,
+        })
     }
 
     /// Every module a page needs on first load, entry first, without repeats.
@@ -126,14 +131,23 @@ pub enum AssetFiles {
 impl AssetFiles {
     /// The files a manifest lists, in the build folder `dir`.
     pub fn in_dir(dir: &Path, manifest: &Manifest) -> AssetFiles {
-        AssetFiles::Dir(manifest.files.iter().map(|f| (f.url.clone(), (dir.join(&f.file), f.content_type.clone()))).collect())
+        AssetFiles::Dir(
+            manifest
+                .files
+                .iter()
+                .map(|f| (f.url.clone(), (dir.join(&f.file), f.content_type.clone())))
+                .collect(),
+        )
     }
 }
 
 /// Looks an embedded file up by its URL path (`/assets/...`).
 pub fn file(url: &str) -> Option<&'static EmbeddedFile> {
     static INDEX: OnceLock<HashMap<&'static str, &'static EmbeddedFile>> = OnceLock::new();
-    INDEX.get_or_init(|| FILES.iter().map(|f| (f.url, f)).collect()).get(url).copied()
+    INDEX
+        .get_or_init(|| FILES.iter().map(|f| (f.url, f)).collect())
+        .get(url)
+        .copied()
 }
 
 /// How a body is sent: the encodings the build makes.
@@ -156,7 +170,9 @@ pub fn preferred_encoding(headers: &HeaderMap) -> Encoding {
             let name = parts.next().unwrap_or("").trim();
             let refused = parts.any(|p| {
                 let p = p.trim();
-                p.strip_prefix("q=").and_then(|q| q.parse::<f32>().ok()).is_some_and(|q| q == 0.0)
+                p.strip_prefix("q=")
+                    .and_then(|q| q.parse::<f32>().ok())
+                    .is_some_and(|q| q == 0.0)
             });
             if name.eq_ignore_ascii_case("br") {
                 br = !refused;

@@ -40,7 +40,11 @@ impl FromStr for Networks {
                 Ok(net) => net,
                 Err(_) => match item.parse::<IpAddr>() {
                     Ok(ip) => IpNet::from(ip),
-                    Err(_) => return Err(format!("{item:?} is neither an IP address nor a network like 10.0.0.0/8")),
+                    Err(_) => {
+                        return Err(format!(
+                            "{item:?} is neither an IP address nor a network like 10.0.0.0/8"
+                        ))
+                    }
                 },
             };
             out.push(net);
@@ -63,7 +67,12 @@ pub fn resolve(peer: SocketAddr, headers: &HeaderMap, trusted: &Networks) -> IpA
     }
     let mut client = peer;
     // Right to left: the first hop a trusted proxy did not vouch for.
-    let hops = headers.get_all("x-forwarded-for").iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(',')).collect::<Vec<_>>();
+    let hops = headers
+        .get_all("x-forwarded-for")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .collect::<Vec<_>>();
     for hop in hops.into_iter().rev() {
         let Some(ip) = parse_hop(hop) else {
             // Garbage from further left cannot be trusted; stop at what we know.
@@ -117,11 +126,20 @@ mod tests {
         let lb: Networks = "10.0.0.0/8, 127.0.0.1".parse().unwrap();
         let h = headers(&["203.0.113.9"]);
         // No proxy configured: the header is anyone's to write.
-        assert_eq!(resolve(peer("198.51.100.7"), &h, &none), "198.51.100.7".parse::<IpAddr>().unwrap());
+        assert_eq!(
+            resolve(peer("198.51.100.7"), &h, &none),
+            "198.51.100.7".parse::<IpAddr>().unwrap()
+        );
         // From an untrusted peer it is ignored even when proxies are configured.
-        assert_eq!(resolve(peer("198.51.100.7"), &h, &lb), "198.51.100.7".parse::<IpAddr>().unwrap());
+        assert_eq!(
+            resolve(peer("198.51.100.7"), &h, &lb),
+            "198.51.100.7".parse::<IpAddr>().unwrap()
+        );
         // From the load balancer it names the client.
-        assert_eq!(resolve(peer("10.1.2.3"), &h, &lb), "203.0.113.9".parse::<IpAddr>().unwrap());
+        assert_eq!(
+            resolve(peer("10.1.2.3"), &h, &lb),
+            "203.0.113.9".parse::<IpAddr>().unwrap()
+        );
     }
 
     #[test]
@@ -129,20 +147,32 @@ mod tests {
         let lb: Networks = "10.0.0.0/8".parse().unwrap();
         // The client sent "X-Forwarded-For: 1.1.1.1"; the proxy appended the real peer.
         let h = headers(&["1.1.1.1, 203.0.113.9"]);
-        assert_eq!(resolve(peer("10.0.0.2"), &h, &lb), "203.0.113.9".parse::<IpAddr>().unwrap());
+        assert_eq!(
+            resolve(peer("10.0.0.2"), &h, &lb),
+            "203.0.113.9".parse::<IpAddr>().unwrap()
+        );
         // Two proxies deep, with the header split over two lines.
         let h = headers(&["1.1.1.1", "203.0.113.9, 10.0.0.5"]);
-        assert_eq!(resolve(peer("10.0.0.2"), &h, &lb), "203.0.113.9".parse::<IpAddr>().unwrap());
+        assert_eq!(
+            resolve(peer("10.0.0.2"), &h, &lb),
+            "203.0.113.9".parse::<IpAddr>().unwrap()
+        );
         // Garbage stops the walk at the last address a proxy vouched for.
         let h = headers(&["nonsense, 10.0.0.5"]);
-        assert_eq!(resolve(peer("10.0.0.2"), &h, &lb), "10.0.0.5".parse::<IpAddr>().unwrap());
+        assert_eq!(
+            resolve(peer("10.0.0.2"), &h, &lb),
+            "10.0.0.5".parse::<IpAddr>().unwrap()
+        );
     }
 
     #[test]
     fn networks_parse_addresses_and_ranges_and_name_what_is_wrong() {
         let n: Networks = "127.0.0.1,::1, 192.168.0.0/16".parse().unwrap();
         assert!(n.contains("192.168.4.4".parse().unwrap()));
-        assert!(n.contains("::ffff:127.0.0.1".parse().unwrap()), "IPv4-mapped addresses match IPv4 rules");
+        assert!(
+            n.contains("::ffff:127.0.0.1".parse().unwrap()),
+            "IPv4-mapped addresses match IPv4 rules"
+        );
         assert!(!n.contains("10.0.0.1".parse().unwrap()));
         assert!("".parse::<Networks>().unwrap().is_empty());
         let err = "10.0.0.0/8,proxy.local".parse::<Networks>().unwrap_err();

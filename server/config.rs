@@ -85,7 +85,11 @@ pub struct ServeArgs {
     pub sample_team: bool,
 
     /// Database: `sqlite://...` (default: a file under ./data/) or `postgres://...`.
-    #[arg(long, env = "DATABASE_URL", default_value = "sqlite://data/citizen-site.db")]
+    #[arg(
+        long,
+        env = "DATABASE_URL",
+        default_value = "sqlite://data/citizen-site.db"
+    )]
     pub database_url: String,
 
     /// Stripe secret key; without it every plan shows 'Contact us for pricing'.
@@ -97,7 +101,11 @@ pub struct ServeArgs {
     pub stripe_webhook_secret: Option<String>,
 
     /// Stripe API base URL (tests point it at a local stand-in).
-    #[arg(long, env = "STRIPE_API_BASE", default_value = "https://api.stripe.com")]
+    #[arg(
+        long,
+        env = "STRIPE_API_BASE",
+        default_value = "https://api.stripe.com"
+    )]
     pub stripe_api_base: String,
 
     /// Notion integration token; without it intro requests are only stored.
@@ -109,7 +117,11 @@ pub struct ServeArgs {
     pub notion_database_id: Option<String>,
 
     /// Notion API base URL (tests point it at a local stand-in).
-    #[arg(long, env = "NOTION_API_BASE", default_value = "https://api.notion.com")]
+    #[arg(
+        long,
+        env = "NOTION_API_BASE",
+        default_value = "https://api.notion.com"
+    )]
     pub notion_api_base: String,
 
     /// Render workers (V8 isolates); 0 means one per CPU.
@@ -140,7 +152,11 @@ pub struct ServeArgs {
     pub trusted_proxies: Networks,
 
     /// Clients that may read `/metrics` (addresses or networks); others get 404.
-    #[arg(long, env = "METRICS_ALLOW", default_value = "127.0.0.0/8,::1,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7")]
+    #[arg(
+        long,
+        env = "METRICS_ALLOW",
+        default_value = "127.0.0.0/8,::1,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7"
+    )]
     pub metrics_allow: Networks,
 
     /// POST requests one client may make per minute (and in a burst) to the
@@ -320,23 +336,45 @@ impl Config {
                 anyhow::bail!("SITE_URL: {url:?} must start with https:// when the server serves HTTPS itself (TLS_DOMAINS or TLS_CERT)")
             }
             (Some(url), _) => url.clone(),
-            (None, Some(TlsSettings { https_addr, certs: CertSource::Acme(acme), .. })) => match https_addr.port() {
+            (
+                None,
+                Some(TlsSettings {
+                    https_addr,
+                    certs: CertSource::Acme(acme),
+                    ..
+                }),
+            ) => match https_addr.port() {
                 443 => format!("https://{}", acme.domains[0]),
                 port => format!("https://{}:{port}", acme.domains[0]),
             },
-            (None, Some(TlsSettings { certs: CertSource::Files { .. }, .. })) => {
-                anyhow::bail!("SITE_URL: set it to the https address TLS_CERT is for (https://your.domain)")
+            (
+                None,
+                Some(TlsSettings {
+                    certs: CertSource::Files { .. },
+                    ..
+                }),
+            ) => {
+                anyhow::bail!(
+                    "SITE_URL: set it to the https address TLS_CERT is for (https://your.domain)"
+                )
             }
             (None, None) => "http://127.0.0.1:3000".into(),
         };
-        let workers = if a.ssr_workers == 0 { std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2) } else { a.ssr_workers };
+        let workers = if a.ssr_workers == 0 {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(2)
+        } else {
+            a.ssr_workers
+        };
         let blank = |v: Option<String>| v.filter(|s| !s.trim().is_empty());
         Ok(Config {
             addr: a.addr,
             site_url: site_url.trim_end_matches('/').to_string(),
             limits: Limits {
                 max_connections: a.max_connections.max(1),
-                max_per_client: Some(a.max_connections_per_client).filter(|n| *n > 0 && tls.is_some()),
+                max_per_client: Some(a.max_connections_per_client)
+                    .filter(|n| *n > 0 && tls.is_some()),
                 header_read: tls.is_some().then_some(Limits::HEADER_READ),
                 ..Limits::default()
             },
@@ -380,7 +418,11 @@ impl Config {
     /// `dev`: the same, serving the checkout at `root`, with the sample
     /// team in an empty table.
     pub fn from_dev_args(a: DevArgs) -> anyhow::Result<Config> {
-        Ok(Config { dev: Some(a.root), sample_team: true, ..Config::from_args(a.serve)? })
+        Ok(Config {
+            dev: Some(a.root),
+            sample_team: true,
+            ..Config::from_args(a.serve)?
+        })
     }
 }
 
@@ -392,39 +434,83 @@ fn tls_settings(a: &ServeArgs) -> anyhow::Result<Option<TlsSettings>> {
         (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
             anyhow::bail!("TLS_DOMAINS and TLS_CERT/TLS_KEY are both set: use TLS_DOMAINS for certificates obtained by ACME, or TLS_CERT and TLS_KEY for your own")
         }
-        (None, Some(_), None) => anyhow::bail!("TLS_KEY: not set, but TLS_CERT is: both are needed"),
-        (None, None, Some(_)) => anyhow::bail!("TLS_CERT: not set, but TLS_KEY is: both are needed"),
-        (None, Some(cert), Some(key)) => CertSource::Files { cert: cert.clone(), key: key.clone() },
+        (None, Some(_), None) => {
+            anyhow::bail!("TLS_KEY: not set, but TLS_CERT is: both are needed")
+        }
+        (None, None, Some(_)) => {
+            anyhow::bail!("TLS_CERT: not set, but TLS_KEY is: both are needed")
+        }
+        (None, Some(cert), Some(key)) => CertSource::Files {
+            cert: cert.clone(),
+            key: key.clone(),
+        },
         (Some(domains), None, None) => {
             let domains = parse_domains(domains)?;
             let directory = a.acme_directory.trim().to_owned();
-            let url = reqwest::Url::parse(&directory).map_err(|e| anyhow::anyhow!("ACME_DIRECTORY: {directory:?} is not a URL ({e})"))?;
-            anyhow::ensure!(url.scheme() == "https", "ACME_DIRECTORY: {directory:?} must be an https URL (RFC 8555 requires it)");
-            let contact = match a.acme_email.as_deref().map(str::trim).filter(|e| !e.is_empty()) {
+            let url = reqwest::Url::parse(&directory)
+                .map_err(|e| anyhow::anyhow!("ACME_DIRECTORY: {directory:?} is not a URL ({e})"))?;
+            anyhow::ensure!(
+                url.scheme() == "https",
+                "ACME_DIRECTORY: {directory:?} must be an https URL (RFC 8555 requires it)"
+            );
+            let contact = match a
+                .acme_email
+                .as_deref()
+                .map(str::trim)
+                .filter(|e| !e.is_empty())
+            {
                 None => Vec::new(),
                 Some(e) => {
-                    anyhow::ensure!(email_address::EmailAddress::is_valid(e), "ACME_EMAIL: {e:?} is not an email address");
+                    anyhow::ensure!(
+                        email_address::EmailAddress::is_valid(e),
+                        "ACME_EMAIL: {e:?} is not an email address"
+                    );
                     vec![format!("mailto:{e}")]
                 }
             };
             let directory_ca = match &a.acme_directory_ca {
                 None => None,
                 Some(path) => {
-                    let pem = std::fs::read(path).with_context(|| format!("ACME_DIRECTORY_CA: cannot read {}", path.display()))?;
-                    let found = reqwest::Certificate::from_pem_bundle(&pem).map(|c| c.len()).unwrap_or(0);
-                    anyhow::ensure!(found > 0, "ACME_DIRECTORY_CA: {} holds no PEM certificate", path.display());
+                    let pem = std::fs::read(path).with_context(|| {
+                        format!("ACME_DIRECTORY_CA: cannot read {}", path.display())
+                    })?;
+                    let found = reqwest::Certificate::from_pem_bundle(&pem)
+                        .map(|c| c.len())
+                        .unwrap_or(0);
+                    anyhow::ensure!(
+                        found > 0,
+                        "ACME_DIRECTORY_CA: {} holds no PEM certificate",
+                        path.display()
+                    );
                     Some(pem)
                 }
             };
             let cache_dir = match &a.acme_cache_dir {
                 Some(dir) => dir.clone(),
-                None => sqlite_dir(&a.database_url).unwrap_or_else(|| PathBuf::from("data")).join("acme"),
+                None => sqlite_dir(&a.database_url)
+                    .unwrap_or_else(|| PathBuf::from("data"))
+                    .join("acme"),
             };
-            CertSource::Acme(AcmeSettings { domains, directory, contact, directory_ca, cache_dir, challenge: a.acme_challenge })
+            CertSource::Acme(AcmeSettings {
+                domains,
+                directory,
+                contact,
+                directory_ca,
+                cache_dir,
+                challenge: a.acme_challenge,
+            })
         }
     };
-    anyhow::ensure!(a.https_addr != a.http_addr, "HTTPS_ADDR and HTTP_ADDR are the same address ({})", a.https_addr);
-    Ok(Some(TlsSettings { https_addr: a.https_addr, http_addr: a.http_addr, certs }))
+    anyhow::ensure!(
+        a.https_addr != a.http_addr,
+        "HTTPS_ADDR and HTTP_ADDR are the same address ({})",
+        a.https_addr
+    );
+    Ok(Some(TlsSettings {
+        https_addr: a.https_addr,
+        http_addr: a.http_addr,
+        certs,
+    }))
 }
 
 /// `TLS_DOMAINS`: one or more DNS names, comma-separated, lowercased. A
@@ -435,9 +521,14 @@ pub fn parse_domains(list: &str) -> anyhow::Result<Vec<String>> {
     for raw in list.split(',').map(str::trim).filter(|d| !d.is_empty()) {
         let d = raw.trim_end_matches('.').to_ascii_lowercase();
         let label_ok = |l: &str| {
-            !l.is_empty() && l.len() <= 63 && !l.starts_with('-') && !l.ends_with('-') && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            !l.is_empty()
+                && l.len() <= 63
+                && !l.starts_with('-')
+                && !l.ends_with('-')
+                && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
         };
-        let is_address = d.parse::<std::net::IpAddr>().is_ok() || d.split('.').all(|l| l.bytes().all(|b| b.is_ascii_digit()));
+        let is_address = d.parse::<std::net::IpAddr>().is_ok()
+            || d.split('.').all(|l| l.bytes().all(|b| b.is_ascii_digit()));
         anyhow::ensure!(
             d.len() <= 253 && d.split('.').all(label_ok) && !is_address,
             "TLS_DOMAINS: {raw:?} is not a domain name (letters, digits and hyphens between dots; no wildcard, address or port)"
@@ -457,7 +548,9 @@ fn sqlite_dir(database_url: &str) -> Option<PathBuf> {
 /// The file of a `sqlite://` (or `sqlite:`) database URL, without its
 /// options; None for any other database.
 pub fn sqlite_path(database_url: &str) -> Option<PathBuf> {
-    let path = database_url.strip_prefix("sqlite://").or_else(|| database_url.strip_prefix("sqlite:"))?;
+    let path = database_url
+        .strip_prefix("sqlite://")
+        .or_else(|| database_url.strip_prefix("sqlite:"))?;
     let path = path.split('?').next().unwrap_or(path);
     (!path.is_empty() && path != ":memory:").then(|| PathBuf::from(path))
 }
@@ -471,7 +564,8 @@ impl Config {
             #[command(flatten)]
             serve: ServeArgs,
         }
-        let mut cfg = Config::from_args(Defaults::parse_from(["citizen-site"]).serve).expect("the defaults are valid");
+        let mut cfg = Config::from_args(Defaults::parse_from(["citizen-site"]).serve)
+            .expect("the defaults are valid");
         cfg.addr = "127.0.0.1:0".parse().unwrap();
         cfg.database_url = format!("sqlite://{}", data_dir.join("test.db").display());
         cfg.ssr.workers = 2;
@@ -508,7 +602,10 @@ mod tests {
     }
 
     fn config(args: &[&str]) -> anyhow::Result<Config> {
-        Config::from_args(Serve::try_parse_from(std::iter::once("citizen-site").chain(args.iter().copied()))?.serve)
+        Config::from_args(
+            Serve::try_parse_from(std::iter::once("citizen-site").chain(args.iter().copied()))?
+                .serve,
+        )
     }
 
     fn error(args: &[&str]) -> String {
@@ -528,23 +625,47 @@ mod tests {
         let c = config(&[]).unwrap();
         assert!(c.tls.is_none());
         assert_eq!(c.site_url, "http://127.0.0.1:3000");
-        assert_eq!(c.limits.max_per_client, None, "every connection comes from the proxy");
-        assert_eq!(c.limits.header_read, None, "the proxy bounds request heads and keeps its connections open");
+        assert_eq!(
+            c.limits.max_per_client, None,
+            "every connection comes from the proxy"
+        );
+        assert_eq!(
+            c.limits.header_read, None,
+            "the proxy bounds request heads and keeps its connections open"
+        );
     }
 
     #[test]
     fn tls_domains_settle_to_https_with_the_first_name_as_the_site() {
-        let c = config(&["--tls-domains", " Site.Example, www.site.example.,site.example "]).unwrap();
+        let c = config(&[
+            "--tls-domains",
+            " Site.Example, www.site.example.,site.example ",
+        ])
+        .unwrap();
         let tls = c.tls.expect("tls");
-        let CertSource::Acme(acme) = &tls.certs else { panic!("acme") };
+        let CertSource::Acme(acme) = &tls.certs else {
+            panic!("acme")
+        };
         assert_eq!(acme.domains, ["site.example", "www.site.example"]);
         assert_eq!(acme.directory, crate::edge::acme::LETS_ENCRYPT);
-        assert_eq!(acme.cache_dir, PathBuf::from("data/acme"), "beside the SQLite file");
+        assert_eq!(
+            acme.cache_dir,
+            PathBuf::from("data/acme"),
+            "beside the SQLite file"
+        );
         assert_eq!((tls.https_addr.port(), tls.http_addr.port()), (443, 80));
         assert_eq!(c.site_url, "https://site.example");
         assert_eq!(c.limits.max_per_client, Some(256));
         assert_eq!(c.limits.header_read, Some(Duration::from_secs(10)));
-        let c = config(&["--tls-domains", "a.example", "--https-addr", "127.0.0.1:8443", "--http-addr", "127.0.0.1:8080"]).unwrap();
+        let c = config(&[
+            "--tls-domains",
+            "a.example",
+            "--https-addr",
+            "127.0.0.1:8443",
+            "--http-addr",
+            "127.0.0.1:8080",
+        ])
+        .unwrap();
         assert_eq!(c.site_url, "https://a.example:8443");
     }
 
@@ -552,22 +673,71 @@ mod tests {
     fn bad_tls_settings_are_refused_naming_the_variable() {
         assert!(error(&["--tls-domains", ""]).starts_with("TLS_DOMAINS: empty"));
         assert!(error(&["--tls-domains", " , "]).starts_with("TLS_DOMAINS: empty"));
-        for bad in ["*.site.example", "127.0.0.1", "site.example:443", "https://site.example", "-a.example", "a..example", "ex ample.org"] {
+        for bad in [
+            "*.site.example",
+            "127.0.0.1",
+            "site.example:443",
+            "https://site.example",
+            "-a.example",
+            "a..example",
+            "ex ample.org",
+        ] {
             let e = error(&[&format!("--tls-domains={bad}")]);
-            assert!(e.starts_with(&format!("TLS_DOMAINS: {bad:?} is not a domain name")), "{bad}: {e}");
+            assert!(
+                e.starts_with(&format!("TLS_DOMAINS: {bad:?} is not a domain name")),
+                "{bad}: {e}"
+            );
         }
-        assert_eq!(error(&["--tls-cert", "/c.pem"]), "TLS_KEY: not set, but TLS_CERT is: both are needed");
-        assert_eq!(error(&["--tls-key", "/k.pem"]), "TLS_CERT: not set, but TLS_KEY is: both are needed");
-        assert!(error(&["--tls-domains", "a.example", "--tls-cert", "/c.pem", "--tls-key", "/k.pem"])
-            .starts_with("TLS_DOMAINS and TLS_CERT/TLS_KEY are both set"));
-        assert!(error(&["--tls-cert", "/c.pem", "--tls-key", "/k.pem"]).starts_with("SITE_URL: set it to the https address"));
-        assert!(error(&["--tls-domains", "a.example", "--site-url", "http://a.example"])
-            .starts_with("SITE_URL: \"http://a.example\" must start with https://"));
-        assert!(error(&["--tls-domains", "a.example", "--acme-directory", "http://ca.example/dir"])
-            .starts_with("ACME_DIRECTORY: \"http://ca.example/dir\" must be an https URL"));
-        assert!(error(&["--tls-domains", "a.example", "--acme-email", "nobody"]).starts_with("ACME_EMAIL: \"nobody\" is not an email address"));
-        let e = error(&["--tls-domains", "a.example", "--acme-directory-ca", "/nonexistent/ca.pem"]);
-        assert!(e.starts_with("ACME_DIRECTORY_CA: cannot read /nonexistent/ca.pem"), "{e}");
-        assert!(error(&["--tls-domains", "a.example", "--https-addr", "0.0.0.0:80"]).starts_with("HTTPS_ADDR and HTTP_ADDR are the same address"));
+        assert_eq!(
+            error(&["--tls-cert", "/c.pem"]),
+            "TLS_KEY: not set, but TLS_CERT is: both are needed"
+        );
+        assert_eq!(
+            error(&["--tls-key", "/k.pem"]),
+            "TLS_CERT: not set, but TLS_KEY is: both are needed"
+        );
+        assert!(error(&[
+            "--tls-domains",
+            "a.example",
+            "--tls-cert",
+            "/c.pem",
+            "--tls-key",
+            "/k.pem"
+        ])
+        .starts_with("TLS_DOMAINS and TLS_CERT/TLS_KEY are both set"));
+        assert!(error(&["--tls-cert", "/c.pem", "--tls-key", "/k.pem"])
+            .starts_with("SITE_URL: set it to the https address"));
+        assert!(error(&[
+            "--tls-domains",
+            "a.example",
+            "--site-url",
+            "http://a.example"
+        ])
+        .starts_with("SITE_URL: \"http://a.example\" must start with https://"));
+        assert!(error(&[
+            "--tls-domains",
+            "a.example",
+            "--acme-directory",
+            "http://ca.example/dir"
+        ])
+        .starts_with("ACME_DIRECTORY: \"http://ca.example/dir\" must be an https URL"));
+        assert!(
+            error(&["--tls-domains", "a.example", "--acme-email", "nobody"])
+                .starts_with("ACME_EMAIL: \"nobody\" is not an email address")
+        );
+        let e = error(&[
+            "--tls-domains",
+            "a.example",
+            "--acme-directory-ca",
+            "/nonexistent/ca.pem",
+        ]);
+        assert!(
+            e.starts_with("ACME_DIRECTORY_CA: cannot read /nonexistent/ca.pem"),
+            "{e}"
+        );
+        assert!(
+            error(&["--tls-domains", "a.example", "--https-addr", "0.0.0.0:80"])
+                .starts_with("HTTPS_ADDR and HTTP_ADDR are the same address")
+        );
     }
 }

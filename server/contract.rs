@@ -13,7 +13,9 @@ pub use crate::content::blog::{Post, PostSummary};
 pub use crate::content::communities::FeaturedCommunity;
 pub use crate::content::routes::PageId;
 pub use crate::intake::IntroForm;
-pub use crate::payments::stripe::{PaymentState, PriceInterval, PriceRecord, ProductInfo, ProductMetadata, VerifiedSession};
+pub use crate::payments::stripe::{
+    PaymentState, PriceInterval, PriceRecord, ProductInfo, ProductMetadata, VerifiedSession,
+};
 pub use crate::team::TeamMember;
 
 // PageData and DataPage: build.rs makes them from content/routes.json (each
@@ -221,7 +223,10 @@ pub fn server_types() -> String {
         IntroStored,
         ApiFailure,
     );
-    let ids: Vec<String> = PageId::ALL.iter().map(|p| format!("{:?}", p.name())).collect();
+    let ids: Vec<String> = PageId::ALL
+        .iter()
+        .map(|p| format!("{:?}", p.name()))
+        .collect();
     out.push_str(&format!(
         "\n/** Every page id, in the route table's order (the client checks the table's names against it). */\nexport const PAGE_IDS: readonly PageId[] = [{}];\n",
         ids.join(", ")
@@ -282,25 +287,57 @@ mod tests {
                 "NotFound"
             ]
         );
-        assert_eq!(serde_json::to_value(PageId::NfcWallet).unwrap(), "NfcWallet");
+        assert_eq!(
+            serde_json::to_value(PageId::NfcWallet).unwrap(),
+            "NfcWallet"
+        );
         assert_eq!(PageId::from_name("Nfcwallet"), None);
     }
 
     #[test]
     fn pages_with_data_are_the_ones_with_a_loader() {
-        assert!(matches!(PageData::without_loader(PageId::Home), Ok(PageData::Home)));
-        assert!(matches!(PageData::without_loader(PageId::NotFound), Ok(PageData::NotFound)));
-        assert_eq!(PageData::without_loader(PageId::Pricing).unwrap_err(), DataPage::Pricing);
-        let with_data = PageId::ALL.iter().filter(|p| PageData::without_loader(**p).is_err()).count();
-        assert_eq!(with_data, 7, "Wallets, About, Blog, Pricing, Contact, Terms, Success");
+        assert!(matches!(
+            PageData::without_loader(PageId::Home),
+            Ok(PageData::Home)
+        ));
+        assert!(matches!(
+            PageData::without_loader(PageId::NotFound),
+            Ok(PageData::NotFound)
+        ));
+        assert_eq!(
+            PageData::without_loader(PageId::Pricing).unwrap_err(),
+            DataPage::Pricing
+        );
+        let with_data = PageId::ALL
+            .iter()
+            .filter(|p| PageData::without_loader(**p).is_err())
+            .count();
+        assert_eq!(
+            with_data, 7,
+            "Wallets, About, Blog, Pricing, Contact, Terms, Success"
+        );
     }
 
     #[test]
     fn route_data_is_the_page_its_status_and_its_data() {
-        let route = RouteData { status: 200, data: PageData::Terms(TermsData { today: "2026-11-24".into() }) };
-        assert_eq!(serde_json::to_value(&route).unwrap(), serde_json::json!({ "status": 200, "page": "Terms", "data": { "today": "2026-11-24" } }));
-        let home = RouteData { status: 200, data: PageData::Home };
-        assert_eq!(serde_json::to_value(&home).unwrap(), serde_json::json!({ "status": 200, "page": "Home" }));
+        let route = RouteData {
+            status: 200,
+            data: PageData::Terms(TermsData {
+                today: "2026-11-24".into(),
+            }),
+        };
+        assert_eq!(
+            serde_json::to_value(&route).unwrap(),
+            serde_json::json!({ "status": 200, "page": "Terms", "data": { "today": "2026-11-24" } })
+        );
+        let home = RouteData {
+            status: 200,
+            data: PageData::Home,
+        };
+        assert_eq!(
+            serde_json::to_value(&home).unwrap(),
+            serde_json::json!({ "status": 200, "page": "Home" })
+        );
         assert_eq!(home.data.page(), PageId::Home);
     }
 }

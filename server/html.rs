@@ -42,12 +42,16 @@ mod tests {
 
     #[test]
     fn text_cannot_open_a_tag_or_close_an_attribute() {
-        assert_eq!(escape(r#"<a href="x">Tom & Jerry's</a>"#), "&lt;a href=&quot;x&quot;&gt;Tom &amp; Jerry&#39;s&lt;/a&gt;");
+        assert_eq!(
+            escape(r#"<a href="x">Tom & Jerry's</a>"#),
+            "&lt;a href=&quot;x&quot;&gt;Tom &amp; Jerry&#39;s&lt;/a&gt;"
+        );
     }
 
     #[test]
     fn script_json_cannot_close_its_tag() {
-        let json = serde_json::json!({ "x": "</script><script>alert(1)</script><!--", "y": "a&b" }).to_string();
+        let json = serde_json::json!({ "x": "</script><script>alert(1)</script><!--", "y": "a&b" })
+            .to_string();
         let escaped = escape_json_for_script(&json);
         assert!(!escaped.contains('<') && !escaped.contains('>'));
         let back: serde_json::Value = serde_json::from_str(&escaped).unwrap();

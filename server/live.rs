@@ -30,7 +30,10 @@ pub struct Live<T> {
 impl<T: PartialEq> Live<T> {
     /// `value` as version 0.
     pub fn new(value: T) -> Live<T> {
-        Live { current: ArcSwap::from_pointee(Snapshot { version: 0, value }), write: std::sync::Mutex::new(()) }
+        Live {
+            current: ArcSwap::from_pointee(Snapshot { version: 0, value }),
+            write: std::sync::Mutex::new(()),
+        }
     }
 
     /// The current snapshot (a counted reference: it stays valid however
@@ -47,7 +50,10 @@ impl<T: PartialEq> Live<T> {
     /// Stores `value` as the next version when it differs from the current
     /// one; returns the new version, or None when nothing changed.
     pub fn set(&self, value: T) -> Option<u64> {
-        let _writer = self.write.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let _writer = self
+            .write
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         let current = self.current.load();
         if current.value == value {
             return None;
@@ -71,7 +77,11 @@ mod tests {
         let held = live.get();
         assert_eq!(live.set(vec!["Ada", "Bea"]), Some(1));
         assert_eq!((live.version(), live.get().value.len()), (1, 2));
-        assert_eq!((held.version, held.value.len()), (0, 1), "a reader keeps the snapshot it took");
+        assert_eq!(
+            (held.version, held.value.len()),
+            (0, 1),
+            "a reader keeps the snapshot it took"
+        );
         assert_eq!(live.set(vec![]), Some(2));
     }
 }

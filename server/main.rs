@@ -59,7 +59,9 @@ async fn main() -> anyhow::Result<()> {
     let addresses = app.addresses();
     let state = app.state();
     match addresses.redirect {
-        None => tracing::info!(addr = %addresses.main, "listening; rendering isolates are starting"),
+        None => {
+            tracing::info!(addr = %addresses.main, "listening; rendering isolates are starting")
+        }
         Some(http) => {
             tracing::info!(https = %addresses.main, %http, "listening (HTTPS, and HTTP redirecting to it); rendering isolates are starting")
         }

@@ -36,8 +36,10 @@ pub struct Messages {
     pub unavailable: String,
 }
 
-static MESSAGES: LazyLock<Messages> =
-    LazyLock::new(|| serde_json::from_str(include_str!("../content/site/messages.json")).unwrap_or_else(|e| panic!("{MESSAGES_FILE}: {e}")));
+static MESSAGES: LazyLock<Messages> = LazyLock::new(|| {
+    serde_json::from_str(include_str!("../content/site/messages.json"))
+        .unwrap_or_else(|e| panic!("{MESSAGES_FILE}: {e}"))
+});
 
 /// The catalogue (parsed once: `Application::build` asks for it at start).
 pub fn messages() -> &'static Messages {
@@ -46,7 +48,8 @@ pub fn messages() -> &'static Messages {
 
 impl Messages {
     pub fn too_many_requests(&self, seconds: u64) -> String {
-        self.too_many_requests.replace("{seconds}", &seconds.to_string())
+        self.too_many_requests
+            .replace("{seconds}", &seconds.to_string())
     }
 }
 
@@ -57,7 +60,13 @@ mod tests {
     #[test]
     fn the_catalogue_has_every_message() {
         let m = messages();
-        assert_eq!(m.missing_fields, "Missing required fields: Please fill in the name and email address.");
-        assert_eq!(m.too_many_requests(7), "Too many requests. Please wait 7 seconds and try again.");
+        assert_eq!(
+            m.missing_fields,
+            "Missing required fields: Please fill in the name and email address."
+        );
+        assert_eq!(
+            m.too_many_requests(7),
+            "Too many requests. Please wait 7 seconds and try again."
+        );
     }
 }

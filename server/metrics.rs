@@ -72,31 +72,68 @@ impl Default for Metrics {
 impl Metrics {
     pub fn new() -> Metrics {
         let mut registry = Registry::default();
-        let latency = HistogramFamily::<HttpLabels>::new_with_constructor(latency_histogram as fn() -> Histogram);
+        let latency = HistogramFamily::<HttpLabels>::new_with_constructor(
+            latency_histogram as fn() -> Histogram,
+        );
         registry.register(
             "http_request_duration_seconds",
             "Time to answer an HTTP request, by route and status (_count: requests answered)",
             latency.clone(),
         );
         let render_seconds = latency_histogram();
-        registry.register("ssr_render_duration_seconds", "Time a page render took in its V8 isolate, queueing included", render_seconds.clone());
+        registry.register(
+            "ssr_render_duration_seconds",
+            "Time a page render took in its V8 isolate, queueing included",
+            render_seconds.clone(),
+        );
         let render_failures = Family::<Outcome, Counter>::default();
         // Every outcome is there from the start, at 0, so a dashboard's
         // rate() has a series before the first failure.
-        for outcome in ["timeout", "heap_limit", "script", "panic", "overloaded", "error_screen"] {
+        for outcome in [
+            "timeout",
+            "heap_limit",
+            "script",
+            "panic",
+            "overloaded",
+            "error_screen",
+        ] {
             drop(render_failures.get_or_create(&Outcome { outcome }));
         }
-        registry.register("ssr_render_failures", "Renders that did not produce a page, by outcome", render_failures.clone());
+        registry.register(
+            "ssr_render_failures",
+            "Renders that did not produce a page, by outcome",
+            render_failures.clone(),
+        );
         let page_cache = Family::<Outcome, Counter>::default();
-        registry.register("page_cache_lookups", "Rendered-page cache lookups, by outcome (hit, miss)", page_cache.clone());
-        let page_cache_hits = page_cache.get_or_create(&Outcome { outcome: "hit" }).clone();
-        let page_cache_misses = page_cache.get_or_create(&Outcome { outcome: "miss" }).clone();
+        registry.register(
+            "page_cache_lookups",
+            "Rendered-page cache lookups, by outcome (hit, miss)",
+            page_cache.clone(),
+        );
+        let page_cache_hits = page_cache
+            .get_or_create(&Outcome { outcome: "hit" })
+            .clone();
+        let page_cache_misses = page_cache
+            .get_or_create(&Outcome { outcome: "miss" })
+            .clone();
         let loader_runs = Family::<PageLabel, Counter>::default();
-        registry.register("route_loader_runs", "Route loader runs (data read for a page or its route data), by page", loader_runs.clone());
+        registry.register(
+            "route_loader_runs",
+            "Route loader runs (data read for a page or its route data), by page",
+            loader_runs.clone(),
+        );
         let render_queue_depth = Gauge::default();
-        registry.register("ssr_render_queue_depth", "Renders waiting for an isolate", render_queue_depth.clone());
+        registry.register(
+            "ssr_render_queue_depth",
+            "Renders waiting for an isolate",
+            render_queue_depth.clone(),
+        );
         let intro_pending = Gauge::default();
-        registry.register("intro_requests_pending", "Stored intro requests not yet forwarded to Notion", intro_pending.clone());
+        registry.register(
+            "intro_requests_pending",
+            "Stored intro requests not yet forwarded to Notion",
+            intro_pending.clone(),
+        );
         let intro_oldest_pending_age = Gauge::default();
         registry.register(
             "intro_requests_oldest_pending_age_seconds",
@@ -107,7 +144,11 @@ impl Metrics {
         for outcome in ["stored", "duplicate", "spam", "invalid", "failed"] {
             drop(intro_submissions.get_or_create(&Outcome { outcome }));
         }
-        registry.register("intro_submissions", "Intro request submissions, by outcome", intro_submissions.clone());
+        registry.register(
+            "intro_submissions",
+            "Intro request submissions, by outcome",
+            intro_submissions.clone(),
+        );
         let intro_tags_unreadable = Counter::default();
         registry.register(
             "intro_tags_unreadable",
@@ -115,11 +156,23 @@ impl Metrics {
             intro_tags_unreadable.clone(),
         );
         let rate_limited = Counter::default();
-        registry.register("http_rate_limited", "Requests refused with 429 (POSTs, and Stripe session lookups)", rate_limited.clone());
+        registry.register(
+            "http_rate_limited",
+            "Requests refused with 429 (POSTs, and Stripe session lookups)",
+            rate_limited.clone(),
+        );
         let not_found = Counter::default();
-        registry.register("http_not_found", "Requests for unknown routes (404)", not_found.clone());
+        registry.register(
+            "http_not_found",
+            "Requests for unknown routes (404)",
+            not_found.clone(),
+        );
         let database_up = Gauge::default();
-        registry.register("database_up", "1 when the database answered its last health check", database_up.clone());
+        registry.register(
+            "database_up",
+            "1 when the database answered its last health check",
+            database_up.clone(),
+        );
         Metrics {
             registry,
             latency,
@@ -146,7 +199,12 @@ impl Metrics {
     /// The series of requests to `route` answered with `status` (a handle
     /// to keep: observing through it finds nothing).
     pub fn request_series(&self, route: &str, status: u16) -> Histogram {
-        self.latency.get_or_create(&HttpLabels { route: route.to_owned(), status }).clone()
+        self.latency
+            .get_or_create(&HttpLabels {
+                route: route.to_owned(),
+                status,
+            })
+            .clone()
     }
 
     pub fn outcome(family: &Family<Outcome, Counter>, outcome: &'static str) {
@@ -156,7 +214,8 @@ impl Metrics {
     /// The OpenMetrics text of every metric.
     pub fn encode(&self) -> String {
         let mut out = String::new();
-        prometheus_client::encoding::text::encode(&mut out, &self.registry).expect("writing to a String cannot fail");
+        prometheus_client::encoding::text::encode(&mut out, &self.registry)
+            .expect("writing to a String cannot fail");
         out
     }
 }

@@ -22,7 +22,10 @@ pub struct Rate {
 
 impl Rate {
     pub fn per_minute(n: u32) -> Rate {
-        Rate { n, period: Duration::from_secs(60) }
+        Rate {
+            n,
+            period: Duration::from_secs(60),
+        }
     }
 }
 
@@ -37,16 +40,21 @@ impl ClientLimiter {
             let each = rate.period.checked_div(n.get()).filter(|d| !d.is_zero())?;
             Some(Quota::with_period(each)?.allow_burst(n))
         });
-        ClientLimiter { inner: quota.map(RateLimiter::keyed) }
+        ClientLimiter {
+            inner: quota.map(RateLimiter::keyed),
+        }
     }
 
     /// Counts one request from `client`; `Err(wait)` when it is over its
     /// limit and may try again after `wait` (whole seconds, at least 1).
     pub fn check(&self, client: IpAddr) -> Result<(), Duration> {
-        let Some(limiter) = &self.inner else { return Ok(()) };
+        let Some(limiter) = &self.inner else {
+            return Ok(());
+        };
         limiter.check_key(&client).map_err(|not_until| {
             let wait = not_until.wait_time_from(DefaultClock::default().now());
-            Duration::from_secs(wait.as_secs() + u64::from(wait.subsec_nanos() > 0)).max(Duration::from_secs(1))
+            Duration::from_secs(wait.as_secs() + u64::from(wait.subsec_nanos() > 0))
+                .max(Duration::from_secs(1))
         })
     }
 
@@ -74,11 +82,20 @@ mod tests {
         }
         let wait = limiter.check(a).unwrap_err();
         // 3 per minute: the next one is due in about 20 s.
-        assert!((Duration::from_secs(1)..=Duration::from_secs(20)).contains(&wait), "{wait:?}");
+        assert!(
+            (Duration::from_secs(1)..=Duration::from_secs(20)).contains(&wait),
+            "{wait:?}"
+        );
         assert!(limiter.check(b).is_ok(), "another client is not affected");
-        assert!(ClientLimiter::new(Rate::per_minute(0)).check(a).is_ok(), "0 turns limits off");
+        assert!(
+            ClientLimiter::new(Rate::per_minute(0)).check(a).is_ok(),
+            "0 turns limits off"
+        );
         // A test's hour-long period: five, then nothing for twelve minutes.
-        let hourly = ClientLimiter::new(Rate { n: 5, period: Duration::from_secs(3600) });
+        let hourly = ClientLimiter::new(Rate {
+            n: 5,
+            period: Duration::from_secs(3600),
+        });
         assert_eq!((0..8).filter(|_| hourly.check(a).is_ok()).count(), 5);
         assert!(hourly.check(a).unwrap_err() > Duration::from_secs(700));
     }

@@ -19,7 +19,8 @@ pub const STRIPE_CHECKOUT_ORIGIN: &str = "https://checkout.stripe.com";
 /// Two years, as the HSTS preload list asks.
 const HSTS: &str = "max-age=63072000";
 
-pub const PERMISSIONS_POLICY: &str = "camera=(), microphone=(), geolocation=(), payment=(), usb=(), browsing-topics=()";
+pub const PERMISSIONS_POLICY: &str =
+    "camera=(), microphone=(), geolocation=(), payment=(), usb=(), browsing-topics=()";
 
 /// The headers, computed once from the configuration.
 pub struct SecurityHeaders {
@@ -32,7 +33,8 @@ impl SecurityHeaders {
     pub fn new(site_url: &str, frame_origins: &[String]) -> SecurityHeaders {
         let https = site_url.starts_with("https://");
         SecurityHeaders {
-            csp: HeaderValue::from_str(&content_security_policy(https, frame_origins)).expect("the policy is ASCII"),
+            csp: HeaderValue::from_str(&content_security_policy(https, frame_origins))
+                .expect("the policy is ASCII"),
             hsts: https.then(|| HeaderValue::from_static(HSTS)),
         }
     }
@@ -41,22 +43,44 @@ impl SecurityHeaders {
     /// be loaded by other sites (preview cards, icons); nothing else may.
     pub fn apply(&self, path: &str, headers: &mut HeaderMap) {
         const FIXED: [(HeaderName, HeaderValue); 5] = [
-            (header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")),
+            (
+                header::X_CONTENT_TYPE_OPTIONS,
+                HeaderValue::from_static("nosniff"),
+            ),
             (header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY")),
-            (header::REFERRER_POLICY, HeaderValue::from_static("strict-origin-when-cross-origin")),
-            (HeaderName::from_static("permissions-policy"), HeaderValue::from_static(PERMISSIONS_POLICY)),
-            (HeaderName::from_static("cross-origin-opener-policy"), HeaderValue::from_static("same-origin")),
+            (
+                header::REFERRER_POLICY,
+                HeaderValue::from_static("strict-origin-when-cross-origin"),
+            ),
+            (
+                HeaderName::from_static("permissions-policy"),
+                HeaderValue::from_static(PERMISSIONS_POLICY),
+            ),
+            (
+                HeaderName::from_static("cross-origin-opener-policy"),
+                HeaderValue::from_static("same-origin"),
+            ),
         ];
         const CORP: HeaderName = HeaderName::from_static("cross-origin-resource-policy");
         headers.reserve(FIXED.len() + 3);
-        headers.entry(header::CONTENT_SECURITY_POLICY).or_insert_with(|| self.csp.clone());
+        headers
+            .entry(header::CONTENT_SECURITY_POLICY)
+            .or_insert_with(|| self.csp.clone());
         for (name, value) in FIXED {
             headers.entry(name).or_insert(value);
         }
-        let corp = if path.starts_with("/assets/") { "cross-origin" } else { "same-origin" };
-        headers.entry(CORP).or_insert(HeaderValue::from_static(corp));
+        let corp = if path.starts_with("/assets/") {
+            "cross-origin"
+        } else {
+            "same-origin"
+        };
+        headers
+            .entry(CORP)
+            .or_insert(HeaderValue::from_static(corp));
         if let Some(hsts) = &self.hsts {
-            headers.entry(header::STRICT_TRANSPORT_SECURITY).or_insert_with(|| hsts.clone());
+            headers
+                .entry(header::STRICT_TRANSPORT_SECURITY)
+                .or_insert_with(|| hsts.clone());
         }
     }
 }
@@ -87,7 +111,10 @@ mod tests {
         let csp = content_security_policy(false, &frames());
         assert!(!csp.contains("unsafe"), "{csp}");
         assert!(csp.contains("frame-ancestors 'none'") && csp.contains("default-src 'none'"));
-        assert!(csp.contains("frame-src https://dexscreener.com https://www.youtube-nocookie.com;"), "{csp}");
+        assert!(
+            csp.contains("frame-src https://dexscreener.com https://www.youtube-nocookie.com;"),
+            "{csp}"
+        );
         assert!(content_security_policy(true, &frames()).ends_with("; upgrade-insecure-requests"));
     }
 
@@ -98,7 +125,10 @@ mod tests {
         assert!(h.get(header::STRICT_TRANSPORT_SECURITY).is_none());
         assert_eq!(h["cross-origin-resource-policy"], "same-origin");
         let mut h = HeaderMap::new();
-        h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("SAMEORIGIN"));
+        h.insert(
+            header::X_FRAME_OPTIONS,
+            HeaderValue::from_static("SAMEORIGIN"),
+        );
         SecurityHeaders::new("https://citizenwallet.xyz", &frames()).apply("/assets/x.png", &mut h);
         assert_eq!(h[header::STRICT_TRANSPORT_SECURITY], HSTS);
         assert_eq!(h[header::X_FRAME_OPTIONS], "SAMEORIGIN");

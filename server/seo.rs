@@ -51,7 +51,9 @@ impl Head<'_> {
     /// The post this page shows, if it is one.
     fn post(&self) -> Option<&PostSummary> {
         match self.data {
-            PageData::Blog(BlogData { post: Some(post), .. }) => Some(&post.summary),
+            PageData::Blog(BlogData {
+                post: Some(post), ..
+            }) => Some(&post.summary),
             _ => None,
         }
     }
@@ -63,7 +65,9 @@ impl Head<'_> {
             Some(post) => format!("og/post-{}.png", post.id),
             None => format!("og/{}.png", self.page.name()),
         };
-        self.manifest.raster(&own).or_else(|| self.manifest.raster("og/Home.png"))
+        self.manifest
+            .raster(&own)
+            .or_else(|| self.manifest.raster("og/Home.png"))
     }
 
     fn absolute(&self, path: &str) -> String {
@@ -71,8 +75,18 @@ impl Head<'_> {
     }
 
     fn author<'p>(&self, post: &'p PostSummary) -> Author<'p> {
-        let url = post.author_url.as_deref().map(|u| if u.starts_with('/') { self.absolute(u) } else { u.to_owned() });
-        Author { name: &post.author, url, is_site: post.author.starts_with(SITE_NAME) }
+        let url = post.author_url.as_deref().map(|u| {
+            if u.starts_with('/') {
+                self.absolute(u)
+            } else {
+                u.to_owned()
+            }
+        });
+        Author {
+            name: &post.author,
+            url,
+            is_site: post.author.starts_with(SITE_NAME),
+        }
     }
 
     /// The X account behind the page's content: a post's author when their
@@ -82,7 +96,10 @@ impl Head<'_> {
             None => self.accounts.x_handle.clone(),
             Some(post) => {
                 let author = self.author(post);
-                let profile = author.url.as_deref().and_then(|u| ammonia::Url::parse(u).ok());
+                let profile = author
+                    .url
+                    .as_deref()
+                    .and_then(|u| ammonia::Url::parse(u).ok());
                 match profile.as_ref().and_then(crate::content::x_handle) {
                     Some(handle) => Some(handle),
                     None if author.is_site => self.accounts.x_handle.clone(),
@@ -98,7 +115,12 @@ impl Head<'_> {
         let card = self.card();
         let mut h = String::with_capacity(4096);
         h.push_str(&format!("<title>{}</title>", escape(self.title)));
-        let mut meta = |attr: &str, key: &str, value: &str| h.push_str(&format!(r#"<meta {attr}="{key}" content="{}">"#, escape(value)));
+        let mut meta = |attr: &str, key: &str, value: &str| {
+            h.push_str(&format!(
+                r#"<meta {attr}="{key}" content="{}">"#,
+                escape(value)
+            ))
+        };
         meta("name", "description", self.description);
         meta("name", "theme-color", THEME_COLOUR);
         if !self.indexed {
@@ -107,7 +129,11 @@ impl Head<'_> {
         // Open Graph (Facebook, LinkedIn, Slack, Discord...).
         meta("property", "og:site_name", SITE_NAME);
         meta("property", "og:locale", LOCALE);
-        meta("property", "og:type", if post.is_some() { "article" } else { "website" });
+        meta(
+            "property",
+            "og:type",
+            if post.is_some() { "article" } else { "website" },
+        );
         meta("property", "og:title", self.title);
         meta("property", "og:description", self.description);
         meta("property", "og:url", &canonical);
@@ -124,7 +150,15 @@ impl Head<'_> {
             meta("property", "article:section", &post.kind);
         }
         // The Twitter (X) card: its own tags, as its validator reads no og: ones.
-        meta("name", "twitter:card", if card.is_some() { "summary_large_image" } else { "summary" });
+        meta(
+            "name",
+            "twitter:card",
+            if card.is_some() {
+                "summary_large_image"
+            } else {
+                "summary"
+            },
+        );
         if let Some(site) = &self.accounts.x_handle {
             meta("name", "twitter:site", site);
         }
@@ -137,7 +171,10 @@ impl Head<'_> {
             meta("name", "twitter:image", &self.absolute(card.url));
             meta("name", "twitter:image:alt", card.alt);
         }
-        h.push_str(&format!(r#"<link rel="canonical" href="{}">"#, escape(&canonical)));
+        h.push_str(&format!(
+            r#"<link rel="canonical" href="{}">"#,
+            escape(&canonical)
+        ));
         h.push_str(&format!(r#"<link rel="alternate" type="application/rss+xml" title="{SITE_NAME} Blog" href="{}/feed.xml">"#, self.site_url));
         for block in self.json_ld() {
             h.push_str(r#"<script type="application/ld+json">"#);
@@ -155,13 +192,21 @@ impl Head<'_> {
     pub fn json_ld(&self) -> Vec<Value> {
         let mut blocks = vec![self.organization()];
         match self.data {
-            PageData::Blog(BlogData { post: Some(post), .. }) => {
+            PageData::Blog(BlogData {
+                post: Some(post), ..
+            }) => {
                 let post = &post.summary;
                 blocks.push(self.blog_posting(post, true));
-                let crumbs = [("Home", "/".to_owned()), ("Blog", "/blog".to_owned()), (post.title.as_str(), format!("/blog/{}", post.id))];
+                let crumbs = [
+                    ("Home", "/".to_owned()),
+                    ("Blog", "/blog".to_owned()),
+                    (post.title.as_str(), format!("/blog/{}", post.id)),
+                ];
                 blocks.push(breadcrumb(self.site_url, &crumbs));
             }
-            PageData::Blog(BlogData { posts, post: None, .. }) => {
+            PageData::Blog(BlogData {
+                posts, post: None, ..
+            }) => {
                 blocks.push(json!({
                     "@type": "Blog",
                     "@id": self.absolute("/blog#blog"),
@@ -207,7 +252,9 @@ impl Head<'_> {
     }
 
     fn logo(&self) -> Option<Value> {
-        self.manifest.raster(LOGO).map(|logo| self.image_object(logo))
+        self.manifest
+            .raster(LOGO)
+            .map(|logo| self.image_object(logo))
     }
 
     /// The site's Organization node, with its profiles elsewhere.
@@ -236,7 +283,10 @@ impl Head<'_> {
         }
         // Google wants raster images at least 1200 px wide: the post's card
         // (its own image is an SVG).
-        let image = self.manifest.raster(&format!("og/post-{}.png", post.id)).map(|card| json!([self.image_object(card)]));
+        let image = self
+            .manifest
+            .raster(&format!("og/post-{}.png", post.id))
+            .map(|card| json!([self.image_object(card)]));
         let mut posting = json!({
             "@type": "BlogPosting",
             "@id": format!("{url}#post"),
@@ -272,7 +322,9 @@ pub fn sitemap(site: &str, content: &Content) -> String {
     let posts = content.blog.list();
     // A post's lastmod is its last revision; the list's, the latest of them.
     let newest = posts.iter().map(|p| p.updated.clone()).max();
-    let mut xml = String::from(r#"<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">"#);
+    let mut xml = String::from(
+        r#"<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">"#,
+    );
     for path in content.page_paths() {
         // `"sitemap": false` in the table: the payment pages.
         if !content.routes.find(&path).facts.listed {
@@ -283,7 +335,10 @@ pub fn sitemap(site: &str, content: &Content) -> String {
             None if path == "/blog" => newest.clone(),
             None => None,
         };
-        xml.push_str(&format!("<url><loc>{}</loc>", escape(&format!("{site}{path}"))));
+        xml.push_str(&format!(
+            "<url><loc>{}</loc>",
+            escape(&format!("{site}{path}"))
+        ));
         if let Some(d) = lastmod {
             xml.push_str(&format!("<lastmod>{d}</lastmod>"));
         }
@@ -321,6 +376,11 @@ fn rfc2822(iso: &str) -> String {
     let fmt = time::macros::format_description!("[year]-[month]-[day]");
     time::Date::parse(iso, &fmt)
         .ok()
-        .and_then(|d| d.midnight().assume_utc().format(&time::format_description::well_known::Rfc2822).ok())
+        .and_then(|d| {
+            d.midnight()
+                .assume_utc()
+                .format(&time::format_description::well_known::Rfc2822)
+                .ok()
+        })
         .unwrap_or_default()
 }

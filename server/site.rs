@@ -49,14 +49,38 @@ impl Site {
     pub fn embedded(config: &Config) -> Result<Site, crate::content::ContentError> {
         let manifest = Manifest::embedded();
         let content = Content::embedded(&manifest)?;
-        let front = Frontend { pool: SsrPool::start(&config.ssr), manifest, files: AssetFiles::Embedded, source_map: None };
-        Ok(Site::new(0, Arc::new(front), Arc::new(content), None, config))
+        let front = Frontend {
+            pool: SsrPool::start(&config.ssr),
+            manifest,
+            files: AssetFiles::Embedded,
+            source_map: None,
+        };
+        Ok(Site::new(
+            0,
+            Arc::new(front),
+            Arc::new(content),
+            None,
+            config,
+        ))
     }
 
-    pub fn new(generation: u64, front: Arc<Frontend>, content: Arc<Content>, dev: Option<Arc<dyn DevPages>>, config: &Config) -> Site {
+    pub fn new(
+        generation: u64,
+        front: Arc<Frontend>,
+        content: Arc<Content>,
+        dev: Option<Arc<dyn DevPages>>,
+        config: &Config,
+    ) -> Site {
         let security = SecurityHeaders::new(&config.site_url, &content.frame_origins);
         let hot = HotPages::new(content.page_paths());
-        Site { generation, front, content, security, dev, hot }
+        Site {
+            generation,
+            front,
+            content,
+            security,
+            dev,
+            hot,
+        }
     }
 }
 
@@ -74,7 +98,15 @@ impl Frontend {
     /// A front end with no build yet (a dev server whose first build failed):
     /// no isolates, no files. Every page has a problem to show instead.
     pub fn none(config: &SsrConfig) -> Frontend {
-        let ssr = SsrConfig { workers: 0, ..config.clone() };
-        Frontend { pool: SsrPool::start(&ssr), manifest: Manifest::default(), files: AssetFiles::Dir(Default::default()), source_map: None }
+        let ssr = SsrConfig {
+            workers: 0,
+            ..config.clone()
+        };
+        Frontend {
+            pool: SsrPool::start(&ssr),
+            manifest: Manifest::default(),
+            files: AssetFiles::Dir(Default::default()),
+            source_map: None,
+        }
     }
 }

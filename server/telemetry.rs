@@ -32,7 +32,8 @@ tokio::task_local! {
 
 /// The header a request's id is sent back in (and a trusted proxy's id
 /// read from).
-pub const REQUEST_ID_HEADER: axum::http::HeaderName = axum::http::HeaderName::from_static("x-request-id");
+pub const REQUEST_ID_HEADER: axum::http::HeaderName =
+    axum::http::HeaderName::from_static("x-request-id");
 
 /// Runs `work` (the serving of one request) with `id` as its request id.
 pub async fn with_request_id<F: Future>(id: Arc<str>, work: F) -> F::Output {
@@ -48,9 +49,13 @@ pub fn new_request_id() -> axum::http::HeaderValue {
     static COUNT: AtomicU64 = AtomicU64::new(0);
     let process = *PROCESS.get_or_init(|| uuid::Uuid::new_v4().as_u64_pair().0);
     let n = COUNT.fetch_add(1, Ordering::Relaxed);
-    let id = uuid::Builder::from_custom_bytes(((u128::from(process) << 64) | u128::from(n)).to_be_bytes()).into_uuid();
+    let id = uuid::Builder::from_custom_bytes(
+        ((u128::from(process) << 64) | u128::from(n)).to_be_bytes(),
+    )
+    .into_uuid();
     let mut text = [0u8; uuid::fmt::Hyphenated::LENGTH];
-    axum::http::HeaderValue::from_str(id.hyphenated().encode_lower(&mut text)).expect("a UUID is a header value")
+    axum::http::HeaderValue::from_str(id.hyphenated().encode_lower(&mut text))
+        .expect("a UUID is a header value")
 }
 
 /// The id of the request being served on this task, if any.
@@ -82,7 +87,12 @@ pub struct LogSampler {
 
 impl LogSampler {
     pub fn new(per_minute: u32) -> LogSampler {
-        LogSampler { per_minute, started: std::time::Instant::now(), window: Default::default(), skipped: Default::default() }
+        LogSampler {
+            per_minute,
+            started: std::time::Instant::now(),
+            window: Default::default(),
+            skipped: Default::default(),
+        }
     }
 
     /// Some(lines held back since the last one let through) when this line
@@ -115,13 +125,20 @@ impl LogSampler {
 }
 
 pub fn init(format: LogFormat) {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,tower_http=warn"));
+    let filter = EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| EnvFilter::new("info,tower_http=warn"));
     // Colours for a person at a terminal; none in a file or the journal.
-    let colour = std::io::IsTerminal::is_terminal(&std::io::stdout()) && std::env::var_os("NO_COLOR").is_none();
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_ansi(colour);
+    let colour = std::io::IsTerminal::is_terminal(&std::io::stdout())
+        && std::env::var_os("NO_COLOR").is_none();
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(colour);
     let _ = match format {
         LogFormat::Text => builder.event_format(WithRequestId::text()).try_init(),
-        LogFormat::Json => builder.json().event_format(WithRequestId::json()).try_init(),
+        LogFormat::Json => builder
+            .json()
+            .event_format(WithRequestId::json())
+            .try_init(),
     };
 }
 
@@ -130,8 +147,13 @@ pub fn init(format: LogFormat) {
 /// output for the command's own output.
 pub fn init_cli() {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("warn"));
-    let colour = std::io::IsTerminal::is_terminal(&std::io::stderr()) && std::env::var_os("NO_COLOR").is_none();
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_ansi(colour).with_writer(std::io::stderr).try_init();
+    let colour = std::io::IsTerminal::is_terminal(&std::io::stderr())
+        && std::env::var_os("NO_COLOR").is_none();
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(colour)
+        .with_writer(std::io::stderr)
+        .try_init();
 }
 
 /// The standard line, plus `request_id` when there is one: appended to a
@@ -145,14 +167,22 @@ pub struct WithRequestId<F> {
 impl WithRequestId<Format<Full>> {
     pub fn text() -> Self {
         let f = tracing_subscriber::fmt::format();
-        WithRequestId { plain: f.clone().with_ansi(false), coloured: f.with_ansi(true), json: false }
+        WithRequestId {
+            plain: f.clone().with_ansi(false),
+            coloured: f.with_ansi(true),
+            json: false,
+        }
     }
 }
 
 impl WithRequestId<Format<Json>> {
     pub fn json() -> Self {
         let f = tracing_subscriber::fmt::format().json();
-        WithRequestId { plain: f.clone(), coloured: f, json: true }
+        WithRequestId {
+            plain: f.clone(),
+            coloured: f,
+            json: true,
+        }
     }
 }
 
@@ -162,8 +192,17 @@ where
     N: for<'a> FormatFields<'a> + 'static,
     F: FormatEvent<S, N>,
 {
-    fn format_event(&self, ctx: &FmtContext<'_, S, N>, mut writer: Writer<'_>, event: &Event<'_>) -> fmt::Result {
-        let inner = if writer.has_ansi_escapes() { &self.coloured } else { &self.plain };
+    fn format_event(
+        &self,
+        ctx: &FmtContext<'_, S, N>,
+        mut writer: Writer<'_>,
+        event: &Event<'_>,
+    ) -> fmt::Result {
+        let inner = if writer.has_ansi_escapes() {
+            &self.coloured
+        } else {
+            &self.plain
+        };
         let Some(id) = current_request_id() else {
             return inner.format_event(ctx, writer, event);
         };
@@ -189,21 +228,39 @@ mod tests {
 
     #[test]
     fn request_ids_are_uuids_of_one_process_and_never_repeat() {
-        let ids: Vec<uuid::Uuid> = (0..1000).map(|_| new_request_id().to_str().unwrap().parse().unwrap()).collect();
-        assert!(ids.iter().all(|id| id.get_version_num() == 8 && id.get_variant() == uuid::Variant::RFC4122), "{}", ids[0]);
+        let ids: Vec<uuid::Uuid> = (0..1000)
+            .map(|_| new_request_id().to_str().unwrap().parse().unwrap())
+            .collect();
+        assert!(
+            ids.iter()
+                .all(|id| id.get_version_num() == 8 && id.get_variant() == uuid::Variant::RFC4122),
+            "{}",
+            ids[0]
+        );
         let mut seen = ids.clone();
         seen.sort();
         seen.dedup();
         assert_eq!(seen.len(), ids.len(), "an id came twice");
-        assert!(ids.iter().all(|id| id.as_u64_pair().0 == ids[0].as_u64_pair().0), "one process, one random half");
+        assert!(
+            ids.iter()
+                .all(|id| id.as_u64_pair().0 == ids[0].as_u64_pair().0),
+            "one process, one random half"
+        );
     }
 
     #[test]
     fn a_sampler_lets_some_lines_through_each_minute_and_counts_the_rest() {
         let s = LogSampler::new(3);
         let at = |secs| s.admit_at(std::time::Duration::from_secs(secs));
-        assert_eq!([at(0), at(1), at(2), at(3), at(59)], [Some(0), Some(0), Some(0), None, None]);
-        assert_eq!(at(60), Some(2), "the next minute's first line says two were held back");
+        assert_eq!(
+            [at(0), at(1), at(2), at(3), at(59)],
+            [Some(0), Some(0), Some(0), None, None]
+        );
+        assert_eq!(
+            at(60),
+            Some(2),
+            "the next minute's first line says two were held back"
+        );
         assert_eq!([at(61), at(62), at(63)], [Some(0), Some(0), None]);
         assert_eq!(shorten(&"é".repeat(300)).chars().count(), 200);
     }
@@ -225,14 +282,22 @@ mod tests {
     fn lines(json: bool) -> Vec<String> {
         let out = Captured::default();
         let writer = out.clone();
-        let builder = tracing_subscriber::fmt().with_writer(move || writer.clone()).with_ansi(false);
+        let builder = tracing_subscriber::fmt()
+            .with_writer(move || writer.clone())
+            .with_ansi(false);
         let dispatch: tracing::Dispatch = if json {
-            builder.json().event_format(WithRequestId::json()).finish().into()
+            builder
+                .json()
+                .event_format(WithRequestId::json())
+                .finish()
+                .into()
         } else {
             builder.event_format(WithRequestId::text()).finish().into()
         };
         tracing::dispatcher::with_default(&dispatch, || {
-            let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .build()
+                .unwrap();
             tracing::warn!("outside any request");
             rt.block_on(with_request_id("req-1".into(), async {
                 tracing::warn!(path = "/x", "inside a request");
@@ -249,11 +314,18 @@ mod tests {
         let text = lines(false);
         assert_eq!(text.len(), 3, "{text:?}");
         assert!(!text[0].contains("request_id"), "{}", text[0]);
-        assert!(text[1].contains("inside a request") && text[1].ends_with(" request_id=req-1"), "{}", text[1]);
+        assert!(
+            text[1].contains("inside a request") && text[1].ends_with(" request_id=req-1"),
+            "{}",
+            text[1]
+        );
         assert!(text[2].ends_with(" request_id=req-1"), "{}", text[2]);
 
         let json = lines(true);
-        let parsed: Vec<serde_json::Value> = json.iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let parsed: Vec<serde_json::Value> = json
+            .iter()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
         assert!(parsed[0].get("request_id").is_none());
         assert_eq!(parsed[1]["request_id"], "req-1");
         assert_eq!(parsed[1]["fields"]["path"], "/x");

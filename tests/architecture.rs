@@ -17,7 +17,23 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("pages", &["pages"]),
     ("serving", &["state", "site", "render", "seo", "contract"]),
     ("domains", &["content", "intake", "payments", "team"]),
-    ("shared", &["assets", "client_ip", "config", "db", "edge", "html", "live", "messages", "metrics", "rate_limit", "security", "telemetry"]),
+    (
+        "shared",
+        &[
+            "assets",
+            "client_ip",
+            "config",
+            "db",
+            "edge",
+            "html",
+            "live",
+            "messages",
+            "metrics",
+            "rate_limit",
+            "security",
+            "telemetry",
+        ],
+    ),
 ];
 
 const DOMAINS: &[&str] = &["content", "intake", "payments", "team"];
@@ -61,7 +77,16 @@ fn code(path: &Path) -> String {
         Some(at) => &text[..at],
         None => &text,
     };
-    text.lines().map(|l| if l.trim_start().starts_with("//") { "" } else { l }).collect::<Vec<_>>().join("\n")
+    text.lines()
+        .map(|l| {
+            if l.trim_start().starts_with("//") {
+                ""
+            } else {
+                l
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The paths a file names (`crate::a::b`, `super::c`), with each item of a
@@ -73,7 +98,9 @@ fn paths(code: &str) -> Vec<String> {
         while let Some(at) = rest.find(start) {
             let before = rest[..at].chars().last();
             rest = &rest[at..];
-            let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':')).unwrap_or(rest.len());
+            let end = rest
+                .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+                .unwrap_or(rest.len());
             let path = rest[..end].trim_end_matches(':').to_owned();
             if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
                 rest = &rest[end..];
@@ -111,7 +138,12 @@ fn paths(code: &str) -> Vec<String> {
 }
 
 /// The file a path names: its longest prefix that is a module.
-fn target(path: &str, from: &[String], modules: &BTreeMap<Vec<String>, PathBuf>, is_mod_rs: bool) -> Option<Vec<String>> {
+fn target(
+    path: &str,
+    from: &[String],
+    modules: &BTreeMap<Vec<String>, PathBuf>,
+    is_mod_rs: bool,
+) -> Option<Vec<String>> {
     let mut segments: Vec<String> = Vec::new();
     let mut parts = path.split("::").map(|s| s.trim().to_owned()).peekable();
     match parts.next()?.as_str() {
@@ -171,12 +203,24 @@ fn layer_of(module: &[String]) -> usize {
 fn the_reader_sees_real_imports() {
     // The parser itself, on the shapes the code uses.
     let found = paths("use crate::payments::{checkouts, PaymentsError};\nlet x = crate::html::escape(y);\nuse super::super::plan::{self, Plan};");
-    assert!(found.contains(&"crate::payments::checkouts".to_owned()), "{found:?}");
-    assert!(found.contains(&"crate::html::escape".to_owned()), "{found:?}");
-    assert!(found.contains(&"super::super::plan::self".to_owned()), "{found:?}");
+    assert!(
+        found.contains(&"crate::payments::checkouts".to_owned()),
+        "{found:?}"
+    );
+    assert!(
+        found.contains(&"crate::html::escape".to_owned()),
+        "{found:?}"
+    );
+    assert!(
+        found.contains(&"super::super::plan::self".to_owned()),
+        "{found:?}"
+    );
     let g = graph();
     let http_pages = &g[&vec!["http".to_owned(), "pages".to_owned()]];
-    assert!(http_pages.contains(&vec!["pages".to_owned()]), "http/pages.rs resolves through pages/: {http_pages:?}");
+    assert!(
+        http_pages.contains(&vec!["pages".to_owned()]),
+        "http/pages.rs resolves through pages/: {http_pages:?}"
+    );
     assert!(g.len() > 50, "every file of server/ is read");
 }
 
@@ -196,18 +240,28 @@ fn every_module_imports_only_its_own_layer_or_those_below() {
             }
         }
     }
-    assert!(wrong.is_empty(), "imports that run up a layer:\n{}", wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "imports that run up a layer:\n{}",
+        wrong.join("\n")
+    );
 }
 
 #[test]
 fn no_domain_imports_another_or_the_http_layer() {
     let mut wrong = Vec::new();
     for (from, deps) in graph() {
-        let Some(domain) = from.first().filter(|m| DOMAINS.contains(&m.as_str())) else { continue };
+        let Some(domain) = from.first().filter(|m| DOMAINS.contains(&m.as_str())) else {
+            continue;
+        };
         for to in deps {
             let top = to[0].as_str();
             if top == "http" || (DOMAINS.contains(&top) && top != domain) {
-                wrong.push(format!("server/{} imports server/{}", from.join("/"), to.join("/")));
+                wrong.push(format!(
+                    "server/{} imports server/{}",
+                    from.join("/"),
+                    to.join("/")
+                ));
             }
         }
     }
@@ -248,8 +302,14 @@ fn no_file_of_the_server_imports_itself_round_a_loop() {
     for node in graph.keys() {
         if state.get(node).copied().unwrap_or(0) == 0 {
             if let Some(found) = visit(node, &graph, &mut state, &mut Vec::new()) {
-                let names: Vec<String> = found.iter().map(|m| format!("server/{}", m.join("/"))).collect();
-                panic!("an import loop: {} -> back to the first", names.join(" -> "));
+                let names: Vec<String> = found
+                    .iter()
+                    .map(|m| format!("server/{}", m.join("/")))
+                    .collect();
+                panic!(
+                    "an import loop: {} -> back to the first",
+                    names.join(" -> ")
+                );
             }
         }
     }

@@ -10,10 +10,18 @@ use std::process::Command;
 #[test]
 fn browser_suite() {
     let status = Command::new(std::env::var("NODE").unwrap_or_else(|_| "node".into()))
-        .args(["--test", "--test-reporter=spec", "--test-concurrency=1", "tests/e2e/"])
+        .args([
+            "--test",
+            "--test-reporter=spec",
+            "--test-concurrency=1",
+            "tests/e2e/",
+        ])
         .env("CITIZEN_SITE_BIN", env!("CARGO_BIN_EXE_citizen-site"))
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .status()
         .expect("running node (is Node.js installed?)");
-    assert!(status.success(), "the browser suite failed (its report is above)");
+    assert!(
+        status.success(),
+        "the browser suite failed (its report is above)"
+    );
 }

@@ -29,7 +29,11 @@ const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 /// and stderr together.
 fn run(cmd: &mut Command) -> String {
     let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(out.status.success(), "{cmd:?} failed:\n{text}");
     text
 }
@@ -46,30 +50,71 @@ fn the_service_unit_verifies_and_its_sandbox_scores_at_most_3() {
     // unit's ExecStart names it, and the unit where an operator puts it.
     let root = Dir::new("unit-root");
     let units = Path::new("/lib/systemd/system");
-    assert!(units.is_dir(), "systemd's units are needed: apt-get install systemd");
+    assert!(
+        units.is_dir(),
+        "systemd's units are needed: apt-get install systemd"
+    );
     std::fs::create_dir_all(root.0.join("usr/lib/systemd")).unwrap();
-    run(Command::new("cp").arg("-r").arg(units).arg(root.0.join("usr/lib/systemd/system")));
+    run(Command::new("cp")
+        .arg("-r")
+        .arg(units)
+        .arg(root.0.join("usr/lib/systemd/system")));
     std::fs::create_dir_all(root.0.join("usr/local/bin")).unwrap();
     std::fs::create_dir_all(root.0.join("etc/systemd/system")).unwrap();
     std::fs::copy(BIN, root.0.join("usr/local/bin/citizen-site")).unwrap();
-    std::fs::copy(&unit, root.0.join("etc/systemd/system/citizen-site.service")).unwrap();
-    let out = run(Command::new("systemd-analyze").arg("verify").arg(format!("--root={}", root.0.display())).arg("citizen-site.service"));
-    assert_eq!(out.trim(), "", "systemd-analyze verify has something to say");
+    std::fs::copy(
+        &unit,
+        root.0.join("etc/systemd/system/citizen-site.service"),
+    )
+    .unwrap();
+    let out = run(Command::new("systemd-analyze")
+        .arg("verify")
+        .arg(format!("--root={}", root.0.display()))
+        .arg("citizen-site.service"));
+    assert_eq!(
+        out.trim(),
+        "",
+        "systemd-analyze verify has something to say"
+    );
 
-    let out = run(Command::new("systemd-analyze").args(["security", "--offline=true", "--no-pager"]).arg(&unit).env("SYSTEMD_COLORS", "0"));
-    let overall = out.lines().find(|l| l.contains("Overall exposure level for citizen-site.service:")).unwrap_or_else(|| panic!("{out}"));
-    let score: f64 =
-        overall.split(": ").nth(1).and_then(|s| s.split_whitespace().next()).and_then(|s| s.parse().ok()).unwrap_or_else(|| panic!("{overall}"));
+    let out = run(Command::new("systemd-analyze")
+        .args(["security", "--offline=true", "--no-pager"])
+        .arg(&unit)
+        .env("SYSTEMD_COLORS", "0"));
+    let overall = out
+        .lines()
+        .find(|l| l.contains("Overall exposure level for citizen-site.service:"))
+        .unwrap_or_else(|| panic!("{out}"));
+    let score: f64 = overall
+        .split(": ")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("{overall}"));
     assert!(score <= 3.0, "exposure {score} (at most 3.0):\n{out}");
     let readme = readme();
     let recorded = format!("Overall exposure level for citizen-site.service: {score:.1}");
-    assert!(readme.contains(&recorded), "README records the score as the command prints it: {recorded:?}");
+    assert!(
+        readme.contains(&recorded),
+        "README records the score as the command prints it: {recorded:?}"
+    );
     // Each check the unit fails is named in the README with its reason.
-    let deploy = readme.split("## Deploy").nth(1).expect("README has a Deploy section");
+    let deploy = readme
+        .split("## Deploy")
+        .nth(1)
+        .expect("README has a Deploy section");
     for line in out.lines().filter(|l| l.trim_start().starts_with('✗')) {
-        let option = line.trim_start().trim_start_matches('✗').split_whitespace().next().unwrap();
+        let option = line
+            .trim_start()
+            .trim_start_matches('✗')
+            .split_whitespace()
+            .next()
+            .unwrap();
         let name = option.split(['=', '/']).next().unwrap();
-        assert!(deploy.contains(&format!("`{name}")), "README's Deploy section does not say why {option} is left off");
+        assert!(
+            deploy.contains(&format!("`{name}")),
+            "README's Deploy section does not say why {option} is left off"
+        );
     }
 }
 
@@ -79,13 +124,27 @@ fn unpack(archive: &Path, fs: &Path) -> serde_json::Value {
     let oci = archive.with_extension("oci");
     std::fs::create_dir_all(&oci).unwrap();
     std::fs::create_dir_all(fs).unwrap();
-    run(Command::new("tar").arg("-xf").arg(archive).arg("-C").arg(&oci));
-    let blob = |digest: &str| oci.join("blobs/sha256").join(digest.trim_start_matches("sha256:"));
-    let json = |p: PathBuf| -> serde_json::Value { serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap() };
+    run(Command::new("tar")
+        .arg("-xf")
+        .arg(archive)
+        .arg("-C")
+        .arg(&oci));
+    let blob = |digest: &str| {
+        oci.join("blobs/sha256")
+            .join(digest.trim_start_matches("sha256:"))
+    };
+    let json = |p: PathBuf| -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap()
+    };
     let index = json(oci.join("index.json"));
     let manifest = json(blob(index["manifests"][0]["digest"].as_str().unwrap()));
     for layer in manifest["layers"].as_array().unwrap() {
-        run(Command::new("tar").arg("--numeric-owner").arg("-xpf").arg(blob(layer["digest"].as_str().unwrap())).arg("-C").arg(fs));
+        run(Command::new("tar")
+            .arg("--numeric-owner")
+            .arg("-xpf")
+            .arg(blob(layer["digest"].as_str().unwrap()))
+            .arg("-C")
+            .arg(fs));
     }
     json(blob(manifest["config"]["digest"].as_str().unwrap()))["config"].clone()
 }
@@ -110,10 +169,15 @@ fn the_image_holds_everything_the_binary_needs_and_serves_every_page_from_it() {
     let work = Dir::new("image");
     // The builder stage's output, from this build's binary.
     let built = work.0.join("builder");
-    run(Command::new(Path::new(ROOT).join("deploy/rootfs.sh")).arg(BIN).arg(&built));
+    run(Command::new(Path::new(ROOT).join("deploy/rootfs.sh"))
+        .arg(BIN)
+        .arg(&built));
     let context = work.0.join("context");
     std::fs::create_dir_all(&context).unwrap();
-    let tag = format!("localhost/citizen-site-test:{}", uuid::Uuid::new_v4().simple());
+    let tag = format!(
+        "localhost/citizen-site-test:{}",
+        uuid::Uuid::new_v4().simple()
+    );
     run(Command::new("podman")
         .args(["build", "--quiet", "--target", "runtime", "--build-context"])
         .arg(format!("builder={}", built.display()))
@@ -122,17 +186,34 @@ fn the_image_holds_everything_the_binary_needs_and_serves_every_page_from_it() {
         .args(["-t", &tag])
         .arg(&context));
     let archive = work.0.join("image.tar");
-    let saved = Command::new("podman").args(["save", "--quiet", "--format", "oci-archive", "-o"]).arg(&archive).arg(&tag).output().unwrap();
-    let _ = Command::new("podman").args(["image", "rm", "--force", &tag]).output();
-    assert!(saved.status.success(), "podman save: {}", String::from_utf8_lossy(&saved.stderr));
+    let saved = Command::new("podman")
+        .args(["save", "--quiet", "--format", "oci-archive", "-o"])
+        .arg(&archive)
+        .arg(&tag)
+        .output()
+        .unwrap();
+    let _ = Command::new("podman")
+        .args(["image", "rm", "--force", &tag])
+        .output();
+    assert!(
+        saved.status.success(),
+        "podman save: {}",
+        String::from_utf8_lossy(&saved.stderr)
+    );
     let _ = std::fs::remove_dir_all(&built);
 
     let fs = work.0.join("fs");
     let config = unpack(&archive, &fs);
     let _ = std::fs::remove_file(&archive);
     assert_eq!(config["User"], "10001:10001", "an unprivileged user");
-    assert_eq!(config["Entrypoint"], serde_json::json!(["/citizen-site", "serve"]));
-    assert!(config["Volumes"].get("/data").is_some(), "the data directory is a volume");
+    assert_eq!(
+        config["Entrypoint"],
+        serde_json::json!(["/citizen-site", "serve"])
+    );
+    assert!(
+        config["Volumes"].get("/data").is_some(),
+        "the data directory is a volume"
+    );
 
     // Nothing but the binary, the libraries ldd names, CA certificates and the user.
     let mut files = Vec::new();
@@ -142,17 +223,30 @@ fn the_image_holds_everything_the_binary_needs_and_serves_every_page_from_it() {
             || f.starts_with("/lib/")
             || f.starts_with("/lib64/")
             || f.starts_with("/usr/lib/")
-            || ["/etc/passwd", "/etc/group", "/etc/nsswitch.conf", "/etc/ssl/certs/ca-certificates.crt"].contains(&f.as_str());
+            || [
+                "/etc/passwd",
+                "/etc/group",
+                "/etc/nsswitch.conf",
+                "/etc/ssl/certs/ca-certificates.crt",
+            ]
+            .contains(&f.as_str());
         assert!(allowed, "{f} is in the image");
     }
     let ldd = run(Command::new("ldd").arg(BIN));
     for lib in ldd.split_whitespace().filter(|w| w.starts_with('/')) {
-        assert!(files.iter().any(|f| f == lib), "{lib} (ldd) is missing from the image");
+        assert!(
+            files.iter().any(|f| f == lib),
+            "{lib} (ldd) is missing from the image"
+        );
     }
     assert!(!fs.join("bin/sh").exists(), "no shell");
     use std::os::unix::fs::MetadataExt;
     let data = std::fs::metadata(fs.join("data")).unwrap();
-    assert_eq!((data.uid(), data.gid(), data.mode() & 0o777), (10001, 10001, 0o700), "/data is the site's user's");
+    assert_eq!(
+        (data.uid(), data.gid(), data.mode() & 0o777),
+        (10001, 10001, 0o700),
+        "/data is the site's user's"
+    );
 
     // The binary in exactly that filesystem, as the image's user, with the
     // image's environment: what a container runtime adds is /proc and /dev.
@@ -177,14 +271,27 @@ fn the_image_holds_everything_the_binary_needs_and_serves_every_page_from_it() {
         let (k, v) = kv.as_str().unwrap().split_once('=').unwrap();
         cmd.env(k, v);
     }
-    cmd.env("ADDR", format!("127.0.0.1:{port}")).env("SSR_WORKERS", "1");
+    cmd.env("ADDR", format!("127.0.0.1:{port}"))
+        .env("SSR_WORKERS", "1");
     let log_path = work.0.join("server.log");
     let log = std::fs::File::create(&log_path).unwrap();
-    let mut child = cmd.stdout(log.try_clone().unwrap()).stderr(log).spawn().unwrap();
+    let mut child = cmd
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .spawn()
+        .unwrap();
     let base = format!("http://127.0.0.1:{port}");
     // Stops early when the process has stopped (then it is not ready).
-    let answered =
-        wait(60, || child.try_wait().unwrap().is_some() || curl(&["-o", "/dev/null", "-w", "%{http_code}", &format!("{base}/readyz")]) == "200");
+    let answered = wait(60, || {
+        child.try_wait().unwrap().is_some()
+            || curl(&[
+                "-o",
+                "/dev/null",
+                "-w",
+                "%{http_code}",
+                &format!("{base}/readyz"),
+            ]) == "200"
+    });
     let ready = answered && child.try_wait().unwrap().is_none();
     let server_log = || std::fs::read_to_string(&log_path).unwrap_or_default();
     if !ready {
@@ -193,15 +300,39 @@ fn the_image_holds_everything_the_binary_needs_and_serves_every_page_from_it() {
         panic!("not ready inside the image's filesystem:\n{}", server_log());
     }
     let sitemap = curl(&[&format!("{base}/sitemap.xml")]);
-    let mut paths: Vec<String> =
-        sitemap.split("<loc>").skip(1).map(|s| s.split("</loc>").next().unwrap().trim_start_matches("http://127.0.0.1:3000").to_owned()).collect();
+    let mut paths: Vec<String> = sitemap
+        .split("<loc>")
+        .skip(1)
+        .map(|s| {
+            s.split("</loc>")
+                .next()
+                .unwrap()
+                .trim_start_matches("http://127.0.0.1:3000")
+                .to_owned()
+        })
+        .collect();
     assert!(paths.len() >= 15, "{sitemap}");
     paths.extend(["/robots.txt", "/feed.xml", "/site.webmanifest"].map(String::from));
     for path in &paths {
-        let status = curl(&["-o", "/dev/null", "-w", "%{http_code}", &format!("{base}{path}")]);
+        let status = curl(&[
+            "-o",
+            "/dev/null",
+            "-w",
+            "%{http_code}",
+            &format!("{base}{path}"),
+        ]);
         assert_eq!(status, "200", "{path} from the image:\n{}", server_log());
     }
-    assert_eq!(curl(&["-o", "/dev/null", "-w", "%{http_code}", &format!("{base}/no-such-page")]), "404");
+    assert_eq!(
+        curl(&[
+            "-o",
+            "/dev/null",
+            "-w",
+            "%{http_code}",
+            &format!("{base}/no-such-page")
+        ]),
+        "404"
+    );
     // The form stores into the volume.
     let posted = curl(&[
         "-o",
@@ -215,8 +346,14 @@ fn the_image_holds_everything_the_binary_needs_and_serves_every_page_from_it() {
         &format!("{base}/api/save-to-notion"),
     ]);
     assert_eq!(posted, "200", "{}", server_log());
-    assert!(fs.join("data/citizen-site.db").exists(), "the database is in /data");
-    let _ = Command::new("kill").arg("-TERM").arg(child.id().to_string()).status();
+    assert!(
+        fs.join("data/citizen-site.db").exists(),
+        "the database is in /data"
+    );
+    let _ = Command::new("kill")
+        .arg("-TERM")
+        .arg(child.id().to_string())
+        .status();
     wait(20, || child.try_wait().unwrap().is_some());
     let _ = child.kill();
     let _ = child.wait();

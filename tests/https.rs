@@ -36,7 +36,10 @@ impl Proc {
 
     /// SIGTERM, and waits for the exit.
     fn stop(mut self) -> String {
-        let _ = Command::new("kill").arg("-TERM").arg(self.child.id().to_string()).status();
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(self.child.id().to_string())
+            .status();
         let deadline = Instant::now() + Duration::from_secs(20);
         while Instant::now() < deadline {
             if self.child.try_wait().unwrap().is_some() {
@@ -60,8 +63,17 @@ impl Drop for Proc {
 }
 
 fn spawn(cmd: &mut Command, log: PathBuf) -> Proc {
-    let out = std::fs::OpenOptions::new().create(true).append(true).open(&log).unwrap();
-    let child = cmd.stdin(Stdio::null()).stdout(out.try_clone().unwrap()).stderr(out).spawn().unwrap();
+    let out = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log)
+        .unwrap();
+    let child = cmd
+        .stdin(Stdio::null())
+        .stdout(out.try_clone().unwrap())
+        .stderr(out)
+        .spawn()
+        .unwrap();
     Proc { child, log }
 }
 
@@ -76,7 +88,9 @@ impl TestCa {
         let key = rcgen::KeyPair::generate().unwrap();
         let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
         params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-        params.distinguished_name.push(rcgen::DnType::CommonName, "citizen-site test CA");
+        params
+            .distinguished_name
+            .push(rcgen::DnType::CommonName, "citizen-site test CA");
         let cert = params.self_signed(&key).unwrap();
         let issuer = rcgen::Issuer::new(params, key);
         TestCa { cert, issuer }
@@ -85,7 +99,9 @@ impl TestCa {
     /// (certificate PEM, key PEM), valid from `from` to `until` seconds from now.
     fn leaf(&self, names: &[&str], from: i64, until: i64) -> (String, String) {
         let key = rcgen::KeyPair::generate().unwrap();
-        let mut params = rcgen::CertificateParams::new(names.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap();
+        let mut params =
+            rcgen::CertificateParams::new(names.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+                .unwrap();
         let now = time::OffsetDateTime::now_utc();
         params.not_before = now + time::Duration::seconds(from);
         params.not_after = now + time::Duration::seconds(until);
@@ -141,9 +157,17 @@ impl Pebble {
                 .env("PEBBLE_AUTHZREUSE", "0"),
             dir.0.join("pebble.log"),
         );
-        let pebble = Pebble { _proc: proc, dir, api, management, listener_ca };
-        let up =
-            wait(20, || std::net::TcpStream::connect(("127.0.0.1", api)).is_ok() && std::net::TcpStream::connect(("127.0.0.1", management)).is_ok());
+        let pebble = Pebble {
+            _proc: proc,
+            dir,
+            api,
+            management,
+            listener_ca,
+        };
+        let up = wait(20, || {
+            std::net::TcpStream::connect(("127.0.0.1", api)).is_ok()
+                && std::net::TcpStream::connect(("127.0.0.1", management)).is_ok()
+        });
         assert!(up, "pebble did not start: {}", pebble._proc.log());
         pebble
     }
@@ -155,7 +179,11 @@ impl Pebble {
     /// The root that signs the certificates pebble issues (made at its start).
     fn issuing_root(&self) -> PathBuf {
         let path = self.dir.0.join("issuing-root.pem");
-        let out = curl(&["--cacert", self.listener_ca.to_str().unwrap(), &format!("https://127.0.0.1:{}/roots/0", self.management)]);
+        let out = curl(&[
+            "--cacert",
+            self.listener_ca.to_str().unwrap(),
+            &format!("https://127.0.0.1:{}/roots/0", self.management),
+        ]);
         assert!(out.contains("BEGIN CERTIFICATE"), "{out}");
         std::fs::write(&path, out).unwrap();
         path
@@ -171,7 +199,11 @@ struct Site {
 
 impl Site {
     fn new() -> Site {
-        Site { dir: Dir::new("https-site"), https: free_port(), http: free_port() }
+        Site {
+            dir: Dir::new("https-site"),
+            https: free_port(),
+            http: free_port(),
+        }
     }
 
     fn command(&self, env: &[(&str, &str)]) -> Command {
@@ -179,7 +211,10 @@ impl Site {
         cmd.arg("serve")
             .env_clear()
             .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("DATABASE_URL", format!("sqlite://{}/site.db", self.dir.0.display()))
+            .env(
+                "DATABASE_URL",
+                format!("sqlite://{}/site.db", self.dir.0.display()),
+            )
             .env("HTTPS_ADDR", format!("127.0.0.1:{}", self.https))
             .env("HTTP_ADDR", format!("127.0.0.1:{}", self.http))
             .env("SSR_WORKERS", "1")
@@ -189,7 +224,12 @@ impl Site {
     }
 
     fn start(&self, env: &[(&str, &str)]) -> Proc {
-        spawn(&mut self.command(env), self.dir.0.join(format!("server-{}.log", uuid::Uuid::new_v4())))
+        spawn(
+            &mut self.command(env),
+            self.dir
+                .0
+                .join(format!("server-{}.log", uuid::Uuid::new_v4())),
+        )
     }
 
     fn url(&self, path: &str) -> String {
@@ -211,7 +251,11 @@ fn served_serial(port: u16, name: &str, roots: &Path) -> Option<String> {
         .ok()?
         .with_root_certificates(store)
         .with_no_client_auth();
-    let mut conn = rustls::ClientConnection::new(Arc::new(config), ServerName::try_from(name.to_owned()).ok()?).ok()?;
+    let mut conn = rustls::ClientConnection::new(
+        Arc::new(config),
+        ServerName::try_from(name.to_owned()).ok()?,
+    )
+    .ok()?;
     let mut tcp = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
     tcp.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
     while conn.is_handshaking() {
@@ -219,66 +263,161 @@ fn served_serial(port: u16, name: &str, roots: &Path) -> Option<String> {
     }
     let der = conn.peer_certificates()?.first()?.clone();
     let (_, cert) = x509_parser::parse_x509_certificate(&der).ok()?;
-    Some(cert.raw_serial_as_string().replace(':', "").to_ascii_uppercase())
+    Some(
+        cert.raw_serial_as_string()
+            .replace(':', "")
+            .to_ascii_uppercase(),
+    )
 }
 
 fn rustls_pemfile_certs(pem: &[u8]) -> Vec<CertificateDer<'static>> {
     use rustls::pki_types::pem::PemObject;
-    CertificateDer::pem_slice_iter(pem).filter_map(Result::ok).collect()
+    CertificateDer::pem_slice_iter(pem)
+        .filter_map(Result::ok)
+        .collect()
 }
 
 fn assert_no_key_in(log: &str) {
-    assert!(!log.contains("PRIVATE KEY") && !log.contains("\"d\":"), "a log line holds key material:\n{log}");
+    assert!(
+        !log.contains("PRIVATE KEY") && !log.contains("\"d\":"),
+        "a log line holds key material:\n{log}"
+    );
 }
 
 #[test]
 fn a_certificate_from_acme_serves_every_page_over_http2_and_a_restart_reuses_it() {
     let site = Site::new();
     let pebble = Pebble::start(site.http, site.https);
-    let (ca, directory) = (pebble.listener_ca.to_str().unwrap().to_owned(), pebble.directory());
-    let env =
-        [("TLS_DOMAINS", "localhost"), ("ACME_DIRECTORY", directory.as_str()), ("ACME_DIRECTORY_CA", ca.as_str()), ("ACME_EMAIL", "ops@example.org")];
+    let (ca, directory) = (
+        pebble.listener_ca.to_str().unwrap().to_owned(),
+        pebble.directory(),
+    );
+    let env = [
+        ("TLS_DOMAINS", "localhost"),
+        ("ACME_DIRECTORY", directory.as_str()),
+        ("ACME_DIRECTORY_CA", ca.as_str()),
+        ("ACME_EMAIL", "ops@example.org"),
+    ];
     let mut server = site.start(&env);
     let root = pebble.issuing_root();
-    let issued = wait(90, || served_serial(site.https, "localhost", &root).is_some());
-    assert!(issued, "no certificate from pebble (tls-alpn-01):\n{}", server.log());
+    let issued = wait(90, || {
+        served_serial(site.https, "localhost", &root).is_some()
+    });
+    assert!(
+        issued,
+        "no certificate from pebble (tls-alpn-01):\n{}",
+        server.log()
+    );
     assert!(server.running());
     let serial = served_serial(site.https, "localhost", &root).unwrap();
-    let ready = wait(60, || curl(&["--cacert", root.to_str().unwrap(), "-o", "/dev/null", "-w", "%{http_code}", &site.url("/readyz")]) == "200");
+    let ready = wait(60, || {
+        curl(&[
+            "--cacert",
+            root.to_str().unwrap(),
+            "-o",
+            "/dev/null",
+            "-w",
+            "%{http_code}",
+            &site.url("/readyz"),
+        ]) == "200"
+    });
     assert!(ready, "not ready:\n{}", server.log());
 
     // Every page of the sitemap (whose addresses are the https site), and the 404.
-    let sitemap = curl(&["--cacert", root.to_str().unwrap(), &site.url("/sitemap.xml")]);
+    let sitemap = curl(&[
+        "--cacert",
+        root.to_str().unwrap(),
+        &site.url("/sitemap.xml"),
+    ]);
     let base = site.url("");
-    let mut paths: Vec<String> = sitemap.split("<loc>").skip(1).map(|s| s.split("</loc>").next().unwrap().to_owned()).collect();
-    assert!(paths.len() >= 15 && paths.iter().all(|u| u.starts_with(&base)), "the sitemap names the https site: {sitemap}");
+    let mut paths: Vec<String> = sitemap
+        .split("<loc>")
+        .skip(1)
+        .map(|s| s.split("</loc>").next().unwrap().to_owned())
+        .collect();
+    assert!(
+        paths.len() >= 15 && paths.iter().all(|u| u.starts_with(&base)),
+        "the sitemap names the https site: {sitemap}"
+    );
     paths.push(format!("{base}/no-such-page"));
     for url in &paths {
-        let headers = curl(&["--http2", "--cacert", root.to_str().unwrap(), "-o", "/dev/null", "-D", "-", "-w", "%{http_version}", url]);
+        let headers = curl(&[
+            "--http2",
+            "--cacert",
+            root.to_str().unwrap(),
+            "-o",
+            "/dev/null",
+            "-D",
+            "-",
+            "-w",
+            "%{http_version}",
+            url,
+        ]);
         let status = headers.lines().next().unwrap_or("");
-        let expected = if url.ends_with("/no-such-page") { "HTTP/2 404" } else { "HTTP/2 200" };
+        let expected = if url.ends_with("/no-such-page") {
+            "HTTP/2 404"
+        } else {
+            "HTTP/2 200"
+        };
         assert!(status.starts_with(expected), "{url}: {status}");
         assert!(headers.ends_with('2'), "{url} over HTTP/2: {headers}");
-        assert!(headers.to_ascii_lowercase().contains("strict-transport-security: max-age=63072000"), "{url}: HSTS\n{headers}");
+        assert!(
+            headers
+                .to_ascii_lowercase()
+                .contains("strict-transport-security: max-age=63072000"),
+            "{url}: HSTS\n{headers}"
+        );
     }
     // HTTP/1.1 still, for clients without h2.
-    let v = curl(&["--http1.1", "--cacert", root.to_str().unwrap(), "-o", "/dev/null", "-w", "%{http_version} %{http_code}", &site.url("/about")]);
+    let v = curl(&[
+        "--http1.1",
+        "--cacert",
+        root.to_str().unwrap(),
+        "-o",
+        "/dev/null",
+        "-w",
+        "%{http_version} %{http_code}",
+        &site.url("/about"),
+    ]);
     assert_eq!(v, "1.1 200");
 
     // Plain HTTP: a permanent redirect to the same path and query on https.
     let http = format!("http://localhost:{}/blog?type=News", site.http);
-    let out = curl(&["-o", "/dev/null", "-w", "%{http_code} %{redirect_url}", &http]);
+    let out = curl(&[
+        "-o",
+        "/dev/null",
+        "-w",
+        "%{http_code} %{redirect_url}",
+        &http,
+    ]);
     assert_eq!(out, format!("301 {}", site.url("/blog?type=News")));
-    let out = curl(&["-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", &format!("http://localhost:{}/api/save-to-notion", site.http)]);
+    let out = curl(&[
+        "-o",
+        "/dev/null",
+        "-w",
+        "%{http_code}",
+        "-X",
+        "POST",
+        &format!("http://localhost:{}/api/save-to-notion", site.http),
+    ]);
     assert_eq!(out, "308", "a post is sent on as a post");
 
     // The account and the certificate are kept beside the database, readable by the server only.
     let cache = site.dir.0.join("acme");
     let files: Vec<PathBuf> = walk(&cache);
-    assert!(files.iter().any(|f| f.ends_with("account.json")) && files.iter().any(|f| f.ends_with("localhost.pem")), "{files:?}");
+    assert!(
+        files.iter().any(|f| f.ends_with("account.json"))
+            && files.iter().any(|f| f.ends_with("localhost.pem")),
+        "{files:?}"
+    );
     for f in &files {
         use std::os::unix::fs::PermissionsExt;
-        assert_eq!(std::fs::metadata(f).unwrap().permissions().mode() & 0o077, 0, "{} is private", f.display());
+        assert_eq!(
+            std::fs::metadata(f).unwrap().permissions().mode() & 0o077,
+            0,
+            "{} is private",
+            f.display()
+        );
     }
 
     // A restart orders nothing: the same certificate, at once.
@@ -286,12 +425,22 @@ fn a_certificate_from_acme_serves_every_page_over_http2_and_a_restart_reuses_it(
     assert!(log.contains("a new certificate is in service"), "{log}");
     assert_no_key_in(&log);
     let server = site.start(&env);
-    let again = wait(30, || served_serial(site.https, "localhost", &root).is_some());
+    let again = wait(30, || {
+        served_serial(site.https, "localhost", &root).is_some()
+    });
     assert!(again, "{}", server.log());
-    assert_eq!(served_serial(site.https, "localhost", &root).unwrap(), serial, "the stored certificate after a restart");
+    assert_eq!(
+        served_serial(site.https, "localhost", &root).unwrap(),
+        serial,
+        "the stored certificate after a restart"
+    );
     std::thread::sleep(Duration::from_secs(1));
     let log = server.stop();
-    assert!(log.contains("the stored certificate is in service") && !log.contains("ordering a certificate"), "{log}");
+    assert!(
+        log.contains("the stored certificate is in service")
+            && !log.contains("ordering a certificate"),
+        "{log}"
+    );
     assert_no_key_in(&log);
 }
 
@@ -315,7 +464,12 @@ fn a_certificate_near_expiry_is_renewed_while_the_server_runs() {
     // third of its life left in 10 s: in service at start, renewed then.
     let old_ca = TestCa::new();
     let (cert, key) = old_ca.leaf(&["localhost"], -10, 20);
-    let folder = site.dir.0.join("acme").join(pebble.directory().trim_start_matches("https://").replace([':', '/'], "_"));
+    let folder = site.dir.0.join("acme").join(
+        pebble
+            .directory()
+            .trim_start_matches("https://")
+            .replace([':', '/'], "_"),
+    );
     std::fs::create_dir_all(&folder).unwrap();
     std::fs::write(folder.join("localhost.pem"), format!("{key}\n{cert}")).unwrap();
     let old_root = site.dir.0.join("old-root.pem");
@@ -323,23 +477,42 @@ fn a_certificate_near_expiry_is_renewed_while_the_server_runs() {
 
     let ca = pebble.listener_ca.to_str().unwrap().to_owned();
     let directory = pebble.directory();
-    let env =
-        [("TLS_DOMAINS", "localhost"), ("ACME_DIRECTORY", directory.as_str()), ("ACME_DIRECTORY_CA", ca.as_str()), ("ACME_CHALLENGE", "http-01")];
+    let env = [
+        ("TLS_DOMAINS", "localhost"),
+        ("ACME_DIRECTORY", directory.as_str()),
+        ("ACME_DIRECTORY_CA", ca.as_str()),
+        ("ACME_CHALLENGE", "http-01"),
+    ];
     let mut server = site.start(&env);
-    let first = wait(30, || served_serial(site.https, "localhost", &old_root).is_some());
-    assert!(first, "the stored certificate is served at start:\n{}", server.log());
+    let first = wait(30, || {
+        served_serial(site.https, "localhost", &old_root).is_some()
+    });
+    assert!(
+        first,
+        "the stored certificate is served at start:\n{}",
+        server.log()
+    );
     let old_serial = served_serial(site.https, "localhost", &old_root).unwrap();
 
     let root = pebble.issuing_root();
-    let renewed = wait(90, || served_serial(site.https, "localhost", &root).is_some());
+    let renewed = wait(90, || {
+        served_serial(site.https, "localhost", &root).is_some()
+    });
     assert!(renewed, "no renewal (http-01):\n{}", server.log());
     assert!(server.running(), "renewed without a restart");
     let new_serial = served_serial(site.https, "localhost", &root).unwrap();
     assert_ne!(new_serial, old_serial);
     let stored = std::fs::read_to_string(folder.join("localhost.pem")).unwrap();
-    assert!(!stored.contains(cert.trim()), "the stored file holds the new certificate");
+    assert!(
+        !stored.contains(cert.trim()),
+        "the stored file holds the new certificate"
+    );
     let log = server.stop();
-    assert!(log.contains("the stored certificate is in service") && log.contains("a new certificate is in service"), "{log}");
+    assert!(
+        log.contains("the stored certificate is in service")
+            && log.contains("a new certificate is in service"),
+        "{log}"
+    );
     assert_no_key_in(&log);
 }
 
@@ -355,12 +528,29 @@ fn the_operators_certificate_is_served_and_reloaded_when_its_files_change() {
     std::fs::write(&key_file, &key).unwrap();
     let site_url = site.url("");
     let (c, k) = (cert_file.to_str().unwrap(), key_file.to_str().unwrap());
-    let server = site.start(&[("TLS_CERT", c), ("TLS_KEY", k), ("SITE_URL", site_url.as_str())]);
-    assert!(wait(30, || served_serial(site.https, "localhost", &root).is_some()), "{}", server.log());
+    let server = site.start(&[
+        ("TLS_CERT", c),
+        ("TLS_KEY", k),
+        ("SITE_URL", site_url.as_str()),
+    ]);
+    assert!(
+        wait(30, || served_serial(site.https, "localhost", &root)
+            .is_some()),
+        "{}",
+        server.log()
+    );
     let first = served_serial(site.https, "localhost", &root).unwrap();
     let status = wait(60, || {
-        curl(&["--http2", "--cacert", root.to_str().unwrap(), "-o", "/dev/null", "-w", "%{http_version} %{http_code}", &site.url("/pricing")])
-            == "2 200"
+        curl(&[
+            "--http2",
+            "--cacert",
+            root.to_str().unwrap(),
+            "-o",
+            "/dev/null",
+            "-w",
+            "%{http_version} %{http_code}",
+            &site.url("/pricing"),
+        ]) == "2 200"
     });
     assert!(status, "{}", server.log());
 
@@ -368,23 +558,47 @@ fn the_operators_certificate_is_served_and_reloaded_when_its_files_change() {
     let (cert2, key2) = ca.leaf(&["localhost"], -60, 86400);
     std::fs::write(&key_file, &key2).unwrap();
     std::fs::write(&cert_file, &cert2).unwrap();
-    let changed = wait(20, || served_serial(site.https, "localhost", &root).is_some_and(|s| s != first));
-    assert!(changed, "the new pair is in service without a restart:\n{}", server.log());
+    let changed = wait(20, || {
+        served_serial(site.https, "localhost", &root).is_some_and(|s| s != first)
+    });
+    assert!(
+        changed,
+        "the new pair is in service without a restart:\n{}",
+        server.log()
+    );
     let log = server.stop();
-    assert!(log.contains("TLS_CERT / TLS_KEY changed: the new certificate is in service"), "{log}");
+    assert!(
+        log.contains("TLS_CERT / TLS_KEY changed: the new certificate is in service"),
+        "{log}"
+    );
     assert_no_key_in(&log);
 }
 
 /// Runs the binary with `env` and returns (exit code, output) once it
 /// exits (or None after 20 s, killed).
 fn start_and_exit(site: &Site, env: &[(&str, &str)]) -> Option<(i32, String)> {
-    let mut child = site.command(env).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut child = site
+        .command(env)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     let deadline = Instant::now() + Duration::from_secs(20);
     while Instant::now() < deadline {
         if let Some(status) = child.try_wait().unwrap() {
             let mut out = String::new();
-            child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
-            child.stderr.take().unwrap().read_to_string(&mut out).unwrap();
+            child
+                .stdout
+                .take()
+                .unwrap()
+                .read_to_string(&mut out)
+                .unwrap();
+            child
+                .stderr
+                .take()
+                .unwrap()
+                .read_to_string(&mut out)
+                .unwrap();
             return Some((status.code().unwrap_or(-1), out));
         }
         std::thread::sleep(Duration::from_millis(100));
@@ -410,24 +624,54 @@ fn settings_that_cannot_work_stop_the_start_naming_the_variable() {
     let cases: Vec<(Vec<(&str, &str)>, String)> = vec![
         (vec![("TLS_DOMAINS", "")], "TLS_DOMAINS: empty".into()),
         (vec![("TLS_DOMAINS", " , ")], "TLS_DOMAINS: empty".into()),
-        (vec![("TLS_DOMAINS", "site.example,*.site.example")], "TLS_DOMAINS: \"*.site.example\" is not a domain name".into()),
-        (vec![("TLS_CERT", c), ("SITE_URL", url)], "TLS_KEY: not set, but TLS_CERT is".into()),
         (
-            vec![("TLS_CERT", c), ("TLS_KEY", unreadable.to_str().unwrap()), ("SITE_URL", url)],
+            vec![("TLS_DOMAINS", "site.example,*.site.example")],
+            "TLS_DOMAINS: \"*.site.example\" is not a domain name".into(),
+        ),
+        (
+            vec![("TLS_CERT", c), ("SITE_URL", url)],
+            "TLS_KEY: not set, but TLS_CERT is".into(),
+        ),
+        (
+            vec![
+                ("TLS_CERT", c),
+                ("TLS_KEY", unreadable.to_str().unwrap()),
+                ("SITE_URL", url),
+            ],
             format!("TLS_KEY: cannot read {}", unreadable.display()),
         ),
-        (vec![("TLS_CERT", c), ("TLS_KEY", other_key.to_str().unwrap()), ("SITE_URL", url)], "do not belong together".into()),
-        (vec![("TLS_CERT", k), ("TLS_KEY", k), ("SITE_URL", url)], "TLS_CERT (".into()),
         (
-            vec![("TLS_DOMAINS", "localhost"), ("ACME_DIRECTORY", "http://127.0.0.1:1/dir")],
+            vec![
+                ("TLS_CERT", c),
+                ("TLS_KEY", other_key.to_str().unwrap()),
+                ("SITE_URL", url),
+            ],
+            "do not belong together".into(),
+        ),
+        (
+            vec![("TLS_CERT", k), ("TLS_KEY", k), ("SITE_URL", url)],
+            "TLS_CERT (".into(),
+        ),
+        (
+            vec![
+                ("TLS_DOMAINS", "localhost"),
+                ("ACME_DIRECTORY", "http://127.0.0.1:1/dir"),
+            ],
             "ACME_DIRECTORY: \"http://127.0.0.1:1/dir\" must be an https URL".into(),
         ),
     ];
     for (env, expected) in cases {
-        let (code, out) = start_and_exit(&site, &env).unwrap_or_else(|| panic!("{env:?}: still running"));
+        let (code, out) =
+            start_and_exit(&site, &env).unwrap_or_else(|| panic!("{env:?}: still running"));
         assert_eq!(code, 1, "{env:?}: {out}");
-        assert!(out.contains(&expected), "{env:?}: expected {expected:?} in:\n{out}");
-        assert!(!out.contains("PRIVATE KEY") && !out.contains(key.lines().nth(1).unwrap()), "{env:?}: the key is printed:\n{out}");
+        assert!(
+            out.contains(&expected),
+            "{env:?}: expected {expected:?} in:\n{out}"
+        );
+        assert!(
+            !out.contains("PRIVATE KEY") && !out.contains(key.lines().nth(1).unwrap()),
+            "{env:?}: the key is printed:\n{out}"
+        );
     }
     // Nothing was started, so nothing was written: no database, no cache.
     assert!(!site.dir.0.join("site.db").exists() && !site.dir.0.join("acme").exists());
@@ -437,11 +681,29 @@ fn settings_that_cannot_work_stop_the_start_naming_the_variable() {
 fn an_unreachable_directory_is_retried_while_the_http_port_keeps_redirecting() {
     let site = Site::new();
     // Nothing listens on port 1.
-    let server = site.start(&[("TLS_DOMAINS", "localhost"), ("ACME_DIRECTORY", "https://127.0.0.1:1/dir")]);
-    let retried = wait(30, || server.log().matches("could not obtain a certificate from ACME_DIRECTORY").count() >= 2);
+    let server = site.start(&[
+        ("TLS_DOMAINS", "localhost"),
+        ("ACME_DIRECTORY", "https://127.0.0.1:1/dir"),
+    ]);
+    let retried = wait(30, || {
+        server
+            .log()
+            .matches("could not obtain a certificate from ACME_DIRECTORY")
+            .count()
+            >= 2
+    });
     assert!(retried, "retried with back-off:\n{}", server.log());
-    let out = curl(&["-o", "/dev/null", "-w", "%{http_code} %{redirect_url}", &format!("http://localhost:{}/about", site.http)]);
+    let out = curl(&[
+        "-o",
+        "/dev/null",
+        "-w",
+        "%{http_code} %{redirect_url}",
+        &format!("http://localhost:{}/about", site.http),
+    ]);
     assert_eq!(out, format!("301 {}", site.url("/about")));
     let log = server.stop();
-    assert!(log.contains("retry_in=5s") && log.contains("retry_in=10s"), "the wait doubles:\n{log}");
+    assert!(
+        log.contains("retry_in=5s") && log.contains("retry_in=10s"),
+        "the wait doubles:\n{log}"
+    );
 }

@@ -11,5 +11,8 @@ fn lighthouse_scores() {
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .status()
         .expect("running node (is Node.js installed?)");
-    assert!(status.success(), "Lighthouse scores below target (table above)");
+    assert!(
+        status.success(),
+        "Lighthouse scores below target (table above)"
+    );
 }

@@ -47,8 +47,16 @@ impl Drop for Server {
 /// packages linked rather than copied.
 fn copy_tree(to: &Path) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let listed = Command::new("git").args(["ls-files", "-z"]).current_dir(root).output().expect("git lists the tracked files");
-    assert!(listed.status.success(), "git ls-files: {}", String::from_utf8_lossy(&listed.stderr));
+    let listed = Command::new("git")
+        .args(["ls-files", "-z"])
+        .current_dir(root)
+        .output()
+        .expect("git lists the tracked files");
+    assert!(
+        listed.status.success(),
+        "git ls-files: {}",
+        String::from_utf8_lossy(&listed.stderr)
+    );
     for file in listed.stdout.split(|b| *b == 0).filter(|f| !f.is_empty()) {
         let rel = std::str::from_utf8(file).unwrap();
         let from = root.join(rel);
@@ -90,7 +98,11 @@ fn a_page_added_as_the_readme_says_is_routed_rendered_and_listed() {
     // beyond the README's steps, and it is to Cargo.toml's name alone.
     let manifest = tree.0.join("Cargo.toml");
     let cargo_toml = std::fs::read_to_string(&manifest).unwrap();
-    let renamed = cargo_toml.replacen("name = \"citizen-site\"", "name = \"citizen-site-new-page\"", 2);
+    let renamed = cargo_toml.replacen(
+        "name = \"citizen-site\"",
+        "name = \"citizen-site-new-page\"",
+        2,
+    );
     assert_ne!(renamed, cargo_toml);
     std::fs::write(&manifest, renamed).unwrap();
 
@@ -101,14 +113,24 @@ fn a_page_added_as_the_readme_says_is_routed_rendered_and_listed() {
         .stdout(Stdio::null())
         .output()
         .expect("cargo runs");
-    assert!(built.status.success(), "the tree with the new page does not build:\n{}", String::from_utf8_lossy(&built.stderr));
+    assert!(
+        built.status.success(),
+        "the tree with the new page does not build:\n{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
 
     // The registries the build made name the page, and nothing else in
     // the tree changed.
     let lazy = std::fs::read_to_string(tree.0.join("client/app/pages.lazy.ts")).unwrap();
-    assert!(lazy.contains(r#"Events: () => import("../features/events/Events"),"#), "{lazy}");
+    assert!(
+        lazy.contains(r#"Events: () => import("../features/events/Events"),"#),
+        "{lazy}"
+    );
     let eager = std::fs::read_to_string(tree.0.join("ssr-bundle/pages.eager.ts")).unwrap();
-    assert!(eager.contains(r#"import * as Events from "../client/features/events/Events";"#), "{eager}");
+    assert!(
+        eager.contains(r#"import * as Events from "../client/features/events/Events";"#),
+        "{eager}"
+    );
 
     let port = free_port();
     let data = Dir::new("new-page-data");
@@ -118,7 +140,10 @@ fn a_page_added_as_the_readme_says_is_routed_rendered_and_listed() {
             .arg("serve")
             .env("ADDR", format!("127.0.0.1:{port}"))
             .env("SITE_URL", format!("http://127.0.0.1:{port}"))
-            .env("DATABASE_URL", format!("sqlite://{}/site.db", data.0.display()))
+            .env(
+                "DATABASE_URL",
+                format!("sqlite://{}/site.db", data.0.display()),
+            )
             .env("SSR_WORKERS", "1")
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -128,26 +153,49 @@ fn a_page_added_as_the_readme_says_is_routed_rendered_and_listed() {
     let base = format!("http://127.0.0.1:{port}");
     let ready = wait(60, || {
         assert!(server.0.try_wait().unwrap().is_none(), "the server stopped");
-        curl(&["-o", "/dev/null", "-w", "%{http_code}", &format!("{base}/readyz")]) == "200"
+        curl(&[
+            "-o",
+            "/dev/null",
+            "-w",
+            "%{http_code}",
+            &format!("{base}/readyz"),
+        ]) == "200"
     });
     assert!(ready, "not ready in 60 s");
 
     // Routed and rendered on the server, with its head and the page's id.
     let head = curl(&["-D", "-", "-o", "/dev/null", &format!("{base}/events")]).to_lowercase();
     assert!(head.starts_with("http/1.1 200"), "{head}");
-    assert!(head.contains("cache-control: public, max-age=0, s-maxage=300, stale-while-revalidate=3600"), "the default policy: {head}");
+    assert!(
+        head.contains(
+            "cache-control: public, max-age=0, s-maxage=300, stale-while-revalidate=3600"
+        ),
+        "the default policy: {head}"
+    );
     let html = curl(&[&format!("{base}/events")]);
-    assert!(html.contains("<title>Events — Citizen Wallet</title>"), "{html}");
+    assert!(
+        html.contains("<title>Events — Citizen Wallet</title>"),
+        "{html}"
+    );
     assert!(html.contains("Community events</h1>"), "{html}");
-    assert!(html.contains(r#""page":"Events""#), "the bootstrap names the page");
+    assert!(
+        html.contains(r#""page":"Events""#),
+        "the bootstrap names the page"
+    );
     // Its own chunk, named in the page's module list.
-    assert!(html.contains("/assets/Events-"), "the page's chunk is listed");
+    assert!(
+        html.contains("/assets/Events-"),
+        "the page's chunk is listed"
+    );
     // The route data for client navigation.
     let data_json = curl(&[&format!("{base}/api/route-data?url=/events")]);
     assert_eq!(data_json, r#"{"status":200,"page":"Events"}"#);
     // `"sitemap": false` keeps it out of the sitemap; the others stay.
     let sitemap = curl(&[&format!("{base}/sitemap.xml")]);
-    assert!(sitemap.contains(&format!("{base}/wallets")) && !sitemap.contains("/events"), "{sitemap}");
+    assert!(
+        sitemap.contains(&format!("{base}/wallets")) && !sitemap.contains("/events"),
+        "{sitemap}"
+    );
     // The table's other routes are where they were.
     assert!(curl(&[&format!("{base}/wallets")]).contains("Our Wallets"));
 }

@@ -33,7 +33,10 @@ fn observatory_grades_the_deployed_site_a_plus() {
 
 #[test]
 fn soak_has_no_errors_and_no_memory_growth() {
-    run("tests/ops/soak.mjs", &[("SOAK_DURATION", "30s"), ("SOAK_WARMUP", "10s")]);
+    run(
+        "tests/ops/soak.mjs",
+        &[("SOAK_DURATION", "30s"), ("SOAK_WARMUP", "10s")],
+    );
 }
 
 #[test]

@@ -14,5 +14,8 @@ fn every_page_passes_the_google_twitter_and_facebook_checks() {
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .status()
         .expect("running node (is Node.js installed?)");
-    assert!(status.success(), "structured data checks failed (the list is above)");
+    assert!(
+        status.success(),
+        "structured data checks failed (the list is above)"
+    );
 }

@@ -23,9 +23,16 @@ pub async fn backup(database_url: &str, file: &Path, json: bool) -> anyhow::Resu
     let db = super::open(database_url).await?;
     let done = sqlite_file::backup(&db, file).await?;
     if json {
-        print_json(&json!({ "file": done.file, "bytes": done.bytes, "counts": counts_json(&done.counts) }));
+        print_json(
+            &json!({ "file": done.file, "bytes": done.bytes, "counts": counts_json(&done.counts) }),
+        );
     } else {
-        println!("backed up to {} ({} bytes): {}", done.file.display(), done.bytes, counts_text(&done.counts));
+        println!(
+            "backed up to {} ({} bytes): {}",
+            done.file.display(),
+            done.bytes,
+            counts_text(&done.counts)
+        );
     }
     Ok(())
 }
@@ -36,9 +43,16 @@ pub async fn restore(database_url: &str, file: &Path, json: bool) -> anyhow::Res
     };
     let done = sqlite_file::restore(&database, file).await?;
     if json {
-        print_json(&json!({ "database": database, "from": file, "counts": counts_json(&done.counts), "replaced": done.replaced }));
+        print_json(
+            &json!({ "database": database, "from": file, "counts": counts_json(&done.counts), "replaced": done.replaced }),
+        );
     } else {
-        println!("restored {} from {}: {}", database.display(), file.display(), counts_text(&done.counts));
+        println!(
+            "restored {} from {}: {}",
+            database.display(),
+            file.display(),
+            counts_text(&done.counts)
+        );
         if let Some(aside) = &done.replaced {
             println!("the database it replaced is kept as {}", aside.display());
         }
@@ -51,5 +65,8 @@ fn counts_json(c: &Counts) -> serde_json::Value {
 }
 
 fn counts_text(c: &Counts) -> String {
-    format!("{} intro request(s), {} checkout(s), {} team member(s)", c.intro_requests, c.checkouts, c.team_members)
+    format!(
+        "{} intro request(s), {} checkout(s), {} team member(s)",
+        c.intro_requests, c.checkouts, c.team_members
+    )
 }

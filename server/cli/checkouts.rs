@@ -42,7 +42,13 @@ pub async fn run(database_url: &str, cmd: CheckoutsCommand) -> anyhow::Result<()
                         ]
                     })
                     .collect();
-                println!("{}", table(&["SESSION", "COMPLETED (UTC)", "STATUS", "AMOUNT", "EMAIL"], &rows));
+                println!(
+                    "{}",
+                    table(
+                        &["SESSION", "COMPLETED (UTC)", "STATUS", "AMOUNT", "EMAIL"],
+                        &rows
+                    )
+                );
                 println!("{} checkout(s)", found.len());
             }
         }
@@ -63,17 +69,26 @@ fn checkout_json(c: &Checkout) -> Value {
 }
 
 /// Currencies Stripe counts in whole units (no minor unit).
-const ZERO_DECIMAL: [&str; 16] = ["bif", "clp", "djf", "gnf", "jpy", "kmf", "krw", "mga", "pyg", "rwf", "ugx", "vnd", "vuv", "xaf", "xof", "xpf"];
+const ZERO_DECIMAL: [&str; 16] = [
+    "bif", "clp", "djf", "gnf", "jpy", "kmf", "krw", "mga", "pyg", "rwf", "ugx", "vnd", "vuv",
+    "xaf", "xof", "xpf",
+];
 
 /// Stripe's minor units as an amount and its currency: `29.00 EUR`, `5000 JPY`.
 fn amount(minor: Option<i64>, currency: Option<&str>) -> String {
-    let (Some(minor), Some(currency)) = (minor, currency) else { return "-".into() };
+    let (Some(minor), Some(currency)) = (minor, currency) else {
+        return "-".into();
+    };
     let code = currency.to_ascii_uppercase();
     if ZERO_DECIMAL.contains(&currency.to_ascii_lowercase().as_str()) {
         format!("{minor} {code}")
     } else {
         let sign = if minor < 0 { "-" } else { "" };
-        format!("{sign}{}.{:02} {code}", minor.abs() / 100, minor.abs() % 100)
+        format!(
+            "{sign}{}.{:02} {code}",
+            minor.abs() / 100,
+            minor.abs() % 100
+        )
     }
 }
 

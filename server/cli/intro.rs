@@ -74,12 +74,17 @@ pub struct NotionArgs {
     notion_token: Option<String>,
     #[arg(long, env = "NOTION_DATABASE_ID")]
     notion_database_id: Option<String>,
-    #[arg(long, env = "NOTION_API_BASE", default_value = "https://api.notion.com")]
+    #[arg(
+        long,
+        env = "NOTION_API_BASE",
+        default_value = "https://api.notion.com"
+    )]
     notion_api_base: String,
 }
 
 fn state_parser() -> impl TypedValueParser<Value = State> {
-    PossibleValuesParser::new(State::ALL.map(State::as_str)).map(|s| s.parse::<State>().expect("one of State::ALL"))
+    PossibleValuesParser::new(State::ALL.map(State::as_str))
+        .map(|s| s.parse::<State>().expect("one of State::ALL"))
 }
 
 pub async fn run(database_url: &str, cmd: IntroCommand) -> anyhow::Result<()> {
@@ -89,8 +94,19 @@ pub async fn run(database_url: &str, cmd: IntroCommand) -> anyhow::Result<()> {
     }
     let db = super::open(database_url).await?;
     match cmd {
-        IntroCommand::List { status, since, json } => {
-            let found = records::list(&db, Filter { state: status, since }).await?;
+        IntroCommand::List {
+            status,
+            since,
+            json,
+        } => {
+            let found = records::list(
+                &db,
+                Filter {
+                    state: status,
+                    since,
+                },
+            )
+            .await?;
             if json {
                 print_json(&Value::Array(found.iter().map(record_json).collect()));
             } else if found.is_empty() {
@@ -101,7 +117,9 @@ pub async fn run(database_url: &str, cmd: IntroCommand) -> anyhow::Result<()> {
             }
         }
         IntroCommand::Show { id, json } => {
-            let Some(r) = records::get(&db, &id).await? else { bail!("no intro request has the id {id:?}") };
+            let Some(r) = records::get(&db, &id).await? else {
+                bail!("no intro request has the id {id:?}")
+            };
             if json {
                 print_json(&record_json(&r));
             } else {
@@ -112,10 +130,16 @@ pub async fn run(database_url: &str, cmd: IntroCommand) -> anyhow::Result<()> {
             let found = records::list(&db, Filter { state: None, since }).await?;
             let out = match format {
                 Format::Csv => to_csv(&found)?,
-                Format::Json => serde_json::to_string_pretty(&Value::Array(found.iter().map(record_json).collect()))? + "\n",
+                Format::Json => {
+                    serde_json::to_string_pretty(&Value::Array(
+                        found.iter().map(record_json).collect(),
+                    ))? + "\n"
+                }
             };
             use std::io::Write;
-            std::io::stdout().write_all(out.as_bytes()).context("writing the export")?;
+            std::io::stdout()
+                .write_all(out.as_bytes())
+                .context("writing the export")?;
         }
         IntroCommand::Release { id, json } => match records::release(&db, &id).await? {
             Released::Done => {
@@ -127,18 +151,28 @@ pub async fn run(database_url: &str, cmd: IntroCommand) -> anyhow::Result<()> {
                 }
             }
             Released::NotFound => bail!("no intro request has the id {id:?}"),
-            Released::NotHeld(state) => bail!("{id} is {state}, not held as spam: nothing to release"),
+            Released::NotHeld(state) => {
+                bail!("{id} is {state}, not held as spam: nothing to release")
+            }
         },
         IntroCommand::Retry { id, notion, json } => {
             let notion = notion_client(&notion)?;
             let outcomes = retry(&db, &notion, id.as_deref()).await?;
-            let failed = outcomes.iter().filter(|o| matches!(o.1, Outcome::Failed { .. })).count();
+            let failed = outcomes
+                .iter()
+                .filter(|o| matches!(o.1, Outcome::Failed { .. }))
+                .count();
             if json {
-                print_json(&Value::Array(outcomes.iter().map(|(id, o)| o.json(id)).collect()));
+                print_json(&Value::Array(
+                    outcomes.iter().map(|(id, o)| o.json(id)).collect(),
+                ));
             } else if outcomes.is_empty() {
                 println!("no intro request waits for Notion");
             } else {
-                let rows: Vec<Vec<String>> = outcomes.iter().map(|(id, o)| vec![id.clone(), o.name().into(), printable(&o.detail())]).collect();
+                let rows: Vec<Vec<String>> = outcomes
+                    .iter()
+                    .map(|(id, o)| vec![id.clone(), o.name().into(), printable(&o.detail())])
+                    .collect();
                 println!("{}", table(&["ID", "OUTCOME", "DETAIL"], &rows));
             }
             if failed > 0 {
@@ -150,9 +184,20 @@ pub async fn run(database_url: &str, cmd: IntroCommand) -> anyhow::Result<()> {
 }
 
 fn notion_client(args: &NotionArgs) -> anyhow::Result<NotionClient> {
-    match (args.notion_token.as_deref().filter(|t| !t.trim().is_empty()), args.notion_database_id.as_deref().filter(|d| !d.trim().is_empty())) {
-        (Some(token), Some(database)) => Ok(NotionClient::new(&args.notion_api_base, token, database)),
-        _ => bail!("Notion forwarding is off: set NOTION_TOKEN and NOTION_DATABASE_ID, as for the server"),
+    match (
+        args.notion_token
+            .as_deref()
+            .filter(|t| !t.trim().is_empty()),
+        args.notion_database_id
+            .as_deref()
+            .filter(|d| !d.trim().is_empty()),
+    ) {
+        (Some(token), Some(database)) => {
+            Ok(NotionClient::new(&args.notion_api_base, token, database))
+        }
+        _ => bail!(
+            "Notion forwarding is off: set NOTION_TOKEN and NOTION_DATABASE_ID, as for the server"
+        ),
     }
 }
 
@@ -191,7 +236,9 @@ impl Outcome {
                 Some(t) => format!("{error} (next try {} UTC)", utc(*t)),
                 None => error.clone(),
             },
-            Outcome::AlreadyForwarded { page } => format!("Notion page {}", page.as_deref().unwrap_or("?")),
+            Outcome::AlreadyForwarded { page } => {
+                format!("Notion page {}", page.as_deref().unwrap_or("?"))
+            }
             Outcome::Elsewhere { worker } => format!("being forwarded by {worker}"),
         }
     }
@@ -214,7 +261,11 @@ impl Outcome {
 /// Forwards `id`, or every waiting request, claiming each the way the
 /// background forwarder does (a lease in the database), so a server running
 /// beside this command never forwards the same request too.
-async fn retry(db: &Db, notion: &NotionClient, id: Option<&str>) -> anyhow::Result<Vec<(String, Outcome)>> {
+async fn retry(
+    db: &Db,
+    notion: &NotionClient,
+    id: Option<&str>,
+) -> anyhow::Result<Vec<(String, Outcome)>> {
     let ids: Vec<String> = match id {
         Some(id) => vec![id.to_owned()],
         None => records::list(db, Filter::default())
@@ -236,21 +287,41 @@ async fn retry(db: &Db, notion: &NotionClient, id: Option<&str>) -> anyhow::Resu
 /// Claims `id` and forwards it; when another process has it, says so. A
 /// claim can end between our try and our look (a server's failed try), so
 /// an unclaimed pending request is tried again, for a second at most.
-async fn forward_or_explain(db: &Db, notion: &NotionClient, worker: &str, id: &str) -> anyhow::Result<Outcome> {
+async fn forward_or_explain(
+    db: &Db,
+    notion: &NotionClient,
+    worker: &str,
+    id: &str,
+) -> anyhow::Result<Outcome> {
     for _ in 0..50 {
         if let Some(claimed) = store::claim_id(db, id, worker, forwarder::LEASE).await? {
-            return Ok(match forwarder::forward_one(db, notion, worker, claimed).await {
-                Ok(page) => Outcome::Forwarded { page },
-                Err(error) => Outcome::Failed { error, next: records::get(db, id).await?.and_then(|r| r.next_attempt_at) },
-            });
+            return Ok(
+                match forwarder::forward_one(db, notion, worker, claimed).await {
+                    Ok(page) => Outcome::Forwarded { page },
+                    Err(error) => Outcome::Failed {
+                        error,
+                        next: records::get(db, id).await?.and_then(|r| r.next_attempt_at),
+                    },
+                },
+            );
         }
-        let Some(r) = records::get(db, id).await? else { bail!("no intro request has the id {id:?}") };
+        let Some(r) = records::get(db, id).await? else {
+            bail!("no intro request has the id {id:?}")
+        };
         match r.state {
-            State::Forwarded => return Ok(Outcome::AlreadyForwarded { page: r.notion_page_id }),
-            State::Spam => bail!("{id} is held as spam: release it first (citizen-site intro release {id})"),
+            State::Forwarded => {
+                return Ok(Outcome::AlreadyForwarded {
+                    page: r.notion_page_id,
+                })
+            }
+            State::Spam => {
+                bail!("{id} is held as spam: release it first (citizen-site intro release {id})")
+            }
             State::Pending | State::Failed => {
                 if let Some(worker) = r.claimed_at(now_ms()) {
-                    return Ok(Outcome::Elsewhere { worker: worker.to_owned() });
+                    return Ok(Outcome::Elsewhere {
+                        worker: worker.to_owned(),
+                    });
                 }
             }
         }
@@ -273,16 +344,27 @@ fn list_table(found: &[Record]) -> String {
             ]
         })
         .collect();
-    table(&["ID", "RECEIVED (UTC)", "STATUS", "TRIES", "NAME", "EMAIL"], &rows)
+    table(
+        &["ID", "RECEIVED (UTC)", "STATUS", "TRIES", "NAME", "EMAIL"],
+        &rows,
+    )
 }
 
 fn show(r: &Record) -> String {
     let or_none = |v: &Option<String>| v.as_deref().map(printable).unwrap_or_else(|| "-".into());
     let status = match (r.state, r.next_attempt_at) {
         (State::Pending | State::Failed, Some(next)) if r.attempts > 0 => {
-            format!("{} ({} failed tries; next {} UTC)", r.state, r.attempts, utc(next))
+            format!(
+                "{} ({} failed tries; next {} UTC)",
+                r.state,
+                r.attempts,
+                utc(next)
+            )
         }
-        (State::Forwarded, _) => format!("forwarded {} UTC", r.forwarded_at.map(utc).unwrap_or_default()),
+        (State::Forwarded, _) => format!(
+            "forwarded {} UTC",
+            r.forwarded_at.map(utc).unwrap_or_default()
+        ),
         (state, _) => state.to_string(),
     };
     let mut out = String::new();
@@ -347,7 +429,9 @@ const CSV_HEADER: [&str; 13] = [
 /// would run as a formula (one starting with `=`, `+`, `-` or `@`) is
 /// written with a leading `'`, which shows it as text.
 fn to_csv(found: &[Record]) -> anyhow::Result<String> {
-    let mut out = csv::WriterBuilder::new().terminator(csv::Terminator::CRLF).from_writer(Vec::new());
+    let mut out = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::CRLF)
+        .from_writer(Vec::new());
     out.write_record(CSV_HEADER)?;
     for r in found {
         let cells = [
@@ -367,7 +451,9 @@ fn to_csv(found: &[Record]) -> anyhow::Result<String> {
         ];
         out.write_record(cells.iter().map(|c| not_a_formula(c)))?;
     }
-    let bytes = out.into_inner().map_err(|e| anyhow::anyhow!("writing CSV: {e}"))?;
+    let bytes = out
+        .into_inner()
+        .map_err(|e| anyhow::anyhow!("writing CSV: {e}"))?;
     Ok(format!("\u{FEFF}{}", String::from_utf8(bytes)?))
 }
 
@@ -408,14 +494,25 @@ mod tests {
     fn csv_quotes_what_needs_quoting_and_ends_lines_with_crlf() {
         let out = to_csv(&[record("Shops, \"united\"", "line one\nline two")]).unwrap();
         assert!(out.starts_with("\u{FEFF}id,received_at,status,"), "{out}");
-        assert!(out.contains("\r\n3f1c,2026-11-25T00:00:00.000Z,pending,\"Shops, \"\"united\"\"\",Zoë Ødegård,"), "{out}");
-        assert!(out.contains(",\"line one\nline two\",Local currency; Loyalty,0,,,\r\n"), "{out}");
+        assert!(
+            out.contains(
+                "\r\n3f1c,2026-11-25T00:00:00.000Z,pending,\"Shops, \"\"united\"\"\",Zoë Ødegård,"
+            ),
+            "{out}"
+        );
+        assert!(
+            out.contains(",\"line one\nline two\",Local currency; Loyalty,0,,,\r\n"),
+            "{out}"
+        );
     }
 
     #[test]
     fn a_cell_a_spreadsheet_would_run_is_written_as_text() {
         let out = to_csv(&[record("=HYPERLINK(\"http://evil.example\")", "@SUM(1)")]).unwrap();
-        assert!(out.contains(",\"'=HYPERLINK(\"\"http://evil.example\"\")\","), "{out}");
+        assert!(
+            out.contains(",\"'=HYPERLINK(\"\"http://evil.example\"\")\","),
+            "{out}"
+        );
         assert!(out.contains(",'@SUM(1),"), "{out}");
     }
 }

@@ -24,7 +24,12 @@ use crate::db::Db;
 #[derive(Args, Debug, Clone)]
 pub struct Database {
     /// The site's database (the server's default unless DATABASE_URL says otherwise).
-    #[arg(long, env = "DATABASE_URL", default_value = "sqlite://data/citizen-site.db", global = true)]
+    #[arg(
+        long,
+        env = "DATABASE_URL",
+        default_value = "sqlite://data/citizen-site.db",
+        global = true
+    )]
     pub database_url: String,
 }
 
@@ -79,8 +84,12 @@ impl Operate {
             Operate::Team { db, command } => team::run(&db.database_url, command).await,
             Operate::Intro { db, command } => intro::run(&db.database_url, command).await,
             Operate::Checkouts { db, command } => checkouts::run(&db.database_url, command).await,
-            Operate::Backup { db, file, json } => backup::backup(&db.database_url, &file, json).await,
-            Operate::Restore { db, file, json } => backup::restore(&db.database_url, &file, json).await,
+            Operate::Backup { db, file, json } => {
+                backup::backup(&db.database_url, &file, json).await
+            }
+            Operate::Restore { db, file, json } => {
+                backup::restore(&db.database_url, &file, json).await
+            }
         }
     }
 }
@@ -96,11 +105,15 @@ pub async fn open(database_url: &str) -> anyhow::Result<Db> {
     }
     let shown = redacted(database_url);
     let db = Db::connect_lazy(database_url)?;
-    let ours = db.is_the_sites().await.with_context(|| format!("cannot reach the database at {shown} (is it running, and DATABASE_URL right?)"))?;
+    let ours = db.is_the_sites().await.with_context(|| {
+        format!("cannot reach the database at {shown} (is it running, and DATABASE_URL right?)")
+    })?;
     if !ours {
         bail!("{shown} is not this site's database: it has none of the site's tables (the server makes them on its first start)");
     }
-    db.migrate().await.with_context(|| format!("bringing the tables of {shown} up to date"))?;
+    db.migrate()
+        .await
+        .with_context(|| format!("bringing the tables of {shown} up to date"))?;
     Ok(db)
 }
 
@@ -117,7 +130,10 @@ pub fn redacted(url: &str) -> String {
 
 /// Prints `value` as pretty JSON on standard output.
 pub fn print_json(value: &serde_json::Value) {
-    println!("{}", serde_json::to_string_pretty(value).expect("JSON values serialize"));
+    println!(
+        "{}",
+        serde_json::to_string_pretty(value).expect("JSON values serialize")
+    );
 }
 
 /// Text a visitor sent, safe to print on a terminal: control characters
@@ -157,7 +173,10 @@ pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
         for (i, cell) in cells.into_iter().enumerate() {
             out.push_str(cell);
             if i < last {
-                out.extend(std::iter::repeat_n(' ', widths[i] - cell.chars().count() + 2));
+                out.extend(std::iter::repeat_n(
+                    ' ',
+                    widths[i] - cell.chars().count() + 2,
+                ));
             }
         }
         out.trim_end().to_owned()
@@ -183,17 +202,26 @@ pub fn parse_since(raw: &str) -> Result<i64, String> {
 }
 
 fn datetime(ms: i64) -> time::OffsetDateTime {
-    time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000).unwrap_or(time::OffsetDateTime::UNIX_EPOCH)
+    time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
+        .unwrap_or(time::OffsetDateTime::UNIX_EPOCH)
 }
 
 /// A stored time for a table: `2026-11-25 09:30:12` (UTC).
 pub fn utc(ms: i64) -> String {
-    datetime(ms).format(time::macros::format_description!("[year]-[month]-[day] [hour]:[minute]:[second]")).unwrap_or_default()
+    datetime(ms)
+        .format(time::macros::format_description!(
+            "[year]-[month]-[day] [hour]:[minute]:[second]"
+        ))
+        .unwrap_or_default()
 }
 
 /// A stored time for JSON and CSV: RFC 3339 in UTC, to the millisecond.
 pub fn rfc3339(ms: i64) -> String {
-    datetime(ms).format(time::macros::format_description!("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z")).unwrap_or_default()
+    datetime(ms)
+        .format(time::macros::format_description!(
+            "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z"
+        ))
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -203,10 +231,19 @@ mod tests {
     #[test]
     fn since_takes_a_day_or_a_time_and_refuses_anything_else() {
         assert_eq!(parse_since("2026-11-25").unwrap(), 1_795_564_800_000);
-        assert_eq!(parse_since("2026-11-25T09:30:00Z").unwrap(), 1_795_564_800_000 + 9 * 3_600_000 + 30 * 60_000);
-        assert_eq!(parse_since("2026-11-25T10:30:00+01:00").unwrap(), parse_since("2026-11-25T09:30:00Z").unwrap());
+        assert_eq!(
+            parse_since("2026-11-25T09:30:00Z").unwrap(),
+            1_795_564_800_000 + 9 * 3_600_000 + 30 * 60_000
+        );
+        assert_eq!(
+            parse_since("2026-11-25T10:30:00+01:00").unwrap(),
+            parse_since("2026-11-25T09:30:00Z").unwrap()
+        );
         for bad in ["yesterday", "2026-13-01", "25/11/2026", ""] {
-            assert!(parse_since(bad).unwrap_err().contains("is not a date"), "{bad}");
+            assert!(
+                parse_since(bad).unwrap_err().contains("is not a date"),
+                "{bad}"
+            );
         }
     }
 
@@ -220,19 +257,34 @@ mod tests {
 
     #[test]
     fn what_a_visitor_typed_cannot_drive_the_terminal() {
-        assert_eq!(printable("Ana\u{1b}[2J\nLopes\u{7}"), "Ana\u{FFFD}[2J Lopes\u{FFFD}");
+        assert_eq!(
+            printable("Ana\u{1b}[2J\nLopes\u{7}"),
+            "Ana\u{FFFD}[2J Lopes\u{FFFD}"
+        );
     }
 
     #[test]
     fn tables_align_columns_by_characters() {
-        let t = table(&["ID", "NAME"], &[vec!["1".into(), "Zoë".into()], vec!["22".into(), "Ana".into()]]);
+        let t = table(
+            &["ID", "NAME"],
+            &[
+                vec!["1".into(), "Zoë".into()],
+                vec!["22".into(), "Ana".into()],
+            ],
+        );
         assert_eq!(t, "ID  NAME\n1   Zoë\n22  Ana");
         assert_eq!(clip("Riverbend Mutual Credit", 10), "Riverbend…");
     }
 
     #[test]
     fn passwords_are_not_printed() {
-        assert_eq!(redacted("postgres://site:hunter2@db.internal/site"), "postgres://site:***@db.internal/site");
-        assert_eq!(redacted("sqlite://data/citizen-site.db"), "sqlite://data/citizen-site.db");
+        assert_eq!(
+            redacted("postgres://site:hunter2@db.internal/site"),
+            "postgres://site:***@db.internal/site"
+        );
+        assert_eq!(
+            redacted("sqlite://data/citizen-site.db"),
+            "sqlite://data/citizen-site.db"
+        );
     }
 }

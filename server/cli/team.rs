@@ -52,7 +52,9 @@ pub async fn run(database_url: &str, cmd: TeamCommand) -> anyhow::Result<()> {
     let db = Db::connect_lazy(database_url)?;
     db.migrate().await.context("preparing the database")?;
     match cmd {
-        TeamCommand::List { json: true } => super::print_json(&serde_json::to_value(team::list(&db).await?)?),
+        TeamCommand::List { json: true } => {
+            super::print_json(&serde_json::to_value(team::list(&db).await?)?)
+        }
         TeamCommand::List { json: false } => {
             let members = team::list(&db).await?;
             if members.is_empty() {
@@ -60,24 +62,50 @@ pub async fn run(database_url: &str, cmd: TeamCommand) -> anyhow::Result<()> {
             } else {
                 let rows: Vec<Vec<String>> = members
                     .iter()
-                    .map(|m| vec![super::printable(&m.name), super::printable(&m.role), super::clip(&super::printable(&m.image_url), 40)])
+                    .map(|m| {
+                        vec![
+                            super::printable(&m.name),
+                            super::printable(&m.role),
+                            super::clip(&super::printable(&m.image_url), 40),
+                        ]
+                    })
                     .collect();
                 println!("{}", super::table(&["NAME", "ROLE", "IMAGE"], &rows));
             }
         }
         TeamCommand::Import { file, replace } => {
-            let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
-            let members: Vec<NewMember> =
-                serde_json::from_str(&text).with_context(|| format!("{} is not a JSON array of members", file.display()))?;
+            let text = std::fs::read_to_string(&file)
+                .with_context(|| format!("reading {}", file.display()))?;
+            let members: Vec<NewMember> = serde_json::from_str(&text)
+                .with_context(|| format!("{} is not a JSON array of members", file.display()))?;
             if let Some(blank) = members.iter().position(|m| m.name.trim().is_empty()) {
                 anyhow::bail!("{}: member {} has no name", file.display(), blank + 1);
             }
             let n = team::import(&db, &members, replace).await?;
             println!("imported {n} member(s)");
         }
-        TeamCommand::Add { name, role, bio, linkedin, x_profile, image_url } => {
+        TeamCommand::Add {
+            name,
+            role,
+            bio,
+            linkedin,
+            x_profile,
+            image_url,
+        } => {
             anyhow::ensure!(!name.trim().is_empty(), "--name must not be empty");
-            team::import(&db, &[NewMember { name, role, bio, linkedin, x_profile, image_url }], false).await?;
+            team::import(
+                &db,
+                &[NewMember {
+                    name,
+                    role,
+                    bio,
+                    linkedin,
+                    x_profile,
+                    image_url,
+                }],
+                false,
+            )
+            .await?;
             println!("saved");
         }
         TeamCommand::Remove { name } => {

@@ -64,12 +64,24 @@ pub struct Blog {
 impl Blog {
     /// The posts of `files` (file name, text); every file is checked, drafts
     /// included, whether or not they are kept.
-    pub fn parse<N: AsRef<str>, T: AsRef<str>>(files: &[(N, T)], manifest: &Manifest, drafts: Drafts) -> Result<Blog, ContentError> {
-        let mut posts = files.iter().map(|(name, text)| parse_post(name.as_ref(), text.as_ref(), manifest)).collect::<Result<Vec<_>, _>>()?;
+    pub fn parse<N: AsRef<str>, T: AsRef<str>>(
+        files: &[(N, T)],
+        manifest: &Manifest,
+        drafts: Drafts,
+    ) -> Result<Blog, ContentError> {
+        let mut posts = files
+            .iter()
+            .map(|(name, text)| parse_post(name.as_ref(), text.as_ref(), manifest))
+            .collect::<Result<Vec<_>, _>>()?;
         if drafts == Drafts::Hide {
             posts.retain(|p| !p.summary.draft);
         }
-        posts.sort_by(|a, b| b.summary.date.cmp(&a.summary.date).then_with(|| a.summary.id.cmp(&b.summary.id)));
+        posts.sort_by(|a, b| {
+            b.summary
+                .date
+                .cmp(&a.summary.date)
+                .then_with(|| a.summary.id.cmp(&b.summary.id))
+        });
         Ok(Blog { posts })
     }
 
@@ -127,28 +139,61 @@ fn parse_post(file: &str, text: &str, manifest: &Manifest) -> Result<Post, Conte
         located(err(format!("front matter: {}", e.message().trim())), offset)
     })?;
     if file.strip_suffix(".md") != Some(fm.id.as_str()) {
-        return Err(field(err(format!("id {:?} must match the file name", fm.id)), "id"));
+        return Err(field(
+            err(format!("id {:?} must match the file name", fm.id)),
+            "id",
+        ));
     }
     let iso = time::macros::format_description!("[year]-[month]-[day]");
-    let date = time::Date::parse(&fm.date, &iso).map_err(|e| field(err(format!("date {:?} is not YYYY-MM-DD: {e}", fm.date)), "date"))?;
+    let date = time::Date::parse(&fm.date, &iso).map_err(|e| {
+        field(
+            err(format!("date {:?} is not YYYY-MM-DD: {e}", fm.date)),
+            "date",
+        )
+    })?;
     if let Some(updated) = &fm.updated {
-        let revised = time::Date::parse(updated, &iso).map_err(|e| field(err(format!("updated {updated:?} is not YYYY-MM-DD: {e}")), "updated"))?;
+        let revised = time::Date::parse(updated, &iso).map_err(|e| {
+            field(
+                err(format!("updated {updated:?} is not YYYY-MM-DD: {e}")),
+                "updated",
+            )
+        })?;
         if revised < date {
-            return Err(field(err(format!("updated {updated:?} is before the post's date {:?}", fm.date)), "updated"));
+            return Err(field(
+                err(format!(
+                    "updated {updated:?} is before the post's date {:?}",
+                    fm.date
+                )),
+                "updated",
+            ));
         }
     }
     if let Some(url) = &fm.author_url {
         let on_site = url.starts_with('/') && !url.starts_with("//");
-        let https = ammonia::Url::parse(url).is_ok_and(|u| u.scheme() == "https" && u.host_str().is_some());
+        let https =
+            ammonia::Url::parse(url).is_ok_and(|u| u.scheme() == "https" && u.host_str().is_some());
         if !on_site && !https {
-            return Err(field(err(format!("authorUrl {url:?} must be a path on this site (\"/about\") or an https URL")), "authorUrl"));
+            return Err(field(
+                err(format!(
+                    "authorUrl {url:?} must be a path on this site (\"/about\") or an https URL"
+                )),
+                "authorUrl",
+            ));
         }
     }
     let image = match fm.image {
         None => None,
-        Some(image) => {
-            Some(manifest.image_url(&image).ok_or_else(|| field(err(format!("image {image:?} is not under content/images/")), "image"))?.to_owned())
-        }
+        Some(image) => Some(
+            manifest
+                .image_url(&image)
+                .ok_or_else(|| {
+                    field(
+                        err(format!("image {image:?} is not under content/images/")),
+                        "image",
+                    )
+                })?
+                .to_owned(),
+        ),
     };
     Ok(Post {
         summary: PostSummary {
@@ -175,20 +220,33 @@ mod tests {
     const POST: &str = "+++\nid = \"a\"\ntitle = \"A\"\ndate = \"2024-05-01\"\nauthor = \"Ana\"\ntype = \"Updates\"\nreadTime = \"3 min read\"\nexcerpt = \"E\"\n+++\nBody";
 
     fn draft(id: &str) -> String {
-        POST.replace("id = \"a\"", &format!("id = \"{id}\"\ndraft = true")).replace("2024-05-01", "2024-06-01")
+        POST.replace("id = \"a\"", &format!("id = \"{id}\"\ndraft = true"))
+            .replace("2024-05-01", "2024-06-01")
     }
 
     #[test]
     fn drafts_are_kept_only_when_asked() {
         let manifest = Manifest::embedded();
-        let files = [("a.md".to_owned(), POST.to_owned()), ("b.md".to_owned(), draft("b"))];
+        let files = [
+            ("a.md".to_owned(), POST.to_owned()),
+            ("b.md".to_owned(), draft("b")),
+        ];
         let shown = Blog::parse(&files, &manifest, Drafts::Show).unwrap();
-        assert_eq!(shown.list().iter().map(|p| (p.id.as_str(), p.draft)).collect::<Vec<_>>(), vec![("b", true), ("a", false)]);
+        assert_eq!(
+            shown
+                .list()
+                .iter()
+                .map(|p| (p.id.as_str(), p.draft))
+                .collect::<Vec<_>>(),
+            vec![("b", true), ("a", false)]
+        );
         let hidden = Blog::parse(&files, &manifest, Drafts::Hide).unwrap();
         assert_eq!(hidden.list().len(), 1);
         assert!(hidden.get("b").is_none() && !hidden.has_type("nothing"));
         // Only a draft says so in its JSON.
-        assert!(!serde_json::to_string(&hidden.list()[0]).unwrap().contains("draft"));
+        assert!(!serde_json::to_string(&hidden.list()[0])
+            .unwrap()
+            .contains("draft"));
         // A broken draft is still an error: drafts are checked like posts.
         let broken = [("c.md", "+++\nid = \"c\"\ndraft = true\n+++\n")];
         assert!(Blog::parse(&broken, &manifest, Drafts::Hide).is_err());
@@ -203,31 +261,69 @@ mod tests {
         };
         let (message, line) = at(&POST.replace("title = \"A\"", "title = A"));
         assert_eq!(line, Some(3), "{message}");
-        assert!(message.starts_with("content/blog/a.md:3:9: front matter: "), "{message}");
+        assert!(
+            message.starts_with("content/blog/a.md:3:9: front matter: "),
+            "{message}"
+        );
         let (message, line) = at(&POST.replace("2024-05-01", "May 1st"));
         assert_eq!(line, Some(4), "{message}");
-        assert!(message.contains("date \"May 1st\" is not YYYY-MM-DD"), "{message}");
+        assert!(
+            message.contains("date \"May 1st\" is not YYYY-MM-DD"),
+            "{message}"
+        );
         let (message, _) = at(&POST.replace("id = \"a\"", "id = \"b\""));
-        assert!(message.starts_with("content/blog/a.md:2:1: id \"b\" must match the file name"), "{message}");
-        assert_eq!(at("no front matter").0, "content/blog/a.md:1:1: must start with a +++ front matter block");
+        assert!(
+            message.starts_with("content/blog/a.md:2:1: id \"b\" must match the file name"),
+            "{message}"
+        );
+        assert_eq!(
+            at("no front matter").0,
+            "content/blog/a.md:1:1: must start with a +++ front matter block"
+        );
     }
 
     #[test]
     fn a_revision_date_and_an_author_page_are_optional_and_checked() {
         let manifest = Manifest::embedded();
-        let parse = |text: &str| Blog::parse(&[("a.md", text)], &manifest, Drafts::Show).map(|b| b.list()[0].clone());
+        let parse = |text: &str| {
+            Blog::parse(&[("a.md", text)], &manifest, Drafts::Show).map(|b| b.list()[0].clone())
+        };
         let plain = parse(POST).unwrap();
-        assert_eq!((plain.updated.as_str(), plain.author_url.as_deref()), ("2024-05-01", None), "unrevised: updated is the date");
-        let revised = parse(&POST.replace("author = ", "updated = \"2024-07-02\"\nauthorUrl = \"/about\"\nauthor = ")).unwrap();
-        assert_eq!((revised.updated.as_str(), revised.author_url.as_deref()), ("2024-07-02", Some("/about")));
-        assert!(parse(&POST.replace("author = ", "authorUrl = \"https://social.example/@ana\"\nauthor = ")).is_ok());
+        assert_eq!(
+            (plain.updated.as_str(), plain.author_url.as_deref()),
+            ("2024-05-01", None),
+            "unrevised: updated is the date"
+        );
+        let revised = parse(&POST.replace(
+            "author = ",
+            "updated = \"2024-07-02\"\nauthorUrl = \"/about\"\nauthor = ",
+        ))
+        .unwrap();
+        assert_eq!(
+            (revised.updated.as_str(), revised.author_url.as_deref()),
+            ("2024-07-02", Some("/about"))
+        );
+        assert!(parse(&POST.replace(
+            "author = ",
+            "authorUrl = \"https://social.example/@ana\"\nauthor = "
+        ))
+        .is_ok());
 
         let message = |text: String| parse(&text).unwrap_err().to_string();
         let early = message(POST.replace("author = ", "updated = \"2024-04-30\"\nauthor = "));
         assert_eq!(early, "content/blog/a.md:5:1: updated \"2024-04-30\" is before the post's date \"2024-05-01\"");
-        for bad in ["http://ana.example", "ana.example", "//ana.example/x", "javascript:alert(1)"] {
+        for bad in [
+            "http://ana.example",
+            "ana.example",
+            "//ana.example/x",
+            "javascript:alert(1)",
+        ] {
             let e = message(POST.replace("author = ", &format!("authorUrl = {bad:?}\nauthor = ")));
-            assert!(e.starts_with("content/blog/a.md:5:1: authorUrl ") && e.contains("must be a path on this site"), "{bad}: {e}");
+            assert!(
+                e.starts_with("content/blog/a.md:5:1: authorUrl ")
+                    && e.contains("must be a path on this site"),
+                "{bad}: {e}"
+            );
         }
     }
 }

@@ -9,7 +9,12 @@ use super::error::ContentError;
 use crate::assets::Manifest;
 
 /// Names never featured on /wallets (spec section 2).
-pub const NOT_FEATURED: &[&str] = &["Woluwe Test", "ETHGlobal London Token", "Celo Community Point", "Wolugo"];
+pub const NOT_FEATURED: &[&str] = &[
+    "Woluwe Test",
+    "ETHGlobal London Token",
+    "Celo Community Point",
+    "Wolugo",
+];
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -185,23 +190,32 @@ pub struct Communities {
 
 impl Communities {
     /// The configs of `files` (file name, text).
-    pub fn parse<N: AsRef<str>, T: AsRef<str>>(files: &[(N, T)], manifest: &Manifest) -> Result<Communities, ContentError> {
+    pub fn parse<N: AsRef<str>, T: AsRef<str>>(
+        files: &[(N, T)],
+        manifest: &Manifest,
+    ) -> Result<Communities, ContentError> {
         let mut all = Vec::with_capacity(files.len());
         let mut featured = Vec::new();
         for (file, text) in files {
             let path = format!("content/communities/{}", file.as_ref());
-            let cfg: CommunityConfig = serde_json::from_str(text.as_ref()).map_err(|e| ContentError::json(&path, &e))?;
+            let cfg: CommunityConfig =
+                serde_json::from_str(text.as_ref()).map_err(|e| ContentError::json(&path, &e))?;
             validate(&cfg).map_err(|m| ContentError::new(&path, m))?;
             if is_featured(&cfg.community) {
-                let logo = manifest
-                    .image_url(&cfg.community.logo)
-                    .ok_or_else(|| ContentError::new(&path, format!("logo {:?} is not under content/images/", cfg.community.logo)))?;
+                let logo = manifest.image_url(&cfg.community.logo).ok_or_else(|| {
+                    ContentError::new(
+                        &path,
+                        format!("logo {:?} is not under content/images/", cfg.community.logo),
+                    )
+                })?;
                 featured.push(FeaturedCommunity {
                     alias: cfg.community.alias.clone(),
                     name: cfg.community.name.clone(),
                     description: cfg.community.description.clone(),
                     logo: logo.to_owned(),
-                    symbol: primary_token(&cfg).map(|t| t.symbol.clone()).unwrap_or_default(),
+                    symbol: primary_token(&cfg)
+                        .map(|t| t.symbol.clone())
+                        .unwrap_or_default(),
                     url: cfg.community.url.clone(),
                 });
             }
@@ -240,7 +254,9 @@ fn validate(cfg: &CommunityConfig) -> Result<(), String> {
     }
     for (key, token) in &cfg.tokens {
         if *key != format!("{}:{}", token.chain_id, token.address) {
-            return Err(format!("token key {key} does not match its chain_id:address"));
+            return Err(format!(
+                "token key {key} does not match its chain_id:address"
+            ));
         }
     }
     if cfg.community.primary_card_manager.is_none() && cfg.community.card_factory.is_none() {

@@ -29,7 +29,12 @@ fn at(line: Option<u32>, column: Option<u32>) -> String {
 
 impl ContentError {
     pub fn new(file: &str, message: impl std::fmt::Display) -> ContentError {
-        ContentError { file: file.to_owned(), line: None, column: None, message: message.to_string() }
+        ContentError {
+            file: file.to_owned(),
+            line: None,
+            column: None,
+            message: message.to_string(),
+        }
     }
 
     pub fn at(mut self, line: usize, column: usize) -> ContentError {
@@ -42,7 +47,10 @@ impl ContentError {
     pub fn json(file: &str, e: &serde_json::Error) -> ContentError {
         let message = e.to_string();
         // serde_json appends " at line L column C"; the location has its own fields.
-        let message = message.rsplit_once(" at line ").map_or(message.as_str(), |(m, _)| m).to_owned();
+        let message = message
+            .rsplit_once(" at line ")
+            .map_or(message.as_str(), |(m, _)| m)
+            .to_owned();
         ContentError::new(file, message).at(e.line(), e.column())
     }
 }

@@ -27,8 +27,11 @@ pub struct FrontMatter {
 
 /// A post file's front matter text (after the opening `+++`) and its body.
 pub fn split(text: &str) -> Result<(&str, &str), &'static str> {
-    let rest = text.strip_prefix("+++").ok_or("must start with a +++ front matter block")?;
-    rest.split_once("\n+++").ok_or("front matter is not closed with +++")
+    let rest = text
+        .strip_prefix("+++")
+        .ok_or("must start with a +++ front matter block")?;
+    rest.split_once("\n+++")
+        .ok_or("front matter is not closed with +++")
 }
 
 pub fn parse(front: &str) -> Result<FrontMatter, toml::de::Error> {

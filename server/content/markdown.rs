@@ -15,21 +15,52 @@ const SCHEMES: &[&str] = &["http", "https", "irc", "ircs", "mailto", "xmpp"];
 pub fn to_safe_html(markdown: &str) -> String {
     // Per open link: whether it was written out as an external <a> by hand.
     let mut external_stack: Vec<bool> = Vec::new();
-    let events = Parser::new_ext(markdown, Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH).map(move |event| match event {
+    let events = Parser::new_ext(
+        markdown,
+        Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH,
+    )
+    .map(move |event| match event {
         Event::Start(Tag::Link { dest_url, .. }) if is_external(&dest_url) => {
             // External links open in a new tab (spec section 7).
             external_stack.push(true);
-            Event::InlineHtml(CowStr::from(format!(r#"<a href="{}" target="_blank">"#, attr_escape(&dest_url))))
+            Event::InlineHtml(CowStr::from(format!(
+                r#"<a href="{}" target="_blank">"#,
+                attr_escape(&dest_url)
+            )))
         }
-        Event::Start(Tag::Link { link_type, dest_url, title, id }) => {
+        Event::Start(Tag::Link {
+            link_type,
+            dest_url,
+            title,
+            id,
+        }) => {
             external_stack.push(false);
-            let dest_url = if allowed_address(&dest_url) { dest_url } else { CowStr::Borrowed("") };
-            Event::Start(Tag::Link { link_type, dest_url, title, id })
+            let dest_url = if allowed_address(&dest_url) {
+                dest_url
+            } else {
+                CowStr::Borrowed("")
+            };
+            Event::Start(Tag::Link {
+                link_type,
+                dest_url,
+                title,
+                id,
+            })
         }
-        Event::End(TagEnd::Link) if external_stack.pop() == Some(true) => Event::InlineHtml(CowStr::Borrowed("</a>")),
-        Event::Start(Tag::Image { link_type, dest_url, title, id }) if !allowed_address(&dest_url) => {
-            Event::Start(Tag::Image { link_type, dest_url: CowStr::Borrowed(""), title, id })
+        Event::End(TagEnd::Link) if external_stack.pop() == Some(true) => {
+            Event::InlineHtml(CowStr::Borrowed("</a>"))
         }
+        Event::Start(Tag::Image {
+            link_type,
+            dest_url,
+            title,
+            id,
+        }) if !allowed_address(&dest_url) => Event::Start(Tag::Image {
+            link_type,
+            dest_url: CowStr::Borrowed(""),
+            title,
+            id,
+        }),
         other => other,
     });
     let mut raw = String::with_capacity(markdown.len() * 2);
@@ -60,7 +91,11 @@ fn is_external(value: &str) -> bool {
 }
 
 fn attr_escape(value: &str) -> String {
-    value.replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;").replace('>', "&gt;")
+    value
+        .replace('&', "&amp;")
+        .replace('"', "&quot;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 /// A relative address, or an absolute one with an allowed protocol.
@@ -83,24 +118,59 @@ mod tests {
              [e](data:text/html,hi) [f](JaVaScRiPt:alert(2)) ![g](vbscript:x) ![h](https://example.org/i.png) \
              [i](xmpp:me@example.org) [j](irc://irc.example.org/x) [k](ftp://example.org)",
         );
-        assert!(html.contains(r#"<a href="" rel="noopener noreferrer">a</a>"#), "{html}");
-        assert!(html.contains(r#"<a href="https://example.org/x" target="_blank" rel="noopener noreferrer">b</a>"#), "{html}");
-        assert!(html.contains(r#"<a href="/pricing" rel="noopener noreferrer">c</a>"#), "{html}");
+        assert!(
+            html.contains(r#"<a href="" rel="noopener noreferrer">a</a>"#),
+            "{html}"
+        );
+        assert!(
+            html.contains(
+                r#"<a href="https://example.org/x" target="_blank" rel="noopener noreferrer">b</a>"#
+            ),
+            "{html}"
+        );
+        assert!(
+            html.contains(r#"<a href="/pricing" rel="noopener noreferrer">c</a>"#),
+            "{html}"
+        );
         assert!(html.contains(r#"href="mailto:hi@example.org""#), "{html}");
-        assert!(html.contains(r#"<a href="" rel="noopener noreferrer">e</a>"#), "{html}");
-        assert!(html.contains(r#"<a href="" rel="noopener noreferrer">f</a>"#), "{html}");
+        assert!(
+            html.contains(r#"<a href="" rel="noopener noreferrer">e</a>"#),
+            "{html}"
+        );
+        assert!(
+            html.contains(r#"<a href="" rel="noopener noreferrer">f</a>"#),
+            "{html}"
+        );
         assert!(html.contains(r#"<img src="" alt="g">"#), "{html}");
-        assert!(html.contains(r#"<img src="https://example.org/i.png" alt="h">"#), "{html}");
-        assert!(html.contains(r#"href="xmpp:me@example.org""#) && html.contains(r#"href="irc://irc.example.org/x""#), "{html}");
-        assert!(html.contains(r#"<a href="" rel="noopener noreferrer">k</a>"#), "{html}");
+        assert!(
+            html.contains(r#"<img src="https://example.org/i.png" alt="h">"#),
+            "{html}"
+        );
+        assert!(
+            html.contains(r#"href="xmpp:me@example.org""#)
+                && html.contains(r#"href="irc://irc.example.org/x""#),
+            "{html}"
+        );
+        assert!(
+            html.contains(r#"<a href="" rel="noopener noreferrer">k</a>"#),
+            "{html}"
+        );
         assert!(!html.to_lowercase().contains("javascript"), "{html}");
     }
 
     #[test]
     fn raw_html_in_markdown_is_sanitized() {
         let html = to_safe_html("Hi <script>alert(1)</script> <img src=x onerror=alert(1)> **bold**\n\n- a\n- b\n\n## Head");
-        assert!(!html.contains("<script") && !html.contains("onerror"), "{html}");
-        assert!(html.contains("<strong>bold</strong>") && html.contains("<li>a</li>") && html.contains("<h2>Head</h2>"), "{html}");
+        assert!(
+            !html.contains("<script") && !html.contains("onerror"),
+            "{html}"
+        );
+        assert!(
+            html.contains("<strong>bold</strong>")
+                && html.contains("<li>a</li>")
+                && html.contains("<h2>Head</h2>"),
+            "{html}"
+        );
     }
 
     mod properties {
@@ -178,7 +248,10 @@ mod tests {
                     let key = a[..eq].trim().to_ascii_lowercase();
                     let after = &a[eq + 2..];
                     let close = after.find('"').unwrap_or(after.len());
-                    attrs.push((key, after[..close].replace("&amp;", "&").replace("&quot;", "\"")));
+                    attrs.push((
+                        key,
+                        after[..close].replace("&amp;", "&").replace("&quot;", "\""),
+                    ));
                     a = after.get(close + 1..).unwrap_or("").trim_start();
                 }
                 out.push((name.to_ascii_lowercase(), attrs));

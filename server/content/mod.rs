@@ -38,7 +38,11 @@ pub enum Source<'a> {
 impl Source<'_> {
     /// Every `*.ext` file of `content/<dir>/` as (file name, text), by name.
     fn files(&self, dir: &str, ext: &str) -> Result<Vec<(String, String)>, ContentError> {
-        let owned = |list: &[(&str, &str)]| list.iter().map(|(n, t)| ((*n).to_owned(), (*t).to_owned())).collect();
+        let owned = |list: &[(&str, &str)]| {
+            list.iter()
+                .map(|(n, t)| ((*n).to_owned(), (*t).to_owned()))
+                .collect()
+        };
         match self {
             Source::Embedded => Ok(match dir {
                 "blog" => owned(files::BLOG_FILES),
@@ -47,18 +51,23 @@ impl Source<'_> {
             }),
             Source::Dir(root) => {
                 let folder = format!("content/{dir}");
-                let unreadable = |e: std::io::Error| ContentError::new(&folder, format!("cannot be read: {e}"));
+                let unreadable =
+                    |e: std::io::Error| ContentError::new(&folder, format!("cannot be read: {e}"));
                 let mut names: Vec<String> = std::fs::read_dir(root.join(&folder))
                     .map_err(unreadable)?
                     .filter_map(|e| e.ok()?.file_name().into_string().ok())
-                    .filter(|n| !n.starts_with('.') && n.rsplit_once('.').is_some_and(|(_, e)| e == ext))
+                    .filter(|n| {
+                        !n.starts_with('.') && n.rsplit_once('.').is_some_and(|(_, e)| e == ext)
+                    })
                     .collect();
                 names.sort();
                 names
                     .into_iter()
                     .map(|name| {
                         let path = format!("{folder}/{name}");
-                        let text = std::fs::read_to_string(root.join(&path)).map_err(|e| ContentError::new(&path, format!("cannot be read: {e}")))?;
+                        let text = std::fs::read_to_string(root.join(&path)).map_err(|e| {
+                            ContentError::new(&path, format!("cannot be read: {e}"))
+                        })?;
                         Ok((name, text))
                     })
                     .collect()
@@ -77,7 +86,8 @@ impl Source<'_> {
                 other => return Err(ContentError::new(other, "is not compiled into the binary")),
             }
             .to_owned()),
-            Source::Dir(root) => std::fs::read_to_string(root.join(path)).map_err(|e| ContentError::new(path, format!("cannot be read: {e}"))),
+            Source::Dir(root) => std::fs::read_to_string(root.join(path))
+                .map_err(|e| ContentError::new(path, format!("cannot be read: {e}"))),
         }
     }
 }
@@ -111,11 +121,19 @@ struct Parts {
 impl Parts {
     fn parse(source: Source, manifest: &Manifest, drafts: Drafts) -> Parts {
         Parts {
-            blog: source.files("blog", "md").and_then(|f| Blog::parse(&f, manifest, drafts)),
-            communities: source.files("communities", "json").and_then(|f| Communities::parse(&f, manifest)),
+            blog: source
+                .files("blog", "md")
+                .and_then(|f| Blog::parse(&f, manifest, drafts)),
+            communities: source
+                .files("communities", "json")
+                .and_then(|f| Communities::parse(&f, manifest)),
             routes: source.file(ROUTES_FILE).and_then(|t| RouteTable::parse(&t)),
-            intro_tags: source.file(INTRO_TAGS_FILE).and_then(|t| parse_intro_tags(&t)),
-            frame_origins: source.file(EMBEDS_FILE).and_then(|t| parse_frame_origins(&t)),
+            intro_tags: source
+                .file(INTRO_TAGS_FILE)
+                .and_then(|t| parse_intro_tags(&t)),
+            frame_origins: source
+                .file(EMBEDS_FILE)
+                .and_then(|t| parse_frame_origins(&t)),
             accounts: source.file(ACCOUNTS_FILE).and_then(|t| parse_accounts(&t)),
         }
     }
@@ -132,7 +150,11 @@ impl Content {
     }
 
     /// All of it, or the first file that is malformed.
-    pub fn load(source: Source, manifest: &Manifest, drafts: Drafts) -> Result<Content, ContentError> {
+    pub fn load(
+        source: Source,
+        manifest: &Manifest,
+        drafts: Drafts,
+    ) -> Result<Content, ContentError> {
         let p = Parts::parse(source, manifest, drafts);
         Ok(Content {
             blog: p.blog?,
@@ -152,7 +174,12 @@ impl Content {
     /// Every part that parses; a part that does not keeps its value in
     /// `previous` (empty without one) and its error is returned. The dev
     /// server keeps serving the last good version of a broken file this way.
-    pub fn reload(source: Source, manifest: &Manifest, drafts: Drafts, previous: Option<&Content>) -> (Content, Vec<ContentError>) {
+    pub fn reload(
+        source: Source,
+        manifest: &Manifest,
+        drafts: Drafts,
+        previous: Option<&Content>,
+    ) -> (Content, Vec<ContentError>) {
         let p = Parts::parse(source, manifest, drafts);
         let mut errors = Vec::new();
         let content = Content {
@@ -160,7 +187,11 @@ impl Content {
             communities: keep(p.communities, previous.map(|c| &c.communities), &mut errors),
             routes: keep(p.routes, previous.map(|c| &c.routes), &mut errors),
             intro_tags: keep(p.intro_tags, previous.map(|c| &c.intro_tags), &mut errors),
-            frame_origins: keep(p.frame_origins, previous.map(|c| &c.frame_origins), &mut errors),
+            frame_origins: keep(
+                p.frame_origins,
+                previous.map(|c| &c.frame_origins),
+                &mut errors,
+            ),
             accounts: keep(p.accounts, previous.map(|c| &c.accounts), &mut errors),
         };
         (content, errors)
@@ -168,7 +199,11 @@ impl Content {
 }
 
 /// The part as parsed, or (recording why not) the last good one.
-fn keep<T: Clone + Default>(part: Result<T, ContentError>, last: Option<&T>, errors: &mut Vec<ContentError>) -> T {
+fn keep<T: Clone + Default>(
+    part: Result<T, ContentError>,
+    last: Option<&T>,
+    errors: &mut Vec<ContentError>,
+) -> T {
     part.unwrap_or_else(|e| {
         errors.push(e);
         last.cloned().unwrap_or_default()
@@ -177,9 +212,13 @@ fn keep<T: Clone + Default>(part: Result<T, ContentError>, last: Option<&T>, err
 
 /// `content/site/intro-tags.json`: a list of distinct, non-empty tags.
 pub fn parse_intro_tags(text: &str) -> Result<Vec<String>, ContentError> {
-    let tags: Vec<String> = serde_json::from_str(text).map_err(|e| ContentError::json(INTRO_TAGS_FILE, &e))?;
+    let tags: Vec<String> =
+        serde_json::from_str(text).map_err(|e| ContentError::json(INTRO_TAGS_FILE, &e))?;
     if let Some(blank) = tags.iter().position(|t| t.trim().is_empty()) {
-        return Err(ContentError::new(INTRO_TAGS_FILE, format!("tag {} is empty", blank + 1)));
+        return Err(ContentError::new(
+            INTRO_TAGS_FILE,
+            format!("tag {} is empty", blank + 1),
+        ));
     }
     Ok(tags)
 }
@@ -187,20 +226,30 @@ pub fn parse_intro_tags(text: &str) -> Result<Vec<String>, ContentError> {
 /// A JSON file of name -> https URL (`embeds.json`, `accounts.json`): each
 /// entry as (name, the URL as written, the URL parsed), by name.
 fn https_urls(file: &str, text: &str) -> Result<Vec<(String, String, ammonia::Url)>, ContentError> {
-    let named: std::collections::BTreeMap<String, String> = serde_json::from_str(text).map_err(|e| ContentError::json(file, &e))?;
+    let named: std::collections::BTreeMap<String, String> =
+        serde_json::from_str(text).map_err(|e| ContentError::json(file, &e))?;
     named
         .into_iter()
         .map(|(name, u)| match ammonia::Url::parse(&u) {
             Ok(url) if url.scheme() == "https" => Ok((name, u, url)),
-            Ok(_) => Err(ContentError::new(file, format!("{name}: {u:?} must be an https URL"))),
-            Err(e) => Err(ContentError::new(file, format!("{name}: {u:?} is not a URL: {e}"))),
+            Ok(_) => Err(ContentError::new(
+                file,
+                format!("{name}: {u:?} must be an https URL"),
+            )),
+            Err(e) => Err(ContentError::new(
+                file,
+                format!("{name}: {u:?} is not a URL: {e}"),
+            )),
         })
         .collect()
 }
 
 /// `content/site/embeds.json` (name -> https URL): the origins, sorted.
 pub fn parse_frame_origins(text: &str) -> Result<Vec<String>, ContentError> {
-    let mut origins: Vec<String> = https_urls(EMBEDS_FILE, text)?.iter().map(|(_, _, url)| url.origin().ascii_serialization()).collect();
+    let mut origins: Vec<String> = https_urls(EMBEDS_FILE, text)?
+        .iter()
+        .map(|(_, _, url)| url.origin().ascii_serialization())
+        .collect();
     origins.sort();
     origins.dedup();
     Ok(origins)
@@ -233,7 +282,8 @@ pub fn parse_accounts(text: &str) -> Result<Accounts, ContentError> {
 pub fn x_handle(url: &ammonia::Url) -> Option<String> {
     let host = url.host_str()?.trim_start_matches("www.");
     let name = url.path().trim_matches('/');
-    let valid = (1..=15).contains(&name.len()) && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    let valid = (1..=15).contains(&name.len())
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
     (matches!(host, "x.com" | "twitter.com") && valid).then(|| format!("@{name}"))
 }
 
@@ -244,28 +294,61 @@ mod tests {
     #[test]
     fn json_errors_carry_the_file_line_and_column() {
         let e = parse_intro_tags("[\n  \"a\",\n  b\n]").unwrap_err();
-        assert_eq!((e.file.as_str(), e.line, e.column), (INTRO_TAGS_FILE, Some(3), Some(3)));
-        assert_eq!(e.to_string(), "content/site/intro-tags.json:3:3: expected value");
-        assert!(parse_intro_tags("[\"a\", \" \"]").unwrap_err().to_string().ends_with("tag 2 is empty"));
+        assert_eq!(
+            (e.file.as_str(), e.line, e.column),
+            (INTRO_TAGS_FILE, Some(3), Some(3))
+        );
+        assert_eq!(
+            e.to_string(),
+            "content/site/intro-tags.json:3:3: expected value"
+        );
+        assert!(parse_intro_tags("[\"a\", \" \"]")
+            .unwrap_err()
+            .to_string()
+            .ends_with("tag 2 is empty"));
     }
 
     #[test]
     fn frames_must_be_https() {
-        assert_eq!(parse_frame_origins(r#"{"a": "https://x.example/p", "b": "https://x.example/q"}"#).unwrap(), vec!["https://x.example"]);
+        assert_eq!(
+            parse_frame_origins(r#"{"a": "https://x.example/p", "b": "https://x.example/q"}"#)
+                .unwrap(),
+            vec!["https://x.example"]
+        );
         let e = parse_frame_origins(r#"{"a": "http://x.example/p"}"#).unwrap_err();
         assert!(e.to_string().contains("must be an https URL"), "{e}");
     }
 
     #[test]
     fn accounts_are_https_profiles_and_the_x_one_gives_the_handle() {
-        let a = parse_accounts(r#"{"github": "https://github.com/org", "twitter": "https://x.com/org_1/"}"#).unwrap();
-        assert_eq!(a.profiles, ["https://github.com/org", "https://x.com/org_1/"]);
+        let a = parse_accounts(
+            r#"{"github": "https://github.com/org", "twitter": "https://x.com/org_1/"}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            a.profiles,
+            ["https://github.com/org", "https://x.com/org_1/"]
+        );
         assert_eq!(a.x_handle.as_deref(), Some("@org_1"));
-        let none = parse_accounts(r#"{"x": "https://x.com/i/lists/1", "mastodon": "https://social.example/@org"}"#).unwrap();
-        assert_eq!(none.x_handle, None, "a list is not a profile, and other hosts have no X handle");
+        let none = parse_accounts(
+            r#"{"x": "https://x.com/i/lists/1", "mastodon": "https://social.example/@org"}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            none.x_handle, None,
+            "a list is not a profile, and other hosts have no X handle"
+        );
         let e = parse_accounts(r#"{"discord": "discord.gg/org"}"#).unwrap_err();
-        assert!(e.to_string().starts_with("content/site/accounts.json: discord: \"discord.gg/org\" is not a URL"), "{e}");
-        assert!(parse_accounts(r#"{"x": "http://x.com/org"}"#).unwrap_err().to_string().contains("must be an https URL"));
+        assert!(
+            e.to_string().starts_with(
+                "content/site/accounts.json: discord: \"discord.gg/org\" is not a URL"
+            ),
+            "{e}"
+        );
+        assert!(parse_accounts(r#"{"x": "http://x.com/org"}"#)
+            .unwrap_err()
+            .to_string()
+            .contains("must be an https URL"));
     }
 
     #[test]
@@ -277,23 +360,47 @@ mod tests {
             std::fs::create_dir_all(to.parent().unwrap()).unwrap();
             std::fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join(rel), to).unwrap();
         };
-        for f in
-            [ROUTES_FILE, INTRO_TAGS_FILE, EMBEDS_FILE, ACCOUNTS_FILE, "content/blog/nfc-integration.md", "content/communities/brussels-pay.json"]
-        {
+        for f in [
+            ROUTES_FILE,
+            INTRO_TAGS_FILE,
+            EMBEDS_FILE,
+            ACCOUNTS_FILE,
+            "content/blog/nfc-integration.md",
+            "content/communities/brussels-pay.json",
+        ] {
             copy(f);
         }
         let (good, errors) = Content::reload(Source::Dir(&root), &manifest, Drafts::Show, None);
         assert!(errors.is_empty(), "{errors:?}");
         assert_eq!(good.blog.list().len(), 1);
 
-        std::fs::write(root.join("content/blog/nfc-integration.md"), "+++\nid = \"nfc-integration\"\ntitle = \n+++\n").unwrap();
+        std::fs::write(
+            root.join("content/blog/nfc-integration.md"),
+            "+++\nid = \"nfc-integration\"\ntitle = \n+++\n",
+        )
+        .unwrap();
         std::fs::write(root.join(INTRO_TAGS_FILE), "[\"only\"]").unwrap();
-        let (next, errors) = Content::reload(Source::Dir(&root), &manifest, Drafts::Show, Some(&good));
+        let (next, errors) =
+            Content::reload(Source::Dir(&root), &manifest, Drafts::Show, Some(&good));
         assert_eq!(errors.len(), 1, "{errors:?}");
-        assert_eq!((errors[0].file.as_str(), errors[0].line), ("content/blog/nfc-integration.md", Some(3)));
-        assert_eq!(next.blog.list()[0].id, "nfc-integration", "the last good blog stays");
-        assert_eq!(next.intro_tags, vec!["only"], "the parts that parse are new");
-        assert!(Content::load(Source::Dir(&root), &manifest, Drafts::Show).is_err(), "load is all or nothing");
+        assert_eq!(
+            (errors[0].file.as_str(), errors[0].line),
+            ("content/blog/nfc-integration.md", Some(3))
+        );
+        assert_eq!(
+            next.blog.list()[0].id,
+            "nfc-integration",
+            "the last good blog stays"
+        );
+        assert_eq!(
+            next.intro_tags,
+            vec!["only"],
+            "the parts that parse are new"
+        );
+        assert!(
+            Content::load(Source::Dir(&root), &manifest, Drafts::Show).is_err(),
+            "load is all or nothing"
+        );
         std::fs::remove_dir_all(&root).unwrap();
     }
 }

@@ -66,7 +66,11 @@ pub struct RouteFacts {
 
 impl RouteFacts {
     /// The facts of every path the table does not match: the 404 page.
-    pub const NOT_FOUND: RouteFacts = RouteFacts { cache: CachePolicy::Revalidate, listed: false, indexed: false };
+    pub const NOT_FOUND: RouteFacts = RouteFacts {
+        cache: CachePolicy::Revalidate,
+        listed: false,
+        indexed: false,
+    };
 }
 
 /// First path segments the server answers itself, never with a page: the
@@ -74,8 +78,18 @@ impl RouteFacts {
 /// files. A route may not start with one (the front door, see
 /// [`crate::http::front`], relies on it; `http::tests` checks the list against
 /// the router).
-pub const SERVER_SEGMENTS: [&str; 10] =
-    ["api", "assets", "__dev", "sitemap.xml", "robots.txt", "feed.xml", "site.webmanifest", "healthz", "readyz", "metrics"];
+pub const SERVER_SEGMENTS: [&str; 10] = [
+    "api",
+    "assets",
+    "__dev",
+    "sitemap.xml",
+    "robots.txt",
+    "feed.xml",
+    "site.webmanifest",
+    "healthz",
+    "readyz",
+    "metrics",
+];
 
 #[derive(Deserialize)]
 struct TableFile {
@@ -139,11 +153,20 @@ impl RouteMatch {
 
 impl RouteTable {
     pub fn parse(json: &str) -> Result<RouteTable, ContentError> {
-        let file: TableFile = serde_json::from_str(json).map_err(|e| ContentError::json(ROUTES_FILE, &e))?;
-        if let Some(taken) = file.routes.iter().find(|r| split(&r.path).next().is_some_and(|s| SERVER_SEGMENTS.contains(&s))) {
+        let file: TableFile =
+            serde_json::from_str(json).map_err(|e| ContentError::json(ROUTES_FILE, &e))?;
+        if let Some(taken) = file.routes.iter().find(|r| {
+            split(&r.path)
+                .next()
+                .is_some_and(|s| SERVER_SEGMENTS.contains(&s))
+        }) {
             return Err(ContentError::new(
                 ROUTES_FILE,
-                format!("the path \"{}\" is the server's own (no route may start with /{})", taken.path, SERVER_SEGMENTS.join(", /")),
+                format!(
+                    "the path \"{}\" is the server's own (no route may start with /{})",
+                    taken.path,
+                    SERVER_SEGMENTS.join(", /")
+                ),
             ));
         }
         let routes = file
@@ -190,9 +213,16 @@ impl RouteTable {
                     Segment::Literal(l) => vec![l.clone()],
                     Segment::Param(p) => fill(p),
                 };
-                paths = paths.iter().flat_map(|p| values.iter().map(move |v| format!("{p}/{v}"))).collect();
+                paths = paths
+                    .iter()
+                    .flat_map(|p| values.iter().map(move |v| format!("{p}/{v}")))
+                    .collect();
             }
-            out.extend(paths.into_iter().map(|p| if p.is_empty() { "/".to_owned() } else { p }));
+            out.extend(
+                paths
+                    .into_iter()
+                    .map(|p| if p.is_empty() { "/".to_owned() } else { p }),
+            );
         }
         out
     }
@@ -211,14 +241,24 @@ impl RouteTable {
                     Segment::Literal(lit) if lit == part => {}
                     Segment::Literal(_) => continue 'routes,
                     Segment::Param(name) => {
-                        let Ok(value) = percent_decode_str(part).decode_utf8() else { continue 'routes };
+                        let Ok(value) = percent_decode_str(part).decode_utf8() else {
+                            continue 'routes;
+                        };
                         params.insert(name.clone(), value.into_owned());
                     }
                 }
             }
-            return RouteMatch { page: route.page, params, facts: route.facts };
+            return RouteMatch {
+                page: route.page,
+                params,
+                facts: route.facts,
+            };
         }
-        RouteMatch { page: PageId::NotFound, params: HashMap::new(), facts: RouteFacts::NOT_FOUND }
+        RouteMatch {
+            page: PageId::NotFound,
+            params: HashMap::new(),
+            facts: RouteFacts::NOT_FOUND,
+        }
     }
 }
 
@@ -255,21 +295,37 @@ mod tests {
 
     #[test]
     fn a_route_may_not_take_a_path_the_server_answers_itself() {
-        let e = RouteTable::parse(r#"{"routes": [{"path": "/", "page": "Home"}, {"path": "/api/x", "page": "X"}]}"#).unwrap_err();
-        assert!(e.to_string().starts_with("content/routes.json: the path \"/api/x\" is the server's own"), "{e}");
-        assert!(RouteTable::parse(r#"{"routes": [{"path": "/metrics", "page": "Home"}]}"#).is_err());
+        let e = RouteTable::parse(
+            r#"{"routes": [{"path": "/", "page": "Home"}, {"path": "/api/x", "page": "X"}]}"#,
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("content/routes.json: the path \"/api/x\" is the server's own"),
+            "{e}"
+        );
+        assert!(
+            RouteTable::parse(r#"{"routes": [{"path": "/metrics", "page": "Home"}]}"#).is_err()
+        );
         assert!(RouteTable::parse(r#"{"routes": [{"path": "/apis", "page": "Home"}]}"#).is_ok());
     }
 
     #[test]
     fn a_page_this_build_does_not_know_is_refused_with_what_to_do() {
         // Moving a page is content; a new page is a rebuild.
-        let moved = RouteTable::parse(r#"{"routes": [{"path": "/start", "page": "Home"}]}"#).unwrap();
+        let moved =
+            RouteTable::parse(r#"{"routes": [{"path": "/start", "page": "Home"}]}"#).unwrap();
         assert_eq!(moved.find("/start").page, PageId::Home);
-        let e = RouteTable::parse(r#"{"routes": [{"path": "/events", "page": "Events"}]}"#).unwrap_err();
-        assert!(e.to_string().contains("the page \"Events\" is not one this build knows"), "{e}");
+        let e = RouteTable::parse(r#"{"routes": [{"path": "/events", "page": "Events"}]}"#)
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("the page \"Events\" is not one this build knows"),
+            "{e}"
+        );
         assert!(e.to_string().contains("needs a rebuild"), "{e}");
-        let e = RouteTable::parse(r#"{"routes": [{"path": "/gone", "page": "NotFound"}]}"#).unwrap_err();
+        let e = RouteTable::parse(r#"{"routes": [{"path": "/gone", "page": "NotFound"}]}"#)
+            .unwrap_err();
         assert!(e.to_string().contains("no route may name it"), "{e}");
     }
 
@@ -277,24 +333,68 @@ mod tests {
     fn each_route_carries_the_facts_the_table_gives_it() {
         let t = table();
         let facts = |path: &str| t.find(path).facts;
-        assert_eq!(facts("/"), RouteFacts { cache: CachePolicy::Content, listed: true, indexed: true });
+        assert_eq!(
+            facts("/"),
+            RouteFacts {
+                cache: CachePolicy::Content,
+                listed: true,
+                indexed: true
+            }
+        );
         assert_eq!(facts("/about").cache, CachePolicy::Team);
         assert_eq!(facts("/pricing").cache, CachePolicy::Prices);
         assert_eq!(facts("/terms").cache, CachePolicy::Daily);
-        assert_eq!(facts("/success"), RouteFacts { cache: CachePolicy::Private, listed: false, indexed: true });
-        assert_eq!(facts("/cancel"), RouteFacts { cache: CachePolicy::Content, listed: false, indexed: true });
+        assert_eq!(
+            facts("/success"),
+            RouteFacts {
+                cache: CachePolicy::Private,
+                listed: false,
+                indexed: true
+            }
+        );
+        assert_eq!(
+            facts("/cancel"),
+            RouteFacts {
+                cache: CachePolicy::Content,
+                listed: false,
+                indexed: true
+            }
+        );
         assert_eq!(facts("/no-such-page"), RouteFacts::NOT_FOUND);
         let moved = RouteTable::parse(r#"{"routes": [{"path": "/x", "page": "Home", "cache": "daily", "sitemap": false, "index": false}]}"#).unwrap();
-        assert_eq!(moved.find("/x").facts, RouteFacts { cache: CachePolicy::Daily, listed: false, indexed: false });
-        let e = RouteTable::parse(r#"{"routes": [{"path": "/x", "page": "Home", "cache": "forever"}]}"#).unwrap_err();
+        assert_eq!(
+            moved.find("/x").facts,
+            RouteFacts {
+                cache: CachePolicy::Daily,
+                listed: false,
+                indexed: false
+            }
+        );
+        let e = RouteTable::parse(
+            r#"{"routes": [{"path": "/x", "page": "Home", "cache": "forever"}]}"#,
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("unknown variant `forever`"), "{e}");
-        assert!(RouteTable::parse(r#"{"routes": [{"path": "/x", "page": "Home", "sitemapp": false}]}"#).is_err());
+        assert!(RouteTable::parse(
+            r#"{"routes": [{"path": "/x", "page": "Home", "sitemapp": false}]}"#
+        )
+        .is_err());
     }
 
     #[test]
     fn concrete_paths_fill_parameters() {
-        let paths = table().concrete_paths(|p| if p == "postId" { vec!["a".into(), "b".into()] } else { vec![] });
+        let paths = table().concrete_paths(|p| {
+            if p == "postId" {
+                vec!["a".into(), "b".into()]
+            } else {
+                vec![]
+            }
+        });
         assert_eq!(paths.len(), 18);
-        assert!(paths.contains(&"/".to_string()) && paths.contains(&"/blog/a".to_string()) && paths.contains(&"/blog/b".to_string()));
+        assert!(
+            paths.contains(&"/".to_string())
+                && paths.contains(&"/blog/a".to_string())
+                && paths.contains(&"/blog/b".to_string())
+        );
     }
 }

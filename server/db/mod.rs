@@ -78,7 +78,12 @@ impl Db {
             .max_connections(if dialect == Dialect::Sqlite { 4 } else { 10 })
             .acquire_timeout(timeouts.db_connect)
             .connect_lazy(&url)?;
-        Ok(Db { pool, dialect, query_timeout: timeouts.db_query, health: Arc::default() })
+        Ok(Db {
+            pool,
+            dialect,
+            query_timeout: timeouts.db_query,
+            health: Arc::default(),
+        })
     }
 
     /// Runs the pending migrations (bounded like any statement).
@@ -89,7 +94,10 @@ impl Db {
                     // Write-ahead logging: readers (a backup among them) and
                     // the writer do not wait for each other. It stays set in
                     // the file; a database still open elsewhere keeps its mode.
-                    if let Err(e) = sqlx::query("PRAGMA journal_mode = WAL").execute(&self.pool).await {
+                    if let Err(e) = sqlx::query("PRAGMA journal_mode = WAL")
+                        .execute(&self.pool)
+                        .await
+                    {
                         tracing::warn!(error = %e, "SQLite stays in its journal mode");
                     }
                     SQLITE_MIGRATIONS.run(&self.pool).await
@@ -100,7 +108,9 @@ impl Db {
         // Migrations may take a while on a big table; a dead server may not answer at all.
         let result = match tokio::time::timeout(self.query_timeout * 6, run).await {
             Ok(r) => r,
-            Err(_) => Err(sqlx::migrate::MigrateError::Execute(timed_out(self.query_timeout * 6))),
+            Err(_) => Err(sqlx::migrate::MigrateError::Execute(timed_out(
+                self.query_timeout * 6,
+            ))),
         };
         if result.is_ok() {
             self.health.migrated.store(true, Ordering::Release);
@@ -112,7 +122,10 @@ impl Db {
     /// `work` (one or a few statements), cut off after the query timeout
     /// with an I/O error, so a database that accepts connections but never
     /// answers cannot hold a visitor's request.
-    pub async fn timed<T>(&self, work: impl Future<Output = Result<T, sqlx::Error>>) -> Result<T, sqlx::Error> {
+    pub async fn timed<T>(
+        &self,
+        work: impl Future<Output = Result<T, sqlx::Error>>,
+    ) -> Result<T, sqlx::Error> {
         let result = match tokio::time::timeout(self.query_timeout, work).await {
             Ok(r) => r,
             Err(_) => Err(timed_out(self.query_timeout)),
@@ -128,8 +141,12 @@ impl Db {
     /// Whether the database holds this site's tables (its migrations ran
     /// there at least once); an error when it cannot be reached.
     pub async fn is_the_sites(&self) -> Result<bool, sqlx::Error> {
-        self.timed(sqlx::query("SELECT 1").execute(&self.pool)).await?;
-        Ok(self.timed(sqlx::query("SELECT COUNT(*) FROM _sqlx_migrations").execute(&self.pool)).await.is_ok())
+        self.timed(sqlx::query("SELECT 1").execute(&self.pool))
+            .await?;
+        Ok(self
+            .timed(sqlx::query("SELECT COUNT(*) FROM _sqlx_migrations").execute(&self.pool))
+            .await
+            .is_ok())
     }
 
     /// Whether the database answered its last check (and is migrated).
@@ -153,7 +170,10 @@ impl Db {
                 }
             };
         }
-        let up = self.timed(sqlx::query("SELECT 1").execute(&self.pool)).await.is_ok();
+        let up = self
+            .timed(sqlx::query("SELECT 1").execute(&self.pool))
+            .await
+            .is_ok();
         let was = self.health.up.swap(up, Ordering::AcqRel);
         if was != up {
             if up {
@@ -178,15 +198,28 @@ impl Db {
 }
 
 fn timed_out(after: Duration) -> sqlx::Error {
-    sqlx::Error::Io(std::io::Error::new(std::io::ErrorKind::TimedOut, format!("the database did not answer within {after:?}")))
+    sqlx::Error::Io(std::io::Error::new(
+        std::io::ErrorKind::TimedOut,
+        format!("the database did not answer within {after:?}"),
+    ))
 }
 
 /// Errors that mean "the server is away", as opposed to a bad statement.
 fn is_unreachable(e: &sqlx::Error) -> bool {
-    matches!(e, sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Tls(_) | sqlx::Error::Protocol(_))
+    matches!(
+        e,
+        sqlx::Error::Io(_)
+            | sqlx::Error::PoolTimedOut
+            | sqlx::Error::PoolClosed
+            | sqlx::Error::Tls(_)
+            | sqlx::Error::Protocol(_)
+    )
 }
 
 /// Milliseconds since 1970 (UTC): how every table stamps its rows.
 pub fn now_ms() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
 }

@@ -39,9 +39,14 @@ impl ServerLock {
         match file.try_lock_shared() {
             Ok(()) => Ok(ServerLock { _file: file }),
             Err(TryLockError::WouldBlock) => {
-                bail!("{} is being restored (citizen-site restore): start the server when it is done", database.display())
+                bail!(
+                    "{} is being restored (citizen-site restore): start the server when it is done",
+                    database.display()
+                )
             }
-            Err(TryLockError::Error(e)) => Err(e).with_context(|| format!("locking {}", path.display())),
+            Err(TryLockError::Error(e)) => {
+                Err(e).with_context(|| format!("locking {}", path.display()))
+            }
         }
     }
 }
@@ -72,7 +77,12 @@ fn lock_path(database: &Path) -> PathBuf {
 }
 
 fn open_lock(path: &Path) -> anyhow::Result<File> {
-    OpenOptions::new().create(true).truncate(false).write(true).open(path).with_context(|| format!("opening {}", path.display()))
+    OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .with_context(|| format!("opening {}", path.display()))
 }
 
 /// `path` with `suffix` added to its file name.
@@ -103,18 +113,38 @@ pub struct Counts {
 /// before it is given its name, so `dest` is either a whole backup or
 /// absent. An existing `dest` is never overwritten.
 pub async fn backup(db: &Db, dest: &Path) -> anyhow::Result<Backup> {
-    anyhow::ensure!(db.dialect == Dialect::Sqlite, "backup copies an SQLite database; PostgreSQL's is pg_dump");
+    anyhow::ensure!(
+        db.dialect == Dialect::Sqlite,
+        "backup copies an SQLite database; PostgreSQL's is pg_dump"
+    );
     if dest.symlink_metadata().is_ok() {
-        bail!("{} exists: a backup never overwrites a file; choose a new name", dest.display());
+        bail!(
+            "{} exists: a backup never overwrites a file; choose a new name",
+            dest.display()
+        );
     }
     let dir = folder_of(dest);
     if !dir.is_dir() {
-        bail!("cannot write {}: the folder {} does not exist", dest.display(), dir.display());
+        bail!(
+            "cannot write {}: the folder {} does not exist",
+            dest.display(),
+            dir.display()
+        );
     }
-    let partial = dir.join(format!(".{}.partial-{}", dest.file_name().unwrap_or_default().to_string_lossy(), std::process::id()));
+    let partial = dir.join(format!(
+        ".{}.partial-{}",
+        dest.file_name().unwrap_or_default().to_string_lossy(),
+        std::process::id()
+    ));
     let _ = std::fs::remove_file(&partial);
-    let into = partial.to_str().with_context(|| format!("{} is not a UTF-8 path", partial.display()))?;
-    let copied = tokio::time::timeout(BACKUP_TIMEOUT, sqlx::query("VACUUM INTO $1").bind(into).execute(&db.pool)).await;
+    let into = partial
+        .to_str()
+        .with_context(|| format!("{} is not a UTF-8 path", partial.display()))?;
+    let copied = tokio::time::timeout(
+        BACKUP_TIMEOUT,
+        sqlx::query("VACUUM INTO $1").bind(into).execute(&db.pool),
+    )
+    .await;
     let copied = match copied {
         Ok(result) => result.map(|_| ()).map_err(anyhow::Error::from),
         Err(_) => Err(anyhow::anyhow!("it took longer than {BACKUP_TIMEOUT:?}")),
@@ -141,7 +171,11 @@ pub async fn backup(db: &Db, dest: &Path) -> anyhow::Result<Backup> {
     remove_with_sidecars(&partial);
     named.with_context(|| format!("naming the backup {}", dest.display()))?;
     sync_dir(&dir);
-    Ok(Backup { file: dest.to_path_buf(), bytes: std::fs::metadata(dest)?.len(), counts })
+    Ok(Backup {
+        file: dest.to_path_buf(),
+        bytes: std::fs::metadata(dest)?.len(),
+        counts,
+    })
 }
 
 /// A finished restore.
@@ -161,18 +195,25 @@ pub async fn restore(database: &Path, from: &Path) -> anyhow::Result<Restored> {
     let read = File::open(from).and_then(|mut f| f.read_exact(&mut header));
     if let Err(e) = read {
         if e.kind() == std::io::ErrorKind::UnexpectedEof {
-            bail!("{} is not a database of this site: it is not an SQLite database", from.display());
+            bail!(
+                "{} is not a database of this site: it is not an SQLite database",
+                from.display()
+            );
         }
         return Err(e).with_context(|| format!("reading {}", from.display()));
     }
     if &header != SQLITE_HEADER {
-        bail!("{} is not a database of this site: it is not an SQLite database", from.display());
+        bail!(
+            "{} is not a database of this site: it is not an SQLite database",
+            from.display()
+        );
     }
     let dir = folder_of(database);
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     // Checked as a copy beside the database, so the backup itself is only read.
     let incoming = suffixed(database, &format!(".restoring-{}", std::process::id()));
-    std::fs::copy(from, &incoming).with_context(|| format!("copying {} to {}", from.display(), incoming.display()))?;
+    std::fs::copy(from, &incoming)
+        .with_context(|| format!("copying {} to {}", from.display(), incoming.display()))?;
     let counts = match inspect(&incoming, from).await {
         Ok(counts) => counts,
         Err(e) => {
@@ -204,14 +245,18 @@ fn swap_in(database: &Path, incoming: &Path) -> anyhow::Result<Option<PathBuf>> 
     File::open(incoming)?.sync_all()?;
     let replaced = if database.exists() {
         let stamp = time::OffsetDateTime::now_utc()
-            .format(time::macros::format_description!("[year][month][day]T[hour][minute][second]Z"))
+            .format(time::macros::format_description!(
+                "[year][month][day]T[hour][minute][second]Z"
+            ))
             .unwrap_or_default();
         let aside = suffixed(database, &format!(".replaced-{stamp}"));
-        std::fs::rename(database, &aside).with_context(|| format!("moving {} aside", database.display()))?;
+        std::fs::rename(database, &aside)
+            .with_context(|| format!("moving {} aside", database.display()))?;
         for sidecar in ["-wal", "-journal"] {
             let from = suffixed(database, sidecar);
             if from.exists() {
-                std::fs::rename(&from, suffixed(&aside, sidecar)).with_context(|| format!("moving {} aside", from.display()))?;
+                std::fs::rename(&from, suffixed(&aside, sidecar))
+                    .with_context(|| format!("moving {} aside", from.display()))?;
             }
         }
         let _ = std::fs::remove_file(suffixed(database, "-shm"));
@@ -219,7 +264,8 @@ fn swap_in(database: &Path, incoming: &Path) -> anyhow::Result<Option<PathBuf>> 
     } else {
         None
     };
-    std::fs::rename(incoming, database).with_context(|| format!("putting the backup in place at {}", database.display()))?;
+    std::fs::rename(incoming, database)
+        .with_context(|| format!("putting the backup in place at {}", database.display()))?;
     Ok(replaced)
 }
 
@@ -228,7 +274,8 @@ fn swap_in(database: &Path, incoming: &Path) -> anyhow::Result<Option<PathBuf>> 
 /// run, and counts its rows. Nothing is written to it.
 async fn inspect(path: &Path, shown: &Path) -> anyhow::Result<Counts> {
     let db = Db::connect_lazy(&format!("sqlite://{}?mode=rw", path.display()))?;
-    let not_ours = |why: String| anyhow::anyhow!("{} is not a database of this site: {why}", shown.display());
+    let not_ours =
+        |why: String| anyhow::anyhow!("{} is not a database of this site: {why}", shown.display());
     let result = async {
         let check: String = db.timed(sqlx::query("PRAGMA quick_check").fetch_one(&db.pool)).await?.try_get(0)?;
         if check != "ok" {

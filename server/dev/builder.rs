@@ -62,7 +62,10 @@ impl Builder {
             anyhow::bail!("{} is not a citizen-site checkout (it has no client/build.mjs); run `dev` in one or pass --root", root.display());
         }
         if !root.join("node_modules/esbuild").is_dir() {
-            anyhow::bail!("{} has no node_modules: run `npm install` there first", root.display());
+            anyhow::bail!(
+                "{} has no node_modules: run `npm install` there first",
+                root.display()
+            );
         }
         let out = std::env::temp_dir().join(format!("citizen-site-dev-{}", std::process::id()));
         let node = std::env::var("NODE").unwrap_or_else(|_| "node".into());
@@ -78,16 +81,27 @@ impl Builder {
             .spawn()
             .with_context(|| format!("`citizen-site dev` builds the front end with Node.js, and {node:?} could not be started"))?;
         let stdout = child.stdout.take().expect("stdout is piped");
-        Ok(Builder { child, lines: BufReader::new(stdout).lines(), out })
+        Ok(Builder {
+            child,
+            lines: BufReader::new(stdout).lines(),
+            out,
+        })
     }
 
     /// The next report; Err when the builder has stopped (with its exit
     /// status) or said something that is not a report.
     pub async fn next(&mut self) -> Result<Report, String> {
         match self.lines.next_line().await {
-            Ok(Some(line)) => serde_json::from_str(&line).map_err(|e| format!("the builder sent {line:?}: {e}")),
+            Ok(Some(line)) => {
+                serde_json::from_str(&line).map_err(|e| format!("the builder sent {line:?}: {e}"))
+            }
             Ok(None) | Err(_) => {
-                let status = self.child.wait().await.map(|s| s.to_string()).unwrap_or_else(|e| e.to_string());
+                let status = self
+                    .child
+                    .wait()
+                    .await
+                    .map(|s| s.to_string())
+                    .unwrap_or_else(|e| e.to_string());
                 Err(format!(
                     "the front-end builder (node client/build.mjs --watch) stopped ({status}); its output is above. Restart `citizen-site dev`"
                 ))

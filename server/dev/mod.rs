@@ -84,7 +84,10 @@ impl DevHandle {
     }
 
     fn announce(&self, generation: u64, problems: usize) {
-        self.announcements.send_replace(Announcement::Site { generation, problems });
+        self.announcements.send_replace(Announcement::Site {
+            generation,
+            problems,
+        });
     }
 }
 
@@ -102,15 +105,30 @@ pub struct DevServer {
 /// Starts the builder in `root` and makes the site of its first build (a
 /// failed first build gives a site that shows the failure on every page).
 pub async fn start(root: &Path, config: &Config) -> anyhow::Result<(Site, DevServer)> {
-    let root = root.canonicalize().map_err(|e| anyhow::anyhow!("--root {}: {e}", root.display()))?;
+    let root = root
+        .canonicalize()
+        .map_err(|e| anyhow::anyhow!("--root {}: {e}", root.display()))?;
     let builder = Builder::spawn(&root)?;
     tracing::info!(root = %root.display(), "dev: building the front end (node client/build.mjs --watch)");
     // Generations continue across restarts (milliseconds since 1970), so a
     // page from an earlier run always reloads.
-    let generation = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
-    let (announcements, _) = watch::channel(Announcement::Site { generation, problems: 0 });
-    let mut dev =
-        DevServer { builder, handle: DevHandle { announcements, root: Arc::new(root) }, front_problems: Vec::new(), generation, problems: 0 };
+    let generation = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    let (announcements, _) = watch::channel(Announcement::Site {
+        generation,
+        problems: 0,
+    });
+    let mut dev = DevServer {
+        builder,
+        handle: DevHandle {
+            announcements,
+            root: Arc::new(root),
+        },
+        front_problems: Vec::new(),
+        generation,
+        problems: 0,
+    };
     let first = dev.builder.next().await.map_err(anyhow::Error::msg)?;
     let site = dev.next_site(None, first, config).await;
     dev.handle.announce(dev.generation, dev.problems);
@@ -131,11 +149,19 @@ impl DevServer {
                 let Some(state) = state.upgrade() else { return };
                 let current = state.site();
                 let (site, stopped) = match report {
-                    Ok(report) => (self.next_site(Some(&current), report, &state.config).await, false),
+                    Ok(report) => (
+                        self.next_site(Some(&current), report, &state.config).await,
+                        false,
+                    ),
                     Err(why) => {
                         let problem = Problem::general(Kind::Builder, why);
                         tracing::error!("{problem}");
-                        let site = self.site(current.front.clone(), current.content.clone(), vec![problem], &state.config);
+                        let site = self.site(
+                            current.front.clone(),
+                            current.content.clone(),
+                            vec![problem],
+                            &state.config,
+                        );
                         (site, true)
                     }
                 };
@@ -153,11 +179,19 @@ impl DevServer {
     async fn next_site(&mut self, current: Option<&Site>, report: Report, config: &Config) -> Site {
         let started = Instant::now();
         let root = self.handle.root.clone();
-        let last_front = || current.map(|s| s.front.clone()).unwrap_or_else(|| Arc::new(Frontend::none(&config.ssr)));
+        let last_front = || {
+            current
+                .map(|s| s.front.clone())
+                .unwrap_or_else(|| Arc::new(Frontend::none(&config.ssr)))
+        };
         let build_ms = report.front.as_ref().map(|b| b.ms);
         let front = match report.front {
             None => last_front(),
-            Some(FrontBuild { ok: true, dir: Some(dir), .. }) => match load_front(&dir, &config.ssr, &root).await {
+            Some(FrontBuild {
+                ok: true,
+                dir: Some(dir),
+                ..
+            }) => match load_front(&dir, &config.ssr, &root).await {
                 Ok(front) => {
                     self.front_problems.clear();
                     Arc::new(front)
@@ -189,28 +223,61 @@ impl DevServer {
         let (content, errors) = if front.manifest.entry.is_empty() {
             (Content::default(), Vec::new())
         } else {
-            Content::reload(Source::Dir(&root), &front.manifest, Drafts::Show, current.map(|s| &*s.content))
+            Content::reload(
+                Source::Dir(&root),
+                &front.manifest,
+                Drafts::Show,
+                current.map(|s| &*s.content),
+            )
         };
         let mut problems = self.front_problems.clone();
         problems.extend(errors.iter().map(|e| Problem::from_content(e, &root)));
         for p in &problems {
             tracing::error!("{p}");
         }
-        let changed = if report.changed.is_empty() { "start".to_owned() } else { report.changed.join(", ") };
-        if problems.is_empty() {
-            tracing::info!(build_ms, total_ms = started.elapsed().as_millis() as u64 + build_ms.unwrap_or(0), "dev: reloaded ({changed})");
+        let changed = if report.changed.is_empty() {
+            "start".to_owned()
         } else {
-            tracing::warn!(problems = problems.len(), "dev: reloaded with problems ({changed}); the pages they break show them");
+            report.changed.join(", ")
+        };
+        if problems.is_empty() {
+            tracing::info!(
+                build_ms,
+                total_ms = started.elapsed().as_millis() as u64 + build_ms.unwrap_or(0),
+                "dev: reloaded ({changed})"
+            );
+        } else {
+            tracing::warn!(
+                problems = problems.len(),
+                "dev: reloaded with problems ({changed}); the pages they break show them"
+            );
         }
         self.site(front, Arc::new(content), problems, config)
     }
 
     /// The next site: a new generation, carrying its problems in its hook.
-    fn site(&mut self, front: Arc<Frontend>, content: Arc<Content>, problems: Vec<Problem>, config: &Config) -> Site {
+    fn site(
+        &mut self,
+        front: Arc<Frontend>,
+        content: Arc<Content>,
+        problems: Vec<Problem>,
+        config: &Config,
+    ) -> Site {
         self.generation += 1;
         self.problems = problems.len();
-        let pages = DevSite { generation: self.generation, problems, front: front.clone(), root: self.handle.root.clone() };
-        Site::new(self.generation, front, content, Some(Arc::new(pages)), config)
+        let pages = DevSite {
+            generation: self.generation,
+            problems,
+            front: front.clone(),
+            root: self.handle.root.clone(),
+        };
+        Site::new(
+            self.generation,
+            front,
+            content,
+            Some(Arc::new(pages)),
+            config,
+        )
     }
 }
 
@@ -231,12 +298,22 @@ impl DevPages for DevSite {
     }
 
     fn broken(&self, page: PageId) -> Option<String> {
-        let breaking: Vec<&Problem> = self.problems.iter().filter(|p| p.breaks(page.name())).collect();
+        let breaking: Vec<&Problem> = self
+            .problems
+            .iter()
+            .filter(|p| p.breaks(page.name()))
+            .collect();
         (!breaking.is_empty()).then(|| problem_html(self.generation, &breaking))
     }
 
     fn threw(&self, page: PageId, error: &str, stack: Option<&str>) -> String {
-        let problem = render_problem(error, stack, self.front.source_map.as_ref(), &self.root, Some(page.name()));
+        let problem = render_problem(
+            error,
+            stack,
+            self.front.source_map.as_ref(),
+            &self.root,
+            Some(page.name()),
+        );
         tracing::error!("{problem}");
         problem_html(self.generation, &[&problem])
     }
@@ -249,27 +326,52 @@ impl DevPages for DevSite {
 /// A finished build: its manifest and files, and isolates that have loaded
 /// its server bundle; or why the bundle does not load.
 async fn load_front(dir: &Path, ssr: &SsrConfig, root: &Path) -> Result<Frontend, Problem> {
-    let (manifest, bundle, source_map) = read_build(dir).map_err(|why| Problem::general(Kind::Build, why))?;
-    let pool = SsrPool::start(&SsrConfig { bundle: bundle.into(), snapshot: None, ..ssr.clone() });
+    let (manifest, bundle, source_map) =
+        read_build(dir).map_err(|why| Problem::general(Kind::Build, why))?;
+    let pool = SsrPool::start(&SsrConfig {
+        bundle: bundle.into(),
+        snapshot: None,
+        ..ssr.clone()
+    });
     match tokio::time::timeout(LOAD_TIMEOUT, pool.wait_ready()).await {
-        Ok(Ok(())) => Ok(Frontend { pool, files: AssetFiles::in_dir(dir, &manifest), manifest, source_map }),
+        Ok(Ok(())) => Ok(Frontend {
+            pool,
+            files: AssetFiles::in_dir(dir, &manifest),
+            manifest,
+            source_map,
+        }),
         Ok(Err(why)) => Err(render_problem(&why, None, source_map.as_ref(), root, None)),
-        Err(_) => Err(Problem::general(Kind::Build, format!("the server bundle did not load within {LOAD_TIMEOUT:?}"))),
+        Err(_) => Err(Problem::general(
+            Kind::Build,
+            format!("the server bundle did not load within {LOAD_TIMEOUT:?}"),
+        )),
     }
 }
 
 /// A build folder's manifest, server bundle and its source map.
 fn read_build(dir: &Path) -> Result<(Manifest, String, Option<sourcemap::SourceMap>), String> {
-    let read = |name: &str| std::fs::read(dir.join(name)).map_err(|e| format!("reading {}: {e}", dir.join(name).display()));
-    let manifest = serde_json::from_slice(&read("manifest.json")?).map_err(|e| format!("the build's manifest: {e}"))?;
+    let read = |name: &str| {
+        std::fs::read(dir.join(name))
+            .map_err(|e| format!("reading {}: {e}", dir.join(name).display()))
+    };
+    let manifest = serde_json::from_slice(&read("manifest.json")?)
+        .map_err(|e| format!("the build's manifest: {e}"))?;
     let bundle = String::from_utf8(read("ssr.js")?).map_err(|e| format!("ssr.js: {e}"))?;
-    let source_map = read("ssr.js.map").ok().and_then(|b| sourcemap::SourceMap::from_slice(&b).ok());
+    let source_map = read("ssr.js.map")
+        .ok()
+        .and_then(|b| sourcemap::SourceMap::from_slice(&b).ok());
     Ok((manifest, bundle, source_map))
 }
 
 /// A render (or the bundle's loading) that threw: its message, and where in
 /// the sources, from the stack trace through the bundle's source map.
-fn render_problem(error: &str, stack: Option<&str>, map: Option<&sourcemap::SourceMap>, root: &Path, page: Option<&str>) -> Problem {
+fn render_problem(
+    error: &str,
+    stack: Option<&str>,
+    map: Option<&sourcemap::SourceMap>,
+    root: &Path,
+    page: Option<&str>,
+) -> Problem {
     // A render's error comes with its stack; a failed load's message is
     // the message followed by the stack.
     let trace = stack.unwrap_or(error);
@@ -277,16 +379,28 @@ fn render_problem(error: &str, stack: Option<&str>, map: Option<&sourcemap::Sour
         Some(map) => map_stack(trace, map),
         None => (trace.to_owned(), None),
     };
-    let message = error.lines().next().unwrap_or(error).trim_start_matches("Uncaught ").to_owned();
+    let message = error
+        .lines()
+        .next()
+        .unwrap_or(error)
+        .trim_start_matches("Uncaught ")
+        .to_owned();
     // The frames, without React's own dozens below the page's.
-    let frames: Vec<&str> = mapped.lines().filter(|l| l.trim_start().starts_with("at ")).take(TRACE_FRAMES).collect();
+    let frames: Vec<&str> = mapped
+        .lines()
+        .filter(|l| l.trim_start().starts_with("at "))
+        .take(TRACE_FRAMES)
+        .collect();
     let (file, line, column) = match at {
         Some((f, l, c)) => (Some(f), Some(l), Some(c)),
         None => (None, None, None),
     };
     Problem {
         kind: Kind::Render,
-        source_line: file.as_deref().zip(line).and_then(|(f, l)| source_line(root, f, l)),
+        source_line: file
+            .as_deref()
+            .zip(line)
+            .and_then(|(f, l)| source_line(root, f, l)),
         file,
         line,
         column,
@@ -311,7 +425,9 @@ fn script_tag(generation: u64) -> String {
 fn problem_html(generation: u64, problems: &[&Problem]) -> String {
     let mut html = String::from(crate::render::document::HEAD_START);
     let title = problems.first().map_or("Problem", |p| p.kind.title());
-    html.push_str(&format!(r#"<title>{title} — citizen-site dev</title><link rel="stylesheet" href="{STYLE_URL}">"#));
+    html.push_str(&format!(
+        r#"<title>{title} — citizen-site dev</title><link rel="stylesheet" href="{STYLE_URL}">"#
+    ));
     html.push_str(&script_tag(generation));
     html.push_str(r#"</head><body><main class="problems">"#);
     for p in problems {
@@ -320,7 +436,10 @@ fn problem_html(generation: u64, problems: &[&Problem]) -> String {
         if let Some(at) = p.location() {
             html.push_str(&format!(r#"<p class="where">{}</p>"#, escape(&at)));
         }
-        html.push_str(&format!(r#"<pre class="message">{}</pre>"#, escape(&p.message)));
+        html.push_str(&format!(
+            r#"<pre class="message">{}</pre>"#,
+            escape(&p.message)
+        ));
         if let Some(trace) = &p.trace {
             html.push_str(&format!(r#"<pre class="trace">{}</pre>"#, escape(trace)));
         }
@@ -328,7 +447,11 @@ fn problem_html(generation: u64, problems: &[&Problem]) -> String {
             let gutter = format!("{line} | ");
             let mut frame = format!("{gutter}{text}");
             if let Some(col) = p.column {
-                let pad: String = text.chars().take(col.saturating_sub(1) as usize).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
+                let pad: String = text
+                    .chars()
+                    .take(col.saturating_sub(1) as usize)
+                    .map(|c| if c == '\t' { '\t' } else { ' ' })
+                    .collect();
                 frame.push_str(&format!("\n{}{pad}^", " ".repeat(gutter.len())));
             }
             html.push_str(&format!(r#"<pre class="source">{}</pre>"#, escape(&frame)));
@@ -344,13 +467,26 @@ fn problem_html(generation: u64, problems: &[&Problem]) -> String {
 /// stylesheet. Only `dev` routes them.
 pub fn routes(handle: DevHandle) -> Router<SharedState> {
     Router::new()
-        .served(SCRIPT_URL, get(|| async { asset("text/javascript; charset=utf-8", include_str!("client.js")) }))
-        .served(STYLE_URL, get(|| async { asset("text/css; charset=utf-8", include_str!("problems.css")) }))
+        .served(
+            SCRIPT_URL,
+            get(|| async { asset("text/javascript; charset=utf-8", include_str!("client.js")) }),
+        )
+        .served(
+            STYLE_URL,
+            get(|| async { asset("text/css; charset=utf-8", include_str!("problems.css")) }),
+        )
         .served(EVENTS_URL, get(move || events(handle.clone())))
 }
 
 fn asset(content_type: &'static str, body: &'static str) -> Response {
-    ([(header::CONTENT_TYPE, content_type), (header::CACHE_CONTROL, "no-cache")], body).into_response()
+    (
+        [
+            (header::CONTENT_TYPE, content_type),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        body,
+    )
+        .into_response()
 }
 
 /// Server-sent events: the site's generation and how many problems it has,
@@ -364,11 +500,19 @@ async fn events(dev: DevHandle) -> Response {
         let now = rx.borrow_and_update().clone();
         match now {
             Announcement::Closing => None,
-            Announcement::Site { generation, problems } => {
+            Announcement::Site {
+                generation,
+                problems,
+            } => {
                 let data = serde_json::json!({ "generation": generation.to_string(), "problems": problems }).to_string();
-                Some((Ok::<_, Infallible>(Event::default().event("site").data(data)), (rx, false)))
+                Some((
+                    Ok::<_, Infallible>(Event::default().event("site").data(data)),
+                    (rx, false),
+                ))
             }
         }
     });
-    Sse::new(stream).keep_alive(KeepAlive::default()).into_response()
+    Sse::new(stream)
+        .keep_alive(KeepAlive::default())
+        .into_response()
 }

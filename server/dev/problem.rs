@@ -50,7 +50,9 @@ impl Kind {
 
 impl Problem {
     pub fn breaks(&self, page: &str) -> bool {
-        self.pages.as_ref().is_none_or(|pages| pages.iter().any(|p| p == page))
+        self.pages
+            .as_ref()
+            .is_none_or(|pages| pages.iter().any(|p| p == page))
     }
 
     /// `file:line:column`, as much of it as is known.
@@ -93,14 +95,25 @@ impl Problem {
     /// A problem with no place in the sources (the builder is gone, a
     /// build's folder cannot be read): every page shows it.
     pub fn general(kind: Kind, message: String) -> Problem {
-        Problem { kind, file: None, line: None, column: None, message, trace: None, source_line: None, pages: None }
+        Problem {
+            kind,
+            file: None,
+            line: None,
+            column: None,
+            message,
+            trace: None,
+            source_line: None,
+            pages: None,
+        }
     }
 }
 
 /// Line `line` (1-based) of `root/file`.
 pub fn source_line(root: &Path, file: &str, line: u32) -> Option<String> {
     let text = std::fs::read_to_string(root.join(file)).ok()?;
-    text.lines().nth(usize::try_from(line).ok()?.checked_sub(1)?).map(str::to_owned)
+    text.lines()
+        .nth(usize::try_from(line).ok()?.checked_sub(1)?)
+        .map(str::to_owned)
 }
 
 /// One line for the terminal: `Build failed: client/features/home/Home.tsx:12:7: Expected ";"`.
@@ -132,7 +145,11 @@ pub fn map_stack(trace: &str, map: &sourcemap::SourceMap) -> (String, Option<(St
             let line: u32 = after[..line_len].parse().ok()?;
             let col: u32 = after[line_len + 1..line_len + 1 + col_len].parse().ok()?;
             let token = map.lookup_token(line.checked_sub(1)?, col.checked_sub(1)?)?;
-            Some((token.get_source()?.to_owned(), token.get_src_line() + 1, token.get_src_col() + 1))
+            Some((
+                token.get_source()?.to_owned(),
+                token.get_src_line() + 1,
+                token.get_src_col() + 1,
+            ))
         });
         match position.flatten() {
             Some((file, line, col)) => {
@@ -161,25 +178,51 @@ mod tests {
         // Generated line 1 maps to dep.js, line 2 to client/features/home/Home.tsx:12:5.
         let mut b = sourcemap::SourceMapBuilder::new(Some("ssr.js"));
         b.add(0, 0, 0, 0, Some("node_modules/react/index.js"), None, false);
-        b.add(1, 4, 11, 4, Some("client/features/home/Home.tsx"), None, false);
+        b.add(
+            1,
+            4,
+            11,
+            4,
+            Some("client/features/home/Home.tsx"),
+            None,
+            false,
+        );
         let map = b.into_sourcemap();
         let trace = "Error: boom\n    at inner (ssr.js:1:1)\n    at Home (ssr.js:2:5)\n    at x (ssr.js:99:1)\n    at y (other.js:2:5)";
         let (mapped, first) = map_stack(trace, &map);
-        assert_eq!(first, Some(("client/features/home/Home.tsx".to_owned(), 12, 5)));
-        assert!(mapped.contains("at inner (node_modules/react/index.js:1:1)"), "{mapped}");
-        assert!(mapped.contains("at Home (client/features/home/Home.tsx:12:5)"), "{mapped}");
+        assert_eq!(
+            first,
+            Some(("client/features/home/Home.tsx".to_owned(), 12, 5))
+        );
+        assert!(
+            mapped.contains("at inner (node_modules/react/index.js:1:1)"),
+            "{mapped}"
+        );
+        assert!(
+            mapped.contains("at Home (client/features/home/Home.tsx:12:5)"),
+            "{mapped}"
+        );
         assert!(mapped.contains("at y (other.js:2:5)"), "{mapped}");
     }
 
     #[test]
     fn content_problems_break_the_pages_that_show_the_file() {
         let root = Path::new("/nonexistent");
-        let blog = Problem::from_content(&ContentError::new("content/blog/x.md", "bad").at(3, 1), root);
+        let blog = Problem::from_content(
+            &ContentError::new("content/blog/x.md", "bad").at(3, 1),
+            root,
+        );
         assert!(blog.breaks("Blog") && !blog.breaks("Home"));
-        assert_eq!(blog.to_string(), "Content error: content/blog/x.md:3:1: bad");
+        assert_eq!(
+            blog.to_string(),
+            "Content error: content/blog/x.md:3:1: bad"
+        );
         let routes = Problem::from_content(&ContentError::new(content::ROUTES_FILE, "bad"), root);
         assert!(routes.breaks("Home") && routes.breaks("Blog"));
-        let wallets = Problem::from_content(&ContentError::new("content/communities/a.json", "bad"), root);
+        let wallets = Problem::from_content(
+            &ContentError::new("content/communities/a.json", "bad"),
+            root,
+        );
         assert!(wallets.breaks("Wallets") && !wallets.breaks("Blog"));
     }
 }

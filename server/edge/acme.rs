@@ -38,8 +38,8 @@ use axum::http;
 use bytes::Bytes;
 use http_body_util::BodyExt;
 use instant_acme::{
-    Account, AccountCredentials, AuthorizationStatus, BodyWrapper, BytesResponse, ChallengeType, HttpClient, Identifier, NewAccount, NewOrder,
-    OrderStatus, RetryPolicy,
+    Account, AccountCredentials, AuthorizationStatus, BodyWrapper, BytesResponse, ChallengeType,
+    HttpClient, Identifier, NewAccount, NewOrder, OrderStatus, RetryPolicy,
 };
 use rustls::crypto::ring::sign::any_supported_type;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
@@ -91,7 +91,13 @@ impl AcmeSettings {
             .directory
             .trim_start_matches("https://")
             .chars()
-            .map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '-' { c } else { '_' })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
             .collect();
         self.cache_dir.join(name.trim_end_matches('_'))
     }
@@ -111,9 +117,13 @@ impl AcmeSettings {
 /// Creates the cache folder (a problem stops the start, naming
 /// `ACME_CACHE_DIR`), puts a stored certificate in service, and starts the
 /// robot.
-pub fn start(settings: AcmeSettings, certs: Arc<Certs>) -> anyhow::Result<tokio::task::JoinHandle<()>> {
+pub fn start(
+    settings: AcmeSettings,
+    certs: Arc<Certs>,
+) -> anyhow::Result<tokio::task::JoinHandle<()>> {
     let folder = settings.folder();
-    create_private_dir(&folder).with_context(|| format!("ACME_CACHE_DIR: cannot create {}", folder.display()))?;
+    create_private_dir(&folder)
+        .with_context(|| format!("ACME_CACHE_DIR: cannot create {}", folder.display()))?;
     let http = AcmeHttp::new(settings.directory_ca.as_deref())?;
     if let Some(stored) = load_stored(&settings) {
         tracing::info!(
@@ -132,7 +142,10 @@ async fn run(settings: AcmeSettings, certs: Arc<Certs>, http: AcmeHttp) {
     loop {
         // Sleep until the certificate in service is due (none: at once).
         loop {
-            let due = certs.current().map(|s| s.info.renew_at()).unwrap_or(SystemTime::UNIX_EPOCH);
+            let due = certs
+                .current()
+                .map(|s| s.info.renew_at())
+                .unwrap_or(SystemTime::UNIX_EPOCH);
             match due.duration_since(SystemTime::now()) {
                 Ok(wait) if !wait.is_zero() => tokio::time::sleep(wait.min(LONGEST_SLEEP)).await,
                 _ => break,
@@ -165,8 +178,15 @@ async fn run(settings: AcmeSettings, certs: Arc<Certs>, http: AcmeHttp) {
 /// One order, from the account to the stored certificate.
 async fn order(settings: &AcmeSettings, certs: &Certs, http: &AcmeHttp) -> anyhow::Result<Served> {
     let account = account(settings, http).await?;
-    let ids: Vec<Identifier> = settings.domains.iter().map(|d| Identifier::Dns(d.clone())).collect();
-    let mut order = account.new_order(&NewOrder::new(&ids)).await.context("placing the order")?;
+    let ids: Vec<Identifier> = settings
+        .domains
+        .iter()
+        .map(|d| Identifier::Dns(d.clone()))
+        .collect();
+    let mut order = account
+        .new_order(&NewOrder::new(&ids))
+        .await
+        .context("placing the order")?;
     let kind = match settings.challenge {
         Challenge::TlsAlpn01 => ChallengeType::TlsAlpn01,
         Challenge::Http01 => ChallengeType::Http01,
@@ -177,39 +197,80 @@ async fn order(settings: &AcmeSettings, certs: &Certs, http: &AcmeHttp) -> anyho
         match authorization.status {
             AuthorizationStatus::Valid => continue,
             AuthorizationStatus::Pending => {}
-            other => anyhow::bail!("the authorization for {} is {other:?}", authorization.identifier()),
+            other => anyhow::bail!(
+                "the authorization for {} is {other:?}",
+                authorization.identifier()
+            ),
         }
         let domain = match authorization.identifier().identifier {
             Identifier::Dns(d) => d.clone(),
             other => anyhow::bail!("the CA asks to validate {other:?}, not a domain name"),
         };
-        let mut challenge = authorization
-            .challenge(kind.clone())
-            .with_context(|| format!("the CA offers no {kind:?} challenge for {domain}; try the other ACME_CHALLENGE"))?;
+        let mut challenge = authorization.challenge(kind.clone()).with_context(|| {
+            format!(
+                "the CA offers no {kind:?} challenge for {domain}; try the other ACME_CHALLENGE"
+            )
+        })?;
         let key_authorization = challenge.key_authorization();
         match settings.challenge {
-            Challenge::TlsAlpn01 => certs.set_alpn_challenge(&domain, alpn_certificate(&domain, key_authorization.digest().as_ref())?),
-            Challenge::Http01 => certs.set_http_challenge(&challenge.token, key_authorization.as_str()),
+            Challenge::TlsAlpn01 => certs.set_alpn_challenge(
+                &domain,
+                alpn_certificate(&domain, key_authorization.digest().as_ref())?,
+            ),
+            Challenge::Http01 => {
+                certs.set_http_challenge(&challenge.token, key_authorization.as_str())
+            }
         }
-        challenge.set_ready().await.with_context(|| format!("asking the CA to validate {domain}"))?;
+        challenge
+            .set_ready()
+            .await
+            .with_context(|| format!("asking the CA to validate {domain}"))?;
     }
-    let patience = RetryPolicy::new().initial_delay(Duration::from_millis(500)).timeout(Duration::from_secs(120));
-    let status = order.poll_ready(&patience).await.context("waiting for the validation")?;
+    let patience = RetryPolicy::new()
+        .initial_delay(Duration::from_millis(500))
+        .timeout(Duration::from_secs(120));
+    let status = order
+        .poll_ready(&patience)
+        .await
+        .context("waiting for the validation")?;
     if status != OrderStatus::Ready {
         let mut why = Vec::new();
         let mut authorizations = order.authorizations();
         while let Some(Ok(a)) = authorizations.next().await {
             for c in a.challenges.iter().filter(|c| c.error.is_some()) {
-                why.push(format!("{}: {}", a.identifier(), c.error.as_ref().map(|p| p.to_string()).unwrap_or_default()));
+                why.push(format!(
+                    "{}: {}",
+                    a.identifier(),
+                    c.error.as_ref().map(|p| p.to_string()).unwrap_or_default()
+                ));
             }
         }
-        anyhow::bail!("the order is {status:?}: {}", if why.is_empty() { "the CA gave no reason".into() } else { why.join("; ") });
+        anyhow::bail!(
+            "the order is {status:?}: {}",
+            if why.is_empty() {
+                "the CA gave no reason".into()
+            } else {
+                why.join("; ")
+            }
+        );
     }
-    let key_pem = order.finalize().await.context("sending the certificate request")?;
-    let chain_pem = order.poll_certificate(&patience).await.context("downloading the certificate")?;
-    let served = certs::parse(chain_pem.as_bytes(), key_pem.as_bytes(), ("the issued certificate", "its key")).map_err(anyhow::Error::msg)?;
+    let key_pem = order
+        .finalize()
+        .await
+        .context("sending the certificate request")?;
+    let chain_pem = order
+        .poll_certificate(&patience)
+        .await
+        .context("downloading the certificate")?;
+    let served = certs::parse(
+        chain_pem.as_bytes(),
+        key_pem.as_bytes(),
+        ("the issued certificate", "its key"),
+    )
+    .map_err(anyhow::Error::msg)?;
     let file = settings.cert_file();
-    write_private(&file, format!("{key_pem}\n{chain_pem}").as_bytes()).with_context(|| format!("storing the certificate in {}", file.display()))?;
+    write_private(&file, format!("{key_pem}\n{chain_pem}").as_bytes())
+        .with_context(|| format!("storing the certificate in {}", file.display()))?;
     Ok(served)
 }
 
@@ -224,17 +285,24 @@ async fn account(settings: &AcmeSettings, http: &AcmeHttp) -> anyhow::Result<Acc
                     .await
                     .context("reaching the ACME directory with the stored account");
             }
-            Err(_) => tracing::warn!(file = %file.display(), "HTTPS: the stored ACME account cannot be read; creating a new one"),
+            Err(_) => {
+                tracing::warn!(file = %file.display(), "HTTPS: the stored ACME account cannot be read; creating a new one")
+            }
         }
     }
     let contact: Vec<&str> = settings.contact.iter().map(String::as_str).collect();
-    let new = NewAccount { contact: &contact, terms_of_service_agreed: true, only_return_existing: false };
+    let new = NewAccount {
+        contact: &contact,
+        terms_of_service_agreed: true,
+        only_return_existing: false,
+    };
     let (account, credentials) = Account::builder_with_http(Box::new(http.clone()))
         .create(&new, settings.directory.clone(), None)
         .await
         .context("creating the ACME account")?;
     let json = serde_json::to_vec(&credentials).context("serialising the account")?;
-    write_private(&file, &json).with_context(|| format!("storing the account in {}", file.display()))?;
+    write_private(&file, &json)
+        .with_context(|| format!("storing the account in {}", file.display()))?;
     tracing::info!(account = %account.id(), "HTTPS: ACME account created");
     Ok(account)
 }
@@ -246,7 +314,12 @@ fn load_stored(settings: &AcmeSettings) -> Option<Served> {
     let pem = std::fs::read(&file).ok()?;
     let name = file.display().to_string();
     match certs::parse(&pem, &pem, (&name, &name)) {
-        Ok(served) if served.info.covers(&settings.domains) && served.info.not_after > SystemTime::now() => Some(served),
+        Ok(served)
+            if served.info.covers(&settings.domains)
+                && served.info.not_after > SystemTime::now() =>
+        {
+            Some(served)
+        }
         Ok(_) => None,
         Err(why) => {
             tracing::warn!(error = %why, "HTTPS: the stored certificate cannot be used; ordering a new one");
@@ -263,13 +336,21 @@ fn alpn_certificate(domain: &str, digest: &[u8]) -> anyhow::Result<CertifiedKey>
     let mut params = rcgen::CertificateParams::new(vec![domain.to_owned()])?;
     params.custom_extensions = vec![rcgen::CustomExtension::new_acme_identifier(digest)];
     let cert = params.self_signed(&key)?;
-    let signing = any_supported_type(&PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der())))?;
-    Ok(CertifiedKey::new(vec![CertificateDer::from(cert.der().to_vec())], signing))
+    let signing = any_supported_type(&PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(
+        key.serialize_der(),
+    )))?;
+    Ok(CertifiedKey::new(
+        vec![CertificateDer::from(cert.der().to_vec())],
+        signing,
+    ))
 }
 
 fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     use std::os::unix::fs::DirBuilderExt;
-    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
 }
 
 /// Writes `bytes` to a new file readable by this user only, then renames it
@@ -277,7 +358,12 @@ fn create_private_dir(dir: &Path) -> std::io::Result<()> {
 fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::os::unix::fs::OpenOptionsExt;
     let tmp = path.with_extension("new");
-    let mut f = std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(&tmp)?;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&tmp)?;
     f.write_all(bytes)?;
     f.sync_all()?;
     std::fs::rename(&tmp, path)
@@ -296,28 +382,47 @@ impl AcmeHttp {
             .timeout(Duration::from_secs(30))
             .user_agent(concat!("citizen-site/", env!("CARGO_PKG_VERSION")));
         if let Some(pem) = extra_ca {
-            for cert in reqwest::Certificate::from_pem_bundle(pem).context("ACME_DIRECTORY_CA: not a PEM certificate")? {
+            for cert in reqwest::Certificate::from_pem_bundle(pem)
+                .context("ACME_DIRECTORY_CA: not a PEM certificate")?
+            {
                 builder = builder.add_root_certificate(cert);
             }
         }
-        Ok(AcmeHttp(builder.build().context("setting up the ACME client")?))
+        Ok(AcmeHttp(
+            builder.build().context("setting up the ACME client")?,
+        ))
     }
 }
 
 impl HttpClient for AcmeHttp {
-    fn request(&self, req: http::Request<BodyWrapper<Bytes>>) -> Pin<Box<dyn Future<Output = Result<BytesResponse, instant_acme::Error>> + Send>> {
+    fn request(
+        &self,
+        req: http::Request<BodyWrapper<Bytes>>,
+    ) -> Pin<Box<dyn Future<Output = Result<BytesResponse, instant_acme::Error>> + Send>> {
         let client = self.0.clone();
         Box::pin(async move {
             let failed = |e: reqwest::Error| instant_acme::Error::Other(Box::new(e));
             let (parts, body) = req.into_parts();
-            let body = body.collect().await.map(|c| c.to_bytes()).unwrap_or_default();
-            let rsp = client.request(parts.method, parts.uri.to_string()).headers(parts.headers).body(body).send().await.map_err(failed)?;
+            let body = body
+                .collect()
+                .await
+                .map(|c| c.to_bytes())
+                .unwrap_or_default();
+            let rsp = client
+                .request(parts.method, parts.uri.to_string())
+                .headers(parts.headers)
+                .body(body)
+                .send()
+                .await
+                .map_err(failed)?;
             let mut out = http::Response::builder().status(rsp.status());
             if let Some(headers) = out.headers_mut() {
                 *headers = rsp.headers().clone();
             }
             let bytes = rsp.bytes().await.map_err(failed)?;
-            let out = out.body(http_body_util::Full::new(bytes)).map_err(|e| instant_acme::Error::Other(Box::new(e)))?;
+            let out = out
+                .body(http_body_util::Full::new(bytes))
+                .map_err(|e| instant_acme::Error::Other(Box::new(e)))?;
             Ok(BytesResponse::from(out))
         })
     }
@@ -342,9 +447,17 @@ mod tests {
     fn each_directory_and_set_of_names_has_its_own_files() {
         let s = settings(LETS_ENCRYPT, &["www.site.example", "site.example"]);
         assert_eq!(s.cert_file(), Path::new("/var/lib/citizen-site/acme/acme-v02.api.letsencrypt.org_directory/site.example,www.site.example.pem"));
-        assert_eq!(s.account_file(), Path::new("/var/lib/citizen-site/acme/acme-v02.api.letsencrypt.org_directory/account.json"));
+        assert_eq!(
+            s.account_file(),
+            Path::new(
+                "/var/lib/citizen-site/acme/acme-v02.api.letsencrypt.org_directory/account.json"
+            )
+        );
         let pebble = settings("https://127.0.0.1:14000/dir", &["localhost"]);
-        assert_eq!(pebble.cert_file(), Path::new("/var/lib/citizen-site/acme/127.0.0.1_14000_dir/localhost.pem"));
+        assert_eq!(
+            pebble.cert_file(),
+            Path::new("/var/lib/citizen-site/acme/127.0.0.1_14000_dir/localhost.pem")
+        );
     }
 
     #[test]
@@ -352,7 +465,11 @@ mod tests {
         let digest = [7u8; 32];
         let key = alpn_certificate("site.example", &digest).unwrap();
         let (_, cert) = x509_parser::parse_x509_certificate(&key.cert[0]).unwrap();
-        let ext = cert.extensions().iter().find(|e| e.oid.to_id_string() == "1.3.6.1.5.5.7.1.31").expect("acmeIdentifier");
+        let ext = cert
+            .extensions()
+            .iter()
+            .find(|e| e.oid.to_id_string() == "1.3.6.1.5.5.7.1.31")
+            .expect("acmeIdentifier");
         assert!(ext.critical);
         // An OCTET STRING of the 32-byte digest.
         assert_eq!(ext.value, [&[0x04, 32][..], &digest[..]].concat());
@@ -368,8 +485,18 @@ mod tests {
         write_private(&file, b"one").unwrap();
         write_private(&file, b"two").unwrap();
         assert_eq!(std::fs::read(&file).unwrap(), b"two");
-        assert_eq!(std::fs::metadata(&file).unwrap().permissions().mode() & 0o777, 0o600);
-        assert_eq!(std::fs::metadata(dir.join("a")).unwrap().permissions().mode() & 0o777, 0o700);
+        assert_eq!(
+            std::fs::metadata(&file).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+        assert_eq!(
+            std::fs::metadata(dir.join("a"))
+                .unwrap()
+                .permissions()
+                .mode()
+                & 0o777,
+            0o700
+        );
         assert!(!file.with_extension("new").exists());
         std::fs::remove_dir_all(dir).unwrap();
     }

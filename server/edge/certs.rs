@@ -61,7 +61,9 @@ pub struct CertInfo {
 
 impl std::fmt::Debug for Certs {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Certs").field("serial", &self.current().map(|s| s.info.serial.clone())).finish_non_exhaustive()
+        f.debug_struct("Certs")
+            .field("serial", &self.current().map(|s| s.info.serial.clone()))
+            .finish_non_exhaustive()
     }
 }
 
@@ -105,12 +107,17 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl ResolvesServerCert for Certs {
     fn resolve(&self, hello: ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
-        let validating = hello.alpn().is_some_and(|mut protocols| protocols.any(|p| p == ACME_TLS_ALPN));
+        let validating = hello
+            .alpn()
+            .is_some_and(|mut protocols| protocols.any(|p| p == ACME_TLS_ALPN));
         if validating {
             let name = hello.server_name()?.to_ascii_lowercase();
             return lock(&self.alpn_challenges).get(&name).cloned();
         }
-        self.current.load().as_ref().map(|served| served.key.clone())
+        self.current
+            .load()
+            .as_ref()
+            .map(|served| served.key.clone())
     }
 }
 
@@ -131,24 +138,45 @@ pub fn server_config(certs: Arc<Certs>) -> Arc<ServerConfig> {
 /// A certificate chain and its private key, both PEM, checked to belong
 /// together. `what` names them in errors (the variables, or a cache file).
 pub fn parse(chain_pem: &[u8], key_pem: &[u8], what: (&str, &str)) -> Result<Served, String> {
-    let chain: Vec<CertificateDer<'static>> =
-        CertificateDer::pem_slice_iter(chain_pem).collect::<Result<_, _>>().map_err(|e| format!("{}: not a PEM certificate chain ({e})", what.0))?;
+    let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(chain_pem)
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("{}: not a PEM certificate chain ({e})", what.0))?;
     if chain.is_empty() {
-        return Err(format!("{}: holds no certificate (expected PEM \"BEGIN CERTIFICATE\" blocks)", what.0));
+        return Err(format!(
+            "{}: holds no certificate (expected PEM \"BEGIN CERTIFICATE\" blocks)",
+            what.0
+        ));
     }
-    let key = PrivateKeyDer::from_pem_slice(key_pem).map_err(|_| format!("{}: holds no PEM private key (PKCS#8, PKCS#1 or SEC1)", what.1))?;
-    let signing = any_supported_type(&key).map_err(|_| format!("{}: the private key is of a type TLS cannot use", what.1))?;
+    let key = PrivateKeyDer::from_pem_slice(key_pem).map_err(|_| {
+        format!(
+            "{}: holds no PEM private key (PKCS#8, PKCS#1 or SEC1)",
+            what.1
+        )
+    })?;
+    let signing = any_supported_type(&key)
+        .map_err(|_| format!("{}: the private key is of a type TLS cannot use", what.1))?;
     let info = info(&chain[0]).map_err(|e| format!("{}: {e}", what.0))?;
     let key = CertifiedKey::new(chain, signing);
-    key.keys_match().map_err(|_| format!("{} and {} do not belong together: the key is not the certificate's", what.0, what.1))?;
-    Ok(Served { key: Arc::new(key), info })
+    key.keys_match().map_err(|_| {
+        format!(
+            "{} and {} do not belong together: the key is not the certificate's",
+            what.0, what.1
+        )
+    })?;
+    Ok(Served {
+        key: Arc::new(key),
+        info,
+    })
 }
 
 /// The serial, validity and DNS names of a DER certificate.
 pub fn info(der: &CertificateDer<'_>) -> Result<CertInfo, String> {
     use x509_parser::extensions::GeneralName;
-    let (_, cert) = x509_parser::parse_x509_certificate(der).map_err(|e| format!("the certificate cannot be read: {e}"))?;
-    let at = |t: x509_parser::time::ASN1Time| SystemTime::UNIX_EPOCH + Duration::from_secs(t.timestamp().max(0) as u64);
+    let (_, cert) = x509_parser::parse_x509_certificate(der)
+        .map_err(|e| format!("the certificate cannot be read: {e}"))?;
+    let at = |t: x509_parser::time::ASN1Time| {
+        SystemTime::UNIX_EPOCH + Duration::from_secs(t.timestamp().max(0) as u64)
+    };
     let mut names = Vec::new();
     if let Ok(Some(san)) = cert.subject_alternative_name() {
         for name in &san.value.general_names {
@@ -158,7 +186,10 @@ pub fn info(der: &CertificateDer<'_>) -> Result<CertInfo, String> {
         }
     }
     Ok(CertInfo {
-        serial: cert.raw_serial_as_string().replace(':', "").to_ascii_uppercase(),
+        serial: cert
+            .raw_serial_as_string()
+            .replace(':', "")
+            .to_ascii_uppercase(),
         not_before: at(cert.validity().not_before),
         not_after: at(cert.validity().not_after),
         names,
@@ -169,7 +200,10 @@ impl CertInfo {
     /// When to replace it: once two thirds of its life have passed (30 days
     /// before the end of a 90-day certificate), as Let's Encrypt advises.
     pub fn renew_at(&self) -> SystemTime {
-        let life = self.not_after.duration_since(self.not_before).unwrap_or_default();
+        let life = self
+            .not_after
+            .duration_since(self.not_before)
+            .unwrap_or_default();
         self.not_after - life / 3
     }
 
@@ -182,9 +216,18 @@ impl CertInfo {
 /// The operator's certificate and key, read and checked at start (a
 /// problem stops the start, naming the variable).
 pub fn load_files(cert: &Path, key: &Path) -> Result<Served, String> {
-    let chain = std::fs::read(cert).map_err(|e| format!("TLS_CERT: cannot read {}: {e}", cert.display()))?;
-    let key_pem = std::fs::read(key).map_err(|e| format!("TLS_KEY: cannot read {}: {e}", key.display()))?;
-    parse(&chain, &key_pem, (&format!("TLS_CERT ({})", cert.display()), &format!("TLS_KEY ({})", key.display())))
+    let chain = std::fs::read(cert)
+        .map_err(|e| format!("TLS_CERT: cannot read {}: {e}", cert.display()))?;
+    let key_pem =
+        std::fs::read(key).map_err(|e| format!("TLS_KEY: cannot read {}: {e}", key.display()))?;
+    parse(
+        &chain,
+        &key_pem,
+        (
+            &format!("TLS_CERT ({})", cert.display()),
+            &format!("TLS_KEY ({})", key.display()),
+        ),
+    )
 }
 
 /// Watches the operator's files and puts a changed pair in service; a pair
@@ -192,7 +235,14 @@ pub fn load_files(cert: &Path, key: &Path) -> Result<Served, String> {
 /// certificate in service, with a warning, until the next check.
 pub fn watch_files(certs: Arc<Certs>, cert: PathBuf, key: PathBuf) -> tokio::task::JoinHandle<()> {
     fn stamp(paths: [&Path; 2]) -> Vec<Option<(SystemTime, u64)>> {
-        paths.iter().map(|p| std::fs::metadata(p).ok().and_then(|m| Some((m.modified().ok()?, m.len())))).collect()
+        paths
+            .iter()
+            .map(|p| {
+                std::fs::metadata(p)
+                    .ok()
+                    .and_then(|m| Some((m.modified().ok()?, m.len())))
+            })
+            .collect()
     }
     tokio::spawn(async move {
         let mut seen = stamp([&cert, &key]);
@@ -223,10 +273,16 @@ pub fn watch_files(certs: Arc<Certs>, cert: PathBuf, key: PathBuf) -> tokio::tas
 
 /// A time as RFC 3339 (UTC), for logs.
 pub fn rfc3339(t: SystemTime) -> String {
-    let secs = t.duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
+    let secs = t
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
     time::OffsetDateTime::from_unix_timestamp(secs)
         .ok()
-        .and_then(|t| t.format(&time::format_description::well_known::Rfc3339).ok())
+        .and_then(|t| {
+            t.format(&time::format_description::well_known::Rfc3339)
+                .ok()
+        })
         .unwrap_or_else(|| secs.to_string())
 }
 
@@ -236,7 +292,9 @@ mod tests {
 
     fn self_signed(names: &[&str]) -> (String, String) {
         let key = rcgen::KeyPair::generate().unwrap();
-        let params = rcgen::CertificateParams::new(names.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap();
+        let params =
+            rcgen::CertificateParams::new(names.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+                .unwrap();
         (params.self_signed(&key).unwrap().pem(), key.serialize_pem())
     }
 
@@ -245,21 +303,59 @@ mod tests {
         let (cert, key) = self_signed(&["site.example", "www.site.example"]);
         let served = parse(cert.as_bytes(), key.as_bytes(), ("TLS_CERT", "TLS_KEY")).unwrap();
         assert_eq!(served.info.names, ["site.example", "www.site.example"]);
-        assert!(served.info.covers(&["www.site.example".into()]) && !served.info.covers(&["other.example".into()]));
-        let life = served.info.not_after.duration_since(served.info.not_before).unwrap();
-        assert_eq!(served.info.not_after.duration_since(served.info.renew_at()).unwrap(), life / 3);
-        assert!(!served.info.serial.is_empty() && served.info.serial.chars().all(|c| c.is_ascii_hexdigit()));
+        assert!(
+            served.info.covers(&["www.site.example".into()])
+                && !served.info.covers(&["other.example".into()])
+        );
+        let life = served
+            .info
+            .not_after
+            .duration_since(served.info.not_before)
+            .unwrap();
+        assert_eq!(
+            served
+                .info
+                .not_after
+                .duration_since(served.info.renew_at())
+                .unwrap(),
+            life / 3
+        );
+        assert!(
+            !served.info.serial.is_empty()
+                && served.info.serial.chars().all(|c| c.is_ascii_hexdigit())
+        );
     }
 
     #[test]
-    fn a_key_of_another_certificate_or_a_file_without_one_is_refused_by_name_without_its_contents() {
+    fn a_key_of_another_certificate_or_a_file_without_one_is_refused_by_name_without_its_contents()
+    {
         let (cert, _) = self_signed(&["site.example"]);
         let (_, other_key) = self_signed(&["site.example"]);
-        let err = parse(cert.as_bytes(), other_key.as_bytes(), ("TLS_CERT", "TLS_KEY")).err().unwrap();
-        assert_eq!(err, "TLS_CERT and TLS_KEY do not belong together: the key is not the certificate's");
-        let err = parse(cert.as_bytes(), b"not a key", ("TLS_CERT", "TLS_KEY")).err().unwrap();
-        assert!(err.starts_with("TLS_KEY: holds no PEM private key"), "{err}");
-        let err = parse(other_key.as_bytes(), other_key.as_bytes(), ("TLS_CERT", "TLS_KEY")).err().unwrap();
+        let err = parse(
+            cert.as_bytes(),
+            other_key.as_bytes(),
+            ("TLS_CERT", "TLS_KEY"),
+        )
+        .err()
+        .unwrap();
+        assert_eq!(
+            err,
+            "TLS_CERT and TLS_KEY do not belong together: the key is not the certificate's"
+        );
+        let err = parse(cert.as_bytes(), b"not a key", ("TLS_CERT", "TLS_KEY"))
+            .err()
+            .unwrap();
+        assert!(
+            err.starts_with("TLS_KEY: holds no PEM private key"),
+            "{err}"
+        );
+        let err = parse(
+            other_key.as_bytes(),
+            other_key.as_bytes(),
+            ("TLS_CERT", "TLS_KEY"),
+        )
+        .err()
+        .unwrap();
         assert!(err.starts_with("TLS_CERT: holds no certificate"), "{err}");
         assert!(!err.contains("PRIVATE KEY-----"), "{err}");
     }

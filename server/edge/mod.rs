@@ -95,7 +95,11 @@ impl Default for Limits {
 /// (the service unit sets the limit and forbids `setrlimit`), the limit as
 /// it stands.
 pub fn raise_open_files() -> u64 {
-    rlimit::increase_nofile_limit(u64::MAX).unwrap_or_else(|_| rlimit::getrlimit(rlimit::Resource::NOFILE).map(|(soft, _)| soft).unwrap_or(1024))
+    rlimit::increase_nofile_limit(u64::MAX).unwrap_or_else(|_| {
+        rlimit::getrlimit(rlimit::Resource::NOFILE)
+            .map(|(soft, _)| soft)
+            .unwrap_or(1024)
+    })
 }
 
 /// Serves `listener`'s connections until `shutdown`
@@ -115,7 +119,12 @@ pub async fn serve<F, S, B>(
     shutdown: impl Future<Output = ()>,
 ) where
     F: Fn(SocketAddr) -> S,
-    S: hyper::service::Service<hyper::Request<Incoming>, Response = hyper::Response<B>, Error = Infallible> + Send + 'static,
+    S: hyper::service::Service<
+            hyper::Request<Incoming>,
+            Response = hyper::Response<B>,
+            Error = Infallible,
+        > + Send
+        + 'static,
     S::Future: Send + 'static,
     B: hyper::body::Body<Data = Bytes> + Send + 'static,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
@@ -127,8 +136,14 @@ pub async fn serve<F, S, B>(
     let mut builder = auto::Builder::new(TokioExecutor::new());
     // None must be said: with a timer, hyper otherwise bounds heads at
     // 30 s, a timer armed per request.
-    builder.http1().timer(TokioTimer::new()).header_read_timeout(limits.header_read);
-    builder.http2().timer(TokioTimer::new()).max_concurrent_streams(128);
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_read);
+    builder
+        .http2()
+        .timer(TokioTimer::new())
+        .max_concurrent_streams(128);
     tokio::pin!(shutdown);
     loop {
         let permit = tokio::select! {
@@ -149,7 +164,10 @@ pub async fn serve<F, S, B>(
             },
             () = &mut shutdown => break,
         };
-        let client = match limits.max_per_client.filter(|_| !exempt.contains(peer.ip())) {
+        let client = match limits
+            .max_per_client
+            .filter(|_| !exempt.contains(peer.ip()))
+        {
             Some(max) => match per_client.take(peer.ip(), max) {
                 Some(slot) => Some(slot),
                 None => {
@@ -164,21 +182,34 @@ pub async fn serve<F, S, B>(
         let _ = tcp.set_nodelay(true);
         let io = watched::Watched::new(tcp, limits.idle, limits.write_stall);
         let svc = connection(peer);
-        let (builder, watcher, tls, handshake) = (builder.clone(), graceful.watcher(), tls.clone(), limits.handshake);
+        let (builder, watcher, tls, handshake) = (
+            builder.clone(),
+            graceful.watcher(),
+            tls.clone(),
+            limits.handshake,
+        );
         tokio::spawn(async move {
             let _held = (permit, client);
             let result = match tls {
-                None => watcher.watch(builder.serve_connection(TokioIo::new(io), svc)).await,
+                None => {
+                    watcher
+                        .watch(builder.serve_connection(TokioIo::new(io), svc))
+                        .await
+                }
                 Some(acceptor) => {
                     let stream = match tokio::time::timeout(handshake, acceptor.accept(io)).await {
                         Ok(Ok(stream)) => stream,
-                        Ok(Err(e)) => return tracing::debug!(client = %peer, error = %e, "TLS handshake failed"),
+                        Ok(Err(e)) => {
+                            return tracing::debug!(client = %peer, error = %e, "TLS handshake failed")
+                        }
                         Err(_) => return tracing::debug!(client = %peer, "TLS handshake timed out"),
                     };
                     if stream.get_ref().1.alpn_protocol() == Some(certs::ACME_TLS_ALPN) {
                         return;
                     }
-                    watcher.watch(builder.serve_connection(TokioIo::new(stream), svc)).await
+                    watcher
+                        .watch(builder.serve_connection(TokioIo::new(stream), svc))
+                        .await
                 }
             };
             if let Err(e) = result {
@@ -205,7 +236,10 @@ impl<S> Axum<S> {
     where
         S: Clone,
     {
-        move |peer| Axum { service: service.clone(), peer }
+        move |peer| Axum {
+            service: service.clone(),
+            peer,
+        }
     }
 }
 
@@ -242,7 +276,10 @@ impl PerClient {
             return None;
         }
         *n += 1;
-        Some(ClientSlot { ip, of: self.clone() })
+        Some(ClientSlot {
+            ip,
+            of: self.clone(),
+        })
     }
 }
 
@@ -284,6 +321,10 @@ mod tests {
         let again = per.take(a, 3);
         assert!(again.is_some(), "a's closed connections are given back");
         drop(other);
-        assert_eq!(per.0.lock().unwrap().len(), 1, "a client with no connection is forgotten");
+        assert_eq!(
+            per.0.lock().unwrap().len(),
+            1,
+            "a client with no connection is forgotten"
+        );
     }
 }

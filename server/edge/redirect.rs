@@ -39,8 +39,19 @@ impl Redirect {
     pub fn new(site_url: &str, hosts: Vec<String>, certs: Arc<Certs>) -> Redirect {
         let origin = site_url.trim_end_matches('/').to_owned();
         let authority = origin.trim_start_matches("https://");
-        let port = authority.rfind(':').filter(|i| !authority[*i..].contains(']')).map(|i| authority[i..].to_owned()).unwrap_or_default();
-        Redirect { inner: Arc::new(Inner { hosts, origin, port, certs }) }
+        let port = authority
+            .rfind(':')
+            .filter(|i| !authority[*i..].contains(']'))
+            .map(|i| authority[i..].to_owned())
+            .unwrap_or_default();
+        Redirect {
+            inner: Arc::new(Inner {
+                hosts,
+                origin,
+                port,
+                certs,
+            }),
+        }
     }
 
     fn answer(&self, req: &Request) -> Response {
@@ -51,12 +62,31 @@ impl Redirect {
                 None => plain(StatusCode::NOT_FOUND, "No such challenge".into()),
             };
         }
-        let host = req.headers().get(header::HOST).and_then(|h| h.to_str().ok()).or_else(|| req.uri().host()).unwrap_or("");
-        let name = host.rsplit_once(':').filter(|(_, p)| p.bytes().all(|b| b.is_ascii_digit())).map_or(host, |(n, _)| n).to_ascii_lowercase();
-        let origin = if self.inner.hosts.contains(&name) { format!("https://{name}{}", self.inner.port) } else { self.inner.origin.clone() };
-        let target = format!("{origin}{}", req.uri().path_and_query().map_or("/", |pq| pq.as_str()));
-        let status =
-            if req.method() == Method::GET || req.method() == Method::HEAD { StatusCode::MOVED_PERMANENTLY } else { StatusCode::PERMANENT_REDIRECT };
+        let host = req
+            .headers()
+            .get(header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .or_else(|| req.uri().host())
+            .unwrap_or("");
+        let name = host
+            .rsplit_once(':')
+            .filter(|(_, p)| p.bytes().all(|b| b.is_ascii_digit()))
+            .map_or(host, |(n, _)| n)
+            .to_ascii_lowercase();
+        let origin = if self.inner.hosts.contains(&name) {
+            format!("https://{name}{}", self.inner.port)
+        } else {
+            self.inner.origin.clone()
+        };
+        let target = format!(
+            "{origin}{}",
+            req.uri().path_and_query().map_or("/", |pq| pq.as_str())
+        );
+        let status = if req.method() == Method::GET || req.method() == Method::HEAD {
+            StatusCode::MOVED_PERMANENTLY
+        } else {
+            StatusCode::PERMANENT_REDIRECT
+        };
         let mut res = Response::new(Body::empty());
         *res.status_mut() = status;
         match HeaderValue::from_str(&target) {
@@ -72,7 +102,10 @@ impl Redirect {
 fn plain(status: StatusCode, text: String) -> Response {
     let mut res = Response::new(Body::from(text));
     *res.status_mut() = status;
-    res.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
+    res.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
     res
 }
 
@@ -95,36 +128,84 @@ mod tests {
     use super::*;
 
     fn get(r: &Redirect, method: Method, host: &str, uri: &str) -> Response {
-        let req = Request::builder().method(method).uri(uri).header(header::HOST, host).body(Body::empty()).unwrap();
+        let req = Request::builder()
+            .method(method)
+            .uri(uri)
+            .header(header::HOST, host)
+            .body(Body::empty())
+            .unwrap();
         r.answer(&req)
     }
 
     #[test]
     fn every_path_and_query_goes_to_https_on_a_known_name_or_the_site() {
         let certs = Certs::new();
-        let r = Redirect::new("https://site.example:8443", vec!["site.example".into(), "www.site.example".into()], certs.clone());
+        let r = Redirect::new(
+            "https://site.example:8443",
+            vec!["site.example".into(), "www.site.example".into()],
+            certs.clone(),
+        );
         let res = get(&r, Method::GET, "www.site.example", "/blog?type=News&x=%20");
         assert_eq!(res.status(), 301);
-        assert_eq!(res.headers()[header::LOCATION], "https://www.site.example:8443/blog?type=News&x=%20");
+        assert_eq!(
+            res.headers()[header::LOCATION],
+            "https://www.site.example:8443/blog?type=News&x=%20"
+        );
         // A name the certificate is not for goes to SITE_URL.
         let res = get(&r, Method::HEAD, "evil.example:80", "/");
-        assert_eq!(res.headers()[header::LOCATION], "https://site.example:8443/");
+        assert_eq!(
+            res.headers()[header::LOCATION],
+            "https://site.example:8443/"
+        );
         let res = get(&r, Method::POST, "SITE.example:80", "/api/save-to-notion");
         assert_eq!(res.status(), 308);
-        assert_eq!(res.headers()[header::LOCATION], "https://site.example:8443/api/save-to-notion");
+        assert_eq!(
+            res.headers()[header::LOCATION],
+            "https://site.example:8443/api/save-to-notion"
+        );
         let r = Redirect::new("https://site.example", vec!["site.example".into()], certs);
-        assert_eq!(get(&r, Method::GET, "site.example", "/about").headers()[header::LOCATION], "https://site.example/about");
+        assert_eq!(
+            get(&r, Method::GET, "site.example", "/about").headers()[header::LOCATION],
+            "https://site.example/about"
+        );
     }
 
     #[test]
     fn http_01_tokens_are_answered_while_they_are_being_validated() {
         let certs = Certs::new();
-        let r = Redirect::new("https://site.example", vec!["site.example".into()], certs.clone());
-        assert_eq!(get(&r, Method::GET, "site.example", "/.well-known/acme-challenge/abc").status(), 404);
+        let r = Redirect::new(
+            "https://site.example",
+            vec!["site.example".into()],
+            certs.clone(),
+        );
+        assert_eq!(
+            get(
+                &r,
+                Method::GET,
+                "site.example",
+                "/.well-known/acme-challenge/abc"
+            )
+            .status(),
+            404
+        );
         certs.set_http_challenge("abc", "abc.thumbprint");
-        let res = get(&r, Method::GET, "site.example", "/.well-known/acme-challenge/abc");
+        let res = get(
+            &r,
+            Method::GET,
+            "site.example",
+            "/.well-known/acme-challenge/abc",
+        );
         assert_eq!(res.status(), 200);
         certs.clear_challenges();
-        assert_eq!(get(&r, Method::GET, "site.example", "/.well-known/acme-challenge/abc").status(), 404);
+        assert_eq!(
+            get(
+                &r,
+                Method::GET,
+                "site.example",
+                "/.well-known/acme-challenge/abc"
+            )
+            .status(),
+            404
+        );
     }
 }

@@ -66,7 +66,10 @@ impl<T> Watched<T> {
         self.read_timer_polled = true;
         while self.read_timer.as_mut().poll(cx).is_ready() {
             if self.reads == self.reads_at_arm {
-                return Err(io::Error::new(io::ErrorKind::TimedOut, "the client sent nothing for the idle limit"));
+                return Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    "the client sent nothing for the idle limit",
+                ));
             }
             self.reads_at_arm = self.reads;
             let next = Instant::now() + self.idle;
@@ -75,7 +78,11 @@ impl<T> Watched<T> {
         Ok(())
     }
 
-    fn write_outcome<R>(&mut self, cx: &mut Context<'_>, polled: Poll<io::Result<R>>) -> Poll<io::Result<R>> {
+    fn write_outcome<R>(
+        &mut self,
+        cx: &mut Context<'_>,
+        polled: Poll<io::Result<R>>,
+    ) -> Poll<io::Result<R>> {
         match polled {
             Poll::Ready(r) => {
                 self.write_waiting = false;
@@ -88,7 +95,10 @@ impl<T> Watched<T> {
                     self.write_timer.as_mut().reset(deadline);
                 }
                 match self.write_timer.as_mut().poll(cx) {
-                    Poll::Ready(()) => Poll::Ready(Err(io::Error::new(io::ErrorKind::TimedOut, "the client read nothing for the write limit"))),
+                    Poll::Ready(()) => Poll::Ready(Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        "the client read nothing for the write limit",
+                    ))),
                     Poll::Pending => Poll::Pending,
                 }
             }
@@ -97,7 +107,11 @@ impl<T> Watched<T> {
 }
 
 impl<T: AsyncRead + Unpin> AsyncRead for Watched<T> {
-    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
         let this = &mut *self;
         match Pin::new(&mut this.io).poll_read(cx, buf) {
             Poll::Ready(r) => {
@@ -113,13 +127,21 @@ impl<T: AsyncRead + Unpin> AsyncRead for Watched<T> {
 }
 
 impl<T: AsyncWrite + Unpin> AsyncWrite for Watched<T> {
-    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
         let this = &mut *self;
         let polled = Pin::new(&mut this.io).poll_write(cx, buf);
         this.write_outcome(cx, polled)
     }
 
-    fn poll_write_vectored(mut self: Pin<&mut Self>, cx: &mut Context<'_>, bufs: &[io::IoSlice<'_>]) -> Poll<io::Result<usize>> {
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
         let this = &mut *self;
         let polled = Pin::new(&mut this.io).poll_write_vectored(cx, bufs);
         this.write_outcome(cx, polled)
@@ -162,13 +184,19 @@ mod tests {
         let started = Instant::now();
         let mut byte = [0u8; 1];
         for _ in 0..4 {
-            watched.read_exact(&mut byte).await.expect("a client speaking every 50 s is kept");
+            watched
+                .read_exact(&mut byte)
+                .await
+                .expect("a client speaking every 50 s is kept");
         }
         let err = watched.read_exact(&mut byte).await.expect_err("silence");
         assert_eq!(err.kind(), io::ErrorKind::TimedOut);
         // The last byte came at 200 s; closed between 60 and 120 s later.
         let silent_for = started.elapsed() - Duration::from_secs(200);
-        assert!(silent_for >= Duration::from_secs(60) && silent_for <= Duration::from_secs(120), "{silent_for:?}");
+        assert!(
+            silent_for >= Duration::from_secs(60) && silent_for <= Duration::from_secs(120),
+            "{silent_for:?}"
+        );
         talker.abort();
         drop(rx);
     }
@@ -181,7 +209,10 @@ mod tests {
         // waits: it gets the whole limit from when it began waiting.
         tokio::time::sleep(Duration::from_secs(100)).await;
         let began = Instant::now();
-        let err = watched.write_all(&[0u8; 64]).await.expect_err("nobody reads");
+        let err = watched
+            .write_all(&[0u8; 64])
+            .await
+            .expect_err("nobody reads");
         assert_eq!(err.kind(), io::ErrorKind::TimedOut);
         assert_eq!(began.elapsed(), Duration::from_secs(30));
         drop(client);

@@ -12,10 +12,19 @@ use crate::state::SharedState;
 pub async fn asset(State(state): State<SharedState>, req: Request) -> Response {
     let not_found = || (StatusCode::NOT_FOUND, "Not found").into_response();
     if let AssetFiles::Dir(files) = &state.site().front.files {
-        let Some((path, content_type)) = files.get(req.uri().path()) else { return not_found() };
+        let Some((path, content_type)) = files.get(req.uri().path()) else {
+            return not_found();
+        };
         return match tokio::fs::read(path).await {
             // Not cached: a dev build's files come and go with each change.
-            Ok(body) => ([(header::CONTENT_TYPE, content_type.as_str()), (header::CACHE_CONTROL, "no-cache")], body).into_response(),
+            Ok(body) => (
+                [
+                    (header::CONTENT_TYPE, content_type.as_str()),
+                    (header::CACHE_CONTROL, "no-cache"),
+                ],
+                body,
+            )
+                .into_response(),
             Err(_) => not_found(),
         };
     }
@@ -29,8 +38,14 @@ pub async fn asset(State(state): State<SharedState>, req: Request) -> Response {
     };
     let mut res = Response::new(axum::body::Body::from(body));
     let h = res.headers_mut();
-    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(file.content_type));
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=31536000, immutable"));
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(file.content_type),
+    );
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("public, max-age=31536000, immutable"),
+    );
     if file.br.is_some() || file.gzip.is_some() {
         h.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
     }

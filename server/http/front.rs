@@ -53,7 +53,10 @@ impl FrontDoor {
 
     /// The door of one connection, from `peer` (see [`crate::edge::serve`]).
     pub fn connection(&self, peer: SocketAddr) -> Door {
-        Door { front: self.clone(), peer }
+        Door {
+            front: self.clone(),
+            peer,
+        }
     }
 }
 
@@ -77,8 +80,17 @@ impl hyper::service::Service<hyper::Request<Incoming>> for Door {
     fn call(&self, request: hyper::Request<Incoming>) -> Self::Future {
         let started = Instant::now();
         let (state, peer) = (&self.front.state, self.peer);
-        if let Some((mut res, hot)) = pages::from_hot(state, request.method(), request.uri(), request.headers()) {
-            let seconds = booked(state, started, peer, (request.method(), request.uri(), request.headers()), hot.id.name(), &mut res);
+        if let Some((mut res, hot)) =
+            pages::from_hot(state, request.method(), request.uri(), request.headers())
+        {
+            let seconds = booked(
+                state,
+                started,
+                peer,
+                (request.method(), request.uri(), request.headers()),
+                hot.id.name(),
+                &mut res,
+            );
             hot.viewed(&state.metrics, res.status(), seconds);
             return Either::Left(ready(Ok(res.map(DoorBody::Left))));
         }
@@ -89,8 +101,17 @@ impl hyper::service::Service<hyper::Request<Incoming>> for Door {
             let (parts, body) = request.into_parts();
             match pages::from_cache(&state, &parts.method, &parts.uri, &parts.headers).await {
                 Some((mut res, page)) => {
-                    let seconds = booked(&state, started, peer, (&parts.method, &parts.uri, &parts.headers), &page, &mut res);
-                    state.metrics.observe_request(&page, res.status().as_u16(), seconds);
+                    let seconds = booked(
+                        &state,
+                        started,
+                        peer,
+                        (&parts.method, &parts.uri, &parts.headers),
+                        &page,
+                        &mut res,
+                    );
+                    state
+                        .metrics
+                        .observe_request(&page, res.status().as_u16(), seconds);
                     Ok(res.map(DoorBody::Left))
                 }
                 None => {

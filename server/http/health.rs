@@ -31,7 +31,11 @@ pub async fn readyz(State(state): State<SharedState>) -> Response {
     let database = state.db.is_up();
     let draining = state.draining.load(Ordering::Acquire);
     let ready = isolates && prerendered && database && !draining;
-    let status = if ready { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
+    let status = if ready {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
     let intro = match backlog(&state).await {
         Some(b) => json!({
             "pending": b.pending,
@@ -58,18 +62,31 @@ async fn backlog(state: &SharedState) -> Option<store::Backlog> {
 /// The Prometheus metrics, for clients in `METRICS_ALLOW` (loopback and
 /// private networks by default); anyone else gets the 404 any unknown path
 /// gets.
-pub async fn metrics(State(state): State<SharedState>, Extension(client): Extension<ClientIp>) -> Response {
+pub async fn metrics(
+    State(state): State<SharedState>,
+    Extension(client): Extension<ClientIp>,
+) -> Response {
     if !state.config.metrics_allow.contains(client.0) {
         return (StatusCode::NOT_FOUND, "Not found").into_response();
     }
     let m = &state.metrics;
-    m.render_queue_depth.set(state.site().front.pool.queue_depth() as i64);
+    m.render_queue_depth
+        .set(state.site().front.pool.queue_depth() as i64);
     m.database_up.set(i64::from(state.db.is_up()));
     // A database that is away keeps the last reading.
     if let Some(b) = backlog(&state).await {
         m.intro_pending.set(b.pending);
         m.intro_oldest_pending_age.set(b.oldest_age_secs(now_ms()));
     }
-    ([(header::CONTENT_TYPE, "application/openmetrics-text; version=1.0.0; charset=utf-8"), (header::CACHE_CONTROL, "no-store")], m.encode())
+    (
+        [
+            (
+                header::CONTENT_TYPE,
+                "application/openmetrics-text; version=1.0.0; charset=utf-8",
+            ),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        m.encode(),
+    )
         .into_response()
 }

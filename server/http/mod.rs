@@ -34,8 +34,14 @@ pub fn router(state: SharedState, extra: Router<SharedState>) -> Router {
         .served("/site.webmanifest", get(seo::manifest))
         .served("/api/route-data", get(pages::route_data))
         .served("/api/save-to-notion", post(api::intro::save))
-        .served("/api/get-stripe-prices", get(api::stripe::prices).post(api::stripe::prices))
-        .served("/api/create-checkout-session", post(api::stripe::create_checkout))
+        .served(
+            "/api/get-stripe-prices",
+            get(api::stripe::prices).post(api::stripe::prices),
+        )
+        .served(
+            "/api/create-checkout-session",
+            post(api::stripe::create_checkout),
+        )
         .served("/api/verify-checkout-session", post(api::stripe::verify))
         // Its own body limit (MAX_WEBHOOK_BODY), read in the handler.
         .served("/api/stripe-webhook", post(api::stripe::webhook))
@@ -46,7 +52,10 @@ pub fn router(state: SharedState, extra: Router<SharedState>) -> Router {
         .fallback(pages::page)
         .layer(DefaultBodyLimit::max(api::body::MAX_BODY))
         .layer(CompressionLayer::new())
-        .layer(axum::middleware::from_fn_with_state(state.clone(), observe::observe))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            observe::observe,
+        ))
         .with_state(state)
 }
 
@@ -79,6 +88,8 @@ mod tests {
 
     #[test]
     fn routes_under_the_server_segments_are_registered() {
-        let _ = Router::<SharedState>::new().served("/api/x", get(|| async {})).served("/__dev/y", get(|| async {}));
+        let _ = Router::<SharedState>::new()
+            .served("/api/x", get(|| async {}))
+            .served("/__dev/y", get(|| async {}));
     }
 }

@@ -32,7 +32,10 @@ pub struct Seen {
 /// The connection's peer of a request (the unspecified address when the
 /// connection did not say, as in tests that call the router directly).
 pub fn peer(extensions: &Extensions) -> SocketAddr {
-    extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0).unwrap_or_else(|| SocketAddr::from((Ipv4Addr::UNSPECIFIED, 0)))
+    extensions
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|c| c.0)
+        .unwrap_or_else(|| SocketAddr::from((Ipv4Addr::UNSPECIFIED, 0)))
 }
 
 impl Seen {
@@ -41,8 +44,17 @@ impl Seen {
         // A proxy we trust may have named the request already; anyone else's
         // id is replaced, so ids in the logs are ours or our proxies'.
         let trusted = &state.config.trusted_proxies;
-        let theirs = || headers.get(REQUEST_ID_HEADER).filter(|v| v.to_str().is_ok_and(is_plain_id)).cloned();
-        let id = trusted.contains(peer.ip()).then(theirs).flatten().unwrap_or_else(telemetry::new_request_id);
+        let theirs = || {
+            headers
+                .get(REQUEST_ID_HEADER)
+                .filter(|v| v.to_str().is_ok_and(is_plain_id))
+                .cloned()
+        };
+        let id = trusted
+            .contains(peer.ip())
+            .then(theirs)
+            .flatten()
+            .unwrap_or_else(telemetry::new_request_id);
         Seen { started, id }
     }
 
@@ -55,12 +67,24 @@ impl Seen {
     /// (worked out only for a log line): adds the id and logs it. Returns
     /// how long the answer took, for the metrics. Its security headers are
     /// in already.
-    pub fn answered<B>(self, method: &Method, path: &str, route: &str, client: impl FnOnce() -> IpAddr, res: &mut axum::http::Response<B>) -> f64 {
+    pub fn answered<B>(
+        self,
+        method: &Method,
+        path: &str,
+        route: &str,
+        client: impl FnOnce() -> IpAddr,
+        res: &mut axum::http::Response<B>,
+    ) -> f64 {
         let status = res.status().as_u16();
         let seconds = self.started.elapsed().as_secs_f64();
         let failed = status >= 500 && route != "/readyz";
         if failed || tracing::enabled!(tracing::Level::DEBUG) {
-            let (id, client, path, took_ms) = (self.id(), client(), telemetry::shorten(path), (seconds * 1000.0) as u64);
+            let (id, client, path, took_ms) = (
+                self.id(),
+                client(),
+                telemetry::shorten(path),
+                (seconds * 1000.0) as u64,
+            );
             if failed {
                 tracing::warn!(request_id = %id, %method, %path, %client, status, %route, took_ms, "request failed");
             } else {
@@ -93,15 +117,24 @@ pub async fn observe(State(state): State<SharedState>, mut req: Request, next: N
     };
     // A borrow of the current site, not a counted reference. Headers a
     // handler set are kept (a cached page has them all).
-    state.site.load().security.apply(uri.path(), res.headers_mut());
+    state
+        .site
+        .load()
+        .security
+        .apply(uri.path(), res.headers_mut());
     let seconds = seen.answered(&method, uri.path(), route, || client, &mut res);
-    state.metrics.observe_request(route, res.status().as_u16(), seconds);
+    state
+        .metrics
+        .observe_request(route, res.status().as_u16(), seconds);
     res
 }
 
 /// An id a proxy may pass on: short, and nothing but letters, digits and `-_.`.
 fn is_plain_id(v: &str) -> bool {
-    !v.is_empty() && v.len() <= 128 && v.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
+    !v.is_empty()
+        && v.len() <= 128
+        && v.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
 }
 
 #[cfg(test)]

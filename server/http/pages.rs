@@ -24,16 +24,26 @@ use crate::render::cache::{HotPage, Kept};
 use crate::state::{AppState, SharedState};
 
 /// Every path that is not an API or asset route: a server-rendered page.
-pub async fn page(State(state): State<SharedState>, Extension(client): Extension<ClientIp>, request: Request) -> Response {
+pub async fn page(
+    State(state): State<SharedState>,
+    Extension(client): Extension<ClientIp>,
+    request: Request,
+) -> Response {
     let (uri, headers) = (request.uri(), request.headers());
     let site = state.site();
-    let (route, plan, key) = match pages::resolve(&state, &site, request.method(), uri.path(), uri.query()) {
-        Resolved::Page { route, plan, key } => (route, plan, key),
-        Resolved::Canonical(target) => return Redirect::permanent(&target).into_response(),
-        Resolved::MethodNotAllowed => {
-            return (StatusCode::METHOD_NOT_ALLOWED, [(header::ALLOW, "GET, HEAD")], "Method not allowed").into_response();
-        }
-    };
+    let (route, plan, key) =
+        match pages::resolve(&state, &site, request.method(), uri.path(), uri.query()) {
+            Resolved::Page { route, plan, key } => (route, plan, key),
+            Resolved::Canonical(target) => return Redirect::permanent(&target).into_response(),
+            Resolved::MethodNotAllowed => {
+                return (
+                    StatusCode::METHOD_NOT_ALLOWED,
+                    [(header::ALLOW, "GET, HEAD")],
+                    "Method not allowed",
+                )
+                    .into_response();
+            }
+        };
     note_not_found(&state, &route, uri.path());
     let mut res = match key {
         // The front door looked the page up already and did not find it (a
@@ -50,7 +60,8 @@ pub async fn page(State(state): State<SharedState>, Extension(client): Extension
             uncached(&state, &site, &route, loaded).await
         }
     };
-    res.extensions_mut().insert(RouteLabel(route.page.name().to_owned()));
+    res.extensions_mut()
+        .insert(RouteLabel(route.page.name().to_owned()));
     res
 }
 
@@ -60,9 +71,19 @@ pub async fn page(State(state): State<SharedState>, Extension(client): Extension
 /// whose page handler makes the page (a miss), redirects, or answers the
 /// 404 (an unknown path is left to it, to be counted and logged there).
 /// Returns the response and the page it showed (the metrics' route label).
-pub async fn from_cache(state: &AppState, method: &Method, uri: &Uri, headers: &HeaderMap) -> Option<(Kept, String)> {
+pub async fn from_cache(
+    state: &AppState,
+    method: &Method,
+    uri: &Uri,
+    headers: &HeaderMap,
+) -> Option<(Kept, String)> {
     let site = state.site();
-    let Resolved::Page { route, key: Some(key), .. } = pages::resolve(state, &site, method, uri.path(), uri.query()) else {
+    let Resolved::Page {
+        route,
+        key: Some(key),
+        ..
+    } = pages::resolve(state, &site, method, uri.path(), uri.query())
+    else {
         return None;
     };
     let hit = state.pages.get(&key).await?;
@@ -74,7 +95,12 @@ pub async fn from_cache(state: &AppState, method: &Method, uri: &Uri, headers: &
 /// A page view the front door answers from the site's hot pages
 /// ([`pages::hot`]): the same response as [`from_cache`] would give, found
 /// by the path alone, without waiting on anything.
-pub fn from_hot(state: &AppState, method: &Method, uri: &Uri, headers: &HeaderMap) -> Option<(Kept, Arc<HotPage>)> {
+pub fn from_hot(
+    state: &AppState,
+    method: &Method,
+    uri: &Uri,
+    headers: &HeaderMap,
+) -> Option<(Kept, Arc<HotPage>)> {
     let hot = pages::hot(state, &state.site.load(), method, uri.path(), uri.query())?;
     state.metrics.page_cache_hits.inc();
     Some((hot.page.page(headers), hot))
@@ -105,15 +131,29 @@ pub async fn route_data(
     query: Result<Query<RouteDataQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Response {
     let Ok(Query(q)) = query else {
-        return (StatusCode::BAD_REQUEST, "url: required (a path starting with /)").into_response();
+        return (
+            StatusCode::BAD_REQUEST,
+            "url: required (a path starting with /)",
+        )
+            .into_response();
     };
     let Some((path, query)) = split_route_url(&q.url) else {
-        return (StatusCode::BAD_REQUEST, "url: must be a path starting with /").into_response();
+        return (
+            StatusCode::BAD_REQUEST,
+            "url: must be a path starting with /",
+        )
+            .into_response();
     };
     let site = state.site();
     // split_route_url gives the canonical path: a page, always.
-    let Resolved::Page { route, plan, key } = pages::resolve(&state, &site, &Method::GET, &path, query) else {
-        return (StatusCode::BAD_REQUEST, "url: must be a path starting with /").into_response();
+    let Resolved::Page { route, plan, key } =
+        pages::resolve(&state, &site, &Method::GET, &path, query)
+    else {
+        return (
+            StatusCode::BAD_REQUEST,
+            "url: must be a path starting with /",
+        )
+            .into_response();
     };
     note_not_found(&state, &route, &path);
     // A page in the cache carries its route data: a hit reads no data.
@@ -125,7 +165,12 @@ pub async fn route_data(
     let cache_control = plan.cache_control;
     let loaded = load::load(&state, &site.content, &route, plan, client.0).await;
     let status = StatusCode::from_u16(loaded.route.status).unwrap_or(StatusCode::OK);
-    let mut res = (status, [(header::CACHE_CONTROL, cache_control)], Json(loaded.route)).into_response();
+    let mut res = (
+        status,
+        [(header::CACHE_CONTROL, cache_control)],
+        Json(loaded.route),
+    )
+        .into_response();
     set_retry_after(&mut res, loaded.retry_after);
     res
 }
@@ -142,8 +187,19 @@ pub fn split_route_url(url: &str) -> Option<(String, Option<&str>)> {
         None => (format!("/{rest}"), None),
     };
     let path = path.split('#').next().unwrap_or("/").to_owned();
-    let path = if path.len() > 1 { path.trim_end_matches('/').to_owned() } else { path };
-    Some((if path.is_empty() { "/".to_owned() } else { path }, query))
+    let path = if path.len() > 1 {
+        path.trim_end_matches('/').to_owned()
+    } else {
+        path
+    };
+    Some((
+        if path.is_empty() {
+            "/".to_owned()
+        } else {
+            path
+        },
+        query,
+    ))
 }
 
 #[cfg(test)]
@@ -153,9 +209,15 @@ mod tests {
 
     #[test]
     fn route_urls_split_into_path_and_query() {
-        assert_eq!(split_route_url("/blog/?type=Events"), Some(("/blog".to_owned(), Some("type=Events"))));
+        assert_eq!(
+            split_route_url("/blog/?type=Events"),
+            Some(("/blog".to_owned(), Some("type=Events")))
+        );
         assert_eq!(split_route_url("/"), Some(("/".to_owned(), None)));
-        assert_eq!(split_route_url("/about#team"), Some(("/about".to_owned(), None)));
+        assert_eq!(
+            split_route_url("/about#team"),
+            Some(("/about".to_owned(), None))
+        );
         assert_eq!(split_route_url("//evil.example/x"), None);
         assert_eq!(split_route_url("/\\evil.example/x"), None);
         assert_eq!(split_route_url("https://evil.example/"), None);

@@ -13,7 +13,12 @@ use crate::state::AppState;
 
 /// A page made for this request alone, uncompressed: the compression layer
 /// deals with it.
-pub async fn uncached(state: &AppState, site: &Site, route: &RouteMatch, loaded: Loaded) -> Response {
+pub async fn uncached(
+    state: &AppState,
+    site: &Site,
+    route: &RouteMatch,
+    loaded: Loaded,
+) -> Response {
     let mut res = match make::uncached(state, site, route, &loaded).await {
         Ok((status, html)) => html_response(status, html, loaded.plan.cache_control),
         Err(failed) => failed_response(&failed),
@@ -25,7 +30,8 @@ pub async fn uncached(state: &AppState, site: &Site, route: &RouteMatch, loaded:
 pub fn failed_response(failed: &Failed) -> Response {
     let mut res = html_response(failed.status, failed.html.clone(), "no-store");
     if failed.retry_soon {
-        res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        res.headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
     }
     res
 }
@@ -33,8 +39,14 @@ pub fn failed_response(failed: &Failed) -> Response {
 fn html_response(status: u16, html: String, cache_control: &'static str) -> Response {
     let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let headers = [
-        (header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8")),
-        (header::CACHE_CONTROL, HeaderValue::from_static(cache_control)),
+        (
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/html; charset=utf-8"),
+        ),
+        (
+            header::CACHE_CONTROL,
+            HeaderValue::from_static(cache_control),
+        ),
     ];
     (status, headers, html).into_response()
 }

@@ -8,20 +8,35 @@ use crate::seo;
 use crate::state::SharedState;
 
 pub async fn sitemap(State(state): State<SharedState>) -> impl IntoResponse {
-    ([(header::CONTENT_TYPE, "application/xml; charset=utf-8")], seo::sitemap(&state.config.site_url, &state.site().content))
+    (
+        [(header::CONTENT_TYPE, "application/xml; charset=utf-8")],
+        seo::sitemap(&state.config.site_url, &state.site().content),
+    )
 }
 
 pub async fn robots(State(state): State<SharedState>) -> impl IntoResponse {
-    ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], seo::robots(&state.config.site_url))
+    (
+        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+        seo::robots(&state.config.site_url),
+    )
 }
 
 pub async fn feed(State(state): State<SharedState>) -> impl IntoResponse {
-    ([(header::CONTENT_TYPE, "application/rss+xml; charset=utf-8")], seo::feed(&state.config.site_url, &state.site().content))
+    (
+        [(header::CONTENT_TYPE, "application/rss+xml; charset=utf-8")],
+        seo::feed(&state.config.site_url, &state.site().content),
+    )
 }
 
 pub async fn manifest(State(state): State<SharedState>) -> impl IntoResponse {
     let site = state.site();
-    let icon = |name: &str| site.front.manifest.image_url(name).unwrap_or_default().to_owned();
+    let icon = |name: &str| {
+        site.front
+            .manifest
+            .image_url(name)
+            .unwrap_or_default()
+            .to_owned()
+    };
     let body = serde_json::json!({
         "name": seo::SITE_NAME,
         "short_name": seo::SITE_NAME,
@@ -35,5 +50,8 @@ pub async fn manifest(State(state): State<SharedState>) -> impl IntoResponse {
             { "src": icon("icon-512.png"), "sizes": "512x512", "type": "image/png" },
         ],
     });
-    ([(header::CONTENT_TYPE, "application/manifest+json")], body.to_string())
+    (
+        [(header::CONTENT_TYPE, "application/manifest+json")],
+        body.to_string(),
+    )
 }

@@ -62,7 +62,10 @@ pub fn spawn(
 ) -> (ForwarderHandle, tokio::task::JoinHandle<()>) {
     let wake = Arc::new(Notify::new());
     let (stop_tx, mut stop_rx) = watch::channel(false);
-    let handle = ForwarderHandle { wake: wake.clone(), stop: stop_tx };
+    let handle = ForwarderHandle {
+        wake: wake.clone(),
+        stop: stop_tx,
+    };
     let task = tokio::spawn(async move {
         tracing::info!(worker = %worker, "intro request forwarder started");
         loop {
@@ -102,7 +105,12 @@ pub fn spawn(
 /// (the page id), or the failed try, counted, with its next try set by
 /// [`retry_delay`] (the error). The background forwarder and an operator's
 /// `citizen-site intro retry` both forward through here.
-pub async fn forward_one(db: &Db, notion: &NotionClient, worker: &str, req: store::StoredRequest) -> Result<String, String> {
+pub async fn forward_one(
+    db: &Db,
+    notion: &NotionClient,
+    worker: &str,
+    req: store::StoredRequest,
+) -> Result<String, String> {
     match notion.forward(&req).await {
         Ok(page_id) => {
             if let Err(e) = store::mark_forwarded(db, &req.id, &page_id).await {
@@ -118,7 +126,8 @@ pub async fn forward_one(db: &Db, notion: &NotionClient, worker: &str, req: stor
             let delay = retry_delay(failed);
             tracing::warn!(id = %req.id, attempt = failed, retry_in = ?delay, error = %e, "Notion forwarding failed");
             let retry_at = now_ms() + delay.as_millis() as i64;
-            if let Err(e) = store::mark_failed(db, &req.id, worker, &e.to_string(), retry_at).await {
+            if let Err(e) = store::mark_failed(db, &req.id, worker, &e.to_string(), retry_at).await
+            {
                 tracing::error!(id = %req.id, error = %e, "could not record a failed forward; the lease will expire");
             }
             Err(e.to_string())
@@ -152,7 +161,10 @@ pub fn spawn_watch(db: Db) -> tokio::task::JoinHandle<()> {
                         warned = Some(std::time::Instant::now());
                     }
                 } else if warned.take().is_some() {
-                    tracing::info!(pending = backlog.pending, "intro requests are reaching Notion again: none has waited an hour");
+                    tracing::info!(
+                        pending = backlog.pending,
+                        "intro requests are reaching Notion again: none has waited an hour"
+                    );
                 }
             }
             tokio::time::sleep(WATCH_EVERY).await;

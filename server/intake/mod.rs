@@ -65,8 +65,11 @@ impl EmailAddress {
             return Err(format!("email: at most {MAX_EMAIL} characters"));
         }
         // A deliverable address: local@domain with a dot in the domain.
-        let ok = email_address::EmailAddress::parse_with_options(raw, email_address::Options::default().without_display_text())
-            .is_ok_and(|e| e.domain().contains('.') && !e.domain().starts_with('['));
+        let ok = email_address::EmailAddress::parse_with_options(
+            raw,
+            email_address::Options::default().without_display_text(),
+        )
+        .is_ok_and(|e| e.domain().contains('.') && !e.domain().starts_with('['));
         if ok {
             Ok(EmailAddress(raw.to_owned()))
         } else {
@@ -133,7 +136,8 @@ impl IntroRequest {
         let website = form.website.trim().to_owned();
         limit("website", &website, MAX_WEBSITE).map_err(field)?;
         if !website.is_empty() {
-            let ok = ammonia::Url::parse(&website).is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some());
+            let ok = ammonia::Url::parse(&website)
+                .is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some());
             if !ok {
                 return Err(field("website: not a valid http(s) URL".into()));
             }
@@ -143,7 +147,9 @@ impl IntroRequest {
         let mut tags: Vec<String> = Vec::new();
         for tag in form.tags {
             let Some(known) = tag_options.iter().find(|t| **t == tag) else {
-                return Err(field(format!("tags: {tag:?} is not one of the tag options")));
+                return Err(field(format!(
+                    "tags: {tag:?} is not one of the tag options"
+                )));
             };
             if !tags.iter().any(|t| t == known) {
                 tags.push(known.clone());
@@ -152,9 +158,20 @@ impl IntroRequest {
         tags.sort_by_key(|t| tag_options.iter().position(|o| o == t));
         let submission_id = match form.submission_id.trim() {
             "" => None,
-            raw => Some(uuid::Uuid::parse_str(raw).map_err(|_| field("submissionId: not a valid id".into()))?),
+            raw => Some(
+                uuid::Uuid::parse_str(raw)
+                    .map_err(|_| field("submissionId: not a valid id".into()))?,
+            ),
         };
-        Ok(IntroRequest { name, contact_person, email, website, description, tags, submission_id })
+        Ok(IntroRequest {
+            name,
+            contact_person,
+            email,
+            website,
+            description,
+            tags,
+            submission_id,
+        })
     }
 }
 
@@ -171,19 +188,35 @@ mod tests {
     use super::*;
 
     fn form() -> IntroForm {
-        IntroForm { name: "Riverbend".into(), email: "ana@example.org".into(), ..Default::default() }
+        IntroForm {
+            name: "Riverbend".into(),
+            email: "ana@example.org".into(),
+            ..Default::default()
+        }
     }
 
     /// The site's tag options.
     pub(super) fn tag_options() -> Vec<String> {
-        crate::content::parse_intro_tags(include_str!("../../content/site/intro-tags.json")).unwrap()
+        crate::content::parse_intro_tags(include_str!("../../content/site/intro-tags.json"))
+            .unwrap()
     }
 
     #[test]
     fn name_and_email_are_required_with_the_spec_message() {
-        for f in [IntroForm { name: "  ".into(), ..form() }, IntroForm { email: "".into(), ..form() }] {
+        for f in [
+            IntroForm {
+                name: "  ".into(),
+                ..form()
+            },
+            IntroForm {
+                email: "".into(),
+                ..form()
+            },
+        ] {
             assert_eq!(
-                IntroRequest::parse(f, &tag_options()).unwrap_err().to_string(),
+                IntroRequest::parse(f, &tag_options())
+                    .unwrap_err()
+                    .to_string(),
                 "Missing required fields: Please fill in the name and email address."
             );
         }
@@ -192,16 +225,60 @@ mod tests {
     #[test]
     fn each_field_rule_names_its_field() {
         let cases = [
-            (IntroForm { email: "not-an-email".into(), ..form() }, "email:"),
-            (IntroForm { email: "a@localhost".into(), ..form() }, "email:"),
-            (IntroForm { website: "javascript:alert(1)".into(), ..form() }, "website:"),
-            (IntroForm { website: "example.org".into(), ..form() }, "website:"),
-            (IntroForm { name: "x".repeat(201), ..form() }, "name:"),
-            (IntroForm { description: "x".repeat(5001), ..form() }, "description:"),
-            (IntroForm { tags: vec!["Gardening".into()], ..form() }, "tags:"),
+            (
+                IntroForm {
+                    email: "not-an-email".into(),
+                    ..form()
+                },
+                "email:",
+            ),
+            (
+                IntroForm {
+                    email: "a@localhost".into(),
+                    ..form()
+                },
+                "email:",
+            ),
+            (
+                IntroForm {
+                    website: "javascript:alert(1)".into(),
+                    ..form()
+                },
+                "website:",
+            ),
+            (
+                IntroForm {
+                    website: "example.org".into(),
+                    ..form()
+                },
+                "website:",
+            ),
+            (
+                IntroForm {
+                    name: "x".repeat(201),
+                    ..form()
+                },
+                "name:",
+            ),
+            (
+                IntroForm {
+                    description: "x".repeat(5001),
+                    ..form()
+                },
+                "description:",
+            ),
+            (
+                IntroForm {
+                    tags: vec!["Gardening".into()],
+                    ..form()
+                },
+                "tags:",
+            ),
         ];
         for (f, prefix) in cases {
-            let err = IntroRequest::parse(f, &tag_options()).unwrap_err().to_string();
+            let err = IntroRequest::parse(f, &tag_options())
+                .unwrap_err()
+                .to_string();
             assert!(err.starts_with(prefix), "{err}");
         }
     }
@@ -253,18 +330,26 @@ mod tests {
                 text(),
                 text(),
                 prop::collection::vec(tag, 0..10),
-                prop_oneof![Just(String::new()), ".{0,40}", Just(uuid::Uuid::new_v4().to_string())],
+                prop_oneof![
+                    Just(String::new()),
+                    ".{0,40}",
+                    Just(uuid::Uuid::new_v4().to_string())
+                ],
             )
-                .prop_map(|(name, contact_person, email, website, description, tags, submission_id)| IntroForm {
-                    name,
-                    contact_person,
-                    email,
-                    website,
-                    description,
-                    tags,
-                    submission_id,
-                    honeypot: String::new(),
-                })
+                .prop_map(
+                    |(name, contact_person, email, website, description, tags, submission_id)| {
+                        IntroForm {
+                            name,
+                            contact_person,
+                            email,
+                            website,
+                            description,
+                            tags,
+                            submission_id,
+                            honeypot: String::new(),
+                        }
+                    },
+                )
         }
 
         proptest! {

@@ -56,8 +56,18 @@ impl NotionClient {
         NotionClient::with_timeouts(base, token, database_id, t.notion_connect, t.notion_request)
     }
 
-    pub fn with_timeouts(base: &str, token: &str, database_id: &str, connect: Duration, request: Duration) -> NotionClient {
-        let http = reqwest::Client::builder().connect_timeout(connect).timeout(request).build().expect("building the Notion HTTP client");
+    pub fn with_timeouts(
+        base: &str,
+        token: &str,
+        database_id: &str,
+        connect: Duration,
+        request: Duration,
+    ) -> NotionClient {
+        let http = reqwest::Client::builder()
+            .connect_timeout(connect)
+            .timeout(request)
+            .build()
+            .expect("building the Notion HTTP client");
         NotionClient {
             http,
             timeout: request,
@@ -80,13 +90,23 @@ impl NotionClient {
             "filter": { "property": "Request ID", "rich_text": { "equals": request_id } },
             "page_size": 1,
         });
-        let res = self.post(&format!("/v1/databases/{}/query", self.database_id), &body).await?;
-        Ok(res["results"].get(0).and_then(|p| p["id"].as_str()).map(str::to_owned))
+        let res = self
+            .post(&format!("/v1/databases/{}/query", self.database_id), &body)
+            .await?;
+        Ok(res["results"]
+            .get(0)
+            .and_then(|p| p["id"].as_str())
+            .map(str::to_owned))
     }
 
     async fn create_page(&self, req: &StoredRequest) -> Result<String, NotionError> {
-        let res = self.post("/v1/pages", &page_body(&self.database_id, req)).await?;
-        res["id"].as_str().map(str::to_owned).ok_or(NotionError::NoId)
+        let res = self
+            .post("/v1/pages", &page_body(&self.database_id, req))
+            .await?;
+        res["id"]
+            .as_str()
+            .map(str::to_owned)
+            .ok_or(NotionError::NoId)
     }
 
     async fn post(&self, path: &str, body: &Value) -> Result<Value, NotionError> {
@@ -102,7 +122,10 @@ impl NotionClient {
         let status = res.status();
         if !status.is_success() {
             let body = res.text().await.unwrap_or_default();
-            return Err(NotionError::Status { status: status.as_u16(), body: body.chars().take(500).collect() });
+            return Err(NotionError::Status {
+                status: status.as_u16(),
+                body: body.chars().take(500).collect(),
+            });
         }
         res.json().await.map_err(|e| self.error(e))
     }
@@ -118,9 +141,13 @@ impl NotionClient {
 
 /// The page-creation body for a request (see the mapping above).
 pub fn page_body(database_id: &str, req: &StoredRequest) -> Value {
-    let submitted = time::OffsetDateTime::from_unix_timestamp_nanos(req.created_at as i128 * 1_000_000)
-        .ok()
-        .and_then(|t| t.format(&time::format_description::well_known::Rfc3339).ok());
+    let submitted =
+        time::OffsetDateTime::from_unix_timestamp_nanos(req.created_at as i128 * 1_000_000)
+            .ok()
+            .and_then(|t| {
+                t.format(&time::format_description::well_known::Rfc3339)
+                    .ok()
+            });
     json!({
         "parent": { "database_id": database_id },
         "properties": {
@@ -139,5 +166,8 @@ pub fn page_body(database_id: &str, req: &StoredRequest) -> Value {
 /// Plain text as Notion rich text, split into chunks Notion accepts.
 fn rich_text(text: &str) -> Vec<Value> {
     let chars: Vec<char> = text.chars().collect();
-    chars.chunks(TEXT_CHUNK).map(|c| json!({ "type": "text", "text": { "content": c.iter().collect::<String>() } })).collect()
+    chars
+        .chunks(TEXT_CHUNK)
+        .map(|c| json!({ "type": "text", "text": { "content": c.iter().collect::<String>() } }))
+        .collect()
 }

@@ -68,7 +68,12 @@ impl FromStr for State {
         State::ALL
             .into_iter()
             .find(|state| state.as_str() == s)
-            .ok_or_else(|| format!("{s:?} is not a status: use one of {}", State::ALL.map(State::as_str).join(", ")))
+            .ok_or_else(|| {
+                format!(
+                    "{s:?} is not a status: use one of {}",
+                    State::ALL.map(State::as_str).join(", ")
+                )
+            })
     }
 }
 
@@ -102,7 +107,9 @@ pub struct Record {
 impl Record {
     /// Another process holds the request now (it is being forwarded).
     pub fn claimed_at(&self, now: i64) -> Option<&str> {
-        self.claimed_by.as_deref().filter(|_| self.claimed_until.is_some_and(|t| t >= now))
+        self.claimed_by
+            .as_deref()
+            .filter(|_| self.claimed_until.is_some_and(|t| t >= now))
     }
 }
 
@@ -142,7 +149,9 @@ pub async fn list(db: &Db, filter: Filter) -> Result<Vec<Record>, sqlx::Error> {
 /// The request with this id.
 pub async fn get(db: &Db, id: &str) -> Result<Option<Record>, sqlx::Error> {
     let sql = format!("SELECT {COLUMNS} FROM intro_requests WHERE id = $1");
-    let row = db.timed(sqlx::query(&sql).bind(id).fetch_optional(&db.pool)).await?;
+    let row = db
+        .timed(sqlx::query(&sql).bind(id).fetch_optional(&db.pool))
+        .await?;
     row.as_ref().map(record).transpose()
 }
 
@@ -198,7 +207,11 @@ fn record(r: &sqlx::any::AnyRow) -> Result<Record, sqlx::Error> {
         description: r.try_get("description")?,
         tags,
         attempts: r.try_get("attempts")?,
-        next_attempt_at: if waiting { r.try_get("next_attempt_at")? } else { None },
+        next_attempt_at: if waiting {
+            r.try_get("next_attempt_at")?
+        } else {
+            None
+        },
         last_error,
         claimed_by: r.try_get("claimed_by")?,
         claimed_until: r.try_get("claimed_until")?,
@@ -223,7 +236,10 @@ mod tests {
     #[test]
     fn a_pending_request_with_an_error_is_failed() {
         assert_eq!(State::of_row("pending", None), State::Pending);
-        assert_eq!(State::of_row("pending", Some("Notion answered 500")), State::Failed);
+        assert_eq!(
+            State::of_row("pending", Some("Notion answered 500")),
+            State::Failed
+        );
         assert_eq!(State::of_row("forwarded", None), State::Forwarded);
         assert_eq!(State::of_row("spam", None), State::Spam);
     }

@@ -53,8 +53,15 @@ pub async fn insert(db: &Db, req: &IntroRequest) -> Result<String, sqlx::Error> 
 /// Stores `req` in one transaction under its submission id (a new id when it
 /// has none), unless a request with that id exists already, so a submission
 /// sent twice (a retry after a lost answer) is stored once. Returns the id.
-pub async fn insert_as(db: &Db, req: &IntroRequest, disposition: Disposition) -> Result<(String, Stored), sqlx::Error> {
-    let id = req.submission_id.unwrap_or_else(uuid::Uuid::new_v4).to_string();
+pub async fn insert_as(
+    db: &Db,
+    req: &IntroRequest,
+    disposition: Disposition,
+) -> Result<(String, Stored), sqlx::Error> {
+    let id = req
+        .submission_id
+        .unwrap_or_else(uuid::Uuid::new_v4)
+        .to_string();
     let id = id.as_str();
     let now = now_ms();
     let status = match disposition {
@@ -89,9 +96,17 @@ pub async fn insert_as(db: &Db, req: &IntroRequest, disposition: Disposition) ->
 
 /// Claims the oldest due request for `worker` for `lease`. Several processes
 /// sharing one database never hold the same request at once.
-pub async fn claim(db: &Db, worker: &str, lease: Duration) -> Result<Option<StoredRequest>, sqlx::Error> {
+pub async fn claim(
+    db: &Db,
+    worker: &str,
+    lease: Duration,
+) -> Result<Option<StoredRequest>, sqlx::Error> {
     let now = now_ms();
-    let lock = if db.dialect == Dialect::Postgres { " FOR UPDATE SKIP LOCKED" } else { "" };
+    let lock = if db.dialect == Dialect::Postgres {
+        " FOR UPDATE SKIP LOCKED"
+    } else {
+        ""
+    };
     let sql = format!(
         "UPDATE intro_requests SET claimed_by = $1, claimed_until = $2 \
          WHERE id = (SELECT id FROM intro_requests WHERE status = 'pending' AND next_attempt_at <= $3 \
@@ -99,13 +114,26 @@ pub async fn claim(db: &Db, worker: &str, lease: Duration) -> Result<Option<Stor
          AND status = 'pending' AND (claimed_until IS NULL OR claimed_until < $3) \
          RETURNING id, name, contact_person, email, website, description, tags, created_at, attempts"
     );
-    let row = db.timed(sqlx::query(&sql).bind(worker).bind(now + lease.as_millis() as i64).bind(now).fetch_optional(&db.pool)).await?;
+    let row = db
+        .timed(
+            sqlx::query(&sql)
+                .bind(worker)
+                .bind(now + lease.as_millis() as i64)
+                .bind(now)
+                .fetch_optional(&db.pool),
+        )
+        .await?;
     row.as_ref().map(claimed).transpose()
 }
 
 /// Claims request `id` for `worker` now, due or not (an operator's retry),
 /// unless it is not pending or another process holds it: then None.
-pub async fn claim_id(db: &Db, id: &str, worker: &str, lease: Duration) -> Result<Option<StoredRequest>, sqlx::Error> {
+pub async fn claim_id(
+    db: &Db,
+    id: &str,
+    worker: &str,
+    lease: Duration,
+) -> Result<Option<StoredRequest>, sqlx::Error> {
     let now = now_ms();
     let row = db
         .timed(
@@ -165,7 +193,13 @@ pub async fn mark_forwarded(db: &Db, id: &str, page_id: &str) -> Result<(), sqlx
 }
 
 /// A try failed: count it, release the claim, and come back at `retry_at`.
-pub async fn mark_failed(db: &Db, id: &str, worker: &str, error: &str, retry_at: i64) -> Result<(), sqlx::Error> {
+pub async fn mark_failed(
+    db: &Db,
+    id: &str,
+    worker: &str,
+    error: &str,
+    retry_at: i64,
+) -> Result<(), sqlx::Error> {
     db.timed(
         sqlx::query(
             "UPDATE intro_requests SET attempts = attempts + 1, next_attempt_at = $1, last_error = $2, \
@@ -206,12 +240,32 @@ pub async fn backlog(db: &Db) -> Result<Backlog, sqlx::Error> {
     let row = db
         .timed(sqlx::query("SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM intro_requests WHERE status = 'pending'").fetch_one(&db.pool))
         .await?;
-    Ok(Backlog { pending: row.try_get("n")?, oldest_since: row.try_get("oldest")? })
+    Ok(Backlog {
+        pending: row.try_get("n")?,
+        oldest_since: row.try_get("oldest")?,
+    })
 }
 
 /// A request's status and Notion page id, for operators and tests.
-pub async fn status(db: &Db, id: &str) -> Result<Option<(String, Option<String>, i64)>, sqlx::Error> {
-    let row =
-        db.timed(sqlx::query("SELECT status, notion_page_id, attempts FROM intro_requests WHERE id = $1").bind(id).fetch_optional(&db.pool)).await?;
-    row.map(|r| Ok((r.try_get("status")?, r.try_get("notion_page_id")?, r.try_get("attempts")?))).transpose()
+pub async fn status(
+    db: &Db,
+    id: &str,
+) -> Result<Option<(String, Option<String>, i64)>, sqlx::Error> {
+    let row = db
+        .timed(
+            sqlx::query(
+                "SELECT status, notion_page_id, attempts FROM intro_requests WHERE id = $1",
+            )
+            .bind(id)
+            .fetch_optional(&db.pool),
+        )
+        .await?;
+    row.map(|r| {
+        Ok((
+            r.try_get("status")?,
+            r.try_get("notion_page_id")?,
+            r.try_get("attempts")?,
+        ))
+    })
+    .transpose()
 }

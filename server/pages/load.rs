@@ -9,7 +9,10 @@ use std::time::Duration;
 use super::plan::{parse_query, Plan};
 use crate::content::routes::{PageId, RouteMatch};
 use crate::content::Content;
-use crate::contract::{AboutData, BlogData, ContactData, DataPage, PageData, PricingData, RouteData, SuccessData, TermsData, WalletsData};
+use crate::contract::{
+    AboutData, BlogData, ContactData, DataPage, PageData, PricingData, RouteData, SuccessData,
+    TermsData, WalletsData,
+};
 use crate::intake::IntroForm;
 use crate::messages::messages;
 use crate::payments::sessions::Miss;
@@ -27,30 +30,76 @@ pub struct Loaded {
 
 /// Runs the loader of `route` for `plan`. `client` is who asks: the success
 /// page's Stripe lookups count against it.
-pub async fn load(state: &AppState, content: &Content, route: &RouteMatch, plan: Plan, client: IpAddr) -> Loaded {
-    state.metrics.loader_runs.get_or_create(&crate::metrics::PageLabel { page: route.page.name().to_owned() }).inc();
+pub async fn load(
+    state: &AppState,
+    content: &Content,
+    route: &RouteMatch,
+    plan: Plan,
+    client: IpAddr,
+) -> Loaded {
+    state
+        .metrics
+        .loader_runs
+        .get_or_create(&crate::metrics::PageLabel {
+            page: route.page.name().to_owned(),
+        })
+        .inc();
     let page = match PageData::without_loader(route.page) {
         Ok(data) => {
-            let status = if route.page == PageId::NotFound { 404 } else { 200 };
-            return Loaded { plan, route: RouteData { status, data }, retry_after: None };
+            let status = if route.page == PageId::NotFound {
+                404
+            } else {
+                200
+            };
+            return Loaded {
+                plan,
+                route: RouteData { status, data },
+                retry_after: None,
+            };
         }
         Err(page) => page,
     };
     // The query as the plan kept it: only what the page reads.
     let params = parse_query(plan.render_url.split_once('?').map(|(_, q)| q));
-    let param = |name: &str| params.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
+    let param = |name: &str| {
+        params
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    };
     let mut retry_after = None;
     // Exhaustive: a page given data in content/routes.json does not compile
     // until it has its arm here.
     let (status, data) = match page {
         DataPage::Blog => {
             // An unknown post id shows the list (spec section 2).
-            let post = route.params.get("postId").and_then(|id| content.blog.get(id)).cloned();
-            (200, PageData::Blog(BlogData { posts: content.blog.list(), post, kind: param("type") }))
+            let post = route
+                .params
+                .get("postId")
+                .and_then(|id| content.blog.get(id))
+                .cloned();
+            (
+                200,
+                PageData::Blog(BlogData {
+                    posts: content.blog.list(),
+                    post,
+                    kind: param("type"),
+                }),
+            )
         }
-        DataPage::Wallets => (200, PageData::Wallets(WalletsData { communities: content.communities.featured().to_vec() })),
+        DataPage::Wallets => (
+            200,
+            PageData::Wallets(WalletsData {
+                communities: content.communities.featured().to_vec(),
+            }),
+        ),
         // The team as last read (an empty list while the database fails).
-        DataPage::About => (200, PageData::About(AboutData { team: state.team.get().value.to_vec() })),
+        DataPage::About => (
+            200,
+            PageData::About(AboutData {
+                team: state.team.get().value.to_vec(),
+            }),
+        ),
         DataPage::Success => match param("session_id") {
             None => (
                 200,
@@ -73,7 +122,11 @@ pub async fn load(state: &AppState, content: &Content, route: &RouteMatch, plan:
                 } else {
                     200
                 };
-                let session = verdict.session.as_deref().filter(|_| verdict.state != PaymentState::Failed).cloned();
+                let session = verdict
+                    .session
+                    .as_deref()
+                    .filter(|_| verdict.state != PaymentState::Failed)
+                    .cloned();
                 (
                     status,
                     PageData::Success(SuccessData {
@@ -87,22 +140,62 @@ pub async fn load(state: &AppState, content: &Content, route: &RouteMatch, plan:
             }
         },
         DataPage::Pricing => match state.payments.price_list().await.value.as_ref() {
-            Some(Ok(prices)) => (200, PageData::Pricing(PricingData { prices: prices.to_vec(), error: false })),
+            Some(Ok(prices)) => (
+                200,
+                PageData::Pricing(PricingData {
+                    prices: prices.to_vec(),
+                    error: false,
+                }),
+            ),
             // Logged where it was read (payments).
-            _ => (200, PageData::Pricing(PricingData { prices: Vec::new(), error: true })),
+            _ => (
+                200,
+                PageData::Pricing(PricingData {
+                    prices: Vec::new(),
+                    error: true,
+                }),
+            ),
         },
-        DataPage::Terms => (200, PageData::Terms(TermsData { today: date_of_day(plan.version) })),
-        DataPage::Contact => (200, PageData::Contact(ContactData { submitted: param("submitted").is_some(), error: None, values: None })),
+        DataPage::Terms => (
+            200,
+            PageData::Terms(TermsData {
+                today: date_of_day(plan.version),
+            }),
+        ),
+        DataPage::Contact => (
+            200,
+            PageData::Contact(ContactData {
+                submitted: param("submitted").is_some(),
+                error: None,
+                values: None,
+            }),
+        ),
     };
-    Loaded { plan, route: RouteData { status, data }, retry_after }
+    Loaded {
+        plan,
+        route: RouteData { status, data },
+        retry_after,
+    }
 }
 
 /// The contact page for a form post that was refused: `status` and `error`
 /// say why, and the form is filled in again with what the visitor typed.
-pub fn contact_refused(status: u16, error: String, form: IntroForm, retry_after: Option<Duration>) -> Loaded {
+pub fn contact_refused(
+    status: u16,
+    error: String,
+    form: IntroForm,
+    retry_after: Option<Duration>,
+) -> Loaded {
     Loaded {
         plan: Plan::private("/contact"),
-        route: RouteData { status, data: PageData::Contact(ContactData { submitted: false, error: Some(error), values: Some(form) }) },
+        route: RouteData {
+            status,
+            data: PageData::Contact(ContactData {
+                submitted: false,
+                error: Some(error),
+                values: Some(form),
+            }),
+        },
         retry_after,
     }
 }
@@ -123,6 +216,14 @@ mod tests {
         assert_eq!(date_of_day(0), "1970-01-01");
         assert_eq!(date_of_day(20_415), "2025-11-23");
         let today = time::OffsetDateTime::now_utc().date();
-        assert_eq!(date_of_day(super::super::plan::day_number()), format!("{:04}-{:02}-{:02}", today.year(), u8::from(today.month()), today.day()));
+        assert_eq!(
+            date_of_day(super::super::plan::day_number()),
+            format!(
+                "{:04}-{:02}-{:02}",
+                today.year(),
+                u8::from(today.month()),
+                today.day()
+            )
+        );
     }
 }

@@ -32,7 +32,11 @@ pub struct Failed {
 
 impl Failed {
     fn internal(site: &Site) -> Failed {
-        Failed { status: 500, html: document::error_page(&site.front.manifest, 500, &messages().internal_error), retry_soon: false }
+        Failed {
+            status: 500,
+            html: document::error_page(&site.front.manifest, 500, &messages().internal_error),
+            retry_soon: false,
+        }
     }
 }
 
@@ -57,7 +61,11 @@ pub async fn cached(
             let cache_control = loaded.plan.cache_control;
             let mut security = HeaderMap::new();
             site.security.apply(&loaded.plan.render_url, &mut security);
-            let page = tokio::task::spawn_blocking(move || CachedPage::new(status, cache_control, html, json, &security)).await.map_err(|e| {
+            let page = tokio::task::spawn_blocking(move || {
+                CachedPage::new(status, cache_control, html, json, &security)
+            })
+            .await
+            .map_err(|e| {
                 tracing::error!(error = %e, "compressing a page failed");
                 Failed::internal(site)
             })?;
@@ -70,7 +78,12 @@ pub async fn cached(
 
 /// A page that is not cached (it carries what a visitor sent, or the cache
 /// is off): its status and document, uncompressed.
-pub async fn uncached(state: &AppState, site: &Site, route: &RouteMatch, loaded: &Loaded) -> Result<(u16, String), Failed> {
+pub async fn uncached(
+    state: &AppState,
+    site: &Site,
+    route: &RouteMatch,
+    loaded: &Loaded,
+) -> Result<(u16, String), Failed> {
     let bootstrap = serde_json::to_string(&loaded.route).expect("route data serializes");
     document_of(state, site, route, loaded, &bootstrap).await
 }
@@ -83,8 +96,16 @@ pub async fn prerender(state: &AppState) -> usize {
     // The server itself asks: no visitor's budget is spent.
     let server = IpAddr::from(std::net::Ipv4Addr::LOCALHOST);
     for path in site.content.page_paths() {
-        if let Resolved::Page { route, plan, key: Some(key) } = resolve(state, &site, &axum::http::Method::GET, &path, None) {
-            if cached(state, &site, &route, key, plan, server).await.is_ok() {
+        if let Resolved::Page {
+            route,
+            plan,
+            key: Some(key),
+        } = resolve(state, &site, &axum::http::Method::GET, &path, None)
+        {
+            if cached(state, &site, &route, key, plan, server)
+                .await
+                .is_ok()
+            {
                 done += 1;
             }
         }
@@ -95,9 +116,19 @@ pub async fn prerender(state: &AppState) -> usize {
 /// The page's document and status: rendered in an isolate and wrapped in
 /// the document shell. A render that failed (or that a broken file breaks,
 /// in `dev`) is the error page instead.
-async fn document_of(state: &AppState, site: &Site, route: &RouteMatch, loaded: &Loaded, bootstrap: &str) -> Result<(u16, String), Failed> {
+async fn document_of(
+    state: &AppState,
+    site: &Site,
+    route: &RouteMatch,
+    loaded: &Loaded,
+    bootstrap: &str,
+) -> Result<(u16, String), Failed> {
     if let Some(html) = site.dev.as_ref().and_then(|dev| dev.broken(route.page)) {
-        return Err(Failed { status: 500, html, retry_soon: false });
+        return Err(Failed {
+            status: 500,
+            html,
+            retry_soon: false,
+        });
     }
     let m = &state.metrics;
     let started = std::time::Instant::now();
@@ -122,15 +153,40 @@ async fn document_of(state: &AppState, site: &Site, route: &RouteMatch, loaded: 
             Metrics::outcome(&m.render_failures, "error_screen");
             tracing::error!(%url, error = out.error.as_deref().unwrap_or(""), "render error");
             if let (Some(dev), Some(error)) = (&site.dev, &out.error) {
-                return Err(Failed { status: 500, html: dev.threw(out.page, error, out.stack.as_deref()), retry_soon: false });
+                return Err(Failed {
+                    status: 500,
+                    html: dev.threw(out.page, error, out.stack.as_deref()),
+                    retry_soon: false,
+                });
             }
-            let html = document::page(&front.manifest, &out, &head(state, site, route, loaded, &out), &error_bootstrap(loaded));
-            Err(Failed { status: 500, html, retry_soon: false })
+            let html = document::page(
+                &front.manifest,
+                &out,
+                &head(state, site, route, loaded, &out),
+                &error_bootstrap(loaded),
+            );
+            Err(Failed {
+                status: 500,
+                html,
+                retry_soon: false,
+            })
         }
-        Ok(out) => Ok((out.status, document::page(&front.manifest, &out, &head(state, site, route, loaded, &out), bootstrap))),
+        Ok(out) => Ok((
+            out.status,
+            document::page(
+                &front.manifest,
+                &out,
+                &head(state, site, route, loaded, &out),
+                bootstrap,
+            ),
+        )),
         Err(RenderError::Overloaded) => {
             tracing::warn!(%url, "render queue full; shedding");
-            Err(Failed { status: 503, html: document::error_page(&front.manifest, 503, &messages().unavailable), retry_soon: true })
+            Err(Failed {
+                status: 503,
+                html: document::error_page(&front.manifest, 503, &messages().unavailable),
+                retry_soon: true,
+            })
         }
         Err(e) => {
             tracing::error!(%url, error = %e, "render failed");
@@ -139,7 +195,13 @@ async fn document_of(state: &AppState, site: &Site, route: &RouteMatch, loaded: 
     }
 }
 
-fn head(state: &AppState, site: &Site, route: &RouteMatch, loaded: &Loaded, out: &RenderOutput) -> String {
+fn head(
+    state: &AppState,
+    site: &Site,
+    route: &RouteMatch,
+    loaded: &Loaded,
+    out: &RenderOutput,
+) -> String {
     let mut tags = crate::seo::Head {
         site_url: &state.config.site_url,
         url: &loaded.plan.render_url,
@@ -161,6 +223,13 @@ fn head(state: &AppState, site: &Site, route: &RouteMatch, loaded: &Loaded, out:
 /// The bootstrap of a page whose render threw: the client shows the same
 /// error screen instead of re-running the page.
 fn error_bootstrap(loaded: &Loaded) -> String {
-    let error = ErrorNotice { status: 500, message: messages().internal_error.clone() };
-    serde_json::to_string(&Bootstrap { route: &loaded.route, error: Some(error) }).expect("route data serializes")
+    let error = ErrorNotice {
+        status: 500,
+        message: messages().internal_error.clone(),
+    };
+    serde_json::to_string(&Bootstrap {
+        route: &loaded.route,
+        error: Some(error),
+    })
+    .expect("route data serializes")
 }

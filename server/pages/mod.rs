@@ -31,7 +31,11 @@ pub use plan::Plan;
 pub enum Resolved {
     /// A page: its route, its plan, and its key in the page cache (None
     /// when it is not kept there).
-    Page { route: RouteMatch, plan: Plan, key: Option<PageKey> },
+    Page {
+        route: RouteMatch,
+        plan: Plan,
+        key: Option<PageKey>,
+    },
     /// `/about/` is `/about`: one URL per page (the query is kept).
     Canonical(String),
     /// Pages are read with GET and HEAD only.
@@ -40,7 +44,13 @@ pub enum Resolved {
 
 /// The one resolve step: a request's method, path and query to what it
 /// shows. `site` is the site the request is served from.
-pub fn resolve(state: &AppState, site: &Site, method: &Method, path: &str, query: Option<&str>) -> Resolved {
+pub fn resolve(
+    state: &AppState,
+    site: &Site,
+    method: &Method,
+    path: &str,
+    query: Option<&str>,
+) -> Resolved {
     if method != Method::GET && method != Method::HEAD {
         return Resolved::MethodNotAllowed;
     }
@@ -57,8 +67,14 @@ pub fn resolve(state: &AppState, site: &Site, method: &Method, path: &str, query
     }
     let route = site.content.routes.find(path);
     let plan = plan::plan(state, &site.content, path, query, &route);
-    let kept = plan.cacheable && state.config.page_cache_capacity > 0 && site.dev.as_ref().is_none_or(|dev| dev.caches());
-    let key = kept.then(|| PageKey { generation: site.generation, url: plan.render_url.clone(), version: plan.version });
+    let kept = plan.cacheable
+        && state.config.page_cache_capacity > 0
+        && site.dev.as_ref().is_none_or(|dev| dev.caches());
+    let key = kept.then(|| PageKey {
+        generation: site.generation,
+        url: plan.render_url.clone(),
+        version: plan.version,
+    });
     Resolved::Page { route, plan, key }
 }
 
@@ -67,8 +83,17 @@ pub fn resolve(state: &AppState, site: &Site, method: &Method, path: &str, query
 /// page cache would give: a GET or HEAD, no query, the data of the same
 /// version. One lookup by the path: no route match, no plan, no key. None
 /// leaves the request to [`resolve`] and the page cache.
-pub fn hot(state: &AppState, site: &Site, method: &Method, path: &str, query: Option<&str>) -> Option<Arc<HotPage>> {
-    if query.is_some() || (method != Method::GET && method != Method::HEAD) || site.dev.as_ref().is_some_and(|dev| !dev.caches()) {
+pub fn hot(
+    state: &AppState,
+    site: &Site,
+    method: &Method,
+    path: &str,
+    query: Option<&str>,
+) -> Option<Arc<HotPage>> {
+    if query.is_some()
+        || (method != Method::GET && method != Method::HEAD)
+        || site.dev.as_ref().is_some_and(|dev| !dev.caches())
+    {
         return None;
     }
     let slot = site.hot.get(path)?;
@@ -79,5 +104,8 @@ pub fn hot(state: &AppState, site: &Site, method: &Method, path: &str, query: Op
 /// `page`, kept under `key` in the page cache, is what [`hot`] answers for
 /// its URL from now on (when the URL is a path of the site's list).
 pub fn keep_hot(site: &Site, route: &RouteMatch, key: &PageKey, page: &Arc<CachedPage>) {
-    site.hot.keep(&key.url, HotPage::new(page.clone(), route.page, route.facts.cache, key.version));
+    site.hot.keep(
+        &key.url,
+        HotPage::new(page.clone(), route.page, route.facts.cache, key.version),
+    );
 }

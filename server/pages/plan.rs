@@ -26,16 +26,32 @@ impl Plan {
     /// The plan of a page that holds what one visitor sent (the contact
     /// page with their refused form): never cached, never shared.
     pub fn private(render_url: &str) -> Plan {
-        Plan { render_url: render_url.to_owned(), version: 0, cacheable: false, cache_control: CachePolicy::Private.header() }
+        Plan {
+            render_url: render_url.to_owned(),
+            version: 0,
+            cacheable: false,
+            cache_control: CachePolicy::Private.header(),
+        }
     }
 }
 
 /// The plan of `path?query` on `route`.
-pub fn plan(state: &AppState, content: &Content, path: &str, query: Option<&str>, route: &RouteMatch) -> Plan {
+pub fn plan(
+    state: &AppState,
+    content: &Content,
+    path: &str,
+    query: Option<&str>,
+    route: &RouteMatch,
+) -> Plan {
     let mut policy = route.facts.cache;
     // The query parameters each page reads; every other one is ignored.
     let params = parse_query(query);
-    let param = |name: &str| params.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
+    let param = |name: &str| {
+        params
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
     let mut kept: Vec<(&str, &str)> = Vec::new();
     match route.page {
         PageId::Blog => {
@@ -71,7 +87,12 @@ pub fn plan(state: &AppState, content: &Content, path: &str, query: Option<&str>
         render_url.push('?');
         render_url.push_str(&q.finish());
     }
-    Plan { render_url, version, cacheable, cache_control: policy.header() }
+    Plan {
+        render_url,
+        version,
+        cacheable,
+        cache_control: policy.header(),
+    }
 }
 
 /// The version of the data a page under `policy` shows, as it is now;
@@ -90,11 +111,15 @@ pub fn version_now(state: &AppState, policy: CachePolicy) -> Option<u64> {
 }
 
 pub(crate) fn parse_query(query: Option<&str>) -> Vec<(String, String)> {
-    form_urlencoded::parse(query.unwrap_or("").as_bytes()).into_owned().collect()
+    form_urlencoded::parse(query.unwrap_or("").as_bytes())
+        .into_owned()
+        .collect()
 }
 
 /// Days since 1970-01-01 (UTC): the version of a daily page.
 pub(crate) fn day_number() -> u64 {
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
     now.as_secs() / 86_400
 }

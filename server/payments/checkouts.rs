@@ -24,7 +24,11 @@ fn settles(event_type: &str, session: &serde_json::Value) -> Option<String> {
 /// Records a verified event; true when it was new. A checkout's status only
 /// moves from "unpaid" to a settled one, so events arriving out of order
 /// (Stripe does not promise an order) cannot undo a settlement.
-pub async fn record_event(db: &Db, event: &WebhookEvent, payload: &str) -> Result<bool, sqlx::Error> {
+pub async fn record_event(
+    db: &Db,
+    event: &WebhookEvent,
+    payload: &str,
+) -> Result<bool, sqlx::Error> {
     db.timed(async {
         let mut tx = db.pool.begin().await?;
         let inserted =
@@ -65,14 +69,21 @@ pub async fn record_event(db: &Db, event: &WebhookEvent, payload: &str) -> Resul
 
 /// The stored status of a checkout, if a webhook recorded one.
 pub async fn status(db: &Db, session_id: &str) -> Result<Option<String>, sqlx::Error> {
-    let query = sqlx::query("SELECT payment_status FROM completed_checkouts WHERE session_id = $1").bind(session_id);
+    let query = sqlx::query("SELECT payment_status FROM completed_checkouts WHERE session_id = $1")
+        .bind(session_id);
     let row = db.timed(query.fetch_optional(&db.pool)).await?;
-    Ok(row.and_then(|r| r.try_get::<Option<String>, _>("payment_status").ok().flatten()))
+    Ok(row.and_then(|r| {
+        r.try_get::<Option<String>, _>("payment_status")
+            .ok()
+            .flatten()
+    }))
 }
 
 /// How many checkouts are recorded.
 pub async fn count(db: &Db) -> Result<i64, sqlx::Error> {
-    db.timed(sqlx::query("SELECT COUNT(*) AS n FROM completed_checkouts").fetch_one(&db.pool)).await?.try_get("n")
+    db.timed(sqlx::query("SELECT COUNT(*) AS n FROM completed_checkouts").fetch_one(&db.pool))
+        .await?
+        .try_get("n")
 }
 
 /// The settled statuses a checkout can have.

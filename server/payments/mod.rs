@@ -90,7 +90,9 @@ struct SessionExpiry;
 
 impl Expiry<String, Lookup> for SessionExpiry {
     fn expire_after_create(&self, _id: &String, found: &Lookup, _at: Instant) -> Option<Duration> {
-        let paid = found.as_ref().is_some_and(|s| s.state() == PaymentState::Paid);
+        let paid = found
+            .as_ref()
+            .is_some_and(|s| s.state() == PaymentState::Paid);
         Some(if paid { PAID_SESSION_TTL } else { SESSION_TTL })
     }
 }
@@ -100,7 +102,11 @@ impl Payments {
     /// stray line break): a configuration error at start, not a panic.
     pub fn new(config: &Config) -> Result<Payments, stripe::Error> {
         let client = match &config.stripe_secret_key {
-            Some(key) => Some(stripe::try_build_client(key, &config.stripe_api_base, config.timeouts.stripe)?),
+            Some(key) => Some(stripe::try_build_client(
+                key,
+                &config.stripe_api_base,
+                config.timeouts.stripe,
+            )?),
             None => {
                 tracing::info!("Stripe is off (STRIPE_SECRET_KEY unset): every plan shows 'Contact us for pricing'");
                 None
@@ -112,9 +118,16 @@ impl Payments {
             call_timeout: config.timeouts.stripe + config.timeouts.stripe / 2,
             site_url: config.site_url.clone(),
             webhook_secret: config.stripe_webhook_secret.clone(),
-            prices: Live::new(if stripe_on { None } else { Some(Ok(Arc::new(Vec::new()))) }),
+            prices: Live::new(if stripe_on {
+                None
+            } else {
+                Some(Ok(Arc::new(Vec::new())))
+            }),
             price_read: tokio::sync::Mutex::new(()),
-            sessions: Cache::builder().max_capacity(SESSION_CACHE_CAPACITY).expire_after(SessionExpiry).build(),
+            sessions: Cache::builder()
+                .max_capacity(SESSION_CACHE_CAPACITY)
+                .expire_after(SessionExpiry)
+                .build(),
             lookup_limiter: ClientLimiter::new(config.session_lookup_rate),
         })
     }
@@ -127,7 +140,10 @@ impl Payments {
     /// last read; read first if they never were.
     pub async fn prices(&self) -> Result<Arc<Vec<PriceRecord>>, PaymentsError> {
         let list = self.price_list().await;
-        list.value.clone().unwrap_or_else(|| Err("not read yet".into())).map_err(PaymentsError::Prices)
+        list.value
+            .clone()
+            .unwrap_or_else(|| Err("not read yet".into()))
+            .map_err(PaymentsError::Prices)
     }
 
     /// The price list's snapshot (its version keys the pricing page in the
@@ -158,13 +174,14 @@ impl Payments {
             // Another caller read it while this one waited.
             return Some(self.next_read());
         }
-        let list: PriceList = match timed(self.call_timeout, stripe::list_active_prices(client)).await {
-            Ok(list) => Ok(Arc::new(list)),
-            Err(e) => {
-                tracing::error!(error = %e, "Error fetching prices");
-                Err(e.to_string().into())
-            }
-        };
+        let list: PriceList =
+            match timed(self.call_timeout, stripe::list_active_prices(client)).await {
+                Ok(list) => Ok(Arc::new(list)),
+                Err(e) => {
+                    tracing::error!(error = %e, "Error fetching prices");
+                    Err(e.to_string().into())
+                }
+            };
         if let Some(version) = self.prices.set(Some(list)) {
             tracing::info!(version, "price list changed");
         }
@@ -187,9 +204,16 @@ impl Payments {
         if !self.prices().await?.iter().any(|p| p.id == price_id) {
             return Err(PaymentsError::UnknownPrice(price_id.to_owned()));
         }
-        let success = format!("{}/success?session_id={{CHECKOUT_SESSION_ID}}", self.site_url);
+        let success = format!(
+            "{}/success?session_id={{CHECKOUT_SESSION_ID}}",
+            self.site_url
+        );
         let cancel = format!("{}/cancel", self.site_url);
-        timed(self.call_timeout, stripe::create_subscription_checkout(client, price_id, &success, &cancel)).await
+        timed(
+            self.call_timeout,
+            stripe::create_subscription_checkout(client, price_id, &success, &cancel),
+        )
+        .await
     }
 
     /// The Checkout Session `id`, for `client`: from the cache when it was
@@ -204,7 +228,9 @@ impl Payments {
         let stripe = self.client()?;
         self.sessions
             .try_get_with_by_ref(id, async {
-                self.lookup_limiter.check(client).map_err(PaymentsError::RateLimited)?;
+                self.lookup_limiter
+                    .check(client)
+                    .map_err(PaymentsError::RateLimited)?;
                 let found = timed(self.call_timeout, stripe::retrieve_session(stripe, id)).await?;
                 Ok::<_, PaymentsError>(found.map(Arc::new))
             })
@@ -230,13 +256,20 @@ impl Payments {
     }
 
     /// Checks a webhook's `Stripe-Signature`; None when no secret is set.
-    pub fn verify_webhook(&self, payload: &str, signature: &str) -> Option<Result<WebhookEvent, stripe::Error>> {
+    pub fn verify_webhook(
+        &self,
+        payload: &str,
+        signature: &str,
+    ) -> Option<Result<WebhookEvent, stripe::Error>> {
         let secret = self.webhook_secret.as_deref()?;
         Some(stripe::verify_webhook(payload, signature, secret))
     }
 }
 
-async fn timed<T>(bound: Duration, call: impl std::future::Future<Output = Result<T, stripe::Error>>) -> Result<T, PaymentsError> {
+async fn timed<T>(
+    bound: Duration,
+    call: impl std::future::Future<Output = Result<T, stripe::Error>>,
+) -> Result<T, PaymentsError> {
     match tokio::time::timeout(bound, call).await {
         Ok(r) => Ok(r?),
         Err(_) => Err(PaymentsError::Timeout(bound)),

@@ -39,7 +39,12 @@ pub struct Verdict {
 
 impl Verdict {
     fn missed(miss: Miss) -> Verdict {
-        Verdict { state: PaymentState::Failed, session: None, reason: Some(&messages().verify_failed), miss: Some(miss) }
+        Verdict {
+            state: PaymentState::Failed,
+            session: None,
+            reason: Some(&messages().verify_failed),
+            miss: Some(miss),
+        }
     }
 
     /// "paid" | "processing" | "failed", as the page's data says it.
@@ -77,13 +82,24 @@ impl Payments {
             }
             Err(e) => {
                 tracing::error!(error = %e, "Error verifying payment session");
-                return Verdict::missed(if matches!(e, PaymentsError::Off) { Miss::Off } else { Miss::Upstream });
+                return Verdict::missed(if matches!(e, PaymentsError::Off) {
+                    Miss::Off
+                } else {
+                    Miss::Upstream
+                });
             }
         };
-        let mut verdict = Verdict { state: session.state(), session: Some(session), reason: None, miss: None };
+        let mut verdict = Verdict {
+            state: session.state(),
+            session: Some(session),
+            reason: None,
+            miss: None,
+        };
         match verdict.state {
             PaymentState::Failed => verdict.reason = Some(&messages().verify_failed),
-            PaymentState::Processing if recorded_status(db, id).await.as_deref() == Some("failed") => {
+            PaymentState::Processing
+                if recorded_status(db, id).await.as_deref() == Some("failed") =>
+            {
                 verdict.state = PaymentState::Failed;
                 verdict.reason = Some(&messages().payment_failed);
             }

@@ -9,7 +9,9 @@
 use std::time::Duration;
 
 use stripe::{ClientBuilder, StripeError};
-use stripe_checkout::checkout_session::{CreateCheckoutSession, CreateCheckoutSessionLineItems, RetrieveCheckoutSession};
+use stripe_checkout::checkout_session::{
+    CreateCheckoutSession, CreateCheckoutSessionLineItems, RetrieveCheckoutSession,
+};
 use stripe_checkout::{CheckoutSessionId, CheckoutSessionMode};
 use stripe_product::price::ListPrice;
 use stripe_product::{Price, PriceType};
@@ -133,8 +135,12 @@ impl VerifiedSession {
 /// Whether `id` can be a Checkout Session id (`cs_test_...`, `cs_live_...`):
 /// anything else is answered without asking Stripe.
 pub fn is_session_id(id: &str) -> bool {
-    let rest = id.strip_prefix("cs_test_").or_else(|| id.strip_prefix("cs_live_"));
-    rest.is_some_and(|r| (1..=200).contains(&r.len()) && r.bytes().all(|b| b.is_ascii_alphanumeric()))
+    let rest = id
+        .strip_prefix("cs_test_")
+        .or_else(|| id.strip_prefix("cs_live_"));
+    rest.is_some_and(|r| {
+        (1..=200).contains(&r.len()) && r.bytes().all(|b| b.is_ascii_alphanumeric())
+    })
 }
 
 /// Digits after the decimal point in Stripe's amounts for `currency`: its
@@ -143,7 +149,10 @@ pub fn is_session_id(id: &str) -> bool {
 /// currencies" page). The client's formatter (client/lib/money.ts) follows
 /// the same lists.
 pub fn minor_unit_digits(currency: &str) -> u32 {
-    const ZERO: [&str; 16] = ["bif", "clp", "djf", "gnf", "jpy", "kmf", "krw", "mga", "pyg", "rwf", "ugx", "vnd", "vuv", "xaf", "xof", "xpf"];
+    const ZERO: [&str; 16] = [
+        "bif", "clp", "djf", "gnf", "jpy", "kmf", "krw", "mga", "pyg", "rwf", "ugx", "vnd", "vuv",
+        "xaf", "xof", "xpf",
+    ];
     const THREE: [&str; 5] = ["bhd", "jod", "kwd", "omr", "tnd"];
     let listed = |list: &[&str]| list.iter().any(|c| c.eq_ignore_ascii_case(currency));
     if listed(&ZERO) {
@@ -165,7 +174,12 @@ pub fn major_units(amount: i64, currency: &str) -> String {
     let scale = 10i64.pow(digits);
     let sign = if amount < 0 { "-" } else { "" };
     let a = amount.unsigned_abs();
-    format!("{sign}{}.{:0width$}", a / scale as u64, a % scale as u64, width = digits as usize)
+    format!(
+        "{sign}{}.{:0width$}",
+        a / scale as u64,
+        a % scale as u64,
+        width = digits as usize
+    )
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -184,7 +198,11 @@ pub struct WebhookEvent {
 /// whose every HTTP attempt, connecting included, is cut off after `timeout`.
 /// A key that is not a secret or restricted key is refused here, before any
 /// call, with a message that names the problem but never the key.
-pub fn try_build_client(secret_key: &str, api_base: &str, timeout: Duration) -> Result<Client, Error> {
+pub fn try_build_client(
+    secret_key: &str,
+    api_base: &str,
+    timeout: Duration,
+) -> Result<Client, Error> {
     check_secret_key(secret_key)?;
     // The client builds request URLs as `format!("{api_base}v1{path}")`, so the base must end
     // with exactly one '/'. ("http://h:1" displays as "http://h:1/" anyway, but a base with a
@@ -199,8 +217,14 @@ pub fn try_build_client(secret_key: &str, api_base: &str, timeout: Duration) -> 
 }
 
 fn check_secret_key(key: &str) -> Result<(), Error> {
-    let kind = ["sk_test_", "sk_live_", "rk_test_", "rk_live_"].iter().find(|p| key.starts_with(**p));
-    let bad = |why: String| Err(Error::Config(format!("STRIPE_SECRET_KEY is not usable: {why}")));
+    let kind = ["sk_test_", "sk_live_", "rk_test_", "rk_live_"]
+        .iter()
+        .find(|p| key.starts_with(**p));
+    let bad = |why: String| {
+        Err(Error::Config(format!(
+            "STRIPE_SECRET_KEY is not usable: {why}"
+        )))
+    };
     match kind {
         None if key.starts_with("pk_") => {
             bad("it is a publishable key (pk_...); the server needs the secret key (sk_...) or a restricted key (rk_...)".into())
@@ -220,7 +244,11 @@ pub async fn list_active_prices(client: &Client) -> Result<Vec<PriceRecord>, Err
     let mut out = Vec::new();
     let mut starting_after: Option<String> = None;
     for _ in 0..MAX_PAGES {
-        let mut req = ListPrice::new().active(true).type_(PriceType::Recurring).limit(PAGE_LIMIT).expand(vec!["data.product".to_string()]);
+        let mut req = ListPrice::new()
+            .active(true)
+            .type_(PriceType::Recurring)
+            .limit(PAGE_LIMIT)
+            .expand(vec!["data.product".to_string()]);
         if let Some(cursor) = &starting_after {
             req = req.starting_after(cursor.clone());
         }
@@ -235,14 +263,18 @@ pub async fn list_active_prices(client: &Client) -> Result<Vec<PriceRecord>, Err
             _ => return Ok(out),
         }
     }
-    Err(Error::Unexpected(format!("price list longer than {MAX_PAGES} pages")))
+    Err(Error::Unexpected(format!(
+        "price list longer than {MAX_PAGES} pages"
+    )))
 }
 
 fn price_record(price: &Price) -> Result<Option<PriceRecord>, Error> {
     let (Some(amount), Some(recurring)) = (price.unit_amount, price.recurring.as_ref()) else {
         return Ok(None);
     };
-    let product = price.product.as_object().ok_or_else(|| Error::Unexpected(format!("price {}: product not expanded", price.id.as_str())))?;
+    let product = price.product.as_object().ok_or_else(|| {
+        Error::Unexpected(format!("price {}: product not expanded", price.id.as_str()))
+    })?;
     Ok(Some(PriceRecord {
         id: price.id.as_str().to_string(),
         amount,
@@ -254,17 +286,31 @@ fn price_record(price: &Price) -> Result<Option<PriceRecord>, Error> {
             "year" => PriceInterval::Year,
             other => {
                 // One the site has no words for: left out, the others stay.
-                tracing::warn!(price = price.id.as_str(), interval = other, "price with an unknown interval left out");
+                tracing::warn!(
+                    price = price.id.as_str(),
+                    interval = other,
+                    "price with an unknown interval left out"
+                );
                 return Ok(None);
             }
         },
-        product: ProductInfo { name: product.name.clone(), metadata: ProductMetadata { plan_name: product.metadata.get("planName").cloned() } },
+        product: ProductInfo {
+            name: product.name.clone(),
+            metadata: ProductMetadata {
+                plan_name: product.metadata.get("planName").cloned(),
+            },
+        },
     }))
 }
 
 /// Create a subscription-mode Checkout Session for one unit of `price_id`; returns its URL.
 /// Put the literal `{CHECKOUT_SESSION_ID}` in `success_url`; Stripe substitutes it.
-pub async fn create_subscription_checkout(client: &Client, price_id: &str, success_url: &str, cancel_url: &str) -> Result<String, Error> {
+pub async fn create_subscription_checkout(
+    client: &Client,
+    price_id: &str,
+    success_url: &str,
+    cancel_url: &str,
+) -> Result<String, Error> {
     let mut item = CreateCheckoutSessionLineItems::new();
     item.price = Some(price_id.to_string());
     item.quantity = Some(1);
@@ -275,21 +321,42 @@ pub async fn create_subscription_checkout(client: &Client, price_id: &str, succe
         .cancel_url(cancel_url)
         .send(client)
         .await?;
-    session.url.ok_or_else(|| Error::Unexpected(format!("checkout session {} has no url", session.id.as_str())))
+    session.url.ok_or_else(|| {
+        Error::Unexpected(format!(
+            "checkout session {} has no url",
+            session.id.as_str()
+        ))
+    })
 }
 
 /// Fetch a Checkout Session (e.g. from the success page's `session_id` query
 /// parameter); None when Stripe has no such session (404).
-pub async fn retrieve_session(client: &Client, session_id: &str) -> Result<Option<VerifiedSession>, Error> {
-    let s = match RetrieveCheckoutSession::new(CheckoutSessionId::from(session_id)).send(client).await {
+pub async fn retrieve_session(
+    client: &Client,
+    session_id: &str,
+) -> Result<Option<VerifiedSession>, Error> {
+    let s = match RetrieveCheckoutSession::new(CheckoutSessionId::from(session_id))
+        .send(client)
+        .await
+    {
         Ok(s) => s,
         Err(StripeError::Stripe(_, 404)) => return Ok(None),
         Err(e) => return Err(e.into()),
     };
     Ok(Some(VerifiedSession {
-        customer_email: s.customer_details.as_ref().and_then(|d| d.email.clone()).or_else(|| s.customer_email.clone()),
-        amount_total: s.amount_total.ok_or_else(|| Error::Unexpected(format!("session {session_id}: no amount_total")))?,
-        currency: s.currency.as_ref().map(|c| c.to_string()).ok_or_else(|| Error::Unexpected(format!("session {session_id}: no currency")))?,
+        customer_email: s
+            .customer_details
+            .as_ref()
+            .and_then(|d| d.email.clone())
+            .or_else(|| s.customer_email.clone()),
+        amount_total: s
+            .amount_total
+            .ok_or_else(|| Error::Unexpected(format!("session {session_id}: no amount_total")))?,
+        currency: s
+            .currency
+            .as_ref()
+            .map(|c| c.to_string())
+            .ok_or_else(|| Error::Unexpected(format!("session {session_id}: no currency")))?,
         payment_status: s.payment_status.as_str().to_string(),
         status: s.status.as_ref().map(|st| st.as_str().to_string()),
     }))
@@ -305,7 +372,11 @@ pub async fn retrieve_session(client: &Client, session_id: &str) -> Result<Optio
 /// timestamp checks pass (rc.10 source; guarded by tests), so on `BadParse` the payload is
 /// authentic and we fall back to reading `id`, `type` and `data.object.id` with serde_json,
 /// instead of answering Stripe with an error and having it retry for days.
-pub fn verify_webhook(payload: &str, signature_header: &str, secret: &str) -> Result<WebhookEvent, Error> {
+pub fn verify_webhook(
+    payload: &str,
+    signature_header: &str,
+    secret: &str,
+) -> Result<WebhookEvent, Error> {
     match Webhook::construct_event(payload, signature_header, secret) {
         Ok(event) => {
             let checkout_session_id = match &event.data.object {
@@ -322,9 +393,11 @@ pub fn verify_webhook(payload: &str, signature_header: &str, secret: &str) -> Re
                 sdk_parsed: true,
             })
         }
-        Err(WebhookError::BadParse(why)) => {
-            lenient_event(payload).ok_or_else(|| Error::Webhook(WebhookError::BadParse(format!("{why}; not an event envelope either"))))
-        }
+        Err(WebhookError::BadParse(why)) => lenient_event(payload).ok_or_else(|| {
+            Error::Webhook(WebhookError::BadParse(format!(
+                "{why}; not an event envelope either"
+            )))
+        }),
         Err(e) => Err(e.into()),
     }
 }
@@ -340,7 +413,12 @@ fn lenient_event(payload: &str) -> Option<WebhookEvent> {
     } else {
         None
     };
-    Some(WebhookEvent { id, event_type, checkout_session_id, sdk_parsed: false })
+    Some(WebhookEvent {
+        id,
+        event_type,
+        checkout_session_id,
+        sdk_parsed: false,
+    })
 }
 
 #[cfg(test)]
@@ -359,11 +437,26 @@ mod tests {
 
     #[test]
     fn only_paid_or_free_complete_sessions_count_as_paid() {
-        assert_eq!(session(Some("complete"), "paid").state(), PaymentState::Paid);
-        assert_eq!(session(Some("complete"), "no_payment_required").state(), PaymentState::Paid);
-        assert_eq!(session(Some("complete"), "unpaid").state(), PaymentState::Processing);
-        assert_eq!(session(Some("open"), "unpaid").state(), PaymentState::Failed);
-        assert_eq!(session(Some("expired"), "unpaid").state(), PaymentState::Failed);
+        assert_eq!(
+            session(Some("complete"), "paid").state(),
+            PaymentState::Paid
+        );
+        assert_eq!(
+            session(Some("complete"), "no_payment_required").state(),
+            PaymentState::Paid
+        );
+        assert_eq!(
+            session(Some("complete"), "unpaid").state(),
+            PaymentState::Processing
+        );
+        assert_eq!(
+            session(Some("open"), "unpaid").state(),
+            PaymentState::Failed
+        );
+        assert_eq!(
+            session(Some("expired"), "unpaid").state(),
+            PaymentState::Failed
+        );
         assert_eq!(session(None, "unpaid").state(), PaymentState::Failed);
     }
 
@@ -371,7 +464,16 @@ mod tests {
     fn session_ids_have_stripes_shape() {
         assert!(is_session_id("cs_test_a1B2c3"));
         assert!(is_session_id(&format!("cs_live_{}", "a".repeat(58))));
-        for bad in ["", "cs_test_", "cs_1", "pi_test_abc", "cs_test_a/../b", "cs_test_a b", "cs_test_é", &format!("cs_test_{}", "a".repeat(201))] {
+        for bad in [
+            "",
+            "cs_test_",
+            "cs_1",
+            "pi_test_abc",
+            "cs_test_a/../b",
+            "cs_test_a b",
+            "cs_test_é",
+            &format!("cs_test_{}", "a".repeat(201)),
+        ] {
             assert!(!is_session_id(bad), "{bad:?}");
         }
     }
@@ -397,7 +499,10 @@ mod tests {
         ] {
             let e = check_secret_key(key).unwrap_err().to_string();
             assert!(e.contains(says), "{key:?}: {e}");
-            assert!(!e.contains("51H"), "the key itself is not in the message: {e}");
+            assert!(
+                !e.contains("51H"),
+                "the key itself is not in the message: {e}"
+            );
         }
     }
 }

@@ -56,8 +56,11 @@ pub struct Encoded {
 
 /// What each encoding adds to a kept answer, in [`Encoding`]'s order: its
 /// `Content-Encoding` and its ETag's suffix.
-const ENCODINGS: [(Option<&str>, &str); 3] = [(Some("br"), "-br"), (Some("gzip"), "-gz"), (None, "")];
-const _: () = assert!(Encoding::Br as usize == 0 && Encoding::Gzip as usize == 1 && Encoding::Identity as usize == 2);
+const ENCODINGS: [(Option<&str>, &str); 3] =
+    [(Some("br"), "-br"), (Some("gzip"), "-gz"), (None, "")];
+const _: () = assert!(
+    Encoding::Br as usize == 0 && Encoding::Gzip as usize == 1 && Encoding::Identity as usize == 2
+);
 
 impl Encoded {
     /// Compresses once: brotli quality 9 and gzip level 9, nearly the
@@ -70,14 +73,22 @@ impl Encoded {
             let mut w = brotli::CompressorWriter::new(&mut br, 4096, 9, 22);
             w.write_all(&body).expect("compressing into memory");
         }
-        let mut gz = flate2::write::GzEncoder::new(Vec::with_capacity(body.len() / 3), flate2::Compression::best());
+        let mut gz = flate2::write::GzEncoder::new(
+            Vec::with_capacity(body.len() / 3),
+            flate2::Compression::best(),
+        );
         gz.write_all(&body).expect("compressing into memory");
         let gzip = gz.finish().expect("compressing into memory");
         let mut h = std::collections::hash_map::DefaultHasher::new();
         body.hash(&mut h);
-        let tag = |suffix: &str| HeaderValue::from_str(&format!("\"{:016x}{suffix}\"", h.finish())).expect("an etag is ASCII");
+        let tag = |suffix: &str| {
+            HeaderValue::from_str(&format!("\"{:016x}{suffix}\"", h.finish()))
+                .expect("an etag is ASCII")
+        };
         let etags = ENCODINGS.map(|(_, suffix)| tag(suffix));
-        let head = |(encoding, _): (Option<&'static str>, &str), etag: &HeaderValue, not_modified: bool| {
+        let head = |(encoding, _): (Option<&'static str>, &str),
+                    etag: &HeaderValue,
+                    not_modified: bool| {
             let mut h = HeaderMap::with_capacity(headers.len() + 3);
             h.extend(headers.iter().map(|(k, v)| (k.clone(), v.clone())));
             h.insert(header::ETAG, etag.clone());
@@ -87,13 +98,24 @@ impl Encoded {
             h.insert(REQUEST_ID_HEADER, HeaderValue::from_static(""));
             h
         };
-        let heads = [0, 1, 2].map(|i| [head(ENCODINGS[i], &etags[i], false), head(ENCODINGS[i], &etags[i], true)]);
-        Encoded { bodies: [br.into(), gzip.into(), body.into()], etags, heads }
+        let heads = [0, 1, 2].map(|i| {
+            [
+                head(ENCODINGS[i], &etags[i], false),
+                head(ENCODINGS[i], &etags[i], true),
+            ]
+        });
+        Encoded {
+            bodies: [br.into(), gzip.into(), body.into()],
+            etags,
+            heads,
+        }
     }
 
     /// The strong ETag of the identity body.
     pub fn etag(&self) -> &str {
-        self.etags[Encoding::Identity as usize].to_str().expect("an etag is ASCII")
+        self.etags[Encoding::Identity as usize]
+            .to_str()
+            .expect("an etag is ASCII")
     }
 
     pub fn identity(&self) -> &Bytes {
@@ -106,7 +128,11 @@ impl Encoded {
     fn respond(&self, status: StatusCode, request: &HeaderMap) -> Kept {
         let i = preferred_encoding(request) as usize;
         let etag = self.etags[i].as_bytes();
-        let current = request.get(header::IF_NONE_MATCH).is_some_and(|v| v.as_bytes().split(|b| *b == b',').any(|t| matches_etag(t, etag)));
+        let current = request.get(header::IF_NONE_MATCH).is_some_and(|v| {
+            v.as_bytes()
+                .split(|b| *b == b',')
+                .any(|t| matches_etag(t, etag))
+        });
         let mut res = if current {
             let mut res = Kept::new(Full::default());
             *res.status_mut() = StatusCode::NOT_MODIFIED;
@@ -142,11 +168,20 @@ pub struct CachedPage {
 
 impl CachedPage {
     /// `security`: the security headers of the site it was rendered from.
-    pub fn new(status: u16, cache_control: &'static str, html: String, route_json: String, security: &HeaderMap) -> CachedPage {
+    pub fn new(
+        status: u16,
+        cache_control: &'static str,
+        html: String,
+        route_json: String,
+        security: &HeaderMap,
+    ) -> CachedPage {
         let headers = |content_type: &'static str| {
             let mut h = HeaderMap::with_capacity(security.len() + 3);
             h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
-            h.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache_control));
+            h.insert(
+                header::CACHE_CONTROL,
+                HeaderValue::from_static(cache_control),
+            );
             h.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
             h.extend(security.iter().map(|(k, v)| (k.clone(), v.clone())));
             h
@@ -206,7 +241,13 @@ pub struct HotPage {
 
 impl HotPage {
     pub fn new(page: Arc<CachedPage>, id: PageId, policy: CachePolicy, version: u64) -> HotPage {
-        HotPage { page, id, policy, version, views: Default::default() }
+        HotPage {
+            page,
+            id,
+            policy,
+            version,
+            views: Default::default(),
+        }
     }
 
     /// Counts a view of it answered with `status` that took `seconds`.
@@ -216,13 +257,20 @@ impl HotPage {
             StatusCode::NOT_MODIFIED => 1,
             other => return metrics.observe_request(self.id.name(), other.as_u16(), seconds),
         };
-        self.views[i].get_or_init(|| metrics.request_series(self.id.name(), status.as_u16())).observe(seconds);
+        self.views[i]
+            .get_or_init(|| metrics.request_series(self.id.name(), status.as_u16()))
+            .observe(seconds);
     }
 }
 
 impl HotPages {
     pub fn new(paths: impl IntoIterator<Item = String>) -> HotPages {
-        HotPages { slots: paths.into_iter().map(|p| (p.into_boxed_str(), ArcSwapOption::empty())).collect() }
+        HotPages {
+            slots: paths
+                .into_iter()
+                .map(|p| (p.into_boxed_str(), ArcSwapOption::empty()))
+                .collect(),
+        }
     }
 
     /// The page last kept for `path`, if it is one of the site's.
@@ -234,9 +282,14 @@ impl HotPages {
     /// URL with a query has no slot), unless the slot holds it already (a
     /// page cache hit for `/pricing?utm=...` keeps `/pricing` again).
     pub fn keep(&self, url: &str, page: HotPage) {
-        let Some(slot) = self.slots.get(url) else { return };
+        let Some(slot) = self.slots.get(url) else {
+            return;
+        };
         let held = slot.load();
-        if held.as_ref().is_some_and(|h| Arc::ptr_eq(&h.page, &page.page) && h.version == page.version) {
+        if held
+            .as_ref()
+            .is_some_and(|h| Arc::ptr_eq(&h.page, &page.page) && h.version == page.version)
+        {
             return;
         }
         slot.store(Some(Arc::new(page)));
@@ -244,7 +297,10 @@ impl HotPages {
 }
 
 pub fn new_cache(capacity: u64) -> PageCache {
-    Cache::builder().max_capacity(capacity).time_to_idle(std::time::Duration::from_secs(60 * 60)).build()
+    Cache::builder()
+        .max_capacity(capacity)
+        .time_to_idle(std::time::Duration::from_secs(60 * 60))
+        .build()
 }
 
 #[cfg(test)]
@@ -254,32 +310,85 @@ mod tests {
     #[test]
     fn only_the_sites_own_paths_have_a_hot_slot() {
         let hot = HotPages::new(["/".to_owned(), "/about".to_owned()]);
-        let page = || Arc::new(CachedPage::new(200, "no-cache", "<p>hi</p>".into(), "{}".into(), &HeaderMap::new()));
-        assert!(hot.get("/about").is_some_and(|slot| slot.is_none()), "a slot, empty until a page is kept");
-        hot.keep("/about", HotPage::new(page(), PageId::About, CachePolicy::Team, 7));
-        assert_eq!(hot.get("/about").unwrap().as_ref().map(|p| p.version), Some(7));
+        let page = || {
+            Arc::new(CachedPage::new(
+                200,
+                "no-cache",
+                "<p>hi</p>".into(),
+                "{}".into(),
+                &HeaderMap::new(),
+            ))
+        };
+        assert!(
+            hot.get("/about").is_some_and(|slot| slot.is_none()),
+            "a slot, empty until a page is kept"
+        );
+        hot.keep(
+            "/about",
+            HotPage::new(page(), PageId::About, CachePolicy::Team, 7),
+        );
+        assert_eq!(
+            hot.get("/about").unwrap().as_ref().map(|p| p.version),
+            Some(7)
+        );
         // A URL with a query, or a path outside the list, gets no slot.
-        hot.keep("/about?x=1", HotPage::new(page(), PageId::About, CachePolicy::Team, 8));
-        hot.keep("/ab%6Fut", HotPage::new(page(), PageId::About, CachePolicy::Team, 8));
+        hot.keep(
+            "/about?x=1",
+            HotPage::new(page(), PageId::About, CachePolicy::Team, 8),
+        );
+        hot.keep(
+            "/ab%6Fut",
+            HotPage::new(page(), PageId::About, CachePolicy::Team, 8),
+        );
         assert!(hot.get("/about?x=1").is_none() && hot.get("/ab%6Fut").is_none());
-        assert_eq!(hot.get("/about").unwrap().as_ref().map(|p| p.version), Some(7));
+        assert_eq!(
+            hot.get("/about").unwrap().as_ref().map(|p| p.version),
+            Some(7)
+        );
         // The page it holds already, kept again: the slot is left as it is.
         let held = hot.get("/about").unwrap().as_ref().unwrap().clone();
-        hot.keep("/about", HotPage::new(held.page.clone(), PageId::About, CachePolicy::Team, 7));
-        assert!(Arc::ptr_eq(hot.get("/about").unwrap().as_ref().unwrap(), &held));
+        hot.keep(
+            "/about",
+            HotPage::new(held.page.clone(), PageId::About, CachePolicy::Team, 7),
+        );
+        assert!(Arc::ptr_eq(
+            hot.get("/about").unwrap().as_ref().unwrap(),
+            &held
+        ));
     }
 
     #[test]
     fn every_answer_has_a_slot_for_its_request_id_and_the_headers_of_its_encoding() {
-        let page = CachedPage::new(200, "no-cache", "<p>hello</p>".repeat(50), "{}".into(), &HeaderMap::new());
-        for (encoding, expected) in [("br", Some("br")), ("gzip", Some("gzip")), ("identity", None)] {
+        let page = CachedPage::new(
+            200,
+            "no-cache",
+            "<p>hello</p>".repeat(50),
+            "{}".into(),
+            &HeaderMap::new(),
+        );
+        for (encoding, expected) in [
+            ("br", Some("br")),
+            ("gzip", Some("gzip")),
+            ("identity", None),
+        ] {
             let res = page.page(&request(&[("accept-encoding", encoding)]));
-            assert_eq!(res.headers().get("content-encoding").map(|v| v.to_str().unwrap()), expected);
+            assert_eq!(
+                res.headers()
+                    .get("content-encoding")
+                    .map(|v| v.to_str().unwrap()),
+                expected
+            );
             assert!(res.headers().contains_key(REQUEST_ID_HEADER), "{encoding}");
             let tag = res.headers()["etag"].to_str().unwrap().to_owned();
-            let again = page.page(&request(&[("accept-encoding", encoding), ("if-none-match", &tag)]));
+            let again = page.page(&request(&[
+                ("accept-encoding", encoding),
+                ("if-none-match", &tag),
+            ]));
             assert_eq!(again.status(), StatusCode::NOT_MODIFIED);
-            assert!(again.headers().contains_key(REQUEST_ID_HEADER) && again.headers().get("content-encoding").is_none());
+            assert!(
+                again.headers().contains_key(REQUEST_ID_HEADER)
+                    && again.headers().get("content-encoding").is_none()
+            );
         }
     }
 
@@ -295,16 +404,31 @@ mod tests {
     fn each_encoding_has_its_own_strong_etag_and_a_current_copy_is_a_304() {
         let mut security = HeaderMap::new();
         security.insert("x-frame-options", HeaderValue::from_static("DENY"));
-        let page = CachedPage::new(200, "no-cache", "<p>hello</p>".repeat(50), "{}".into(), &security);
+        let page = CachedPage::new(
+            200,
+            "no-cache",
+            "<p>hello</p>".repeat(50),
+            "{}".into(),
+            &security,
+        );
         let br = page.page_response(&request(&[("accept-encoding", "gzip, br")]));
         let plain = page.page_response(&HeaderMap::new());
-        let (br_tag, plain_tag) = (br.headers()["etag"].to_str().unwrap(), plain.headers()["etag"].to_str().unwrap());
-        assert!(!br_tag.starts_with("W/") && br_tag.ends_with("-br\""), "{br_tag}");
+        let (br_tag, plain_tag) = (
+            br.headers()["etag"].to_str().unwrap(),
+            plain.headers()["etag"].to_str().unwrap(),
+        );
+        assert!(
+            !br_tag.starts_with("W/") && br_tag.ends_with("-br\""),
+            "{br_tag}"
+        );
         assert_ne!(br_tag, plain_tag);
         assert_eq!(br.headers()["content-encoding"], "br");
         assert_eq!(br.headers()["x-frame-options"], "DENY");
         assert_eq!(br.headers()["cache-control"], "no-cache");
-        let again = page.page_response(&request(&[("accept-encoding", "br"), ("if-none-match", &format!("\"x\", {br_tag}"))]));
+        let again = page.page_response(&request(&[
+            ("accept-encoding", "br"),
+            ("if-none-match", &format!("\"x\", {br_tag}")),
+        ]));
         assert_eq!(again.status(), StatusCode::NOT_MODIFIED);
         assert!(again.headers().get("content-encoding").is_none());
         assert_eq!(again.headers()["etag"], br_tag);

@@ -19,10 +19,16 @@ pub fn page(manifest: &Manifest, out: &RenderOutput, head: &str, bootstrap_json:
     html.push_str(&shared_head(manifest));
     // Not modulepreload links: the boot module requests these once the
     // document is parsed, so they do not compete with the first paint.
-    html.push_str(&format!(r#"<script type="module" src="{}" data-modules="{}"></script>"#, manifest.boot, modules.join(" ")));
+    html.push_str(&format!(
+        r#"<script type="module" src="{}" data-modules="{}"></script>"#,
+        manifest.boot,
+        modules.join(" ")
+    ));
     html.push_str(r#"</head><body><div id="root">"#);
     html.push_str(&out.html);
-    html.push_str(&format!(r#"</div><script id="{DATA_ELEMENT_ID}" type="application/json">"#));
+    html.push_str(&format!(
+        r#"</div><script id="{DATA_ELEMENT_ID}" type="application/json">"#
+    ));
     html.push_str(&escape_json_for_script(bootstrap_json));
     html.push_str("</script></body></html>");
     html
@@ -32,7 +38,10 @@ pub fn page(manifest: &Manifest, out: &RenderOutput, head: &str, bootstrap_json:
 /// the router's error screen, styled, with no scripts to hydrate.
 pub fn error_page(manifest: &Manifest, status: u16, reason: &str) -> String {
     // The component's own markup, rendered at build time.
-    let screen = manifest.error_screen.replace(crate::assets::ERROR_SLOT, &crate::html::escape(&format!("{status} {reason}")));
+    let screen = manifest.error_screen.replace(
+        crate::assets::ERROR_SLOT,
+        &crate::html::escape(&format!("{status} {reason}")),
+    );
     format!(
         "{HEAD_START}<title>{title}</title>{shared}</head><body><div id=\"root\">{screen}</div></body></html>",
         title = crate::html::escape(&crate::messages::messages().error_title),
@@ -43,7 +52,11 @@ pub fn error_page(manifest: &Manifest, status: u16, reason: &str) -> String {
 /// Head tags every document carries: stylesheet, the favicon set and the
 /// app manifest.
 fn shared_head(manifest: &Manifest) -> String {
-    let image = |name: &str| manifest.image_url(name).unwrap_or_else(|| panic!("the build makes {name}"));
+    let image = |name: &str| {
+        manifest
+            .image_url(name)
+            .unwrap_or_else(|| panic!("the build makes {name}"))
+    };
     format!(
         r#"<link rel="stylesheet" href="{}"><link rel="icon" type="image/svg+xml" href="{}"><link rel="icon" type="image/png" sizes="32x32" href="{}"><link rel="apple-touch-icon" href="{}"><link rel="manifest" href="/site.webmanifest">"#,
         manifest.css,

@@ -75,15 +75,23 @@ impl SsrPool {
         for id in 0..cfg.workers {
             let rx = rx.clone();
             let status = status.clone();
-            let bundle =
-                Source { script: cfg.bundle.clone(), snapshot: cfg.snapshot, injected: cfg.injected_script.clone(), fault: cfg.fault.clone() };
+            let bundle = Source {
+                script: cfg.bundle.clone(),
+                snapshot: cfg.snapshot,
+                injected: cfg.injected_script.clone(),
+                fault: cfg.fault.clone(),
+            };
             let deadline = cfg.deadline;
             std::thread::Builder::new()
                 .name(format!("ssr-{id}"))
                 .spawn(move || supervise(id, bundle, deadline, rx, status))
                 .expect("spawning an SSR worker thread");
         }
-        SsrPool { queue: tx, status, workers: cfg.workers }
+        SsrPool {
+            queue: tx,
+            status,
+            workers: cfg.workers,
+        }
     }
 
     /// Renders waiting for a worker.
@@ -112,8 +120,14 @@ impl SsrPool {
     /// Renders `url` with the route's loader data (`bootstrap`, JSON).
     pub async fn render(&self, url: &str, bootstrap: &str) -> Result<RenderOutput, RenderError> {
         let (reply, answer) = oneshot::channel();
-        let job = Job { url: url.to_owned(), bootstrap: bootstrap.to_owned(), reply };
-        self.queue.try_send(job).map_err(|_| RenderError::Overloaded)?;
+        let job = Job {
+            url: url.to_owned(),
+            bootstrap: bootstrap.to_owned(),
+            reply,
+        };
+        self.queue
+            .try_send(job)
+            .map_err(|_| RenderError::Overloaded)?;
         answer.await.unwrap_or(Err(RenderError::WorkerLost))
     }
 }
@@ -131,10 +145,18 @@ struct Source {
 /// job in hand when it panicked is answered with [`RenderError::WorkerLost`]
 /// (its reply channel is dropped while unwinding); the other workers keep
 /// serving meanwhile.
-fn supervise(id: usize, bundle: Source, deadline: Duration, rx: flume::Receiver<Job>, status: Arc<PoolStatus>) {
+fn supervise(
+    id: usize,
+    bundle: Source,
+    deadline: Duration,
+    rx: flume::Receiver<Job>,
+    status: Arc<PoolStatus>,
+) {
     let mut first = true;
     loop {
-        let run = std::panic::catch_unwind(AssertUnwindSafe(|| worker(id, &bundle, deadline, &rx, &status, &mut first)));
+        let run = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            worker(id, &bundle, deadline, &rx, &status, &mut first)
+        }));
         match run {
             Ok(Ok(())) => return, // queue closed: the server is shutting down
             Ok(Err(why)) => {
@@ -151,8 +173,18 @@ fn supervise(id: usize, bundle: Source, deadline: Duration, rx: flume::Receiver<
     }
 }
 
-fn worker(id: usize, bundle: &Source, deadline: Duration, rx: &flume::Receiver<Job>, status: &PoolStatus, first: &mut bool) -> Result<(), String> {
-    let tokio_rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("building a worker's tokio runtime");
+fn worker(
+    id: usize,
+    bundle: &Source,
+    deadline: Duration,
+    rx: &flume::Receiver<Job>,
+    status: &PoolStatus,
+    first: &mut bool,
+) -> Result<(), String> {
+    let tokio_rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("building a worker's tokio runtime");
     let _ctx = tokio_rt.enter();
     let watchdog = Watchdog::spawn(id);
     let mut isolate = Isolate::new(bundle)?;
@@ -181,7 +213,8 @@ fn worker(id: usize, bundle: &Source, deadline: Duration, rx: &flume::Receiver<J
             let _ = job.reply.send(result);
             // Isolates on a thread must be dropped before the next is made.
             drop(isolate);
-            isolate = Isolate::new(bundle).expect("the bundle evaluated before, so it evaluates again");
+            isolate =
+                Isolate::new(bundle).expect("the bundle evaluated before, so it evaluates again");
             continue;
         }
         let _ = job.reply.send(result);
@@ -199,7 +232,10 @@ const HEAP_LIMIT: usize = 64 * 1024 * 1024;
 fn set_v8_flags() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
-        let _ = deno_core::v8_set_flags(vec!["citizen-site".into(), "--max-semi-space-size=2".into()]);
+        let _ = deno_core::v8_set_flags(vec![
+            "citizen-site".into(),
+            "--max-semi-space-size=2".into(),
+        ]);
     });
 }
 
@@ -221,27 +257,41 @@ impl Isolate {
             ..Default::default()
         });
         if source.snapshot.is_none() {
-            runtime.execute_script("ssr.js", source.script.to_string()).map_err(|e| e.to_string())?;
+            runtime
+                .execute_script("ssr.js", source.script.to_string())
+                .map_err(|e| e.to_string())?;
         }
         if let Some(script) = &source.injected {
-            runtime.execute_script("injected.js", script.to_string()).map_err(|e| e.to_string())?;
+            runtime
+                .execute_script("injected.js", script.to_string())
+                .map_err(|e| e.to_string())?;
         }
-        let value = runtime.execute_script("<render-fn>", "globalThis.__ssr_render").map_err(|e| e.to_string())?;
+        let value = runtime
+            .execute_script("<render-fn>", "globalThis.__ssr_render")
+            .map_err(|e| e.to_string())?;
         let render_fn = {
             deno_core::scope!(scope, &mut runtime);
             let local = v8::Local::new(scope, value);
-            let f = v8::Local::<v8::Function>::try_from(local).map_err(|_| "the bundle defines no __ssr_render function".to_string())?;
+            let f = v8::Local::<v8::Function>::try_from(local)
+                .map_err(|_| "the bundle defines no __ssr_render function".to_string())?;
             v8::Global::new(scope, f)
         };
         let out_of_memory = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let (flag, handle) = (out_of_memory.clone(), runtime.v8_isolate().thread_safe_handle());
+        let (flag, handle) = (
+            out_of_memory.clone(),
+            runtime.v8_isolate().thread_safe_handle(),
+        );
         runtime.add_near_heap_limit_callback(move |current, _initial| {
             flag.store(true, Ordering::Release);
             handle.terminate_execution();
             // Room to unwind; the isolate is dropped right after.
             current * 2
         });
-        Ok(Isolate { runtime, render_fn, out_of_memory })
+        Ok(Isolate {
+            runtime,
+            render_fn,
+            out_of_memory,
+        })
     }
 
     fn handle(&mut self) -> IsolateHandle {
@@ -252,13 +302,19 @@ impl Isolate {
         let out = {
             deno_core::scope!(scope, &mut self.runtime);
             let func = v8::Local::new(scope, &self.render_fn);
-            let (Some(url), Some(boot)) = (v8::String::new(scope, url), v8::String::new(scope, bootstrap)) else {
-                return Err(RenderError::Script("input too large for a V8 string".into()));
+            let (Some(url), Some(boot)) = (
+                v8::String::new(scope, url),
+                v8::String::new(scope, bootstrap),
+            ) else {
+                return Err(RenderError::Script(
+                    "input too large for a V8 string".into(),
+                ));
             };
             let recv: v8::Local<v8::Value> = v8::undefined(scope).into();
             v8::tc_scope!(let tc, scope);
             match func.call(tc, recv, &[url.into(), boot.into()]) {
-                Some(value) => serde_v8::from_v8::<RenderOutput>(tc, value).map_err(|e| RenderError::Script(e.to_string())),
+                Some(value) => serde_v8::from_v8::<RenderOutput>(tc, value)
+                    .map_err(|e| RenderError::Script(e.to_string())),
                 None => {
                     let message = match tc.exception() {
                         Some(e) if !tc.has_terminated() => e.to_rust_string_lossy(tc),

@@ -52,10 +52,15 @@ pub struct NewMember {
 pub async fn import(db: &Db, members: &[NewMember], replace: bool) -> Result<usize, sqlx::Error> {
     let mut tx = db.pool.begin().await?;
     if replace {
-        sqlx::query("DELETE FROM team_members").execute(&mut *tx).await?;
+        sqlx::query("DELETE FROM team_members")
+            .execute(&mut *tx)
+            .await?;
     }
     for m in members {
-        sqlx::query("DELETE FROM team_members WHERE name = $1").bind(&m.name).execute(&mut *tx).await?;
+        sqlx::query("DELETE FROM team_members WHERE name = $1")
+            .bind(&m.name)
+            .execute(&mut *tx)
+            .await?;
         sqlx::query("INSERT INTO team_members (name, role, bio, linkedin, x_profile, image_url) VALUES ($1, $2, $3, $4, $5, $6)")
             .bind(&m.name)
             .bind(&m.role)
@@ -78,8 +83,11 @@ const SAMPLE: &str = include_str!("sample-team.json");
 /// Fills an empty table with the sample team; a table with anyone in it is
 /// left alone. Tells how many members were added.
 pub async fn seed_sample(db: &Db) -> Result<usize, sqlx::Error> {
-    let members: Vec<NewMember> = serde_json::from_str(SAMPLE).expect("sample-team.json is checked by a unit test");
-    let (count,): (i64,) = db.timed(sqlx::query_as("SELECT COUNT(*) FROM team_members").fetch_one(&db.pool)).await?;
+    let members: Vec<NewMember> =
+        serde_json::from_str(SAMPLE).expect("sample-team.json is checked by a unit test");
+    let (count,): (i64,) = db
+        .timed(sqlx::query_as("SELECT COUNT(*) FROM team_members").fetch_one(&db.pool))
+        .await?;
     if count > 0 {
         return Ok(0);
     }
@@ -88,19 +96,32 @@ pub async fn seed_sample(db: &Db) -> Result<usize, sqlx::Error> {
 
 /// Removes the member with that name; tells whether there was one.
 pub async fn remove(db: &Db, name: &str) -> Result<bool, sqlx::Error> {
-    Ok(sqlx::query("DELETE FROM team_members WHERE name = $1").bind(name).execute(&db.pool).await?.rows_affected() > 0)
+    Ok(sqlx::query("DELETE FROM team_members WHERE name = $1")
+        .bind(name)
+        .execute(&db.pool)
+        .await?
+        .rows_affected()
+        > 0)
 }
 
 /// Reads the table again into `team` (a new version only when it
 /// changed). A database that is down or fails gives an empty team, as the
 /// spec asks; the failure is logged when it empties the list.
 pub async fn refresh(db: &Db, team: &Live<Vec<TeamMember>>) {
-    let read = if !db.is_up() { Err("the database is down".to_owned()) } else { list(db).await.map_err(|e| e.to_string()) };
+    let read = if !db.is_up() {
+        Err("the database is down".to_owned())
+    } else {
+        list(db).await.map_err(|e| e.to_string())
+    };
     let members = read.as_ref().map_or(0, Vec::len);
     match (team.set(read.clone().unwrap_or_default()), read) {
         (Some(version), Ok(_)) => tracing::info!(version, members, "team changed"),
-        (Some(version), Err(error)) => tracing::error!(version, %error, "team load failed; showing an empty team"),
-        (None, Err(error)) => tracing::debug!(%error, "team load failed; the team was already empty"),
+        (Some(version), Err(error)) => {
+            tracing::error!(version, %error, "team load failed; showing an empty team")
+        }
+        (None, Err(error)) => {
+            tracing::debug!(%error, "team load failed; the team was already empty")
+        }
         (None, Ok(_)) => {}
     }
 }
@@ -111,6 +132,14 @@ mod tests {
     fn the_sample_team_is_four_named_people_in_the_import_format() {
         let members: Vec<super::NewMember> = serde_json::from_str(super::SAMPLE).unwrap();
         let names: Vec<&str> = members.iter().map(|m| m.name.as_str()).collect();
-        assert_eq!(names, ["Amina Diallo", "Jonas Verbeke", "Lea Martens", "Tomas Reyes"]);
+        assert_eq!(
+            names,
+            [
+                "Amina Diallo",
+                "Jonas Verbeke",
+                "Lea Martens",
+                "Tomas Reyes"
+            ]
+        );
     }
 }

@@ -15,11 +15,20 @@ use crate::helpers::{eventually, route_table, spawn_app, spawn_app_with, visible
 /// Every route of the table, with a real post for `:postId`: (path,
 /// pattern, page).
 fn routes() -> Vec<(String, String, String)> {
-    route_table().into_iter().map(|r| (r.path("nfc-integration"), r.pattern, r.page)).collect()
+    route_table()
+        .into_iter()
+        .map(|r| (r.path("nfc-integration"), r.pattern, r.page))
+        .collect()
 }
 
 fn loader_runs(app: &TestApp, page: &str) -> u64 {
-    app.state.metrics.loader_runs.get_or_create(&PageLabel { page: page.to_owned() }).get()
+    app.state
+        .metrics
+        .loader_runs
+        .get_or_create(&PageLabel {
+            page: page.to_owned(),
+        })
+        .get()
 }
 
 async fn metric(app: &TestApp, name: &str) -> f64 {
@@ -47,7 +56,11 @@ async fn a_cache_hit_runs_no_loader_on_any_cached_route() {
             assert_eq!(data.status(), 200, "{url}");
             assert_eq!(data.json::<Value>().await.unwrap()["page"], page.as_str());
         }
-        assert_eq!(loader_runs(&app, &page), before, "{url}: hits of the page and of its route data ran the loader");
+        assert_eq!(
+            loader_runs(&app, &page),
+            before,
+            "{url}: hits of the page and of its route data ran the loader"
+        );
     }
     // Query parameters the page does not read share the cached render.
     let before = loader_runs(&app, "Blog");
@@ -71,25 +84,60 @@ async fn the_front_door_answers_cached_pages_as_the_router_would() {
     let (_, page) = app.get_text("/pricing").await;
     let served_metric = r#"http_request_duration_seconds_count{route="Pricing",status="200"}"#;
     let hit_metric = r#"page_cache_lookups_total{outcome="hit"}"#;
-    let (served, hits, loads) = (metric(&app, served_metric).await, metric(&app, hit_metric).await, loader_runs(&app, "Pricing"));
+    let (served, hits, loads) = (
+        metric(&app, served_metric).await,
+        metric(&app, hit_metric).await,
+        loader_runs(&app, "Pricing"),
+    );
     for _ in 0..3 {
         assert_eq!(app.get_text("/pricing").await, (200, page.clone()));
     }
-    assert_eq!(metric(&app, served_metric).await - served, 3.0, "each view counted under its page");
-    assert_eq!(metric(&app, hit_metric).await - hits, 3.0, "each view a cache hit");
+    assert_eq!(
+        metric(&app, served_metric).await - served,
+        3.0,
+        "each view counted under its page"
+    );
+    assert_eq!(
+        metric(&app, hit_metric).await - hits,
+        3.0,
+        "each view a cache hit"
+    );
     assert_eq!(loader_runs(&app, "Pricing"), loads);
 
-    let head = app.client.head(format!("{}/pricing", app.base)).header("accept-encoding", "identity").send().await.unwrap();
+    let head = app
+        .client
+        .head(format!("{}/pricing", app.base))
+        .header("accept-encoding", "identity")
+        .send()
+        .await
+        .unwrap();
     assert_eq!(head.status(), 200);
-    assert_eq!(head.headers()["content-length"], page.len().to_string().as_str());
+    assert_eq!(
+        head.headers()["content-length"],
+        page.len().to_string().as_str()
+    );
     assert!(head.headers()["etag"].to_str().unwrap().starts_with('"'));
     assert!(head.bytes().await.unwrap().is_empty());
 
-    let post = app.client.post(format!("{}/pricing", app.base)).send().await.unwrap();
-    assert_eq!((post.status().as_u16(), post.headers()["allow"].to_str().unwrap()), (405, "GET, HEAD"));
+    let post = app
+        .client
+        .post(format!("{}/pricing", app.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        (
+            post.status().as_u16(),
+            post.headers()["allow"].to_str().unwrap()
+        ),
+        (405, "GET, HEAD")
+    );
     assert_eq!(app.get("/pricing/").await.status(), 308);
     assert_eq!(app.get("/pricing/extra").await.status(), 404);
-    assert_eq!(app.get("/sitemap.xml").await.headers()["content-type"], "application/xml; charset=utf-8");
+    assert_eq!(
+        app.get("/sitemap.xml").await.headers()["content-type"],
+        "application/xml; charset=utf-8"
+    );
 }
 
 /// A revalidation at the front door: the copy the browser has is current,
@@ -101,7 +149,10 @@ async fn the_front_door_answers_cached_pages_as_the_router_would() {
 async fn a_current_copy_is_a_304_counted_under_its_page_with_its_own_request_id() {
     let app = spawn_app().await;
     let get = |etag: Option<String>, encoding: &'static str| {
-        let mut req = app.client.get(format!("{}/about", app.base)).header("accept-encoding", encoding);
+        let mut req = app
+            .client
+            .get(format!("{}/about", app.base))
+            .header("accept-encoding", encoding);
         if let Some(tag) = etag {
             req = req.header("if-none-match", tag);
         }
@@ -118,7 +169,10 @@ async fn a_current_copy_is_a_304_counted_under_its_page_with_its_own_request_id(
         assert_eq!(res.status(), 304);
         assert_eq!(res.headers()["etag"], etag.as_str());
         assert_eq!(res.headers()["vary"], "accept-encoding");
-        assert!(res.headers().get("content-encoding").is_none(), "a 304 has no body to encode");
+        assert!(
+            res.headers().get("content-encoding").is_none(),
+            "a 304 has no body to encode"
+        );
         ids.push(res.headers()["x-request-id"].to_str().unwrap().to_owned());
     }
     assert!(ids.iter().all(|id| id.len() == 36), "{ids:?}");
@@ -127,11 +181,21 @@ async fn a_current_copy_is_a_304_counted_under_its_page_with_its_own_request_id(
     assert_eq!(metric(&app, not_modified).await, 3.0);
     assert_eq!(metric(&app, hit_metric).await - hits, 3.0);
     let other = get(Some(etag), "gzip").await.unwrap();
-    assert_eq!((other.status().as_u16(), other.headers()["content-encoding"].to_str().unwrap()), (200, "gzip"));
+    assert_eq!(
+        (
+            other.status().as_u16(),
+            other.headers()["content-encoding"].to_str().unwrap()
+        ),
+        (200, "gzip")
+    );
 
     let loads = loader_runs(&app, "Blog");
     assert_eq!(app.get_text("/blog/nfc%2Dintegration").await.0, 200);
-    assert_eq!(loader_runs(&app, "Blog") - loads, 1, "a path outside the site's list is rendered once, then kept");
+    assert_eq!(
+        loader_runs(&app, "Blog") - loads,
+        1,
+        "a path outside the site's list is rendered once, then kept"
+    );
     assert_eq!(app.get_text("/blog/nfc%2Dintegration").await.0, 200);
     assert_eq!(loader_runs(&app, "Blog") - loads, 1);
 }
@@ -145,13 +209,32 @@ async fn fifty_requests_together_for_a_new_page_render_it_once() {
     let requests = (0..50).map(|_| {
         let (client, url) = (app.client.clone(), url.clone());
         tokio::spawn(async move {
-            let res = client.get(url).header("accept-encoding", "br").send().await.unwrap();
-            (res.status().as_u16(), res.headers()["etag"].to_str().unwrap().to_owned())
+            let res = client
+                .get(url)
+                .header("accept-encoding", "br")
+                .send()
+                .await
+                .unwrap();
+            (
+                res.status().as_u16(),
+                res.headers()["etag"].to_str().unwrap().to_owned(),
+            )
         })
     });
-    let answers: Vec<(u16, String)> = futures_util::future::join_all(requests).await.into_iter().map(Result::unwrap).collect();
-    assert!(answers.iter().all(|a| a == &answers[0] && a.0 == 200), "one page for all: {answers:?}");
-    assert_eq!(metric(&app, "ssr_render_duration_seconds_count").await - renders, 1.0, "renders");
+    let answers: Vec<(u16, String)> = futures_util::future::join_all(requests)
+        .await
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    assert!(
+        answers.iter().all(|a| a == &answers[0] && a.0 == 200),
+        "one page for all: {answers:?}"
+    );
+    assert_eq!(
+        metric(&app, "ssr_render_duration_seconds_count").await - renders,
+        1.0,
+        "renders"
+    );
     assert_eq!(loader_runs(&app, "Pricing") - loads, 1, "loader runs");
 }
 
@@ -163,31 +246,70 @@ async fn a_team_change_reaches_about_within_the_refresh_interval() {
     assert!(!visible_text(&html).contains("Noor Haddad"));
     let loads = loader_runs(&app, "About");
     let added = Instant::now();
-    team::import(&app.state.db, &[NewMember { name: "Noor Haddad".into(), role: Some("Community".into()), ..Default::default() }], false)
-        .await
-        .unwrap();
-    let shown = eventually(10, || async { visible_text(&app.get_text("/about").await.1).contains("Noor Haddad") }).await;
+    team::import(
+        &app.state.db,
+        &[NewMember {
+            name: "Noor Haddad".into(),
+            role: Some("Community".into()),
+            ..Default::default()
+        }],
+        false,
+    )
+    .await
+    .unwrap();
+    let shown = eventually(10, || async {
+        visible_text(&app.get_text("/about").await.1).contains("Noor Haddad")
+    })
+    .await;
     let took = added.elapsed();
     assert!(shown, "the new member never showed");
     // The bound: one refresh interval, plus the time one render takes.
-    assert!(took < refresh + Duration::from_millis(1500), "shown after {took:?}");
-    assert_eq!(loader_runs(&app, "About") - loads, 1, "one new version, one load");
-    let data: Value = app.get("/api/route-data?url=/about").await.json().await.unwrap();
-    assert!(data["data"]["team"].as_array().unwrap().iter().any(|m| m["name"] == "Noor Haddad"), "the route data too");
+    assert!(
+        took < refresh + Duration::from_millis(1500),
+        "shown after {took:?}"
+    );
+    assert_eq!(
+        loader_runs(&app, "About") - loads,
+        1,
+        "one new version, one load"
+    );
+    let data: Value = app
+        .get("/api/route-data?url=/about")
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert!(
+        data["data"]["team"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["name"] == "Noor Haddad"),
+        "the route data too"
+    );
 }
 
 /// The README's Caching table: route -> Cache-Control.
 fn documented() -> HashMap<String, String> {
     let readme = include_str!("../../README.md");
-    let section = &readme[readme.find("## Caching").expect("a Caching section in the README")..];
+    let section = &readme[readme
+        .find("## Caching")
+        .expect("a Caching section in the README")..];
     let section = &section[..section[3..].find("\n## ").map_or(section.len(), |i| i + 3)];
     section
         .lines()
         .filter(|l| l.starts_with("| `"))
         .flat_map(|l| {
-            let cells: Vec<&str> = l.trim_matches('|').split('|').map(|c| c.trim().trim_matches('`')).collect();
+            let cells: Vec<&str> = l
+                .trim_matches('|')
+                .split('|')
+                .map(|c| c.trim().trim_matches('`'))
+                .collect();
             let policy = cells[1].to_owned();
-            cells[0].split("`, `").map(|route| (route.to_owned(), policy.clone())).collect::<Vec<_>>()
+            cells[0]
+                .split("`, `")
+                .map(|route| (route.to_owned(), policy.clone()))
+                .collect::<Vec<_>>()
         })
         .collect()
 }
@@ -197,10 +319,16 @@ async fn every_route_sends_the_documented_cache_control_and_success_is_never_sha
     let app = spawn_app().await;
     let table = documented();
     for (url, path, _) in routes() {
-        let expected = table.get(&path).unwrap_or_else(|| panic!("{path} is not in the README's Caching table"));
+        let expected = table
+            .get(&path)
+            .unwrap_or_else(|| panic!("{path} is not in the README's Caching table"));
         for target in [url.clone(), format!("/api/route-data?url={url}")] {
             let res = app.get(&target).await;
-            assert_eq!(res.headers()["cache-control"], expected.as_str(), "{target}");
+            assert_eq!(
+                res.headers()["cache-control"],
+                expected.as_str(),
+                "{target}"
+            );
         }
     }
     // One `"cache"` name in content/routes.json is one policy in the README.
@@ -208,18 +336,39 @@ async fn every_route_sends_the_documented_cache_control_and_success_is_never_sha
     for route in route_table() {
         let documented = table[&route.pattern].as_str();
         let first = *policies.entry(route.cache.clone()).or_insert(documented);
-        assert_eq!(first, documented, "routes whose cache is {:?} are documented alike", route.cache);
+        assert_eq!(
+            first, documented,
+            "routes whose cache is {:?} are documented alike",
+            route.cache
+        );
     }
-    assert_eq!(policies.len(), 5, "content, team, prices, daily, private: {policies:?}");
+    assert_eq!(
+        policies.len(),
+        5,
+        "content, team, prices, daily, private: {policies:?}"
+    );
     let unknown = &table["(unknown route: 404)"];
     let res = app.get("/no-such-page").await;
-    assert_eq!((res.status().as_u16(), res.headers()["cache-control"].to_str().unwrap()), (404, unknown.as_str()));
+    assert_eq!(
+        (
+            res.status().as_u16(),
+            res.headers()["cache-control"].to_str().unwrap()
+        ),
+        (404, unknown.as_str())
+    );
 
     // The payment page, whatever it shows, is the visitor's own.
-    for target in ["/success", "/success?session_id=cs_test_abc", "/api/route-data?url=/success?session_id=cs_test_abc"] {
+    for target in [
+        "/success",
+        "/success?session_id=cs_test_abc",
+        "/api/route-data?url=/success?session_id=cs_test_abc",
+    ] {
         let res = app.get(target).await;
         let policy = res.headers()["cache-control"].to_str().unwrap().to_owned();
-        assert!(policy.contains("private") && policy.contains("no-store") && !policy.contains("public"), "{target}: {policy}");
+        assert!(
+            policy.contains("private") && policy.contains("no-store") && !policy.contains("public"),
+            "{target}: {policy}"
+        );
     }
     // So is a contact page holding what a visitor typed.
     let res = app
@@ -231,6 +380,12 @@ async fn every_route_sends_the_documented_cache_control_and_success_is_never_sha
         .await
         .unwrap();
     assert_eq!(res.status(), 422);
-    assert!(res.headers()["content-type"].to_str().unwrap().starts_with("text/html"), "the contact page, with the error");
+    assert!(
+        res.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/html"),
+        "the contact page, with the error"
+    );
     assert_eq!(res.headers()["cache-control"], "private, no-store");
 }

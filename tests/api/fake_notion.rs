@@ -29,11 +29,26 @@ impl FakeNotion {
     }
 
     /// A stand-in whose page creations each take `delay`.
-    pub async fn start_with(fail_first: usize, delay: std::time::Duration) -> (FakeNotion, MockServer) {
-        let fake = FakeNotion { fail_first: Arc::new(Mutex::new(fail_first)), delay, ..Default::default() };
+    pub async fn start_with(
+        fail_first: usize,
+        delay: std::time::Duration,
+    ) -> (FakeNotion, MockServer) {
+        let fake = FakeNotion {
+            fail_first: Arc::new(Mutex::new(fail_first)),
+            delay,
+            ..Default::default()
+        };
         let server = MockServer::start().await;
-        Mock::given(method("POST")).and(path("/v1/pages")).respond_with(fake.clone()).mount(&server).await;
-        Mock::given(method("POST")).and(path(format!("/v1/databases/{DB_ID}/query"))).respond_with(fake.clone()).mount(&server).await;
+        Mock::given(method("POST"))
+            .and(path("/v1/pages"))
+            .respond_with(fake.clone())
+            .mount(&server)
+            .await;
+        Mock::given(method("POST"))
+            .and(path(format!("/v1/databases/{DB_ID}/query")))
+            .respond_with(fake.clone())
+            .mount(&server)
+            .await;
         (fake, server)
     }
 
@@ -43,30 +58,49 @@ impl FakeNotion {
             .lock()
             .unwrap()
             .iter()
-            .map(|p| p["properties"]["Request ID"]["rich_text"][0]["text"]["content"].as_str().unwrap().to_owned())
+            .map(|p| {
+                p["properties"]["Request ID"]["rich_text"][0]["text"]["content"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
             .collect()
     }
 }
 
 impl Respond for FakeNotion {
     fn respond(&self, req: &Request) -> ResponseTemplate {
-        assert_eq!(req.headers.get("authorization").unwrap(), "Bearer secret_test");
+        assert_eq!(
+            req.headers.get("authorization").unwrap(),
+            "Bearer secret_test"
+        );
         assert!(req.headers.get("notion-version").is_some());
         let body: Value = serde_json::from_slice(&req.body).unwrap();
         if req.url.path().ends_with("/query") {
-            let wanted = body["filter"]["rich_text"]["equals"].as_str().unwrap().to_owned();
-            let found: Vec<Value> =
-                self.request_ids().iter().enumerate().filter(|(_, id)| **id == wanted).map(|(i, _)| json!({ "id": format!("page-{i}") })).collect();
+            let wanted = body["filter"]["rich_text"]["equals"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+            let found: Vec<Value> = self
+                .request_ids()
+                .iter()
+                .enumerate()
+                .filter(|(_, id)| **id == wanted)
+                .map(|(i, _)| json!({ "id": format!("page-{i}") }))
+                .collect();
             return ResponseTemplate::new(200).set_body_json(json!({ "results": found }));
         }
         *self.creates.lock().unwrap() += 1;
         let mut fail = self.fail_first.lock().unwrap();
         if *fail > 0 {
             *fail -= 1;
-            return ResponseTemplate::new(500).set_body_json(json!({ "message": "Notion is having a bad day" }));
+            return ResponseTemplate::new(500)
+                .set_body_json(json!({ "message": "Notion is having a bad day" }));
         }
         let mut pages = self.pages.lock().unwrap();
         pages.push(body);
-        ResponseTemplate::new(200).set_body_json(json!({ "object": "page", "id": format!("page-{}", pages.len() - 1) })).set_delay(self.delay)
+        ResponseTemplate::new(200)
+            .set_body_json(json!({ "object": "page", "id": format!("page-{}", pages.len() - 1) }))
+            .set_delay(self.delay)
     }
 }

@@ -38,11 +38,18 @@ impl TestApp {
 
     /// A GET of `target` exactly as written.
     pub async fn raw_get(&self, target: &str) -> RawResponse {
-        self.raw(format!("GET {target} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n").as_bytes()).await
+        self.raw(
+            format!("GET {target} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n").as_bytes(),
+        )
+        .await
     }
 
     pub async fn get(&self, path: &str) -> reqwest::Response {
-        self.client.get(format!("{}{path}", self.base)).send().await.expect("request failed")
+        self.client
+            .get(format!("{}{path}", self.base))
+            .send()
+            .await
+            .expect("request failed")
     }
 
     pub async fn get_text(&self, path: &str) -> (u16, String) {
@@ -63,7 +70,10 @@ pub struct RawResponse {
 
 impl RawResponse {
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+        self.headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
     }
 
     pub fn text(&self) -> String {
@@ -76,25 +86,54 @@ pub async fn raw_request(addr: &str, request: &[u8]) -> RawResponse {
     let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
     stream.write_all(request).await.expect("send");
     let mut bytes = Vec::new();
-    let _ = tokio::time::timeout(Duration::from_secs(30), stream.read_to_end(&mut bytes)).await.expect("the server answers and closes");
-    let split = bytes.windows(4).position(|w| w == b"\r\n\r\n").unwrap_or_else(|| panic!("no HTTP head in {:?}", String::from_utf8_lossy(&bytes)));
+    let _ = tokio::time::timeout(Duration::from_secs(30), stream.read_to_end(&mut bytes))
+        .await
+        .expect("the server answers and closes");
+    let split = bytes
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .unwrap_or_else(|| panic!("no HTTP head in {:?}", String::from_utf8_lossy(&bytes)));
     let head = String::from_utf8_lossy(&bytes[..split]).into_owned();
     let mut lines = head.split("\r\n");
     let status_line = lines.next().unwrap_or_default();
-    let status = status_line.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or_else(|| panic!("bad status line {status_line:?}"));
-    let headers = lines.filter_map(|l| l.split_once(':')).map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned())).collect::<Vec<_>>();
+    let status = status_line
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("bad status line {status_line:?}"));
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect::<Vec<_>>();
     let mut body = bytes[split + 4..].to_vec();
-    if headers.iter().any(|(k, v)| k == "transfer-encoding" && v.contains("chunked")) {
+    if headers
+        .iter()
+        .any(|(k, v)| k == "transfer-encoding" && v.contains("chunked"))
+    {
         body = dechunk(&body);
     }
-    RawResponse { status, headers, body }
+    RawResponse {
+        status,
+        headers,
+        body,
+    }
 }
 
 fn dechunk(mut data: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
     loop {
-        let Some(eol) = data.windows(2).position(|w| w == b"\r\n") else { return out };
-        let size = usize::from_str_radix(String::from_utf8_lossy(&data[..eol]).split(';').next().unwrap().trim(), 16).unwrap_or(0);
+        let Some(eol) = data.windows(2).position(|w| w == b"\r\n") else {
+            return out;
+        };
+        let size = usize::from_str_radix(
+            String::from_utf8_lossy(&data[..eol])
+                .split(';')
+                .next()
+                .unwrap()
+                .trim(),
+            16,
+        )
+        .unwrap_or(0);
         if size == 0 {
             return out;
         }
@@ -117,14 +156,34 @@ pub async fn spawn_app_with(tweak: impl FnOnce(&mut Config)) -> TestApp {
     let server = tokio::spawn(app.run_until(async move {
         let _ = stopped.await;
     }));
-    tokio::time::timeout(Duration::from_secs(30), state.site().front.pool.wait_ready())
-        .await
-        .expect("isolates ready in time")
-        .expect("bundle evaluates");
+    tokio::time::timeout(
+        Duration::from_secs(30),
+        state.site().front.pool.wait_ready(),
+    )
+    .await
+    .expect("isolates ready in time")
+    .expect("bundle evaluates");
     let ready = state.clone();
-    assert!(eventually(30, || async { ready.ready.load(std::sync::atomic::Ordering::Acquire) }).await, "prerendered in time");
-    let client = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).timeout(Duration::from_secs(30)).build().unwrap();
-    TestApp { base, client, state, shutdown: Some(shutdown), server: Some(server), _data: data }
+    assert!(
+        eventually(30, || async {
+            ready.ready.load(std::sync::atomic::Ordering::Acquire)
+        })
+        .await,
+        "prerendered in time"
+    );
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(Duration::from_secs(30))
+        .build()
+        .unwrap();
+    TestApp {
+        base,
+        client,
+        state,
+        shutdown: Some(shutdown),
+        server: Some(server),
+        _data: data,
+    }
 }
 
 pub async fn spawn_app() -> TestApp {
@@ -141,8 +200,11 @@ pub fn json_ld(html: &str) -> Vec<serde_json::Value> {
         .split(tag)
         .skip(1)
         .map(|rest| {
-            let text = &rest[..rest.find("</script>").expect("the JSON-LD script is closed")];
-            serde_json::from_str(text).unwrap_or_else(|e| panic!("JSON-LD block does not parse: {e}\n{text}"))
+            let text = &rest[..rest
+                .find("</script>")
+                .expect("the JSON-LD script is closed")];
+            serde_json::from_str(text)
+                .unwrap_or_else(|e| panic!("JSON-LD block does not parse: {e}\n{text}"))
         })
         .collect();
     assert!(!blocks.is_empty(), "JSON-LD present");
@@ -151,25 +213,39 @@ pub fn json_ld(html: &str) -> Vec<serde_json::Value> {
 
 /// The page's JSON-LD nodes of type `kind`.
 pub fn json_ld_of(html: &str, kind: &str) -> Vec<serde_json::Value> {
-    json_ld(html).into_iter().filter(|n| n["@type"] == kind).collect()
+    json_ld(html)
+        .into_iter()
+        .filter(|n| n["@type"] == kind)
+        .collect()
 }
 
 /// The text of the page's `<title>`, as sent (entities not decoded).
 pub fn title(html: &str) -> &str {
-    html.split("<title>").nth(1).expect("a title").split("</title>").next().unwrap()
+    html.split("<title>")
+        .nth(1)
+        .expect("a title")
+        .split("</title>")
+        .next()
+        .unwrap()
 }
 
 pub fn bootstrap_json(html: &str) -> serde_json::Value {
     let start_tag = r#"<script id="__SITE_DATA__" type="application/json">"#;
     let start = html.find(start_tag).expect("page embeds its loader JSON") + start_tag.len();
-    let end = start + html[start..].find("</script>").expect("the data script is closed");
+    let end = start
+        + html[start..]
+            .find("</script>")
+            .expect("the data script is closed");
     serde_json::from_str(&html[start..end]).expect("embedded loader JSON parses")
 }
 
 /// Text of the page without tags, so assertions read like what a visitor sees.
 pub fn visible_text(html: &str) -> String {
     let body = html.split("<body>").nth(1).unwrap_or(html);
-    let body = body.split(r#"<script id="__SITE_DATA__""#).next().unwrap_or(body);
+    let body = body
+        .split(r#"<script id="__SITE_DATA__""#)
+        .next()
+        .unwrap_or(body);
     let mut out = String::new();
     let mut in_tag = false;
     for c in body.chars() {
@@ -183,13 +259,21 @@ pub fn visible_text(html: &str) -> String {
             _ => {}
         }
     }
-    decode_entities(&out).split_whitespace().collect::<Vec<_>>().join(" ")
+    decode_entities(&out)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// HTML text with the entities React and the server's head write decoded
 /// (`&amp;` last, so `&amp;lt;` stays `&lt;`).
 pub fn decode_entities(text: &str) -> String {
-    text.replace("&quot;", "\"").replace("&#39;", "'").replace("&#x27;", "'").replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+    text.replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&#x27;", "'")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
 }
 
 pub mod tempdir {
@@ -200,7 +284,11 @@ pub mod tempdir {
         pub fn new() -> TempDir {
             use std::sync::atomic::{AtomicUsize, Ordering};
             static N: AtomicUsize = AtomicUsize::new(0);
-            let dir = std::env::temp_dir().join(format!("citizen-site-test-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
+            let dir = std::env::temp_dir().join(format!(
+                "citizen-site-test-{}-{}",
+                std::process::id(),
+                N.fetch_add(1, Ordering::Relaxed)
+            ));
             std::fs::create_dir_all(&dir).unwrap();
             TempDir(dir)
         }
@@ -225,8 +313,15 @@ pub fn links(html: &str) -> Vec<(String, String)> {
         let tag_end = rest.find('>').unwrap();
         let tag = &rest[..tag_end];
         let close = rest.find("</a>").unwrap();
-        let href = tag.split(" href=\"").nth(1).map(|h| h.split('"').next().unwrap().to_owned()).unwrap_or_default();
-        out.push((href, visible_text(&format!("<body>{}", &rest[tag_end + 1..close]))));
+        let href = tag
+            .split(" href=\"")
+            .nth(1)
+            .map(|h| h.split('"').next().unwrap().to_owned())
+            .unwrap_or_default();
+        out.push((
+            href,
+            visible_text(&format!("<body>{}", &rest[tag_end + 1..close])),
+        ));
         rest = &rest[close..];
     }
     out
@@ -234,8 +329,12 @@ pub fn links(html: &str) -> Vec<(String, String)> {
 
 /// The markup of the first `<tag ...>...</tag>` element.
 pub fn element<'a>(html: &'a str, tag: &str) -> &'a str {
-    let start = html.find(&format!("<{tag}")).unwrap_or_else(|| panic!("no <{tag}>"));
-    let end = html.find(&format!("</{tag}>")).unwrap_or_else(|| panic!("no </{tag}>"));
+    let start = html
+        .find(&format!("<{tag}"))
+        .unwrap_or_else(|| panic!("no <{tag}>"));
+    let end = html
+        .find(&format!("</{tag}>"))
+        .unwrap_or_else(|| panic!("no </{tag}>"));
     &html[start..end]
 }
 
@@ -245,7 +344,16 @@ pub fn element<'a>(html: &'a str, tag: &str) -> &'a str {
 /// Each goes when its [`TestDb`] is dropped.
 pub async fn fresh_databases(dir: &std::path::Path) -> Vec<(&'static str, TestDb)> {
     let sqlite = dir.join(format!("db-{}.sqlite", uuid_like()));
-    vec![("sqlite", TestDb { url: format!("sqlite://{}", sqlite.display()), made: Made::Sqlite(sqlite) }), ("postgres", fresh_postgres().await)]
+    vec![
+        (
+            "sqlite",
+            TestDb {
+                url: format!("sqlite://{}", sqlite.display()),
+                made: Made::Sqlite(sqlite),
+            },
+        ),
+        ("postgres", fresh_postgres().await),
+    ]
 }
 
 /// A database made for one test, removed when this is dropped: at the end
@@ -276,10 +384,16 @@ impl Drop for TestDb {
                 // Drop runs inside the test's runtime: the statement runs on a
                 // thread of its own. FORCE ends connections a server under test
                 // still holds (an app dropped without `stop`).
-                let (admin, statement) = (admin.clone(), format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
+                let (admin, statement) = (
+                    admin.clone(),
+                    format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"),
+                );
                 let dropped = std::thread::spawn(move || {
                     use sqlx::Connection;
-                    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime to drop the test database");
+                    let runtime = tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build()
+                        .expect("a runtime to drop the test database");
                     runtime.block_on(async {
                         let mut conn = sqlx::postgres::PgConnection::connect(&admin).await?;
                         sqlx::query(&statement).execute(&mut conn).await.map(|_| ())
@@ -289,7 +403,9 @@ impl Drop for TestDb {
                 match dropped {
                     Ok(Ok(())) => {}
                     Ok(Err(e)) => eprintln!("could not drop the test database {name}: {e}"),
-                    Err(_) => eprintln!("could not drop the test database {name}: the dropping thread panicked"),
+                    Err(_) => eprintln!(
+                        "could not drop the test database {name}: the dropping thread panicked"
+                    ),
                 }
             }
         }
@@ -298,20 +414,36 @@ impl Drop for TestDb {
 
 pub async fn fresh_postgres() -> TestDb {
     use sqlx::Connection;
-    let admin = std::env::var("TEST_POSTGRES_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
+    let admin = std::env::var("TEST_POSTGRES_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
     let name = format!("citizen_test_{}", uuid_like());
-    let mut conn =
-        sqlx::postgres::PgConnection::connect(&admin).await.unwrap_or_else(|e| panic!("PostgreSQL at {admin} is needed for the database tests: {e}"));
-    sqlx::query(&format!("CREATE DATABASE {name}")).execute(&mut conn).await.expect("create test database");
+    let mut conn = sqlx::postgres::PgConnection::connect(&admin)
+        .await
+        .unwrap_or_else(|e| panic!("PostgreSQL at {admin} is needed for the database tests: {e}"));
+    sqlx::query(&format!("CREATE DATABASE {name}"))
+        .execute(&mut conn)
+        .await
+        .expect("create test database");
     let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap_or(&admin);
-    TestDb { url: format!("{base}/{name}"), made: Made::Postgres { admin, name } }
+    TestDb {
+        url: format!("{base}/{name}"),
+        made: Made::Postgres { admin, name },
+    }
 }
 
 pub fn uuid_like() -> String {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static N: AtomicUsize = AtomicUsize::new(0);
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos();
-    format!("{}_{}_{}", std::process::id(), nanos, N.fetch_add(1, Ordering::Relaxed))
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    format!(
+        "{}_{}_{}",
+        std::process::id(),
+        nanos,
+        N.fetch_add(1, Ordering::Relaxed)
+    )
 }
 
 /// Polls `check` until it is true or `secs` pass.
@@ -351,7 +483,11 @@ impl Blackhole {
                 held.push(socket);
             }
         });
-        Blackhole { addr, accepted, task }
+        Blackhole {
+            addr,
+            accepted,
+            task,
+        }
     }
 
     pub fn url(&self) -> String {
@@ -415,7 +551,9 @@ impl FlakyProxy {
                         }
                         Link::Up => {}
                     }
-                    let Ok(mut server) = tokio::net::TcpStream::connect(upstream).await else { return };
+                    let Ok(mut server) = tokio::net::TcpStream::connect(upstream).await else {
+                        return;
+                    };
                     let next = tokio::select! {
                         _ = tokio::io::copy_bidirectional(&mut client, &mut server) => return,
                         next = async {
@@ -440,7 +578,12 @@ impl FlakyProxy {
                 });
             }
         });
-        FlakyProxy { addr, link: tx, frozen, task }
+        FlakyProxy {
+            addr,
+            link: tx,
+            frozen,
+            task,
+        }
     }
 
     pub fn set(&self, link: Link) {
@@ -482,7 +625,8 @@ impl TableRoute {
 
 /// Every route of `content/routes.json`, in its order.
 pub fn route_table() -> Vec<TableRoute> {
-    let table: serde_json::Value = serde_json::from_str(include_str!("../../content/routes.json")).unwrap();
+    let table: serde_json::Value =
+        serde_json::from_str(include_str!("../../content/routes.json")).unwrap();
     table["routes"]
         .as_array()
         .unwrap()
@@ -505,7 +649,12 @@ pub fn published_posts() -> Vec<String> {
         let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
         let front = text.split("+++").nth(1).unwrap_or("");
         let value = |key: &str| {
-            front.lines().find_map(|l| l.strip_prefix(key)?.trim_start().strip_prefix('=').map(|v| v.trim().trim_matches('"').to_owned()))
+            front.lines().find_map(|l| {
+                l.strip_prefix(key)?
+                    .trim_start()
+                    .strip_prefix('=')
+                    .map(|v| v.trim().trim_matches('"').to_owned())
+            })
         };
         if value("draft").as_deref() != Some("true") {
             ids.push(value("id").expect("every post has an id"));
@@ -538,11 +687,18 @@ mod process {
 
     impl SiteProcess {
         pub async fn start(env: &[(&str, String)]) -> SiteProcess {
-            let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+            let port = std::net::TcpListener::bind("127.0.0.1:0")
+                .unwrap()
+                .local_addr()
+                .unwrap()
+                .port();
             let data = TempDir::new();
             let mut child = Command::new(env!("CARGO_BIN_EXE_citizen-site"))
                 .env("ADDR", format!("127.0.0.1:{port}"))
-                .env("DATABASE_URL", format!("sqlite://{}/site.db", data.path().display()))
+                .env(
+                    "DATABASE_URL",
+                    format!("sqlite://{}/site.db", data.path().display()),
+                )
                 .env("LOG_FORMAT", "json")
                 .env("RUST_LOG", "info")
                 .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
@@ -551,7 +707,10 @@ mod process {
                 .spawn()
                 .expect("starting the server binary");
             let logs = Arc::new(Mutex::new(Vec::new()));
-            for stream in [Box::new(child.stdout.take().unwrap()) as Box<dyn std::io::Read + Send>, Box::new(child.stderr.take().unwrap())] {
+            for stream in [
+                Box::new(child.stdout.take().unwrap()) as Box<dyn std::io::Read + Send>,
+                Box::new(child.stderr.take().unwrap()),
+            ] {
                 let logs = logs.clone();
                 std::thread::spawn(move || {
                     for line in BufReader::new(stream).lines().map_while(Result::ok) {
@@ -567,14 +726,27 @@ mod process {
                         break;
                     }
                 }
-                assert!(Instant::now() < deadline, "not ready in 30 s: {:?}", logs.lock().unwrap());
+                assert!(
+                    Instant::now() < deadline,
+                    "not ready in 30 s: {:?}",
+                    logs.lock().unwrap()
+                );
                 tokio::time::sleep(Duration::from_millis(50)).await;
             }
-            SiteProcess { child, base, logs, _data: data }
+            SiteProcess {
+                child,
+                base,
+                logs,
+                _data: data,
+            }
         }
 
         pub fn signal(&self, sig: &str) {
-            let ok = Command::new("kill").args([&format!("-{sig}"), &self.child.id().to_string()]).status().unwrap().success();
+            let ok = Command::new("kill")
+                .args([&format!("-{sig}"), &self.child.id().to_string()])
+                .status()
+                .unwrap()
+                .success();
             assert!(ok, "kill -{sig}");
         }
 
@@ -598,7 +770,12 @@ mod process {
         }
 
         pub fn logged(&self) -> Vec<Value> {
-            self.logs.lock().unwrap().iter().filter_map(|l| serde_json::from_str(l).ok()).collect()
+            self.logs
+                .lock()
+                .unwrap()
+                .iter()
+                .filter_map(|l| serde_json::from_str(l).ok())
+                .collect()
         }
     }
 
@@ -629,12 +806,18 @@ impl Ran {
 /// way an operator would (off the async runtime: it may take a while).
 pub async fn operate(database_url: &str, args: &[&str], env: &[(&str, &str)]) -> Ran {
     let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_citizen-site"));
-    command.args(args).env("DATABASE_URL", database_url).env("RUST_BACKTRACE", "0").env_remove("RUST_LOG");
+    command
+        .args(args)
+        .env("DATABASE_URL", database_url)
+        .env("RUST_BACKTRACE", "0")
+        .env_remove("RUST_LOG");
     for var in ["NOTION_TOKEN", "NOTION_DATABASE_ID", "NOTION_API_BASE"] {
         command.env_remove(var);
     }
     command.envs(env.iter().copied());
-    let out = tokio::task::spawn_blocking(move || command.output().expect("running citizen-site")).await.unwrap();
+    let out = tokio::task::spawn_blocking(move || command.output().expect("running citizen-site"))
+        .await
+        .unwrap();
     Ran {
         code: out.status.code().unwrap_or(-1),
         stdout: String::from_utf8(out.stdout).expect("UTF-8 output"),

@@ -29,11 +29,20 @@ async fn metrics_count_requests_renders_cache_queue_and_pending_requests() {
     }
     assert_eq!(app.get_text("/no-such-page").await.0, 404);
     assert_eq!(app.get_text("/blog?type=Events").await.0, 200);
-    let res = app.client.post(format!("{}/api/save-to-notion", app.base)).json(&json!({ "name": "A", "email": "a@b.example" })).send().await.unwrap();
+    let res = app
+        .client
+        .post(format!("{}/api/save-to-notion", app.base))
+        .json(&json!({ "name": "A", "email": "a@b.example" }))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status(), 200);
     let res = app.get("/metrics").await;
     assert_eq!(res.status(), 200);
-    assert!(res.headers()["content-type"].to_str().unwrap().starts_with("application/openmetrics-text"));
+    assert!(res.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("application/openmetrics-text"));
     let text = res.text().await.unwrap();
     for line in [
         r#"http_request_duration_seconds_count{route="Wallets",status="200"} 3"#,
@@ -89,13 +98,20 @@ async fn the_readme_names_every_metric_and_only_those() {
         .collect();
     served.sort();
     let readme = include_str!("../../README.md");
-    let start = readme.find("- **Metrics**:").expect("the README's Metrics bullet");
+    let start = readme
+        .find("- **Metrics**:")
+        .expect("the README's Metrics bullet");
     let bullet = &readme[start..start + readme[start + 2..].find("\n- ").unwrap() + 2];
     let mut named: Vec<String> = bullet
         .split('`')
         .skip(1)
         .step_by(2)
-        .filter(|w| w.contains('_') && w.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') && !w.starts_with('_') && *w != "METRICS_ALLOW")
+        .filter(|w| {
+            w.contains('_')
+                && w.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
+                && !w.starts_with('_')
+                && *w != "METRICS_ALLOW"
+        })
         .map(str::to_owned)
         .collect();
     named.sort();
@@ -109,29 +125,72 @@ async fn metrics_are_only_for_the_operators_networks() {
     // Loopback (the operator's own machine): allowed.
     assert_eq!(app.get("/metrics").await.status(), 200);
     // A visitor from the internet, through the load balancer: the 404 any unknown path gets.
-    let res = app.client.get(format!("{}/metrics", app.base)).header("x-forwarded-for", "203.0.113.5").send().await.unwrap();
+    let res = app
+        .client
+        .get(format!("{}/metrics", app.base))
+        .header("x-forwarded-for", "203.0.113.5")
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status(), 404);
     // A host on the private network behind the same balancer: allowed.
-    let res = app.client.get(format!("{}/metrics", app.base)).header("x-forwarded-for", "10.2.3.4").send().await.unwrap();
+    let res = app
+        .client
+        .get(format!("{}/metrics", app.base))
+        .header("x-forwarded-for", "10.2.3.4")
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status(), 200);
 }
 
 #[tokio::test]
 async fn every_response_has_a_request_id_and_only_trusted_proxies_may_set_it() {
     let app = spawn_app().await;
-    let a = app.get("/").await.headers()["x-request-id"].to_str().unwrap().to_owned();
-    let b = app.get("/").await.headers()["x-request-id"].to_str().unwrap().to_owned();
+    let a = app.get("/").await.headers()["x-request-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let b = app.get("/").await.headers()["x-request-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
     assert_ne!(a, b);
     assert!(uuid_like(&a), "{a}");
     // Not from a trusted proxy: replaced.
-    let res = app.client.get(format!("{}/", app.base)).header("x-request-id", "lb-123").send().await.unwrap();
+    let res = app
+        .client
+        .get(format!("{}/", app.base))
+        .header("x-request-id", "lb-123")
+        .send()
+        .await
+        .unwrap();
     assert!(uuid_like(res.headers()["x-request-id"].to_str().unwrap()));
 
     let app = spawn_app_with(|c| c.trusted_proxies = "127.0.0.1".parse().unwrap()).await;
-    let res = app.client.get(format!("{}/", app.base)).header("x-request-id", "lb-123").send().await.unwrap();
-    assert_eq!(res.headers()["x-request-id"], "lb-123", "the load balancer's id is kept");
-    let res = app.client.get(format!("{}/", app.base)).header("x-request-id", "bad id\twith spaces").send().await.unwrap();
-    assert!(uuid_like(res.headers()["x-request-id"].to_str().unwrap()), "an id unfit for logs is replaced");
+    let res = app
+        .client
+        .get(format!("{}/", app.base))
+        .header("x-request-id", "lb-123")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        res.headers()["x-request-id"],
+        "lb-123",
+        "the load balancer's id is kept"
+    );
+    let res = app
+        .client
+        .get(format!("{}/", app.base))
+        .header("x-request-id", "bad id\twith spaces")
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        uuid_like(res.headers()["x-request-id"].to_str().unwrap()),
+        "an id unfit for logs is replaced"
+    );
 }
 
 fn uuid_like(s: &str) -> bool {

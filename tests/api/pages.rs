@@ -44,7 +44,10 @@ fn the_route_list_above_is_every_route_of_the_table() {
     for route in route_table() {
         let path = route.path("brussels-pay-launch");
         assert!(
-            ROUTES.iter().any(|(p, page, _)| p.split('?').next() == Some(path.as_str()) && *page == route.page),
+            ROUTES
+                .iter()
+                .any(|(p, page, _)| p.split('?').next() == Some(path.as_str())
+                    && *page == route.page),
             "{path} ({}) is in content/routes.json but not in tests/api/pages.rs's ROUTES",
             route.page
         );
@@ -58,30 +61,72 @@ async fn every_route_renders_on_the_server_with_header_and_footer() {
     for (path, page, heading) in ROUTES {
         let (status, html) = app.get_text(path).await;
         assert_eq!(status, 200, "{path}");
-        assert!(html.starts_with("<!DOCTYPE html><html lang=\"en\">"), "{path}: a full document");
-        assert!(h1(&html).contains(heading), "{path}: heading {heading:?}, got {:?}", h1(&html));
-        assert_eq!(bootstrap_json(&html)["page"], *page, "{path}: loader JSON names the page");
+        assert!(
+            html.starts_with("<!DOCTYPE html><html lang=\"en\">"),
+            "{path}: a full document"
+        );
+        assert!(
+            h1(&html).contains(heading),
+            "{path}: heading {heading:?}, got {:?}",
+            h1(&html)
+        );
+        assert_eq!(
+            bootstrap_json(&html)["page"],
+            *page,
+            "{path}: loader JSON names the page"
+        );
 
         // Header: logo to /, every menu entry (desktop), Get Started, the mobile toggle.
         let header = links(element(&html, "header"));
-        assert!(html.contains(r#"aria-label="Citizen Wallet home" href="/""#), "{path}: logo links home");
+        assert!(
+            html.contains(r#"aria-label="Citizen Wallet home" href="/""#),
+            "{path}: logo links home"
+        );
         for (href, label) in NAV {
-            assert!(header.contains(&(href.to_string(), label.to_string())), "{path}: nav {label}");
+            assert!(
+                header.contains(&(href.to_string(), label.to_string())),
+                "{path}: nav {label}"
+            );
         }
-        assert!(header.contains(&("/pricing".into(), "Get Started".into())), "{path}: Get Started");
-        assert!(html.contains(r#"aria-controls="mobile-menu" aria-expanded="false""#), "{path}: mobile toggle");
+        assert!(
+            header.contains(&("/pricing".into(), "Get Started".into())),
+            "{path}: Get Started"
+        );
+        assert!(
+            html.contains(r#"aria-controls="mobile-menu" aria-expanded="false""#),
+            "{path}: mobile toggle"
+        );
 
         // Footer: anchors, placeholders, legal pages, copyright.
         let footer_html = element(&html, "footer");
         let footer = links(footer_html);
         let text = visible_text(footer_html);
         for anchor in ["#features", "#about"] {
-            assert!(footer.iter().any(|(h, _)| h == anchor), "{path}: footer anchor {anchor}");
+            assert!(
+                footer.iter().any(|(h, _)| h == anchor),
+                "{path}: footer anchor {anchor}"
+            );
         }
-        for label in ["Pricing", "Documentation", "API Reference", "Case Studies", "Blog", "Careers", "Press Kit", "Contact"] {
-            assert!(footer.contains(&("#".into(), label.into())), "{path}: footer placeholder {label}");
+        for label in [
+            "Pricing",
+            "Documentation",
+            "API Reference",
+            "Case Studies",
+            "Blog",
+            "Careers",
+            "Press Kit",
+            "Contact",
+        ] {
+            assert!(
+                footer.contains(&("#".into(), label.into())),
+                "{path}: footer placeholder {label}"
+            );
         }
-        assert!(footer.iter().any(|(h, _)| h == "/privacy") && footer.iter().any(|(h, _)| h == "/terms"), "{path}: legal links");
+        assert!(
+            footer.iter().any(|(h, _)| h == "/privacy")
+                && footer.iter().any(|(h, _)| h == "/terms"),
+            "{path}: legal links"
+        );
         assert!(text.contains("© 2024"), "{path}: copyright 2024");
     }
 }
@@ -89,12 +134,23 @@ async fn every_route_renders_on_the_server_with_header_and_footer() {
 #[tokio::test]
 async fn unknown_paths_get_the_404_screen_with_status_404() {
     let app = spawn_app().await;
-    for path in ["/does-not-exist", "/blog/a/b", "/WALLETS", "/%2e%2e/etc/passwd"] {
+    for path in [
+        "/does-not-exist",
+        "/blog/a/b",
+        "/WALLETS",
+        "/%2e%2e/etc/passwd",
+    ] {
         let (status, html) = app.get_text(path).await;
         assert_eq!(status, 404, "{path}");
         let text = visible_text(&html);
-        assert!(text.contains("404") && text.contains("Oops! Page not found"), "{path}: {text}");
-        assert!(html.contains(r#"href="/" data-discover="true">Return to Home</a>"#), "{path}");
+        assert!(
+            text.contains("404") && text.contains("Oops! Page not found"),
+            "{path}: {text}"
+        );
+        assert!(
+            html.contains(r#"href="/" data-discover="true">Return to Home</a>"#),
+            "{path}"
+        );
         assert_eq!(bootstrap_json(&html)["page"], "NotFound");
     }
 }
@@ -106,9 +162,15 @@ async fn loader_json_cannot_be_broken_out_of() {
     let url = format!("/success?session_id={}", percent(evil));
     let (status, html) = app.get_text(&url).await;
     assert_eq!(status, 200);
-    assert!(!html.contains("<script>document.title"), "injected markup must not appear raw");
+    assert!(
+        !html.contains("<script>document.title"),
+        "injected markup must not appear raw"
+    );
     let data = bootstrap_json(&html);
-    assert_eq!(data["data"]["sessionId"], evil, "the value survives, escaped");
+    assert_eq!(
+        data["data"]["sessionId"], evil,
+        "the value survives, escaped"
+    );
     // Exactly the scripts the document carries: JSON-LD, the entry, the data.
     assert_eq!(html.matches("<script").count(), 3);
 }
@@ -122,7 +184,9 @@ async fn route_data_endpoint_serves_the_same_loader_json() {
     assert_eq!(res.status(), 200);
     assert_eq!(res.json::<serde_json::Value>().await.unwrap(), embedded);
 
-    let res = app.get("/api/route-data?url=%2Fblog%2Fnfc-integration%3Ftype%3DFeature").await;
+    let res = app
+        .get("/api/route-data?url=%2Fblog%2Fnfc-integration%3Ftype%3DFeature")
+        .await;
     let json: serde_json::Value = res.json().await.unwrap();
     assert_eq!(json["page"], "Blog");
     assert_eq!(json["data"]["post"]["id"], "nfc-integration");
@@ -130,7 +194,10 @@ async fn route_data_endpoint_serves_the_same_loader_json() {
 
     let res = app.get("/api/route-data?url=%2Fnope").await;
     assert_eq!(res.status(), 404);
-    assert_eq!(res.json::<serde_json::Value>().await.unwrap()["page"], "NotFound");
+    assert_eq!(
+        res.json::<serde_json::Value>().await.unwrap()["page"],
+        "NotFound"
+    );
 
     let res = app.get("/api/route-data?url=nope").await;
     assert_eq!(res.status(), 400);
@@ -148,30 +215,80 @@ async fn trailing_slashes_redirect_to_the_canonical_path() {
 async fn hashed_assets_are_immutable_and_precompressed() {
     let app = spawn_app().await;
     let (_, html) = app.get_text("/").await;
-    let attr = |name: &str| html.split(&format!(r#" {name}=""#)).nth(1).unwrap().split('"').next().unwrap().to_owned();
+    let attr = |name: &str| {
+        html.split(&format!(r#" {name}=""#))
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap()
+            .to_owned()
+    };
     // One script: the boot module, with the page's modules (entry first).
     assert_eq!(html.matches("<script type=\"module\"").count(), 1);
-    let (boot, modules, css) =
-        (attr("src"), attr("data-modules"), html.split(r#"<link rel="stylesheet" href=""#).nth(1).unwrap().split('"').next().unwrap().to_owned());
+    let (boot, modules, css) = (
+        attr("src"),
+        attr("data-modules"),
+        html.split(r#"<link rel="stylesheet" href=""#)
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap()
+            .to_owned(),
+    );
     let entry = modules.split(' ').next().unwrap();
-    assert!(boot.starts_with("/assets/boot-") && entry.starts_with("/assets/entry-") && css.starts_with("/assets/app-"), "{boot} {modules}");
+    assert!(
+        boot.starts_with("/assets/boot-")
+            && entry.starts_with("/assets/entry-")
+            && css.starts_with("/assets/app-"),
+        "{boot} {modules}"
+    );
 
     for url in [boot.as_str(), entry] {
-        for (accept, encoding) in [("br, gzip", Some("br")), ("gzip", Some("gzip")), ("identity", None)] {
-            let res = app.client.get(format!("{}{url}", app.base)).header("accept-encoding", accept).send().await.unwrap();
+        for (accept, encoding) in [
+            ("br, gzip", Some("br")),
+            ("gzip", Some("gzip")),
+            ("identity", None),
+        ] {
+            let res = app
+                .client
+                .get(format!("{}{url}", app.base))
+                .header("accept-encoding", accept)
+                .send()
+                .await
+                .unwrap();
             assert_eq!(res.status(), 200);
-            assert_eq!(res.headers()["cache-control"], "public, max-age=31536000, immutable");
-            assert_eq!(res.headers().get("content-encoding").map(|v| v.to_str().unwrap()), encoding, "{accept}");
-            assert!(res.headers()["content-type"].to_str().unwrap().starts_with("text/javascript"));
+            assert_eq!(
+                res.headers()["cache-control"],
+                "public, max-age=31536000, immutable"
+            );
+            assert_eq!(
+                res.headers()
+                    .get("content-encoding")
+                    .map(|v| v.to_str().unwrap()),
+                encoding,
+                "{accept}"
+            );
+            assert!(res.headers()["content-type"]
+                .to_str()
+                .unwrap()
+                .starts_with("text/javascript"));
         }
     }
     let res = app.get(&css).await;
     assert_eq!(res.status(), 200);
-    assert!(res.headers()["content-type"].to_str().unwrap().starts_with("text/css"));
+    assert!(res.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/css"));
 
     // The page's own chunk is listed; another page's is not. Nothing is
     // preloaded by the HTML itself: the first paint has the network alone.
-    assert!(modules.split(' ').any(|m| m.starts_with("/assets/Home-")), "{modules}");
+    assert!(
+        modules.split(' ').any(|m| m.starts_with("/assets/Home-")),
+        "{modules}"
+    );
     assert!(!html.contains("modulepreload"));
     assert!(!html.contains("/assets/Pricing-"));
 
@@ -182,18 +299,29 @@ async fn hashed_assets_are_immutable_and_precompressed() {
 #[tokio::test]
 async fn pages_are_served_precompressed_with_an_etag_and_304() {
     let app = spawn_app().await;
-    let get = |enc: &'static str| app.client.get(format!("{}/blog", app.base)).header("accept-encoding", enc).send();
+    let get = |enc: &'static str| {
+        app.client
+            .get(format!("{}/blog", app.base))
+            .header("accept-encoding", enc)
+            .send()
+    };
     let plain = get("identity").await.unwrap();
     assert_eq!(plain.headers().get("content-encoding"), None);
     let etag = plain.headers()["etag"].to_str().unwrap().to_owned();
-    assert!(etag.starts_with('"') && etag.ends_with('"'), "a strong validator: {etag}");
+    assert!(
+        etag.starts_with('"') && etag.ends_with('"'),
+        "a strong validator: {etag}"
+    );
     let html = plain.text().await.unwrap();
     let mut tags = vec![etag.clone()];
     for (enc, expected) in [("gzip", "gzip"), ("gzip, br", "br")] {
         let res = get(enc).await.unwrap();
         assert_eq!(res.headers()["content-encoding"], expected);
         let tag = res.headers()["etag"].to_str().unwrap().to_owned();
-        assert!(!tag.starts_with("W/") && !tags.contains(&tag), "{enc}: its own strong ETag ({tag}), as its bytes differ");
+        assert!(
+            !tag.starts_with("W/") && !tags.contains(&tag),
+            "{enc}: its own strong ETag ({tag}), as its bytes differ"
+        );
         tags.push(tag.clone());
         assert_eq!(res.headers()["vary"], "accept-encoding");
         // reqwest here has no decompression: compare sizes, and decode gzip.
@@ -201,23 +329,57 @@ async fn pages_are_served_precompressed_with_an_etag_and_304() {
         assert!(body.len() * 3 < html.len(), "{enc}: compressed");
         if expected == "gzip" {
             let mut out = String::new();
-            std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&body[..]), &mut out).unwrap();
+            std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&body[..]), &mut out)
+                .unwrap();
             assert_eq!(out, html);
         }
-        let res = app.client.get(format!("{}/blog", app.base)).header("accept-encoding", enc).header("if-none-match", &tag).send().await.unwrap();
+        let res = app
+            .client
+            .get(format!("{}/blog", app.base))
+            .header("accept-encoding", enc)
+            .header("if-none-match", &tag)
+            .send()
+            .await
+            .unwrap();
         assert_eq!(res.status(), 304, "{enc}: its copy is current");
         assert_eq!(res.headers()["etag"].to_str().unwrap(), tag);
     }
-    let res = app.client.get(format!("{}/blog", app.base)).header("if-none-match", &etag).send().await.unwrap();
+    let res = app
+        .client
+        .get(format!("{}/blog", app.base))
+        .header("if-none-match", &etag)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status(), 304);
     assert!(res.bytes().await.unwrap().is_empty());
-    let res = app.client.get(format!("{}/blog", app.base)).header("if-none-match", "\"other\"").send().await.unwrap();
+    let res = app
+        .client
+        .get(format!("{}/blog", app.base))
+        .header("if-none-match", "\"other\"")
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status(), 200);
     // The brotli copy's tag does not stand for the plain body.
-    let res = app.client.get(format!("{}/blog", app.base)).header("if-none-match", &tags[2]).send().await.unwrap();
+    let res = app
+        .client
+        .get(format!("{}/blog", app.base))
+        .header("if-none-match", &tags[2])
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status(), 200);
 }
 
 fn percent(s: &str) -> String {
-    s.bytes().map(|b| if b.is_ascii_alphanumeric() { (b as char).to_string() } else { format!("%{b:02X}") }).collect()
+    s.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
 }

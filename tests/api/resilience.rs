@@ -15,7 +15,10 @@ use citizen_site::intake::store;
 use citizen_site::team::NewMember;
 use serde_json::{json, Value};
 
-use crate::helpers::{bootstrap_json, eventually, fresh_postgres, spawn_app_with, visible_text, Blackhole, FlakyProxy, Link, TestApp};
+use crate::helpers::{
+    bootstrap_json, eventually, fresh_postgres, spawn_app_with, visible_text, Blackhole,
+    FlakyProxy, Link, TestApp,
+};
 
 const SUBMIT_FAILED: &str = "Failed to submit form. Please try again.";
 
@@ -51,7 +54,11 @@ async fn the_site_serves_through_a_database_outage_and_recovers() {
     let real = &fresh.url;
     let (prefix, rest) = real.split_once("@").unwrap();
     let (host_port, database) = rest.split_once('/').unwrap();
-    let upstream = tokio::net::lookup_host(host_port).await.unwrap().next().unwrap();
+    let upstream = tokio::net::lookup_host(host_port)
+        .await
+        .unwrap()
+        .next()
+        .unwrap();
     let proxy = FlakyProxy::start(upstream, Link::Down).await;
     let via_proxy = format!("{prefix}@{}/{database}", proxy.addr);
     let app = spawn_app_with(|c| {
@@ -65,22 +72,41 @@ async fn the_site_serves_through_a_database_outage_and_recovers() {
     about_renders_without_the_team(&app).await;
     assert_eq!(app.get_text("/").await.0, 200);
     let (status, body) = readiness(&app).await;
-    assert_eq!((status, &body["database"], &body["isolates"]), (503, &json!(false), &json!(true)), "{body}");
+    assert_eq!(
+        (status, &body["database"], &body["isolates"]),
+        (503, &json!(false), &json!(true)),
+        "{body}"
+    );
     let (status, body) = submit(&app, 1).await;
-    assert_eq!((status, body), (503, json!({ "success": false, "error": SUBMIT_FAILED })));
+    assert_eq!(
+        (status, body),
+        (503, json!({ "success": false, "error": SUBMIT_FAILED }))
+    );
 
     // It comes back: migrated, ready, and submissions are stored again.
     proxy.set(Link::Up);
-    assert!(eventually(15, || async { readiness(&app).await.0 == 200 }).await, "ready once the database is back");
+    assert!(
+        eventually(15, || async { readiness(&app).await.0 == 200 }).await,
+        "ready once the database is back"
+    );
     let (status, _) = submit(&app, 2).await;
     assert_eq!(status, 200);
 
     // It hangs mid-run (accepts, never answers): bounded, and the same honest error.
     proxy.set(Link::Hanging);
     let (status, body) = submit(&app, 3).await;
-    assert_eq!((status, body), (503, json!({ "success": false, "error": SUBMIT_FAILED })));
-    assert!(proxy.frozen() > 0, "refused while the database it asked still had not answered: the server gave up on it");
-    assert!(eventually(10, || async { readiness(&app).await.0 == 503 }).await, "not ready while the database hangs");
+    assert_eq!(
+        (status, body),
+        (503, json!({ "success": false, "error": SUBMIT_FAILED }))
+    );
+    assert!(
+        proxy.frozen() > 0,
+        "refused while the database it asked still had not answered: the server gave up on it"
+    );
+    assert!(
+        eventually(10, || async { readiness(&app).await.0 == 503 }).await,
+        "not ready while the database hangs"
+    );
     about_renders_without_the_team(&app).await;
 
     // Back again.
@@ -100,7 +126,11 @@ async fn a_page_view_never_waits_on_a_database_that_hangs() {
     let fresh = fresh_postgres().await;
     let (prefix, rest) = fresh.url.split_once("@").unwrap();
     let (host_port, database) = rest.split_once('/').unwrap();
-    let upstream = tokio::net::lookup_host(host_port).await.unwrap().next().unwrap();
+    let upstream = tokio::net::lookup_host(host_port)
+        .await
+        .unwrap()
+        .next()
+        .unwrap();
     let proxy = FlakyProxy::start(upstream, Link::Up).await;
     let via_proxy = format!("{prefix}@{}/{database}", proxy.addr);
     // The site's own database timeouts outlast this test's client (30 s): a
@@ -111,19 +141,34 @@ async fn a_page_view_never_waits_on_a_database_that_hangs() {
         c.timeouts.db_query = Duration::from_secs(600);
     })
     .await;
-    let member = NewMember { name: "Ada Hang".into(), ..Default::default() };
-    citizen_site::team::import(&app.state.db, &[member], true).await.unwrap();
+    let member = NewMember {
+        name: "Ada Hang".into(),
+        ..Default::default()
+    };
+    citizen_site::team::import(&app.state.db, &[member], true)
+        .await
+        .unwrap();
     app.state.refresh_team().await;
 
     proxy.set(Link::Hanging);
     // The health monitor asks the database every two seconds and now waits on it.
-    assert!(eventually(15, || async { proxy.frozen() > 0 }).await, "the site asked the hanging database something");
+    assert!(
+        eventually(15, || async { proxy.frozen() > 0 }).await,
+        "the site asked the hanging database something"
+    );
     for _ in 0..3 {
         let (status, html) = app.get_text("/about").await;
         assert_eq!(status, 200);
-        assert_eq!(bootstrap_json(&html)["data"]["team"][0]["name"], "Ada Hang", "the team as last read");
+        assert_eq!(
+            bootstrap_json(&html)["data"]["team"][0]["name"],
+            "Ada Hang",
+            "the team as last read"
+        );
         assert_eq!(app.get_text("/").await.0, 200);
-        assert!(proxy.frozen() > 0, "answered while the database still had not answered");
+        assert!(
+            proxy.frozen() > 0,
+            "answered while the database still had not answered"
+        );
     }
     proxy.set(Link::Up);
     app.stop().await;
@@ -145,10 +190,22 @@ async fn stripe_that_never_answers_is_cut_off_and_the_pricing_page_says_so() {
     assert!(visible_text(&html).contains("Failed to load pricing information"));
     assert!(stripe.accepted() > 0, "the price list was asked of Stripe");
     let before = stripe.accepted();
-    let res = app.client.post(format!("{}/api/verify-checkout-session", app.base)).json(&json!({ "sessionId": "cs_test_1" })).send().await.unwrap();
+    let res = app
+        .client
+        .post(format!("{}/api/verify-checkout-session", app.base))
+        .json(&json!({ "sessionId": "cs_test_1" }))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status(), 502);
-    assert_eq!(res.json::<Value>().await.unwrap()["error"], "Failed to verify payment session");
-    assert!(stripe.accepted() > before, "the session was asked of Stripe, which never answered");
+    assert_eq!(
+        res.json::<Value>().await.unwrap()["error"],
+        "Failed to verify payment session"
+    );
+    assert!(
+        stripe.accepted() > before,
+        "the session was asked of Stripe, which never answered"
+    );
 }
 
 #[tokio::test]
@@ -162,15 +219,28 @@ async fn notion_that_never_answers_is_cut_off_and_the_request_kept() {
     })
     .await;
     let (status, _) = submit(&app, 1).await;
-    assert_eq!(status, 200, "stored first: the visitor is not kept waiting on Notion");
+    assert_eq!(
+        status, 200,
+        "stored first: the visitor is not kept waiting on Notion"
+    );
     use sqlx::Row;
     let db = app.state.db.clone();
     let tried = eventually(10, || async {
-        let row = sqlx::query("SELECT attempts, last_error FROM intro_requests").fetch_one(&db.pool).await.unwrap();
-        row.get::<i64, _>("attempts") >= 2 && row.get::<Option<String>, _>("last_error").is_some_and(|e| e.contains("timed out"))
+        let row = sqlx::query("SELECT attempts, last_error FROM intro_requests")
+            .fetch_one(&db.pool)
+            .await
+            .unwrap();
+        row.get::<i64, _>("attempts") >= 2
+            && row
+                .get::<Option<String>, _>("last_error")
+                .is_some_and(|e| e.contains("timed out"))
     })
     .await;
     assert!(tried, "each try is cut off and recorded");
-    assert_eq!(store::pending_count(&app.state.db).await.unwrap(), 1, "still pending, not dropped");
+    assert_eq!(
+        store::pending_count(&app.state.db).await.unwrap(),
+        1,
+        "still pending, not dropped"
+    );
     app.stop().await;
 }

@@ -8,9 +8,17 @@ use crate::helpers::{route_table, spawn_app, spawn_app_with, RawResponse, TestAp
 /// the health endpoints.
 async fn every_kind_of_response(app: &TestApp) -> Vec<String> {
     // The table as the file says, not as the server read it.
-    let mut targets: Vec<String> = route_table().iter().map(|r| r.path("nfc-integration")).collect();
+    let mut targets: Vec<String> = route_table()
+        .iter()
+        .map(|r| r.path("nfc-integration"))
+        .collect();
     let home = app.get_text("/").await.1;
-    let asset = home.split("src=\"").nth(1).and_then(|s| s.split('"').next()).expect("the home page loads a script").to_owned();
+    let asset = home
+        .split("src=\"")
+        .nth(1)
+        .and_then(|s| s.split('"').next())
+        .expect("the home page loads a script")
+        .to_owned();
     targets.extend(
         [
             "/no-such-page",
@@ -39,26 +47,45 @@ async fn every_kind_of_response(app: &TestApp) -> Vec<String> {
 const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; font-src 'self'; \
                    connect-src 'self'; manifest-src 'self'; frame-src https://dexscreener.com https://www.youtube-nocookie.com; \
                    form-action 'self' https://checkout.stripe.com; frame-ancestors 'none'; base-uri 'none'; object-src 'none'";
-const PERMISSIONS_POLICY: &str = "camera=(), microphone=(), geolocation=(), payment=(), usb=(), browsing-topics=()";
+const PERMISSIONS_POLICY: &str =
+    "camera=(), microphone=(), geolocation=(), payment=(), usb=(), browsing-topics=()";
 /// Two years, as the HSTS preload list asks.
 const HSTS: &str = "max-age=63072000";
 
 fn assert_headers(target: &str, res: &RawResponse, https: bool) {
-    let h = |name: &str| res.header(name).unwrap_or_else(|| panic!("{target}: no {name}"));
-    let csp = if https { format!("{CSP}; upgrade-insecure-requests") } else { CSP.to_owned() };
+    let h = |name: &str| {
+        res.header(name)
+            .unwrap_or_else(|| panic!("{target}: no {name}"))
+    };
+    let csp = if https {
+        format!("{CSP}; upgrade-insecure-requests")
+    } else {
+        CSP.to_owned()
+    };
     assert_eq!(h("content-security-policy"), csp, "{target}");
     assert_eq!(h("x-content-type-options"), "nosniff", "{target}");
     assert_eq!(h("x-frame-options"), "DENY", "{target}");
-    assert_eq!(h("referrer-policy"), "strict-origin-when-cross-origin", "{target}");
+    assert_eq!(
+        h("referrer-policy"),
+        "strict-origin-when-cross-origin",
+        "{target}"
+    );
     assert_eq!(h("permissions-policy"), PERMISSIONS_POLICY, "{target}");
     assert_eq!(h("cross-origin-opener-policy"), "same-origin", "{target}");
-    let corp = if target.starts_with("/assets/") { "cross-origin" } else { "same-origin" };
+    let corp = if target.starts_with("/assets/") {
+        "cross-origin"
+    } else {
+        "same-origin"
+    };
     assert_eq!(h("cross-origin-resource-policy"), corp, "{target}");
     assert!(h("x-request-id").len() >= 32, "{target}");
     match res.header("strict-transport-security") {
         Some(v) if https => assert_eq!(v, HSTS, "{target}"),
         None if !https => {}
-        other => panic!("{target}: HSTS {other:?} on a site that is {}https", if https { "" } else { "not " }),
+        other => panic!(
+            "{target}: HSTS {other:?} on a site that is {}https",
+            if https { "" } else { "not " }
+        ),
     }
 }
 
@@ -70,7 +97,9 @@ async fn every_response_carries_the_security_headers() {
         assert_headers(&target, &res, false);
     }
     // Errors made by the router and the body limits carry them too.
-    let res = app.raw(b"PUT / HTTP/1.1\r\nHost: t\r\nConnection: close\r\nContent-Length: 0\r\n\r\n").await;
+    let res = app
+        .raw(b"PUT / HTTP/1.1\r\nHost: t\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
+        .await;
     assert_eq!(res.status, 405);
     assert_headers("PUT /", &res, false);
     let body = "x".repeat(70_000);
@@ -84,7 +113,13 @@ async fn every_response_carries_the_security_headers() {
 #[tokio::test]
 async fn hsts_and_upgrade_insecure_requests_when_the_site_is_https() {
     let app = spawn_app_with(|c| c.site_url = "https://citizenwallet.example".into()).await;
-    for target in ["/", "/pricing", "/no-such-page", "/api/route-data?url=/", "/robots.txt"] {
+    for target in [
+        "/",
+        "/pricing",
+        "/no-such-page",
+        "/api/route-data?url=/",
+        "/robots.txt",
+    ] {
         let res = app.raw_get(target).await;
         assert_headers(target, &res, true);
     }
@@ -96,7 +131,10 @@ fn attribute_values(html: &str, tag: &str, attr: &str) -> Vec<String> {
         .skip(1)
         .filter_map(|rest| {
             let open = rest.split('>').next()?;
-            let value = open.split(&format!(" {attr}=\"")).nth(1).or_else(|| open.strip_prefix(&format!("{attr}=\"")))?;
+            let value = open
+                .split(&format!(" {attr}=\""))
+                .nth(1)
+                .or_else(|| open.strip_prefix(&format!("{attr}=\"")))?;
             Some(value.split('"').next()?.replace("&amp;", "&"))
         })
         .collect()
@@ -106,31 +144,54 @@ fn attribute_values(html: &str, tag: &str, attr: &str) -> Vec<String> {
 async fn every_frame_image_and_form_on_every_page_is_allowed_by_the_policy() {
     let app = spawn_app().await;
     // frame-src of the policy above.
-    let frames = ["https://dexscreener.com", "https://www.youtube-nocookie.com"];
+    let frames = [
+        "https://dexscreener.com",
+        "https://www.youtube-nocookie.com",
+    ];
     let mut seen_frames = 0;
     for path in route_table().iter().map(|r| r.path("nfc-integration")) {
         let (status, html) = app.get_text(&path).await;
         assert_eq!(status, 200, "{path}");
-        assert!(!html.contains(" style=\""), "{path}: an inline style attribute would be blocked (style-src 'self')");
-        assert!(!html.contains("<style"), "{path}: a <style> element would be blocked");
+        assert!(
+            !html.contains(" style=\""),
+            "{path}: an inline style attribute would be blocked (style-src 'self')"
+        );
+        assert!(
+            !html.contains("<style"),
+            "{path}: a <style> element would be blocked"
+        );
         for src in attribute_values(&html, "iframe", "src") {
             seen_frames += 1;
-            assert!(frames.iter().any(|o| src.starts_with(&format!("{o}/"))), "{path}: frame {src} is not in frame-src {frames:?}");
+            assert!(
+                frames.iter().any(|o| src.starts_with(&format!("{o}/"))),
+                "{path}: frame {src} is not in frame-src {frames:?}"
+            );
         }
         for src in attribute_values(&html, "img", "src") {
-            assert!(src.starts_with('/') || src.starts_with("https://") || src.starts_with("data:"), "{path}: image {src} is not allowed by img-src");
+            assert!(
+                src.starts_with('/') || src.starts_with("https://") || src.starts_with("data:"),
+                "{path}: image {src} is not allowed by img-src"
+            );
         }
         for action in attribute_values(&html, "form", "action") {
-            assert!(action.starts_with('/') && !action.starts_with("//"), "{path}: form posts to {action}, outside form-action 'self'");
+            assert!(
+                action.starts_with('/') && !action.starts_with("//"),
+                "{path}: form posts to {action}, outside form-action 'self'"
+            );
         }
         for src in attribute_values(&html, "script", "src") {
-            assert!(src.starts_with("/assets/"), "{path}: script {src} is not from this origin");
+            assert!(
+                src.starts_with("/assets/"),
+                "{path}: script {src} is not from this origin"
+            );
         }
         // The only inline scripts are data blocks, which the policy does not run.
         for block in html.split("<script").skip(1) {
             let open = block.split('>').next().unwrap();
             assert!(
-                open.contains(" src=\"") || open.contains("type=\"application/json\"") || open.contains("type=\"application/ld+json\""),
+                open.contains(" src=\"")
+                    || open.contains("type=\"application/json\"")
+                    || open.contains("type=\"application/ld+json\""),
                 "{path}: inline script <script{open}> would be blocked"
             );
         }

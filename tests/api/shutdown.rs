@@ -14,7 +14,12 @@ use crate::helpers::{tempdir::TempDir, Blackhole, SiteProcess as Server};
 use crate::stripe_fixtures::checkout_session;
 
 async fn post_verify(base: &str, session: &str) -> reqwest::Response {
-    reqwest::Client::new().post(format!("{base}/api/verify-checkout-session")).json(&json!({ "sessionId": session })).send().await.unwrap()
+    reqwest::Client::new()
+        .post(format!("{base}/api/verify-checkout-session"))
+        .json(&json!({ "sessionId": session }))
+        .send()
+        .await
+        .unwrap()
 }
 
 #[tokio::test]
@@ -25,13 +30,20 @@ async fn sigterm_finishes_in_flight_requests_refuses_new_ones_and_stops_the_forw
         .and(path("/v1/checkout/sessions/cs_test_slow"))
         .respond_with(
             ResponseTemplate::new(200)
-                .set_body_json(checkout_session("cs_test_slow", "paid", Some("ana@example.org")))
+                .set_body_json(checkout_session(
+                    "cs_test_slow",
+                    "paid",
+                    Some("ana@example.org"),
+                ))
                 .set_delay(Duration::from_secs(2)),
         )
         .mount(&stripe)
         .await;
     let notion = MockServer::start().await;
-    Mock::given(path_regex("^/v1/")).respond_with(ResponseTemplate::new(200).set_body_json(json!({ "results": [] }))).mount(&notion).await;
+    Mock::given(path_regex("^/v1/"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({ "results": [] })))
+        .mount(&notion)
+        .await;
     let mut server = Server::start(&[
         ("STRIPE_SECRET_KEY", "sk_test_x".into()),
         ("STRIPE_API_BASE", stripe.uri()),
@@ -43,7 +55,9 @@ async fn sigterm_finishes_in_flight_requests_refuses_new_ones_and_stops_the_forw
     .await;
 
     // A request whose log line must carry its id.
-    let res = reqwest::get(format!("{}/no-such-page", server.base)).await.unwrap();
+    let res = reqwest::get(format!("{}/no-such-page", server.base))
+        .await
+        .unwrap();
     let request_id = res.headers()["x-request-id"].to_str().unwrap().to_owned();
 
     let base = server.base.clone();
@@ -53,67 +67,136 @@ async fn sigterm_finishes_in_flight_requests_refuses_new_ones_and_stops_the_forw
     tokio::time::sleep(Duration::from_millis(300)).await;
     // No new connections once shutdown has begun.
     let refused = tokio::net::TcpStream::connect(server.base.trim_start_matches("http://")).await;
-    assert!(refused.is_err(), "a new connection was accepted during shutdown");
+    assert!(
+        refused.is_err(),
+        "a new connection was accepted during shutdown"
+    );
 
     let res = in_flight.await.unwrap();
     assert_eq!(res.status(), 200, "the in-flight request finished");
-    assert_eq!(res.json::<Value>().await.unwrap()["session"]["customer_email"], "ana@example.org");
+    assert_eq!(
+        res.json::<Value>().await.unwrap()["session"]["customer_email"],
+        "ana@example.org"
+    );
     let (status, took) = server.exited(Duration::from_secs(10)).await;
     assert!(status.success(), "exit status {status}");
-    assert!(took < Duration::from_secs(5), "exited {took:?} after the request finished");
+    assert!(
+        took < Duration::from_secs(5),
+        "exited {took:?} after the request finished"
+    );
 
     let logs = server.logged();
-    let messages: Vec<&str> = logs.iter().filter_map(|l| l["fields"]["message"].as_str()).collect();
+    let messages: Vec<&str> = logs
+        .iter()
+        .filter_map(|l| l["fields"]["message"].as_str())
+        .collect();
     assert!(messages.contains(&"SIGTERM received"), "{messages:?}");
-    assert!(messages.contains(&"intro request forwarder stopped"), "{messages:?}");
+    assert!(
+        messages.contains(&"intro request forwarder stopped"),
+        "{messages:?}"
+    );
     assert!(messages.contains(&"stopped"), "{messages:?}");
-    let unknown = logs.iter().find(|l| l["fields"]["message"] == "404: unknown route requested").expect("the 404 is logged");
-    assert_eq!(unknown["request_id"], request_id.as_str(), "the log line carries the request id: {unknown}");
-    assert_eq!(unknown["level"], "INFO", "crawlers' 404s are not warnings: {unknown}");
+    let unknown = logs
+        .iter()
+        .find(|l| l["fields"]["message"] == "404: unknown route requested")
+        .expect("the 404 is logged");
+    assert_eq!(
+        unknown["request_id"],
+        request_id.as_str(),
+        "the log line carries the request id: {unknown}"
+    );
+    assert_eq!(
+        unknown["level"], "INFO",
+        "crawlers' 404s are not warnings: {unknown}"
+    );
 }
 
 #[test]
 fn a_stripe_key_that_cannot_work_stops_the_start_with_a_configuration_error() {
-    for (key, says) in [("pk_live_51Hxyz", "publishable key"), ("sk_live_51H\nxyz", "characters no Stripe key has")] {
+    for (key, says) in [
+        ("pk_live_51Hxyz", "publishable key"),
+        ("sk_live_51H\nxyz", "characters no Stripe key has"),
+    ] {
         let data = TempDir::new();
         let out = Command::new(env!("CARGO_BIN_EXE_citizen-site"))
             .env("ADDR", "127.0.0.1:0")
-            .env("DATABASE_URL", format!("sqlite://{}/site.db", data.path().display()))
+            .env(
+                "DATABASE_URL",
+                format!("sqlite://{}/site.db", data.path().display()),
+            )
             .env("STRIPE_SECRET_KEY", key)
             .output()
             .expect("running the server binary");
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{stderr}");
-        assert!(stderr.contains("STRIPE_SECRET_KEY is not usable") && stderr.contains(says), "{stderr}");
-        assert!(!stderr.contains("panicked") && !stderr.contains("51H"), "no panic, and the key is not printed: {stderr}");
+        assert!(
+            stderr.contains("STRIPE_SECRET_KEY is not usable") && stderr.contains(says),
+            "{stderr}"
+        );
+        assert!(
+            !stderr.contains("panicked") && !stderr.contains("51H"),
+            "no panic, and the key is not printed: {stderr}"
+        );
     }
 }
 
 #[tokio::test]
 async fn a_request_that_outlives_the_grace_period_does_not_hold_the_process() {
     let stripe = Blackhole::start().await;
-    let mut server =
-        Server::start(&[("STRIPE_SECRET_KEY", "sk_test_x".into()), ("STRIPE_API_BASE", stripe.url()), ("SHUTDOWN_GRACE_SECS", "1".into())]).await;
+    let mut server = Server::start(&[
+        ("STRIPE_SECRET_KEY", "sk_test_x".into()),
+        ("STRIPE_API_BASE", stripe.url()),
+        ("SHUTDOWN_GRACE_SECS", "1".into()),
+    ])
+    .await;
     let base = server.base.clone();
     let stuck = tokio::spawn(async move {
-        reqwest::Client::new().post(format!("{base}/api/verify-checkout-session")).json(&json!({ "sessionId": "cs_test_stuck" })).send().await
+        reqwest::Client::new()
+            .post(format!("{base}/api/verify-checkout-session"))
+            .json(&json!({ "sessionId": "cs_test_stuck" }))
+            .send()
+            .await
     });
     tokio::time::sleep(Duration::from_millis(300)).await;
     server.signal("TERM");
     let (status, took) = server.exited(Duration::from_secs(6)).await;
     assert!(status.success(), "exit status {status}");
-    assert!(took < Duration::from_secs(3), "exited after {took:?}, grace is 1 s");
-    assert!(stuck.await.unwrap().is_err(), "the stuck request's connection was closed");
-    let messages: Vec<String> = server.logged().iter().filter_map(|l| l["fields"]["message"].as_str().map(String::from)).collect();
-    assert!(messages.iter().any(|m| m.contains("outlived the shutdown grace")), "{messages:?}");
+    assert!(
+        took < Duration::from_secs(3),
+        "exited after {took:?}, grace is 1 s"
+    );
+    assert!(
+        stuck.await.unwrap().is_err(),
+        "the stuck request's connection was closed"
+    );
+    let messages: Vec<String> = server
+        .logged()
+        .iter()
+        .filter_map(|l| l["fields"]["message"].as_str().map(String::from))
+        .collect();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("outlived the shutdown grace")),
+        "{messages:?}"
+    );
 }
 
 #[tokio::test]
 async fn ctrl_c_stops_it_cleanly() {
     let mut server = Server::start(&[]).await;
-    assert_eq!(reqwest::get(format!("{}/", server.base)).await.unwrap().status(), 200);
+    assert_eq!(
+        reqwest::get(format!("{}/", server.base))
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
     server.signal("INT");
     let (status, _) = server.exited(Duration::from_secs(5)).await;
     assert!(status.success(), "exit status {status}");
-    assert!(server.logged().iter().any(|l| l["fields"]["message"] == "interrupted (Ctrl-C)"));
+    assert!(server
+        .logged()
+        .iter()
+        .any(|l| l["fields"]["message"] == "interrupted (Ctrl-C)"));
 }

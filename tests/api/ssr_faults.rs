@@ -42,7 +42,10 @@ async fn a_render_that_never_returns_is_cut_off_at_the_deadline() {
     assert_eq!(status, 500);
     assert!(visible_text(&html).contains("Unexpected Application Error!"));
     let metrics = app.get_text("/metrics").await.1;
-    assert!(metrics.contains(r#"ssr_render_failures_total{outcome="timeout"} 1"#), "cut off by the deadline: {metrics}");
+    assert!(
+        metrics.contains(r#"ssr_render_failures_total{outcome="timeout"} 1"#),
+        "cut off by the deadline: {metrics}"
+    );
 
     // The worker's isolate was rebuilt: ordinary pages render again.
     for _ in 0..3 {
@@ -58,7 +61,10 @@ async fn a_render_error_shows_the_router_error_screen_with_500() {
     let (status, html) = app.get_text("/__throw").await;
     assert_eq!(status, 500);
     let text = visible_text(&html);
-    assert!(text.contains("Unexpected Application Error!") && text.contains("500"), "{text}");
+    assert!(
+        text.contains("Unexpected Application Error!") && text.contains("500"),
+        "{text}"
+    );
     // The client hydrates the same error screen instead of re-running the page.
     let boot = crate::helpers::bootstrap_json(&html);
     assert_eq!(boot["error"]["status"], 500);
@@ -95,12 +101,14 @@ async fn a_worker_that_panics_gives_a_500_is_restarted_and_the_others_keep_servi
         c.ssr.workers = 2;
         c.ssr.deadline = Duration::from_secs(5);
         c.ssr.inject_script(FAULTS);
-        c.ssr.fault = Some(citizen_site::config::FaultHook(Arc::new(move |url: &str| {
-            if url.starts_with("/__panic") {
-                seen.fetch_add(1, Ordering::SeqCst);
-                panic!("injected worker panic");
-            }
-        })));
+        c.ssr.fault = Some(citizen_site::config::FaultHook(Arc::new(
+            move |url: &str| {
+                if url.starts_with("/__panic") {
+                    seen.fetch_add(1, Ordering::SeqCst);
+                    panic!("injected worker panic");
+                }
+            },
+        )));
     })
     .await;
 
@@ -122,14 +130,28 @@ async fn a_worker_that_panics_gives_a_500_is_restarted_and_the_others_keep_servi
         assert!(visible_text(&html).contains("Latest Posts") || visible_text(&html).contains(kind));
     }
     assert_eq!(panics.load(Ordering::SeqCst), 2);
-    assert_eq!(hang.await.unwrap(), 500, "the hanging render was cut off at its deadline");
+    assert_eq!(
+        hang.await.unwrap(),
+        500,
+        "the hanging render was cut off at its deadline"
+    );
     // Both workers are back.
-    for path in ["/blog?type=Partnership", "/blog?type=Updates", "/blog?type=Announcements"] {
+    for path in [
+        "/blog?type=Partnership",
+        "/blog?type=Updates",
+        "/blog?type=Announcements",
+    ] {
         assert_eq!(app.get_text(path).await.0, 200);
     }
     let metrics = app.get_text("/metrics").await.1;
-    assert!(metrics.contains(r#"ssr_render_failures_total{outcome="panic"} 2"#), "{metrics}");
-    assert!(metrics.contains(r#"ssr_render_failures_total{outcome="timeout"} 1"#), "{metrics}");
+    assert!(
+        metrics.contains(r#"ssr_render_failures_total{outcome="panic"} 2"#),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains(r#"ssr_render_failures_total{outcome="timeout"} 1"#),
+        "{metrics}"
+    );
 }
 
 /// A gate render workers wait at (in the pool's fault hook) until the test
@@ -201,9 +223,15 @@ async fn a_full_render_queue_sheds_load_with_503_and_retry_after_at_once() {
     };
     // One render held in the worker, then two waiting in the queue.
     let mut busy = vec![request("/__held-0".into())];
-    assert!(eventually(30, || async { gate.arrived() == 1 }).await, "the worker took the first render");
+    assert!(
+        eventually(30, || async { gate.arrived() == 1 }).await,
+        "the worker took the first render"
+    );
     busy.extend([request("/__held-1".into()), request("/__held-2".into())]);
-    assert!(eventually(30, || async { pool.queue_depth() == 2 }).await, "two renders queued");
+    assert!(
+        eventually(30, || async { pool.queue_depth() == 2 }).await,
+        "two renders queued"
+    );
 
     for i in 0..5 {
         let res = app.get(&format!("/blog?type=Events&shed={i}")).await;
@@ -212,13 +240,23 @@ async fn a_full_render_queue_sheds_load_with_503_and_retry_after_at_once() {
         assert!(visible_text(&res.text().await.unwrap()).contains("503 Service Unavailable"));
         // Answered while the queue was still full and nothing in it had moved:
         // the request did not wait for room.
-        assert_eq!((gate.arrived(), pool.queue_depth()), (1, 2), "shed {i}: the pool changed before the answer");
-        assert!(busy.iter().all(|task| !task.is_finished()), "shed {i}: a held render finished before the answer");
+        assert_eq!(
+            (gate.arrived(), pool.queue_depth()),
+            (1, 2),
+            "shed {i}: the pool changed before the answer"
+        );
+        assert!(
+            busy.iter().all(|task| !task.is_finished()),
+            "shed {i}: a held render finished before the answer"
+        );
     }
     // Cached pages need no render: still served.
     assert_eq!(app.get_text("/").await.0, 200);
     let metrics = app.get_text("/metrics").await.1;
-    assert!(metrics.contains(r#"ssr_render_failures_total{outcome="overloaded"} 5"#), "{metrics}");
+    assert!(
+        metrics.contains(r#"ssr_render_failures_total{outcome="overloaded"} 5"#),
+        "{metrics}"
+    );
 
     // Let the worker go: the held and queued renders are served (unknown
     // paths: the 404 page), and new renders find room again.
@@ -226,5 +264,9 @@ async fn a_full_render_queue_sheds_load_with_503_and_retry_after_at_once() {
     for task in busy {
         assert_eq!(task.await.unwrap(), 404);
     }
-    assert_eq!(app.get_text("/blog?type=Events").await.0, 200, "serving again once the queue drained");
+    assert_eq!(
+        app.get_text("/blog?type=Events").await.0,
+        200,
+        "serving again once the queue drained"
+    );
 }

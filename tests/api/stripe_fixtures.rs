@@ -47,7 +47,12 @@ pub fn checkout_session(id: &str, payment_status: &str, email: Option<&str>) -> 
 }
 
 /// A session in any state: "open" (never finished), "complete", "expired".
-pub fn session_in_state(id: &str, status: &str, payment_status: &str, email: Option<&str>) -> Value {
+pub fn session_in_state(
+    id: &str,
+    status: &str,
+    payment_status: &str,
+    email: Option<&str>,
+) -> Value {
     let customer_details = email.map(|e| {
         json!({
             "address": null, "email": e, "name": "Jenny Rosen", "phone": null,

@@ -5,7 +5,11 @@ use citizen_site::team::{self, NewMember};
 use crate::helpers::{element, fresh_databases, spawn_app_with, tempdir::TempDir, visible_text};
 
 fn member(name: &str, image: Option<&str>) -> NewMember {
-    NewMember { name: name.into(), image_url: image.map(Into::into), ..Default::default() }
+    NewMember {
+        name: name.into(),
+        image_url: image.map(Into::into),
+        ..Default::default()
+    }
 }
 
 #[tokio::test]
@@ -17,14 +21,34 @@ async fn team_is_ordered_by_name_with_empty_strings_and_the_image_rule() {
         let mut zoe = member("Zoe Park", Some("https://photos.example/zoe.png"));
         zoe.role = Some("Engineering".into());
         zoe.linkedin = Some("https://www.linkedin.com/in/zoe".into());
-        team::import(db, &[zoe, member("adam Ruiz", Some("🌱")), member("Bea Lind", None)], true).await.unwrap();
+        team::import(
+            db,
+            &[
+                zoe,
+                member("adam Ruiz", Some("🌱")),
+                member("Bea Lind", None),
+            ],
+            true,
+        )
+        .await
+        .unwrap();
 
         let list = team::list(db).await.unwrap();
         let names: Vec<&str> = list.iter().map(|m| m.name.as_str()).collect();
-        assert_eq!(names, ["adam Ruiz", "Bea Lind", "Zoe Park"], "{kind}: by name");
+        assert_eq!(
+            names,
+            ["adam Ruiz", "Bea Lind", "Zoe Park"],
+            "{kind}: by name"
+        );
         let bea = &list[1];
         assert_eq!(
-            (bea.role.as_str(), bea.bio.as_str(), bea.linkedin.as_str(), bea.x_profile.as_str(), bea.image_url.as_str()),
+            (
+                bea.role.as_str(),
+                bea.bio.as_str(),
+                bea.linkedin.as_str(),
+                bea.x_profile.as_str(),
+                bea.image_url.as_str()
+            ),
             ("", "", "", "", ""),
             "{kind}: missing values are empty strings"
         );
@@ -35,15 +59,27 @@ async fn team_is_ordered_by_name_with_empty_strings_and_the_image_rule() {
         assert_eq!(status, 200);
         let main = element(&html, "main");
         let text = visible_text(main);
-        let (a, b, z) = (text.find("adam Ruiz").unwrap(), text.find("Bea Lind").unwrap(), text.find("Zoe Park").unwrap());
+        let (a, b, z) = (
+            text.find("adam Ruiz").unwrap(),
+            text.find("Bea Lind").unwrap(),
+            text.find("Zoe Park").unwrap(),
+        );
         assert!(a < b && b < z, "{kind}: grid in name order");
         // An http image is a photo; anything else is shown as text.
-        assert!(main.contains(r#"src="https://photos.example/zoe.png""#), "{kind}: photo");
-        assert!(!main.contains(r#"src="🌱""#) && text.contains("🌱"), "{kind}: emoji as text");
+        assert!(
+            main.contains(r#"src="https://photos.example/zoe.png""#),
+            "{kind}: photo"
+        );
+        assert!(
+            !main.contains(r#"src="🌱""#) && text.contains("🌱"),
+            "{kind}: emoji as text"
+        );
         assert!(main.contains(r#"href="https://www.linkedin.com/in/zoe""#));
 
         // Updating by name, then removing.
-        team::import(db, &[member("Bea Lind", Some("B"))], false).await.unwrap();
+        team::import(db, &[member("Bea Lind", Some("B"))], false)
+            .await
+            .unwrap();
         assert_eq!(team::list(db).await.unwrap().len(), 3);
         assert!(team::remove(db, "Bea Lind").await.unwrap());
         assert!(!team::remove(db, "Bea Lind").await.unwrap());
@@ -55,7 +91,8 @@ async fn team_is_ordered_by_name_with_empty_strings_and_the_image_rule() {
 #[tokio::test]
 async fn a_database_failure_shows_an_empty_team_and_the_site_keeps_serving() {
     // Nothing listens on port 1: every query fails.
-    let app = spawn_app_with(|c| c.database_url = "postgres://postgres@127.0.0.1:1/none".into()).await;
+    let app =
+        spawn_app_with(|c| c.database_url = "postgres://postgres@127.0.0.1:1/none".into()).await;
     let (status, html) = app.get_text("/about").await;
     assert_eq!(status, 200);
     let text = visible_text(element(&html, "main"));
@@ -68,7 +105,11 @@ async fn a_database_failure_shows_an_empty_team_and_the_site_keeps_serving() {
 fn the_team_cli_imports_lists_and_removes() {
     let dir = TempDir::new();
     let file = dir.path().join("team.json");
-    std::fs::write(&file, r#"[{"name": "Zoe"}, {"name": "adam", "role": "Design"}]"#).unwrap();
+    std::fs::write(
+        &file,
+        r#"[{"name": "Zoe"}, {"name": "adam", "role": "Design"}]"#,
+    )
+    .unwrap();
     let db = format!("sqlite://{}/cli.db", dir.path().display());
     let run = |args: &[&str]| {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_citizen-site"))
@@ -77,13 +118,20 @@ fn the_team_cli_imports_lists_and_removes() {
             .env("RUST_BACKTRACE", "0")
             .output()
             .unwrap();
-        (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
     };
     let (ok, out, _) = run(&["team", "import", file.to_str().unwrap(), "--replace"]);
     assert!(ok && out.contains("imported 2"), "{out}");
     let (ok, out, _) = run(&["team", "list"]);
     assert!(ok);
-    assert!(out.find("adam").unwrap() < out.find("Zoe").unwrap(), "{out}");
+    assert!(
+        out.find("adam").unwrap() < out.find("Zoe").unwrap(),
+        "{out}"
+    );
     let (ok, _, _) = run(&["team", "remove", "Zoe"]);
     assert!(ok);
     let (ok, _, err) = run(&["team", "remove", "Zoe"]);
@@ -106,22 +154,49 @@ async fn a_fresh_database_shows_no_invented_people_unless_the_sample_is_asked_fo
         };
         // `serve`'s default: the spec's empty list.
         let app = start(false).await;
-        assert!(team::list(&app.state.db).await.unwrap().is_empty(), "{kind}: serve starts with an empty team");
+        assert!(
+            team::list(&app.state.db).await.unwrap().is_empty(),
+            "{kind}: serve starts with an empty team"
+        );
         let (status, html) = app.get_text("/about").await;
         assert_eq!(status, 200);
         let text = visible_text(element(&html, "main"));
-        assert!(text.contains("Meet Our Team") && !text.contains("Amina Diallo"), "{kind}: {text}");
+        assert!(
+            text.contains("Meet Our Team") && !text.contains("Amina Diallo"),
+            "{kind}: {text}"
+        );
         app.stop().await;
 
         // `dev` (or --sample-team) on the same, still empty, database: the sample.
         let app = start(true).await;
-        let names: Vec<String> = team::list(&app.state.db).await.unwrap().into_iter().map(|m| m.name).collect();
-        assert_eq!(names, ["Amina Diallo", "Jonas Verbeke", "Lea Martens", "Tomas Reyes"], "{kind}");
+        let names: Vec<String> = team::list(&app.state.db)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|m| m.name)
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "Amina Diallo",
+                "Jonas Verbeke",
+                "Lea Martens",
+                "Tomas Reyes"
+            ],
+            "{kind}"
+        );
         // A real team is never mixed with the sample.
-        team::import(&app.state.db, &[member("Rosa Real", None)], true).await.unwrap();
+        team::import(&app.state.db, &[member("Rosa Real", None)], true)
+            .await
+            .unwrap();
         app.stop().await;
         let app = start(true).await;
-        let names: Vec<String> = team::list(&app.state.db).await.unwrap().into_iter().map(|m| m.name).collect();
+        let names: Vec<String> = team::list(&app.state.db)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|m| m.name)
+            .collect();
         assert_eq!(names, ["Rosa Real"], "{kind}");
         app.stop().await;
     }

@@ -26,20 +26,34 @@ impl Drop for Dir {
 
 /// Fails unless `tool` is on the PATH, naming the package to install.
 pub fn needs(tool: &str, package: &str) {
-    let found = Command::new("sh").arg("-c").arg(format!("command -v {tool}")).stdout(Stdio::null()).status().map(|s| s.success()).unwrap_or(false);
+    let found = Command::new("sh")
+        .arg("-c")
+        .arg(format!("command -v {tool}"))
+        .stdout(Stdio::null())
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
     assert!(found, "{tool} is needed: apt-get install {package}");
 }
 
 /// A port nothing listens on now.
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 /// What curl writes to standard output for `args` (silent but for errors,
 /// 20 s at most).
 pub fn curl(args: &[&str]) -> String {
     needs("curl", "curl");
-    let out = Command::new("curl").args(["-sS", "--max-time", "20"]).args(args).output().unwrap();
+    let out = Command::new("curl")
+        .args(["-sS", "--max-time", "20"])
+        .args(args)
+        .output()
+        .unwrap();
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 

@@ -43,7 +43,12 @@ pub struct Submission {
 
 pub fn kind_of(headers: &HeaderMap) -> Option<Kind> {
     let value = headers.get(header::CONTENT_TYPE)?.to_str().ok()?;
-    let mime = value.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    let mime = value
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
     match mime.as_str() {
         "application/json" => Some(Kind::Json),
         "application/x-www-form-urlencoded" => Some(Kind::Form),
@@ -71,10 +76,19 @@ impl<S: Send + Sync> FromRequest<S> for Submission {
 /// large and waits for `100 Continue` is answered at once: it has sent
 /// nothing yet, and reading would invite the upload.
 pub async fn read_limited(req: Request, limit: usize) -> Result<Bytes, ApiError> {
-    let too_large = || ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "The request body is too large");
+    let too_large = || {
+        ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "The request body is too large",
+        )
+    };
     let headers = req.headers();
-    let declared = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
-    let waits_for_continue = headers.get(header::EXPECT).is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    let waits_for_continue = headers
+        .get(header::EXPECT)
+        .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
     let body = req.into_body();
     if let Some(n) = declared.filter(|n| *n > limit as u64) {
         if !waits_for_continue && n <= DRAIN_MAX as u64 {
@@ -85,7 +99,12 @@ pub async fn read_limited(req: Request, limit: usize) -> Result<Bytes, ApiError>
     let mut stream = body.into_data_stream();
     let mut buf = BytesMut::new();
     while let Some(chunk) = stream.next().await {
-        let chunk = chunk.map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "The request body could not be read"))?;
+        let chunk = chunk.map_err(|_| {
+            ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "The request body could not be read",
+            )
+        })?;
         if buf.len() + chunk.len() > limit {
             drain(stream, DRAIN_MAX).await;
             return Err(too_large());
@@ -117,14 +136,17 @@ pub fn json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
         let path = e.path().to_string();
         let inner = e.into_inner();
         // Broken JSON has no field to name; a wrong value does.
-        let message = if inner.is_syntax() || inner.is_eof() || path.is_empty() || path == "." || path == "?" {
-            format!("Invalid JSON: {inner}")
-        } else {
-            format!("{path}: {inner}")
-        };
+        let message =
+            if inner.is_syntax() || inner.is_eof() || path.is_empty() || path == "." || path == "?"
+            {
+                format!("Invalid JSON: {inner}")
+            } else {
+                format!("{path}: {inner}")
+            };
         ApiError::new(StatusCode::BAD_REQUEST, message)
     })?;
-    de.end().map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, format!("Invalid JSON: {e}")))?;
+    de.end()
+        .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, format!("Invalid JSON: {e}")))?;
     Ok(value)
 }
 
@@ -138,7 +160,8 @@ pub fn form_pairs(bytes: &[u8]) -> Result<Vec<(String, String)>, ApiError> {
             Some(i) => (&pair[..i], &pair[i + 1..]),
             None => (pair, &pair[..0]),
         };
-        let bad = |what: &str| ApiError::new(StatusCode::BAD_REQUEST, format!("{what}: not valid UTF-8"));
+        let bad =
+            |what: &str| ApiError::new(StatusCode::BAD_REQUEST, format!("{what}: not valid UTF-8"));
         let key = decode(k).ok_or_else(|| bad("a field name"))?;
         let value = decode(v).ok_or_else(|| bad(&key))?;
         out.push((key, value));
@@ -147,7 +170,10 @@ pub fn form_pairs(bytes: &[u8]) -> Result<Vec<(String, String)>, ApiError> {
 }
 
 fn decode(raw: &[u8]) -> Option<String> {
-    let plus_as_space: Vec<u8> = raw.iter().map(|b| if *b == b'+' { b' ' } else { *b }).collect();
+    let plus_as_space: Vec<u8> = raw
+        .iter()
+        .map(|b| if *b == b'+' { b' ' } else { *b })
+        .collect();
     let bytes: Vec<u8> = percent_encoding::percent_decode(&plus_as_space).collect();
     String::from_utf8(bytes).ok()
 }
@@ -166,11 +192,26 @@ mod tests {
 
     #[test]
     fn json_errors_name_the_field() {
-        assert_eq!(json::<Sample>(br#"{"name": 5}"#).unwrap_err().message, "name: invalid type: integer `5`, expected a string at line 1 column 10");
-        assert!(json::<Sample>(br#"{"name": "a", "tags": ["x", 1]}"#).unwrap_err().message.starts_with("tags[1]: invalid type"));
-        assert!(json::<Sample>(br#"{"tags": []}"#).unwrap_err().message.contains("missing field `name`"));
-        assert!(json::<Sample>(b"{not json").unwrap_err().message.starts_with("Invalid JSON: "));
-        assert!(json::<Sample>(br#"{"name": "a"} trailing"#).unwrap_err().message.starts_with("Invalid JSON: trailing characters"));
+        assert_eq!(
+            json::<Sample>(br#"{"name": 5}"#).unwrap_err().message,
+            "name: invalid type: integer `5`, expected a string at line 1 column 10"
+        );
+        assert!(json::<Sample>(br#"{"name": "a", "tags": ["x", 1]}"#)
+            .unwrap_err()
+            .message
+            .starts_with("tags[1]: invalid type"));
+        assert!(json::<Sample>(br#"{"tags": []}"#)
+            .unwrap_err()
+            .message
+            .contains("missing field `name`"));
+        assert!(json::<Sample>(b"{not json")
+            .unwrap_err()
+            .message
+            .starts_with("Invalid JSON: "));
+        assert!(json::<Sample>(br#"{"name": "a"} trailing"#)
+            .unwrap_err()
+            .message
+            .starts_with("Invalid JSON: trailing characters"));
         assert_eq!(json::<Sample>(br#"{"name": "a"}"#).unwrap().name, "a");
     }
 
@@ -179,8 +220,14 @@ mod tests {
         let pairs = form_pairs(b"name=Caf%C3%A9+Bar&tags=A&tags=B&empty&&x=%3Cb%3E").unwrap();
         assert_eq!(pairs[0], ("name".into(), "Café Bar".into()));
         assert_eq!(pairs.iter().filter(|(k, _)| k == "tags").count(), 2);
-        assert!(pairs.contains(&("empty".into(), "".into())) && pairs.contains(&("x".into(), "<b>".into())));
-        assert_eq!(form_pairs(b"name=ok&email=%FF%FE").unwrap_err().message, "email: not valid UTF-8");
+        assert!(
+            pairs.contains(&("empty".into(), "".into()))
+                && pairs.contains(&("x".into(), "<b>".into()))
+        );
+        assert_eq!(
+            form_pairs(b"name=ok&email=%FF%FE").unwrap_err().message,
+            "email: not valid UTF-8"
+        );
         // A lone % is kept as is (as browsers do), not an error.
         assert_eq!(form_pairs(b"name=100%").unwrap()[0].1, "100%");
     }

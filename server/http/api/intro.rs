@@ -20,7 +20,11 @@ use crate::intake::{IntroForm, IntroRequest};
 use crate::metrics::Metrics;
 use crate::state::SharedState;
 
-pub async fn save(State(state): State<SharedState>, Extension(client): Extension<ClientIp>, submission: Result<Submission, ApiError>) -> Response {
+pub async fn save(
+    State(state): State<SharedState>,
+    Extension(client): Extension<ClientIp>,
+    submission: Result<Submission, ApiError>,
+) -> Response {
     let count = |outcome| Metrics::outcome(&state.metrics.intro_submissions, outcome);
     let submission = match submission {
         Ok(s) => s,
@@ -50,7 +54,12 @@ pub async fn save(State(state): State<SharedState>, Extension(client): Extension
 
 /// JSON for the page's script; for a plain form post, a redirect or the
 /// contact page with the message and what was typed.
-async fn answer(state: &SharedState, kind: Kind, result: Result<(), ApiError>, form: IntroForm) -> Response {
+async fn answer(
+    state: &SharedState,
+    kind: Kind,
+    result: Result<(), ApiError>,
+    form: IntroForm,
+) -> Response {
     match (kind, result) {
         (Kind::Json, Ok(())) => Json(IntroStored { success: true }).into_response(),
         (Kind::Json, Err(e)) => e.into_response(),
@@ -70,12 +79,21 @@ async fn submit(state: &SharedState, form: IntroForm) -> Result<(), ApiError> {
     // A bot is told it worked (so it learns nothing) and its request is
     // kept aside, never forwarded: a person whose browser filled the hidden
     // field by mistake has lost nothing.
-    let disposition = if bot { Disposition::Spam } else { Disposition::Pending };
-    let (id, stored) = store::insert_as(&state.db, &request, disposition).await.map_err(|e| {
-        count("failed");
-        tracing::error!(error = %e, "could not store an intro request");
-        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, &crate::messages::messages().submit_failed)
-    })?;
+    let disposition = if bot {
+        Disposition::Spam
+    } else {
+        Disposition::Pending
+    };
+    let (id, stored) = store::insert_as(&state.db, &request, disposition)
+        .await
+        .map_err(|e| {
+            count("failed");
+            tracing::error!(error = %e, "could not store an intro request");
+            ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                &crate::messages::messages().submit_failed,
+            )
+        })?;
     match (stored, bot) {
         (_, true) => {
             count("spam");
@@ -105,17 +123,28 @@ fn form_from_pairs(pairs: Vec<(String, String)>) -> Result<IntroForm, ApiError> 
     for (k, v) in pairs {
         if k == "tags" {
             tags.push(serde_json::Value::String(v));
-        } else if fields.insert(k.clone(), serde_json::Value::String(v)).is_some() {
-            return Err(ApiError::new(StatusCode::BAD_REQUEST, format!("{k}: sent more than once")));
+        } else if fields
+            .insert(k.clone(), serde_json::Value::String(v))
+            .is_some()
+        {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                format!("{k}: sent more than once"),
+            ));
         }
     }
     fields.insert("tags".into(), serde_json::Value::Array(tags));
-    serde_path_to_error::deserialize(serde_json::Value::Object(fields))
-        .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, format!("{}: {}", e.path(), e.inner())))
+    serde_path_to_error::deserialize(serde_json::Value::Object(fields)).map_err(|e| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!("{}: {}", e.path(), e.inner()),
+        )
+    })
 }
 
 async fn contact_with_error(state: &SharedState, e: ApiError, form: IntroForm) -> Response {
-    let loaded = crate::pages::load::contact_refused(e.status.as_u16(), e.message, form, e.retry_after);
+    let loaded =
+        crate::pages::load::contact_refused(e.status.as_u16(), e.message, form, e.retry_after);
     let site = state.site();
     let route = site.content.routes.find("/contact");
     crate::http::respond::uncached(state, &site, &route, loaded).await
@@ -127,19 +156,41 @@ mod tests {
 
     #[test]
     fn form_fields_map_and_single_fields_may_not_repeat() {
-        let pairs = body::form_pairs(b"name=A&email=a%40b.example&tags=Loyalty&tags=Events&fax=&other=x").unwrap();
+        let pairs =
+            body::form_pairs(b"name=A&email=a%40b.example&tags=Loyalty&tags=Events&fax=&other=x")
+                .unwrap();
         let form = form_from_pairs(pairs).unwrap();
-        assert_eq!((form.name.as_str(), form.email.as_str()), ("A", "a@b.example"));
+        assert_eq!(
+            (form.name.as_str(), form.email.as_str()),
+            ("A", "a@b.example")
+        );
         assert_eq!(form.tags, vec!["Loyalty", "Events"]);
         assert!(!form.is_bot());
         let err = form_from_pairs(body::form_pairs(b"name=A&name=B").unwrap()).unwrap_err();
-        assert_eq!((err.status, err.message.as_str()), (StatusCode::BAD_REQUEST, "name: sent more than once"));
-        assert!(form_from_pairs(body::form_pairs(b"name=A&fax=555").unwrap()).unwrap().is_bot());
-        // Every field by the name the page's inputs carry (IntroForm's).
-        let all =
-            form_from_pairs(body::form_pairs(b"contactPerson=Ana&website=https%3A%2F%2Fa.example&description=D&submissionId=s1").unwrap()).unwrap();
         assert_eq!(
-            (all.contact_person.as_str(), all.website.as_str(), all.description.as_str(), all.submission_id.as_str()),
+            (err.status, err.message.as_str()),
+            (StatusCode::BAD_REQUEST, "name: sent more than once")
+        );
+        assert!(
+            form_from_pairs(body::form_pairs(b"name=A&fax=555").unwrap())
+                .unwrap()
+                .is_bot()
+        );
+        // Every field by the name the page's inputs carry (IntroForm's).
+        let all = form_from_pairs(
+            body::form_pairs(
+                b"contactPerson=Ana&website=https%3A%2F%2Fa.example&description=D&submissionId=s1",
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            (
+                all.contact_person.as_str(),
+                all.website.as_str(),
+                all.description.as_str(),
+                all.submission_id.as_str()
+            ),
             ("Ana", "https://a.example", "D", "s1")
         );
     }

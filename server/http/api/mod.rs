@@ -25,7 +25,11 @@ pub struct ApiError {
 
 impl ApiError {
     pub fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
-        ApiError { status, message: message.into(), retry_after: None }
+        ApiError {
+            status,
+            message: message.into(),
+            retry_after: None,
+        }
     }
 }
 
@@ -33,13 +37,23 @@ impl ApiError {
 /// API errors and pages (a 429 success page, the contact page) alike.
 pub fn set_retry_after(res: &mut Response, wait: Option<Duration>) {
     if let Some(wait) = wait {
-        res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(wait.as_secs().max(1)));
+        res.headers_mut().insert(
+            header::RETRY_AFTER,
+            HeaderValue::from(wait.as_secs().max(1)),
+        );
     }
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let mut res = (self.status, Json(crate::contract::ApiFailure { success: false, error: self.message })).into_response();
+        let mut res = (
+            self.status,
+            Json(crate::contract::ApiFailure {
+                success: false,
+                error: self.message,
+            }),
+        )
+            .into_response();
         set_retry_after(&mut res, self.retry_after);
         res
     }

@@ -42,7 +42,10 @@ pub async fn create_checkout(
     let form_post = submission.kind == Kind::Form;
     let price_id = match submission.kind {
         Kind::Form => match body::form_pairs(&submission.bytes) {
-            Ok(pairs) => pairs.into_iter().find(|(k, _)| k == "priceId").map(|(_, v)| v),
+            Ok(pairs) => pairs
+                .into_iter()
+                .find(|(k, _)| k == "priceId")
+                .map(|(_, v)| v),
             Err(e) => return e.into_response(),
         },
         Kind::Json => match body::json::<CheckoutRequest>(&submission.bytes) {
@@ -85,10 +88,23 @@ struct VerifyBody {
 /// `verify-checkout-session`: `{ sessionId }` -> `{ session, state }`
 /// (state: paid, processing or failed); a session Stripe does not have is
 /// 404, one over the client's lookup limit 429.
-pub async fn verify(State(state): State<SharedState>, Extension(client): Extension<ClientIp>, submission: Result<Submission, ApiError>) -> Response {
+pub async fn verify(
+    State(state): State<SharedState>,
+    Extension(client): Extension<ClientIp>,
+    submission: Result<Submission, ApiError>,
+) -> Response {
     let body = match submission {
-        Ok(Submission { kind: Kind::Json, bytes }) => bytes,
-        Ok(_) => return ApiError::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "Send the request as application/json").into_response(),
+        Ok(Submission {
+            kind: Kind::Json,
+            bytes,
+        }) => bytes,
+        Ok(_) => {
+            return ApiError::new(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "Send the request as application/json",
+            )
+            .into_response()
+        }
         Err(e) => return e.into_response(),
     };
     let VerifyBody { session_id } = match body::json::<VerifyBody>(&body) {
@@ -101,15 +117,23 @@ pub async fn verify(State(state): State<SharedState>, Extension(client): Extensi
     if let Err(e) = rate_limit(&state, client) {
         return e.into_response();
     }
-    let verdict = state.payments.verdict(&state.db, &session_id, client.0).await;
+    let verdict = state
+        .payments
+        .verdict(&state.db, &session_id, client.0)
+        .await;
     if verdict.retry_after().is_some() {
         state.metrics.rate_limited.inc();
     }
     match (&verdict.session, verdict.miss) {
-        (Some(session), None) => Json(json!({ "session": session, "state": verdict.state_name() })).into_response(),
-        (_, miss) => {
-            ApiError { status: miss_status(miss), message: messages().verify_failed.clone(), retry_after: verdict.retry_after() }.into_response()
+        (Some(session), None) => {
+            Json(json!({ "session": session, "state": verdict.state_name() })).into_response()
         }
+        (_, miss) => ApiError {
+            status: miss_status(miss),
+            message: messages().verify_failed.clone(),
+            retry_after: verdict.retry_after(),
+        }
+        .into_response(),
     }
 }
 
@@ -129,12 +153,25 @@ fn miss_status(miss: Option<Miss>) -> StatusCode {
 /// payment that later succeeds or fails, set the checkout's stored status.
 pub async fn webhook(State(state): State<SharedState>, req: Request) -> Response {
     if !state.payments.webhooks_on() {
-        return (StatusCode::SERVICE_UNAVAILABLE, "webhooks are off: STRIPE_WEBHOOK_SECRET is unset").into_response();
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "webhooks are off: STRIPE_WEBHOOK_SECRET is unset",
+        )
+            .into_response();
     }
     if body::kind_of(req.headers()) != Some(Kind::Json) {
-        return (StatusCode::UNSUPPORTED_MEDIA_TYPE, "Stripe sends events as application/json").into_response();
+        return (
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Stripe sends events as application/json",
+        )
+            .into_response();
     }
-    let signature = req.headers().get("stripe-signature").and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
+    let signature = req
+        .headers()
+        .get("stripe-signature")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_owned();
     let body = match body::read_limited(req, body::MAX_WEBHOOK_BODY).await {
         Ok(b) => b,
         Err(e) => return (e.status, e.message).into_response(),
@@ -143,7 +180,13 @@ pub async fn webhook(State(state): State<SharedState>, req: Request) -> Response
         return (StatusCode::BAD_REQUEST, "payload is not UTF-8").into_response();
     };
     let event = match state.payments.verify_webhook(payload, &signature) {
-        None => return (StatusCode::SERVICE_UNAVAILABLE, "webhooks are off: STRIPE_WEBHOOK_SECRET is unset").into_response(),
+        None => {
+            return (
+                StatusCode::SERVICE_UNAVAILABLE,
+                "webhooks are off: STRIPE_WEBHOOK_SECRET is unset",
+            )
+                .into_response()
+        }
         Some(Err(e)) => {
             tracing::warn!(error = %e, "rejected a Stripe webhook");
             return (StatusCode::BAD_REQUEST, "invalid or stale signature").into_response();
