@@ -181,6 +181,28 @@ pub struct ServeArgs {
     pub intro_lease_secs: u64,
 }
 
+impl ServeArgs {
+    /// The options `args` gives (the program's name first), with every
+    /// other one at its default: the environment is not read, so a test's
+    /// configuration is the same in any shell.
+    pub fn parse_without_env<I, T>(args: I) -> Result<ServeArgs, clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
+        use clap::{CommandFactory, FromArgMatches, Parser};
+        #[derive(Parser)]
+        struct Serve {
+            #[command(flatten)]
+            serve: ServeArgs,
+        }
+        let matches = Serve::command()
+            .mut_args(|a| a.env(None::<&'static str>))
+            .try_get_matches_from(args)?;
+        Ok(Serve::from_arg_matches(&matches)?.serve)
+    }
+}
+
 /// `citizen-site dev`: the options of `serve`, and the checkout to serve.
 #[derive(Args, Debug, Clone)]
 pub struct DevArgs {
@@ -299,31 +321,48 @@ pub struct SsrConfig {
     /// A startup snapshot with `bundle` already evaluated (built by build.rs);
     /// isolates start from it instead of evaluating the bundle.
     pub snapshot: Option<&'static [u8]>,
-    /// Tests only: JavaScript evaluated in each isolate after the bundle
-    /// (faults are injected by wrapping `__ssr_render`). None in the server.
-    pub injected_script: Option<std::sync::Arc<str>>,
-    /// Tests only: called on the worker thread with each URL before it is
-    /// rendered, so a test can make a worker panic. None in the server.
-    pub fault: Option<FaultHook>,
+    /// Faults the renderer's tests inject (compiled in for tests only).
+    #[cfg(feature = "test-hooks")]
+    pub hooks: RenderHooks,
 }
 
-/// A test's hook into the render workers (see [`SsrConfig::fault`]).
-#[derive(Clone)]
-pub struct FaultHook(pub std::sync::Arc<dyn Fn(&str) + Send + Sync>);
+/// What the renderer's tests inject into its workers (`tests/api/ssr_faults.rs`).
+/// Only the `test-hooks` feature has it, which `cargo test` turns on (the
+/// crate's dev-dependency on itself) and a release build refuses, so the
+/// shipped render path has nothing to check for it.
+#[cfg(feature = "test-hooks")]
+#[derive(Clone, Default)]
+pub struct RenderHooks {
+    /// JavaScript evaluated in every isolate on top of the bundle (a fault
+    /// wraps `__ssr_render`). The isolates still start from the snapshot:
+    /// V8 shares one read-only heap per process, and isolates started from
+    /// different snapshots in one process crash V8.
+    pub script: Option<std::sync::Arc<str>>,
+    /// Called on the worker thread with each URL before it is rendered (a
+    /// test makes the worker panic, or holds it).
+    pub before_render: Option<std::sync::Arc<dyn Fn(&str) + Send + Sync>>,
+}
 
-impl std::fmt::Debug for FaultHook {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("FaultHook")
+#[cfg(feature = "test-hooks")]
+impl RenderHooks {
+    /// Evaluates `script` in every isolate on top of the bundle.
+    pub fn inject_script(&mut self, script: &str) {
+        self.script = Some(script.into());
+    }
+
+    /// Calls `hook` with each URL before it is rendered, on the worker.
+    pub fn before_render(&mut self, hook: impl Fn(&str) + Send + Sync + 'static) {
+        self.before_render = Some(std::sync::Arc::new(hook));
     }
 }
 
-impl SsrConfig {
-    /// Evaluates `script` in every isolate on top of the bundle (tests inject
-    /// faults this way). The isolates still start from the snapshot: V8
-    /// shares one read-only heap per process, and isolates started from
-    /// different snapshots in one process crash V8.
-    pub fn inject_script(&mut self, script: &str) {
-        self.injected_script = Some(script.into());
+#[cfg(feature = "test-hooks")]
+impl std::fmt::Debug for RenderHooks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RenderHooks")
+            .field("script", &self.script.is_some())
+            .field("before_render", &self.before_render.is_some())
+            .finish()
     }
 }
 
@@ -399,8 +438,8 @@ impl Config {
                 deadline: Duration::from_millis(a.ssr_deadline_ms),
                 bundle: crate::assets::SSR_BUNDLE.into(),
                 snapshot: Some(crate::assets::SSR_SNAPSHOT),
-                injected_script: None,
-                fault: None,
+                #[cfg(feature = "test-hooks")]
+                hooks: RenderHooks::default(),
             },
             page_cache_capacity: a.page_cache_capacity,
             team_refresh: Duration::from_secs(a.team_refresh_secs.max(1)),
@@ -556,16 +595,11 @@ pub fn sqlite_path(database_url: &str) -> Option<PathBuf> {
 }
 
 impl Config {
-    /// Defaults for tests: a random loopback port, a throwaway SQLite file.
+    /// Defaults for tests: the flags' defaults alone (whatever the
+    /// environment says), a random loopback port, a throwaway SQLite file.
     pub fn for_tests(data_dir: &std::path::Path) -> Config {
-        use clap::Parser;
-        #[derive(Parser)]
-        struct Defaults {
-            #[command(flatten)]
-            serve: ServeArgs,
-        }
-        let mut cfg = Config::from_args(Defaults::parse_from(["citizen-site"]).serve)
-            .expect("the defaults are valid");
+        let defaults = ServeArgs::parse_without_env(["citizen-site"]).expect("no flags to refuse");
+        let mut cfg = Config::from_args(defaults).expect("the defaults are valid");
         cfg.addr = "127.0.0.1:0".parse().unwrap();
         cfg.database_url = format!("sqlite://{}", data_dir.join("test.db").display());
         cfg.ssr.workers = 2;
@@ -587,13 +621,7 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
-
-    #[derive(Parser)]
-    struct Serve {
-        #[command(flatten)]
-        serve: ServeArgs,
-    }
+    use clap::{CommandFactory, FromArgMatches, Parser};
 
     #[derive(Parser)]
     struct Dev {
@@ -602,10 +630,8 @@ mod tests {
     }
 
     fn config(args: &[&str]) -> anyhow::Result<Config> {
-        Config::from_args(
-            Serve::try_parse_from(std::iter::once("citizen-site").chain(args.iter().copied()))?
-                .serve,
-        )
+        let args = std::iter::once("citizen-site").chain(args.iter().copied());
+        Config::from_args(ServeArgs::parse_without_env(args)?)
     }
 
     fn error(args: &[&str]) -> String {
@@ -616,7 +642,10 @@ mod tests {
     fn serve_publishes_no_sample_team_and_dev_does() {
         assert!(!config(&[]).unwrap().sample_team);
         assert!(config(&["--sample-team"]).unwrap().sample_team);
-        let dev = Dev::try_parse_from(["citizen-site"]).unwrap().dev;
+        let command = Dev::command().mut_args(|a| a.env(None::<&'static str>));
+        let dev = Dev::from_arg_matches(&command.get_matches_from(["citizen-site"]))
+            .unwrap()
+            .dev;
         assert!(Config::from_dev_args(dev).unwrap().sample_team);
     }
 

@@ -13,7 +13,8 @@
 //! Every isolate in the process starts from the same startup snapshot: V8
 //! shares one read-only heap per process, and an isolate made from another
 //! snapshot (or from none) next to them aborts the process. Tests that need
-//! other JavaScript add it on top ([`crate::config::SsrConfig::inject_script`]).
+//! other JavaScript add it on top (the `test-hooks` feature's
+//! [`crate::config::RenderHooks`]).
 
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -78,8 +79,8 @@ impl SsrPool {
             let bundle = Source {
                 script: cfg.bundle.clone(),
                 snapshot: cfg.snapshot,
-                injected: cfg.injected_script.clone(),
-                fault: cfg.fault.clone(),
+                #[cfg(feature = "test-hooks")]
+                hooks: cfg.hooks.clone(),
             };
             let deadline = cfg.deadline;
             std::thread::Builder::new()
@@ -137,8 +138,9 @@ impl SsrPool {
 struct Source {
     script: Arc<str>,
     snapshot: Option<&'static [u8]>,
-    injected: Option<Arc<str>>,
-    fault: Option<crate::config::FaultHook>,
+    /// What a fault test injects (see [`crate::config::RenderHooks`]).
+    #[cfg(feature = "test-hooks")]
+    hooks: crate::config::RenderHooks,
 }
 
 /// Runs a worker, restarting it if it panics, until the pool is dropped. The
@@ -197,8 +199,9 @@ fn worker(
         if job.reply.is_closed() {
             continue; // the visitor is gone; don't spend a render on them
         }
-        if let Some(fault) = &bundle.fault {
-            (fault.0)(&job.url);
+        #[cfg(feature = "test-hooks")]
+        if let Some(hook) = &bundle.hooks.before_render {
+            hook(&job.url);
         }
         watchdog.arm(isolate.handle(), Instant::now() + deadline);
         let result = isolate.render(&job.url, &job.bootstrap);
@@ -261,7 +264,8 @@ impl Isolate {
                 .execute_script("ssr.js", source.script.to_string())
                 .map_err(|e| e.to_string())?;
         }
-        if let Some(script) = &source.injected {
+        #[cfg(feature = "test-hooks")]
+        if let Some(script) = &source.hooks.script {
             runtime
                 .execute_script("injected.js", script.to_string())
                 .map_err(|e| e.to_string())?;

@@ -1,14 +1,12 @@
 //! Renders that go wrong: the visitor gets the error page and the server
 //! keeps serving. Faults are injected by a script that wraps the real
 //! bundle's render function, and a worker panic (or a worker held until the
-//! test lets it go) by the pool's test-only fault hook; no switch in the
-//! shipped code turns a fault on. No test here reads a clock: what they
+//! test lets it go) by the render hooks of the `test-hooks` feature, which only
+//! `cargo test` compiles in: no switch in the shipped code turns a fault on. No test here reads a clock: what they
 //! check is what happened, and in which order.
 
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
-
-use citizen_site::config::FaultHook;
 
 use crate::helpers::{eventually, spawn_app_with, visible_text};
 
@@ -32,7 +30,7 @@ async fn a_render_that_never_returns_is_cut_off_at_the_deadline() {
     let app = spawn_app_with(|c| {
         c.ssr.workers = 1; // the same worker must come back for the next request
         c.ssr.deadline = Duration::from_millis(500);
-        c.ssr.inject_script(FAULTS);
+        c.ssr.hooks.inject_script(FAULTS);
     })
     .await;
 
@@ -57,7 +55,7 @@ async fn a_render_that_never_returns_is_cut_off_at_the_deadline() {
 
 #[tokio::test]
 async fn a_render_error_shows_the_router_error_screen_with_500() {
-    let app = spawn_app_with(|c| c.ssr.inject_script(FAULTS)).await;
+    let app = spawn_app_with(|c| c.ssr.hooks.inject_script(FAULTS)).await;
     let (status, html) = app.get_text("/__throw").await;
     assert_eq!(status, 500);
     let text = visible_text(&html);
@@ -78,7 +76,7 @@ async fn a_render_that_exhausts_the_heap_is_terminated_and_its_isolate_rebuilt()
     let app = spawn_app_with(|c| {
         c.ssr.workers = 1;
         c.ssr.deadline = Duration::from_secs(20); // the heap limit, not the deadline, stops it
-        c.ssr.inject_script(FAULTS);
+        c.ssr.hooks.inject_script(FAULTS);
     })
     .await;
     let (status, html) = app.get_text("/__oom").await;
@@ -100,15 +98,13 @@ async fn a_worker_that_panics_gives_a_500_is_restarted_and_the_others_keep_servi
     let app = spawn_app_with(move |c| {
         c.ssr.workers = 2;
         c.ssr.deadline = Duration::from_secs(5);
-        c.ssr.inject_script(FAULTS);
-        c.ssr.fault = Some(citizen_site::config::FaultHook(Arc::new(
-            move |url: &str| {
-                if url.starts_with("/__panic") {
-                    seen.fetch_add(1, Ordering::SeqCst);
-                    panic!("injected worker panic");
-                }
-            },
-        )));
+        c.ssr.hooks.inject_script(FAULTS);
+        c.ssr.hooks.before_render(move |url: &str| {
+            if url.starts_with("/__panic") {
+                seen.fetch_add(1, Ordering::SeqCst);
+                panic!("injected worker panic");
+            }
+        });
     })
     .await;
 
@@ -207,11 +203,11 @@ async fn a_full_render_queue_sheds_load_with_503_and_retry_after_at_once() {
     let app = spawn_app_with(move |c| {
         c.ssr.workers = 1;
         c.ssr.queue = 2;
-        c.ssr.fault = Some(FaultHook(Arc::new(move |url: &str| {
+        c.ssr.hooks.before_render(move |url: &str| {
             if url.starts_with("/__held") {
                 hook.pass();
             }
-        })));
+        });
     })
     .await;
     let site = app.state.site();
