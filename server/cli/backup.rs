@@ -10,6 +10,16 @@ use serde_json::json;
 use super::print_json;
 use crate::config::sqlite_path;
 use crate::db::sqlite_file::{self, Counts};
+use crate::{intake, payments, team};
+
+/// The site's own tables, each named by the domain that owns it: a file
+/// without one of them is not a database of this site, and their rows are
+/// what a backup and a restore report.
+const TABLES: [&str; 3] = [
+    intake::store::TABLE,
+    payments::checkouts::TABLE,
+    team::TABLE,
+];
 
 pub async fn backup(database_url: &str, file: &Path, json: bool) -> anyhow::Result<()> {
     if sqlite_path(database_url).is_none() {
@@ -21,7 +31,7 @@ pub async fn backup(database_url: &str, file: &Path, json: bool) -> anyhow::Resu
     }
     // Opened as the server opens it, so the copy is of the site's current tables.
     let db = super::open(database_url).await?;
-    let done = sqlite_file::backup(&db, file).await?;
+    let done = sqlite_file::backup(&db, file, &TABLES).await?;
     if json {
         print_json(
             &json!({ "file": done.file, "bytes": done.bytes, "counts": counts_json(&done.counts) }),
@@ -41,7 +51,7 @@ pub async fn restore(database_url: &str, file: &Path, json: bool) -> anyhow::Res
     let Some(database) = sqlite_path(database_url) else {
         bail!("DATABASE_URL is a PostgreSQL database: restore a pg_dump file with pg_restore (pg_restore --clean --dbname \"$DATABASE_URL\" FILE); nothing was changed")
     };
-    let done = sqlite_file::restore(&database, file).await?;
+    let done = sqlite_file::restore(&database, file, &TABLES).await?;
     if json {
         print_json(
             &json!({ "database": database, "from": file, "counts": counts_json(&done.counts), "replaced": done.replaced }),
@@ -60,13 +70,27 @@ pub async fn restore(database_url: &str, file: &Path, json: bool) -> anyhow::Res
     Ok(())
 }
 
+/// The rows of `table` among `counts`.
+fn rows(counts: &Counts, table: &str) -> i64 {
+    counts
+        .iter()
+        .find(|(t, _)| *t == table)
+        .map_or(0, |(_, n)| *n)
+}
+
 fn counts_json(c: &Counts) -> serde_json::Value {
-    json!({ "intro_requests": c.intro_requests, "checkouts": c.checkouts, "team_members": c.team_members })
+    json!({
+        "intro_requests": rows(c, intake::store::TABLE),
+        "checkouts": rows(c, payments::checkouts::TABLE),
+        "team_members": rows(c, team::TABLE),
+    })
 }
 
 fn counts_text(c: &Counts) -> String {
     format!(
         "{} intro request(s), {} checkout(s), {} team member(s)",
-        c.intro_requests, c.checkouts, c.team_members
+        rows(c, intake::store::TABLE),
+        rows(c, payments::checkouts::TABLE),
+        rows(c, team::TABLE)
     )
 }

@@ -100,19 +100,15 @@ pub struct Backup {
     pub counts: Counts,
 }
 
-/// Rows in a database of this site, by table.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Counts {
-    pub intro_requests: i64,
-    pub checkouts: i64,
-    pub team_members: i64,
-}
+/// Rows in a database of this site: each table the caller named, with its
+/// count, in the caller's order.
+pub type Counts = Vec<(&'static str, i64)>;
 
 /// Copies the database `db` (SQLite) to the new file `dest` while the
 /// server may be writing: one consistent snapshot (`VACUUM INTO`), checked
 /// before it is given its name, so `dest` is either a whole backup or
 /// absent. An existing `dest` is never overwritten.
-pub async fn backup(db: &Db, dest: &Path) -> anyhow::Result<Backup> {
+pub async fn backup(db: &Db, dest: &Path, tables: &[&'static str]) -> anyhow::Result<Backup> {
     anyhow::ensure!(
         db.dialect == Dialect::Sqlite,
         "backup copies an SQLite database; PostgreSQL's is pg_dump"
@@ -154,7 +150,7 @@ pub async fn backup(db: &Db, dest: &Path) -> anyhow::Result<Backup> {
         bail!("cannot write the backup to {}: {e}", dest.display());
     }
     let checked = async {
-        let counts = inspect(&partial, dest).await?;
+        let counts = inspect(&partial, dest, tables).await?;
         File::open(&partial)?.sync_all()?;
         Ok::<_, anyhow::Error>(counts)
     }
@@ -190,7 +186,11 @@ pub struct Restored {
 /// stopped server. `from` must be a sound database of this site, made by
 /// this version or an older one; the database it replaces is kept beside it
 /// (`<database>.replaced-<time>`), never deleted.
-pub async fn restore(database: &Path, from: &Path) -> anyhow::Result<Restored> {
+pub async fn restore(
+    database: &Path,
+    from: &Path,
+    tables: &[&'static str],
+) -> anyhow::Result<Restored> {
     let mut header = [0u8; 16];
     let read = File::open(from).and_then(|mut f| f.read_exact(&mut header));
     if let Err(e) = read {
@@ -214,7 +214,7 @@ pub async fn restore(database: &Path, from: &Path) -> anyhow::Result<Restored> {
     let incoming = suffixed(database, &format!(".restoring-{}", std::process::id()));
     std::fs::copy(from, &incoming)
         .with_context(|| format!("copying {} to {}", from.display(), incoming.display()))?;
-    let counts = match inspect(&incoming, from).await {
+    let counts = match inspect(&incoming, from, tables).await {
         Ok(counts) => counts,
         Err(e) => {
             remove_with_sidecars(&incoming);
@@ -271,8 +271,10 @@ fn swap_in(database: &Path, incoming: &Path) -> anyhow::Result<Option<PathBuf>> 
 
 /// Checks that the SQLite file at `path` (our own copy, named `shown` to
 /// the operator) is a sound database of this site that this version can
-/// run, and counts its rows. Nothing is written to it.
-async fn inspect(path: &Path, shown: &Path) -> anyhow::Result<Counts> {
+/// run (it has each of the site's `tables`, which the caller names: this
+/// module knows no domain's), and counts their rows. Nothing is written to
+/// it.
+async fn inspect(path: &Path, shown: &Path, tables: &[&'static str]) -> anyhow::Result<Counts> {
     let db = Db::connect_lazy(&format!("sqlite://{}?mode=rw", path.display()))?;
     let not_ours =
         |why: String| anyhow::anyhow!("{} is not a database of this site: {why}", shown.display());
@@ -281,14 +283,14 @@ async fn inspect(path: &Path, shown: &Path) -> anyhow::Result<Counts> {
         if check != "ok" {
             bail!("{} is damaged: {check}", shown.display());
         }
-        let tables: Vec<String> = db
+        let present: Vec<String> = db
             .timed(sqlx::query("SELECT name FROM sqlite_master WHERE type = 'table'").fetch_all(&db.pool))
             .await?
             .iter()
             .map(|r| r.try_get::<String, _>(0))
             .collect::<Result<_, _>>()?;
-        for table in ["_sqlx_migrations", "intro_requests", "completed_checkouts", "team_members"] {
-            if !tables.iter().any(|t| t == table) {
+        for table in std::iter::once(&"_sqlx_migrations").chain(tables) {
+            if !present.iter().any(|t| t == table) {
                 return Err(not_ours(format!("it has no {table} table")));
             }
         }
@@ -303,11 +305,11 @@ async fn inspect(path: &Path, shown: &Path) -> anyhow::Result<Counts> {
             let db = &db;
             async move { db.timed(sqlx::query(&format!("SELECT COUNT(*) FROM {table}")).fetch_one(&db.pool)).await?.try_get::<i64, _>(0) }
         };
-        Ok(Counts {
-            intro_requests: count("intro_requests").await?,
-            checkouts: count("completed_checkouts").await?,
-            team_members: count("team_members").await?,
-        })
+        let mut counts = Counts::new();
+        for table in tables {
+            counts.push((*table, count(table).await?));
+        }
+        Ok(counts)
     }
     .await;
     db.pool.close().await;

@@ -9,6 +9,9 @@ use sqlx::Row;
 use super::IntroRequest;
 use crate::db::{now_ms, Db, Dialect};
 
+/// The table the intro requests are kept in.
+pub const TABLE: &str = "intro_requests";
+
 /// A stored request, as the forwarder sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredRequest {

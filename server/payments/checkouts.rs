@@ -8,6 +8,9 @@ use sqlx::Row;
 use crate::db::{now_ms, Db};
 use crate::payments::stripe::WebhookEvent;
 
+/// The table the completed checkouts are kept in.
+pub const TABLE: &str = "completed_checkouts";
+
 /// The status an event gives its checkout: Stripe's `payment_status` when
 /// checkout completes ("paid", "unpaid" for a delayed method,
 /// "no_payment_required"), then "paid" or "failed" when a delayed payment

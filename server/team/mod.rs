@@ -7,6 +7,9 @@ use serde::Serialize;
 use crate::db::Db;
 use crate::live::Live;
 
+/// The table of the team.
+pub const TABLE: &str = "team_members";
+
 /// One row of `team_members` as /about receives it: missing values are
 /// empty strings. `image_url` is a photo when it starts with http, otherwise
 /// text or an emoji.
