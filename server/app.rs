@@ -295,7 +295,8 @@ impl Application {
                 let _ = begun_tx.send(Some(tokio::time::Instant::now()));
             }
         };
-        let front = http::front::FrontDoor::new(state.clone(), http::router(state.clone(), extra));
+        let front =
+            http::dispatch::Dispatcher::new(state.clone(), http::router(state.clone(), extra));
         let (stop_tx, stop) = tokio::sync::watch::channel(false);
         let signal = async move {
             signal.await;

@@ -5,36 +5,46 @@
 //! modules: their layers, the one way a request takes through them, and the
 //! rules the layout keeps (a test checks them, `tests/architecture.rs`).
 
-// Assembly: configuration -> state -> listeners.
+#[cfg(all(feature = "test-hooks", not(debug_assertions)))]
+compile_error!(
+    "the `test-hooks` feature lets tests inject faults into renders: it is for `cargo test` only, \
+     and a release build refuses it"
+);
+
+// The layers of ARCHITECTURE.md, top first: a module imports only from its
+// own layer or the layers below (tests/architecture.rs checks the imports,
+// and that these groups are the table's).
+
+// Layer assembly: configuration -> state -> listeners; the operator's commands.
 pub mod app;
 pub mod cli;
-pub mod config;
-pub mod state;
 
-// The HTTP layer: connections, then requests translated into calls below.
-pub mod edge;
+// Layer http: requests in, responses out; `dev`'s reload routes.
+pub mod dev;
 pub mod http;
 
-// What a URL shows: resolve, load, make (render and cache).
+// Layer pages: what a URL shows (resolve, load, make).
 pub mod pages;
 
-// Rendering and what is being served.
-pub mod dev;
+// Layer serving: what handlers reach, the site being served, rendering.
+pub mod contract;
 pub mod render;
 pub mod seo;
 pub mod site;
+pub mod state;
 
-// The domains: each owns its logic and its SQL.
+// Layer domains: each owns its logic and its SQL.
 pub mod content;
-pub mod contract;
 pub mod intake;
 pub mod payments;
 pub mod team;
 
-// Shared parts every layer may use.
+// Layer shared: parts every layer may use, which know nothing above them.
 pub mod assets;
 pub mod client_ip;
+pub mod config;
 pub mod db;
+pub mod edge;
 pub mod html;
 pub mod live;
 pub mod messages;

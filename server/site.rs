@@ -13,7 +13,7 @@ use crate::assets::{AssetFiles, Manifest};
 use crate::config::{Config, SsrConfig};
 use crate::content::routes::PageId;
 use crate::content::Content;
-use crate::render::cache::HotPages;
+use crate::render::cache::PagesByPath;
 use crate::render::SsrPool;
 use crate::security::SecurityHeaders;
 
@@ -28,7 +28,7 @@ pub struct Site {
     /// What `dev` adds to the pages of a site it built; None in `serve`.
     pub dev: Option<Arc<dyn DevPages>>,
     /// Its pages as last made, by path (a new site starts with none).
-    pub hot: HotPages,
+    pub by_path: PagesByPath,
 }
 
 /// The one place `dev` changes how pages are made (implemented by
@@ -72,14 +72,14 @@ impl Site {
         config: &Config,
     ) -> Site {
         let security = SecurityHeaders::new(&config.site_url, &content.frame_origins);
-        let hot = HotPages::new(content.page_paths());
+        let by_path = PagesByPath::new(content.page_paths());
         Site {
             generation,
             front,
             content,
             security,
             dev,
-            hot,
+            by_path,
         }
     }
 }

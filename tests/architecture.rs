@@ -1,7 +1,9 @@
 //! The layout ARCHITECTURE.md draws, checked against the code's imports:
 //! every module imports only from its own layer or the layers below, no
-//! domain imports another, and no two files of the server import each
-//! other, directly or round a longer loop.
+//! domain imports another, no two files of the server import each other,
+//! directly or round a longer loop, and no shared part names a domain's
+//! table. The layers are the same three times: here, in ARCHITECTURE.md's
+//! table and in server/lib.rs's groups.
 //!
 //! Imports are read as text: every `crate::` and `super::` path outside a
 //! comment and outside the `#[cfg(test)]` module at the end of a file (a
@@ -216,10 +218,10 @@ fn the_reader_sees_real_imports() {
         "{found:?}"
     );
     let g = graph();
-    let http_pages = &g[&vec!["http".to_owned(), "pages".to_owned()]];
+    let page_handler = &g[&vec!["http".to_owned(), "page_handler".to_owned()]];
     assert!(
-        http_pages.contains(&vec!["pages".to_owned()]),
-        "http/pages.rs resolves through pages/: {http_pages:?}"
+        page_handler.contains(&vec!["pages".to_owned()]),
+        "http/page_handler.rs resolves through pages/: {page_handler:?}"
     );
     assert!(g.len() > 50, "every file of server/ is read");
 }
@@ -313,4 +315,127 @@ fn no_file_of_the_server_imports_itself_round_a_loop() {
             }
         }
     }
+}
+
+/// The layers as `text` lists them: each line `start` picks out gives a
+/// layer's name (the first word after `start`) and its modules (`pub mod
+/// x;` lines under it for lib.rs, the backticked names of the row for the
+/// table).
+fn layers_in(
+    text: &str,
+    row: impl Fn(&str) -> Option<(String, Vec<String>)>,
+) -> Vec<(String, Vec<String>)> {
+    let mut out: Vec<(String, Vec<String>)> = Vec::new();
+    for line in text.lines() {
+        if let Some((name, modules)) = row(line) {
+            out.push((name, modules));
+        } else if let (Some(last), Some(module)) = (out.last_mut(), line.strip_prefix("pub mod ")) {
+            last.1.push(module.trim_end_matches(';').to_owned());
+        }
+    }
+    for (_, modules) in &mut out {
+        modules.sort();
+    }
+    out
+}
+
+fn expected_layers() -> Vec<(String, Vec<String>)> {
+    LAYERS
+        .iter()
+        .map(|(name, mods)| {
+            let mut mods: Vec<String> = mods.iter().map(|m| m.to_string()).collect();
+            mods.sort();
+            (name.to_string(), mods)
+        })
+        .collect()
+}
+
+#[test]
+fn lib_rs_and_architecture_md_group_the_modules_as_the_layers_are() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let lib = std::fs::read_to_string(root.join("server/lib.rs")).unwrap();
+    let from_lib = layers_in(&lib, |line| {
+        let name = line.strip_prefix("// Layer ")?.split(':').next()?;
+        Some((name.to_owned(), Vec::new()))
+    });
+    assert_eq!(
+        from_lib,
+        expected_layers(),
+        "server/lib.rs's `// Layer` groups"
+    );
+
+    let map = std::fs::read_to_string(root.join("ARCHITECTURE.md")).unwrap();
+    let from_map = layers_in(&map, |line| {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        let name = cells
+            .get(1)
+            .filter(|n| LAYERS.iter().any(|(l, _)| l == *n))?;
+        let modules = cells[2]
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .filter(|m| !m.ends_with(".rs"))
+            .map(|m| m.trim_end_matches('/').to_owned())
+            .collect();
+        Some((name.to_string(), modules))
+    });
+    assert_eq!(from_map, expected_layers(), "ARCHITECTURE.md's layer table");
+}
+
+/// The tables the migrations make (each owned by a domain).
+fn tables() -> Vec<String> {
+    let mut out = BTreeSet::new();
+    for dir in ["migrations/sqlite", "migrations/postgres"] {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let sql = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+            for part in sql.split("CREATE TABLE IF NOT EXISTS ").skip(1) {
+                out.insert(
+                    part.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                        .next()
+                        .unwrap()
+                        .to_owned(),
+                );
+            }
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// Whether `code` names `word` as a whole identifier.
+fn names(code: &str, word: &str) -> bool {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    code.match_indices(word).any(|(at, _)| {
+        !code[..at].ends_with(is_ident) && !code[at + word.len()..].starts_with(is_ident)
+    })
+}
+
+#[test]
+fn no_shared_part_names_a_domains_table() {
+    let tables = tables();
+    assert!(
+        tables.len() >= 4 && tables.contains(&"intro_requests".to_owned()),
+        "{tables:?}"
+    );
+    assert!(names("FROM intro_requests WHERE", "intro_requests"));
+    assert!(!names("intro_requests_pending", "intro_requests"));
+    let shared = LAYERS.iter().find(|(name, _)| *name == "shared").unwrap().1;
+    let mut wrong = Vec::new();
+    for (module, file) in modules() {
+        if !shared.contains(&module[0].as_str()) {
+            continue;
+        }
+        let code = code(&file);
+        for table in tables.iter().filter(|t| names(&code, t)) {
+            wrong.push(format!(
+                "server/{} names the table {table}",
+                module.join("/")
+            ));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "a shared part that knows a domain's table:\n{}",
+        wrong.join("\n")
+    );
 }

@@ -1,5 +1,5 @@
 //! A new page is one entry and its code: this test adds one to a copy of
-//! the tree exactly as the README's "Adding a page" says (an entry in
+//! the tree exactly as docs/content.md's "Adding a page" says (an entry in
 //! `content/routes.json`, a component in `client/features/<page>/`, nothing
 //! else), builds the copy with cargo, and serves it. The page must then be
 //! routed, rendered, in the route data, cached as its entry says, in the
@@ -13,11 +13,13 @@ use std::process::{Child, Command, Stdio};
 
 use support::{curl, free_port, wait, Dir};
 
-/// The README's step 1: the route entry, with one fact set.
-const ENTRY: &str = r#"{ "path": "/events", "page": "Events", "sitemap": false },"#;
+/// Step 1 of docs/content.md: the route entry, with one fact set and the
+/// query parameter the page reads.
+const ENTRY: &str = r#"{ "path": "/events", "page": "Events", "sitemap": false, "query": [{ "name": "city", "values": ["ghent", "brussels"] }] },"#;
 
-/// The README's step 2: the component, with its head.
-const COMPONENT: &str = r#"import type { PageMeta, PageProps } from "../../lib/types";
+/// Step 2: the component, with its head; it reads its parameter from the URL.
+const COMPONENT: &str = r#"import { useSearchParams } from "react-router";
+import type { PageMeta, PageProps } from "../../lib/types";
 
 export function meta(): PageMeta {
   return { title: "Events — Citizen Wallet", description: "Markets, workshops and meetups where community currencies change hands." };
@@ -28,6 +30,7 @@ export default function Events(_props: PageProps) {
     <section className="mx-auto max-w-3xl px-4 py-16">
       <h1 className="text-4xl font-bold">Community events</h1>
       <p className="mt-4">The next market day is announced here.</p>
+      <p className="mt-4">{useSearchParams()[0].get("city") ?? "every city"}: where the next one is</p>
     </section>
   );
 }
@@ -95,7 +98,7 @@ fn a_page_added_as_the_readme_says_is_routed_rendered_and_listed() {
 
     // The copy builds as its own package (so its binary does not replace
     // this checkout's in the shared target folder); that is the only edit
-    // beyond the README's steps, and it is to Cargo.toml's name alone.
+    // beyond the guide's steps, and it is to Cargo.toml's name alone.
     let manifest = tree.0.join("Cargo.toml");
     let cargo_toml = std::fs::read_to_string(&manifest).unwrap();
     let renamed = cargo_toml.replacen(
@@ -198,4 +201,37 @@ fn a_page_added_as_the_readme_says_is_routed_rendered_and_listed() {
     );
     // The table's other routes are where they were.
     assert!(curl(&[&format!("{base}/wallets")]).contains("Our Wallets"));
+
+    // Its query parameter, declared in its entry alone: a value of its
+    // list is read; any other parameter, or another value, is not, so
+    // those URLs share one render and one place in the page cache.
+    let renders = || {
+        let metrics = curl(&[&format!("{base}/metrics")]);
+        let line = metrics
+            .lines()
+            .find(|l| l.starts_with("ssr_render_duration_seconds_count"));
+        line.and_then(|l| l.split(' ').nth(1))
+            .unwrap()
+            .parse::<f64>()
+            .unwrap()
+    };
+    let before = renders();
+    let ghent = curl(&[&format!("{base}/events?city=ghent&utm_source=news")]);
+    assert!(
+        ghent.contains("ghent<!-- -->: where the next one is"),
+        "{ghent}"
+    );
+    let again = curl(&[&format!("{base}/events?utm_source=other&city=ghent")]);
+    assert_eq!(again, ghent, "the same render, from the page cache");
+    assert_eq!(renders() - before, 1.0, "one render for both URLs");
+    let other = curl(&[&format!("{base}/events?city=paris")]);
+    assert!(
+        other.contains("every city<!-- -->: where the next one is"),
+        "{other}"
+    );
+    assert_eq!(
+        renders() - before,
+        1.0,
+        "?city=paris is /events, prerendered at start"
+    );
 }

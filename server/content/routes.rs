@@ -5,6 +5,7 @@
 //! keeping a list of pages of its own.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use percent_encoding::percent_decode_str;
 use serde::Deserialize;
@@ -76,7 +77,7 @@ impl RouteFacts {
 /// First path segments the server answers itself, never with a page: the
 /// API, the assets, the SEO files, health and metrics, and `dev`'s own
 /// files. A route may not start with one (the front door, see
-/// [`crate::http::front`], relies on it; `http::tests` checks the list against
+/// [`crate::http::dispatch`], relies on it; `http::tests` checks the list against
 /// the router).
 pub const SERVER_SEGMENTS: [&str; 10] = [
     "api",
@@ -110,6 +111,55 @@ struct RouteDef {
     sitemap: bool,
     #[serde(default = "yes")]
     index: bool,
+    #[serde(default)]
+    query: Vec<QueryParam>,
+}
+
+/// A query parameter a page reads (a route's `"query"`): every other one is
+/// left out of the page's render URL and cache key, so `?utm=...` variants
+/// share one render.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QueryParam {
+    pub name: String,
+    /// What a value may be; any other is ignored, as if not given.
+    #[serde(default)]
+    pub values: ParamValues,
+    /// The value that means the same as none (the blog's `All`).
+    #[serde(default)]
+    pub default: Option<String>,
+}
+
+/// The values a query parameter takes.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[serde(untagged)]
+pub enum ParamValues {
+    /// Any value (`"values"` not given): a visitor's own (a session id).
+    #[default]
+    Any,
+    /// One of a closed list; another value is ignored.
+    OneOf(Vec<String>),
+    /// Any value is read, but only the blog's post types are worth a place
+    /// in the page cache (another filter matches no post).
+    Named(NamedValues),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub enum NamedValues {
+    #[serde(rename = "post-types")]
+    PostTypes,
+}
+
+impl QueryParam {
+    /// `value` as the page reads it: None when it is as good as not given
+    /// (empty, the default, or outside a closed list).
+    pub fn read<'v>(&self, value: &'v str) -> Option<&'v str> {
+        let allowed = match &self.values {
+            ParamValues::OneOf(list) => list.iter().any(|v| v == value),
+            ParamValues::Any | ParamValues::Named(_) => true,
+        };
+        (allowed && !value.is_empty() && self.default.as_deref() != Some(value)).then_some(value)
+    }
 }
 
 fn yes() -> bool {
@@ -127,6 +177,7 @@ struct Route {
     segments: Vec<Segment>,
     page: PageId,
     facts: RouteFacts,
+    query: Arc<[QueryParam]>,
 }
 
 /// Parsed from `content/routes.json` with the rest of the content
@@ -143,6 +194,8 @@ pub struct RouteMatch {
     /// Path parameters, percent-decoded.
     pub params: HashMap<String, String>,
     pub facts: RouteFacts,
+    /// The query parameters its page reads.
+    pub query: Arc<[QueryParam]>,
 }
 
 impl RouteMatch {
@@ -196,7 +249,7 @@ impl RouteTable {
                     return Err(ContentError::new(ROUTES_FILE, "NotFound is the page of every path the table does not match; no route may name it"));
                 }
                 let facts = RouteFacts { cache: r.cache, listed: r.sitemap, indexed: r.index };
-                Ok(Route { segments, page, facts })
+                Ok(Route { segments, page, facts, query: r.query.into() })
             })
             .collect::<Result<_, ContentError>>()?;
         Ok(RouteTable { routes })
@@ -252,12 +305,14 @@ impl RouteTable {
                 page: route.page,
                 params,
                 facts: route.facts,
+                query: route.query.clone(),
             };
         }
         RouteMatch {
             page: PageId::NotFound,
             params: HashMap::new(),
             facts: RouteFacts::NOT_FOUND,
+            query: Arc::new([]),
         }
     }
 }
@@ -379,6 +434,43 @@ mod tests {
             r#"{"routes": [{"path": "/x", "page": "Home", "sitemapp": false}]}"#
         )
         .is_err());
+    }
+
+    #[test]
+    fn each_route_declares_the_query_parameters_its_page_reads() {
+        let t = table();
+        let names = |path: &str| {
+            t.find(path)
+                .query
+                .iter()
+                .map(|q| q.name.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(names("/blog"), ["type"]);
+        assert_eq!(names("/blog/nfc-integration"), ["type"]);
+        assert_eq!(names("/pricing"), ["billing"]);
+        assert_eq!(names("/contact"), ["submitted"]);
+        assert_eq!(names("/success"), ["session_id"]);
+        assert!(names("/about").is_empty() && names("/nope").is_empty());
+
+        let billing = &t.find("/pricing").query[0];
+        assert_eq!(billing.read("yearly"), Some("yearly"));
+        assert_eq!(billing.read("weekly"), None, "outside the closed list");
+        let kind = &t.find("/blog").query[0];
+        assert_eq!(kind.values, ParamValues::Named(NamedValues::PostTypes));
+        assert_eq!(kind.read("Events"), Some("Events"));
+        assert_eq!(
+            kind.read("anything"),
+            Some("anything"),
+            "any filter is read"
+        );
+        assert_eq!(kind.read("All"), None, "the default is no filter");
+        assert_eq!(kind.read(""), None);
+
+        let e = RouteTable::parse(r#"{"routes": [{"path": "/x", "page": "Home", "query": [{"name": "a", "value": ["b"]}]}]}"#)
+            .unwrap_err();
+        assert!(e.to_string().contains("unknown field `value`"), "{e}");
+        assert!(RouteTable::parse(r#"{"routes": [{"path": "/x", "page": "Home", "query": [{"name": "a", "values": "colours"}]}]}"#).is_err());
     }
 
     #[test]

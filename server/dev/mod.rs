@@ -39,7 +39,7 @@ use crate::content::blog::Drafts;
 use crate::content::routes::PageId;
 use crate::content::{Content, Source};
 use crate::html::escape;
-use crate::http::Served;
+use crate::http::ReservedRoutes;
 use crate::render::SsrPool;
 use crate::site::{DevPages, Frontend, Site};
 use crate::state::{AppState, SharedState};
@@ -467,15 +467,15 @@ fn problem_html(generation: u64, problems: &[&Problem]) -> String {
 /// stylesheet. Only `dev` routes them.
 pub fn routes(handle: DevHandle) -> Router<SharedState> {
     Router::new()
-        .served(
+        .reserved_route(
             SCRIPT_URL,
             get(|| async { asset("text/javascript; charset=utf-8", include_str!("client.js")) }),
         )
-        .served(
+        .reserved_route(
             STYLE_URL,
             get(|| async { asset("text/css; charset=utf-8", include_str!("problems.css")) }),
         )
-        .served(EVENTS_URL, get(move || events(handle.clone())))
+        .reserved_route(EVENTS_URL, get(move || events(handle.clone())))
 }
 
 fn asset(content_type: &'static str, body: &'static str) -> Response {

@@ -45,7 +45,7 @@ use rustls::crypto::ring::sign::any_supported_type;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use rustls::sign::CertifiedKey;
 
-use super::certs::{self, rfc3339, Certs, Served};
+use super::certs::{self, rfc3339, Certs, ServedCert};
 
 /// Let's Encrypt's production directory, the default `ACME_DIRECTORY`.
 pub const LETS_ENCRYPT: &str = "https://acme-v02.api.letsencrypt.org/directory";
@@ -176,7 +176,11 @@ async fn run(settings: AcmeSettings, certs: Arc<Certs>, http: AcmeHttp) {
 }
 
 /// One order, from the account to the stored certificate.
-async fn order(settings: &AcmeSettings, certs: &Certs, http: &AcmeHttp) -> anyhow::Result<Served> {
+async fn order(
+    settings: &AcmeSettings,
+    certs: &Certs,
+    http: &AcmeHttp,
+) -> anyhow::Result<ServedCert> {
     let account = account(settings, http).await?;
     let ids: Vec<Identifier> = settings
         .domains
@@ -309,7 +313,7 @@ async fn account(settings: &AcmeSettings, http: &AcmeHttp) -> anyhow::Result<Acc
 
 /// The stored certificate, if it is readable, for exactly these names, and
 /// not expired.
-fn load_stored(settings: &AcmeSettings) -> Option<Served> {
+fn load_stored(settings: &AcmeSettings) -> Option<ServedCert> {
     let file = settings.cert_file();
     let pem = std::fs::read(&file).ok()?;
     let name = file.display().to_string();

@@ -35,7 +35,7 @@ pub const FILE_CHECK_EVERY: Duration = Duration::from_secs(2);
 /// What the HTTPS port presents (see the module doc).
 #[derive(Default)]
 pub struct Certs {
-    current: ArcSwapOption<Served>,
+    current: ArcSwapOption<ServedCert>,
     /// TLS-ALPN-01: the challenge certificate per domain being validated.
     alpn_challenges: Mutex<HashMap<String, Arc<CertifiedKey>>>,
     /// HTTP-01: the key authorization per token being validated.
@@ -43,7 +43,7 @@ pub struct Certs {
 }
 
 /// A certificate in service, with what the logs and `/readyz` say of it.
-pub struct Served {
+pub struct ServedCert {
     pub key: Arc<CertifiedKey>,
     pub info: CertInfo,
 }
@@ -73,12 +73,12 @@ impl Certs {
     }
 
     /// The certificate in service, if there is one yet.
-    pub fn current(&self) -> Option<Arc<Served>> {
+    pub fn current(&self) -> Option<Arc<ServedCert>> {
         self.current.load_full()
     }
 
     /// Puts `served` in service for every handshake from now on.
-    pub fn deploy(&self, served: Served) {
+    pub fn deploy(&self, served: ServedCert) {
         self.current.store(Some(Arc::new(served)));
     }
 
@@ -137,7 +137,7 @@ pub fn server_config(certs: Arc<Certs>) -> Arc<ServerConfig> {
 
 /// A certificate chain and its private key, both PEM, checked to belong
 /// together. `what` names them in errors (the variables, or a cache file).
-pub fn parse(chain_pem: &[u8], key_pem: &[u8], what: (&str, &str)) -> Result<Served, String> {
+pub fn parse(chain_pem: &[u8], key_pem: &[u8], what: (&str, &str)) -> Result<ServedCert, String> {
     let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(chain_pem)
         .collect::<Result<_, _>>()
         .map_err(|e| format!("{}: not a PEM certificate chain ({e})", what.0))?;
@@ -163,7 +163,7 @@ pub fn parse(chain_pem: &[u8], key_pem: &[u8], what: (&str, &str)) -> Result<Ser
             what.0, what.1
         )
     })?;
-    Ok(Served {
+    Ok(ServedCert {
         key: Arc::new(key),
         info,
     })
@@ -215,7 +215,7 @@ impl CertInfo {
 
 /// The operator's certificate and key, read and checked at start (a
 /// problem stops the start, naming the variable).
-pub fn load_files(cert: &Path, key: &Path) -> Result<Served, String> {
+pub fn load_files(cert: &Path, key: &Path) -> Result<ServedCert, String> {
     let chain = std::fs::read(cert)
         .map_err(|e| format!("TLS_CERT: cannot read {}: {e}", cert.display()))?;
     let key_pem =

@@ -1,17 +1,17 @@
-//! The front door: each request on a connection comes here first. A page
-//! view whose finished page is kept is answered here, at the cost of a
-//! static file: first by its path alone from the site's hot pages
-//! ([`pages::from_hot`]: one lookup, no waiting, nothing boxed), else
-//! resolved and looked up in the page cache ([`pages::from_cache`]); every
-//! other request goes to the router. All ways get the same bookkeeping
-//! ([`Seen`]: request id, log line, metrics) and the same security headers
-//! (a cached page keeps them with its other header values), so a response
-//! does not show which way it came (README, "What a cache hit does").
+//! Where every request on a connection goes first, and once: by the first
+//! segment of its path. A segment the route table leaves to the server
+//! ([`SERVER_SEGMENTS`]: the API, assets, SEO files, health, `dev`'s
+//! files) goes to the axum router ([`super::router`]), which never sees a
+//! page; every other path is a page and goes to the page pipeline
+//! ([`page_handler`]): the page last made for the path, else resolved,
+//! looked up in the page cache and, on a miss, made in the same call.
 //!
-//! Only paths of the route table are answered here, and the route table
-//! may not use a path the router serves itself
-//! ([`crate::content::routes::SERVER_SEGMENTS`]), so a route of the router never
-//! reaches the page cache.
+//! A page answered from [`pages::latest_for_path`](crate::pages::latest_for_path)
+//! is answered here, as it comes off the wire: nothing is boxed or handed
+//! on, and the answer is a ready future, at the cost of a static file
+//! (docs/performance.md, "What a cache hit does"). Every other request gets
+//! its body boxed and its peer in its extensions ([`ConnectInfo`]), as
+//! axum expects.
 
 use std::convert::Infallible;
 use std::future::{ready, Future, Ready};
@@ -20,8 +20,7 @@ use std::pin::Pin;
 use std::time::Instant;
 
 use axum::body::Body;
-use axum::extract::{ConnectInfo, Request};
-use axum::http::{HeaderMap, Method, Uri};
+use axum::extract::ConnectInfo;
 use axum::Router;
 use bytes::Bytes;
 use futures_util::future::Either;
@@ -29,113 +28,119 @@ use http_body_util::Full;
 use hyper::body::Incoming;
 use tower::ServiceExt;
 
-use super::observe::Seen;
-use super::pages;
-use crate::client_ip;
-use crate::render::cache::Kept;
-use crate::state::{AppState, SharedState};
+use super::page_handler;
+use crate::content::routes::SERVER_SEGMENTS;
+use crate::state::SharedState;
 
-/// The body of an answer at the front door: a cached page's bytes as they
-/// are kept (nothing boxed), or what the router made.
-pub type DoorBody = http_body_util::Either<Full<Bytes>, Body>;
+/// The body of an answer: a cached page's bytes as they are kept (nothing
+/// boxed), or what the router or the page pipeline made.
+pub type ResponseBody = http_body_util::Either<Full<Bytes>, Body>;
 
+/// The services every connection's requests are dispatched to.
 #[derive(Clone)]
-pub struct FrontDoor {
+pub struct Dispatcher {
     state: SharedState,
+    /// The API, assets, SEO files and health ([`super::router`]).
     router: Router,
+    /// Pages ([`page_handler::pipeline`]).
+    pages: Router,
 }
 
-impl FrontDoor {
-    /// The front door of `router` (see [`super::router`]).
-    pub fn new(state: SharedState, router: Router) -> FrontDoor {
-        FrontDoor { router, state }
+impl Dispatcher {
+    pub fn new(state: SharedState, router: Router) -> Dispatcher {
+        let pages = page_handler::pipeline(state.clone());
+        Dispatcher {
+            state,
+            router,
+            pages,
+        }
     }
 
-    /// The door of one connection, from `peer` (see [`crate::edge::serve`]).
-    pub fn connection(&self, peer: SocketAddr) -> Door {
-        Door {
-            front: self.clone(),
+    /// The service of one connection, from `peer` (see [`crate::edge::serve`]).
+    pub fn connection(&self, peer: SocketAddr) -> ConnectionService {
+        ConnectionService {
+            dispatcher: self.clone(),
             peer,
         }
     }
 }
 
-/// The front door of one connection: it answers the connection's requests
-/// as they come off the wire. A hit is answered before anything is boxed
-/// or handed on; a request for the router gets its body boxed and its
-/// peer in its extensions ([`ConnectInfo`]), as axum expects.
-pub struct Door {
-    front: FrontDoor,
+/// The service of one connection: it dispatches the connection's requests
+/// as they come off the wire.
+pub struct ConnectionService {
+    dispatcher: Dispatcher,
     peer: SocketAddr,
 }
 
-type Answer = hyper::Response<DoorBody>;
-type Later = Pin<Box<dyn Future<Output = Result<Answer, Infallible>> + Send>>;
+type Answer = hyper::Response<ResponseBody>;
+type Pending = Pin<Box<dyn Future<Output = Result<Answer, Infallible>> + Send>>;
 
-impl hyper::service::Service<hyper::Request<Incoming>> for Door {
+impl hyper::service::Service<hyper::Request<Incoming>> for ConnectionService {
     type Response = Answer;
     type Error = Infallible;
-    type Future = Either<Ready<Result<Answer, Infallible>>, Later>;
+    type Future = Either<Ready<Result<Answer, Infallible>>, Pending>;
 
     fn call(&self, request: hyper::Request<Incoming>) -> Self::Future {
         let started = Instant::now();
-        let (state, peer) = (&self.front.state, self.peer);
-        if let Some((mut res, hot)) =
-            pages::from_hot(state, request.method(), request.uri(), request.headers())
-        {
-            let seconds = booked(
-                state,
-                started,
-                peer,
-                (request.method(), request.uri(), request.headers()),
-                hot.id.name(),
-                &mut res,
-            );
-            hot.viewed(&state.metrics, res.status(), seconds);
-            return Either::Left(ready(Ok(res.map(DoorBody::Left))));
+        let Dispatcher {
+            state,
+            router,
+            pages,
+        } = &self.dispatcher;
+        if is_the_servers(request.uri().path()) {
+            return Either::Right(forward(router, self.peer, request));
         }
-        let mut request = request.map(Body::new);
-        request.extensions_mut().insert(ConnectInfo(peer));
-        let FrontDoor { state, router } = self.front.clone();
-        Either::Right(Box::pin(async move {
-            let (parts, body) = request.into_parts();
-            match pages::from_cache(&state, &parts.method, &parts.uri, &parts.headers).await {
-                Some((mut res, page)) => {
-                    let seconds = booked(
-                        &state,
-                        started,
-                        peer,
-                        (&parts.method, &parts.uri, &parts.headers),
-                        &page,
-                        &mut res,
-                    );
-                    state
-                        .metrics
-                        .observe_request(&page, res.status().as_u16(), seconds);
-                    Ok(res.map(DoorBody::Left))
-                }
-                None => {
-                    let Ok(res) = router.oneshot(Request::from_parts(parts, body)).await;
-                    Ok(res.map(DoorBody::Right))
-                }
-            }
-        }))
+        match page_handler::latest(state, started, self.peer, &request) {
+            Some(res) => Either::Left(ready(Ok(res.map(ResponseBody::Left)))),
+            None => Either::Right(forward(pages, self.peer, request)),
+        }
     }
 }
 
-/// A kept page's answer to the request (`method`, `uri`, `headers`) from
-/// `peer`, booked as the router's middleware books its answers: the
-/// request's id in, its log line written when one is due. Returns how long
-/// it took, for the metrics.
-fn booked(
-    state: &AppState,
-    started: Instant,
-    peer: SocketAddr,
-    (method, uri, headers): (&Method, &Uri, &HeaderMap),
-    route: &str,
-    res: &mut Kept,
-) -> f64 {
-    let seen = Seen::new(state, started, peer, headers);
-    let client = || client_ip::resolve(peer, headers, &state.config.trusted_proxies);
-    seen.answered(method, uri.path(), route, client, res)
+/// Whether `path` starts with a segment of the server's own
+/// ([`SERVER_SEGMENTS`]).
+fn is_the_servers(path: &str) -> bool {
+    let rest = path.strip_prefix('/').unwrap_or(path);
+    let first = rest.split_once('/').map_or(rest, |(first, _)| first);
+    SERVER_SEGMENTS.contains(&first)
+}
+
+/// `request` handed to `service` (the router or the page pipeline).
+fn forward(service: &Router, peer: SocketAddr, request: hyper::Request<Incoming>) -> Pending {
+    let mut request = request.map(Body::new);
+    request.extensions_mut().insert(ConnectInfo(peer));
+    let service = service.clone();
+    Box::pin(async move {
+        let Ok(res) = service.oneshot(request).await;
+        Ok(res.map(ResponseBody::Right))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_segment_alone_says_whose_a_path_is() {
+        for path in [
+            "/api/route-data",
+            "/assets/app.css",
+            "/robots.txt",
+            "/metrics",
+            "/api",
+        ] {
+            assert!(is_the_servers(path), "{path}");
+        }
+        for path in [
+            "/",
+            "/about",
+            "/apis",
+            "/blog/api",
+            "/assetsx/y",
+            "//api",
+            "",
+        ] {
+            assert!(!is_the_servers(path), "{path}");
+        }
+    }
 }

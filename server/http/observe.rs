@@ -1,16 +1,16 @@
-//! What every request passes through, by the router's middleware
-//! ([`observe`]) or, for a page served straight from the page cache, by the
-//! front door ([`super::front`]): it works out who the client is
+//! What every request passes through, by the middleware of the router and
+//! the page pipeline ([`observe`]) or, for a page answered by its path
+//! alone, by [`super::page_handler::latest`]: it works out who the client is
 //! (`X-Forwarded-For` only from trusted proxies), gives the request an id
 //! (sent back as `X-Request-Id` and carried by every log line written while
 //! serving it, see [`crate::telemetry`]), adds the security headers, and
 //! records the request in the metrics by route and status.
 
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::net::{IpAddr, SocketAddr};
 use std::time::Instant;
 
 use axum::extract::{ConnectInfo, MatchedPath, Request, State};
-use axum::http::{Extensions, HeaderMap, HeaderValue, Method};
+use axum::http::{HeaderMap, HeaderValue, Method};
 use axum::middleware::Next;
 use axum::response::Response;
 
@@ -19,28 +19,24 @@ use crate::state::{AppState, SharedState};
 use crate::telemetry::{self, REQUEST_ID_HEADER};
 
 /// The metrics label of a response whose route the router cannot name (the
-/// page catch-all sets it to the page id).
+/// page pipeline sets it to the page id).
 #[derive(Debug, Clone)]
 pub struct RouteLabel(pub String);
 
-/// A request seen: when it arrived and its id.
-pub struct Seen {
+/// A request being answered: when it arrived and its id.
+pub struct RequestTrace {
     started: Instant,
     id: HeaderValue,
 }
 
-/// The connection's peer of a request (the unspecified address when the
-/// connection did not say, as in tests that call the router directly).
-pub fn peer(extensions: &Extensions) -> SocketAddr {
-    extensions
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|c| c.0)
-        .unwrap_or_else(|| SocketAddr::from((Ipv4Addr::UNSPECIFIED, 0)))
-}
-
-impl Seen {
+impl RequestTrace {
     /// A request from `peer` with these headers arrived at `started`.
-    pub fn new(state: &AppState, started: Instant, peer: SocketAddr, headers: &HeaderMap) -> Seen {
+    pub fn new(
+        state: &AppState,
+        started: Instant,
+        peer: SocketAddr,
+        headers: &HeaderMap,
+    ) -> RequestTrace {
         // A proxy we trust may have named the request already; anyone else's
         // id is replaced, so ids in the logs are ours or our proxies'.
         let trusted = &state.config.trusted_proxies;
@@ -55,7 +51,7 @@ impl Seen {
             .then(theirs)
             .flatten()
             .unwrap_or_else(telemetry::new_request_id);
-        Seen { started, id }
+        RequestTrace { started, id }
     }
 
     /// The request's id.
@@ -67,7 +63,7 @@ impl Seen {
     /// (worked out only for a log line): adds the id and logs it. Returns
     /// how long the answer took, for the metrics. Its security headers are
     /// in already.
-    pub fn answered<B>(
+    pub fn finish<B>(
         self,
         method: &Method,
         path: &str,
@@ -96,19 +92,27 @@ impl Seen {
     }
 }
 
-/// The router's middleware: every request the front door passes on.
-pub async fn observe(State(state): State<SharedState>, mut req: Request, next: Next) -> Response {
-    let peer = peer(req.extensions());
-    let seen = Seen::new(&state, Instant::now(), peer, req.headers());
+/// The middleware of the router and the page pipeline: every request the
+/// dispatcher hands on.
+/// Every request the dispatcher hands on carries its connection's peer
+/// ([`ConnectInfo`]).
+pub async fn observe(
+    State(state): State<SharedState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    mut req: Request,
+    next: Next,
+) -> Response {
+    let trace = RequestTrace::new(&state, Instant::now(), peer, req.headers());
     let client = client_ip::resolve(peer, req.headers(), &state.config.trusted_proxies);
     // Handed on to the handlers: who asks, and the request's id.
     req.extensions_mut().insert(ClientIp(client));
-    req.headers_mut().insert(REQUEST_ID_HEADER, seen.id.clone());
+    req.headers_mut()
+        .insert(REQUEST_ID_HEADER, trace.id.clone());
     // Shared, not copied: every request passes here.
     let uri = req.uri().clone();
     let method = req.method().clone();
     let matched = req.extensions().get::<MatchedPath>().cloned();
-    let mut res = telemetry::with_request_id(seen.id().into(), next.run(req)).await;
+    let mut res = telemetry::with_request_id(trace.id().into(), next.run(req)).await;
     let label = res.extensions_mut().remove::<RouteLabel>();
     let route = match (&label, &matched) {
         (Some(l), _) => l.0.as_str(),
@@ -122,7 +126,7 @@ pub async fn observe(State(state): State<SharedState>, mut req: Request, next: N
         .load()
         .security
         .apply(uri.path(), res.headers_mut());
-    let seconds = seen.answered(&method, uri.path(), route, || client, &mut res);
+    let seconds = trace.finish(&method, uri.path(), route, || client, &mut res);
     state
         .metrics
         .observe_request(route, res.status().as_u16(), seconds);

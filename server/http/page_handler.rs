@@ -1,29 +1,78 @@
-//! Page requests in HTTP: the SSR catch-all, the front door's cache lookup
-//! and the route-data endpoint. Each resolves the request
-//! ([`pages::resolve`]); a cached page is answered with the bytes kept with
-//! it and nothing else (no loader, no JSON, no hashing, no formatting); any
-//! other is made by [`pages::make`]. The lookup of a page view is done by
-//! the front door ([`from_cache`], see [`super::front`]), so the handler
-//! here sees the misses.
+//! Pages in HTTP: the page pipeline behind the dispatcher
+//! ([`super::dispatch`]) and the route-data endpoint of client-side
+//! navigation.
+//!
+//! The pipeline takes a page request once, in this order:
+//!
+//! 1. [`latest`]: one of the site's own paths whose latest page shows the
+//!    data as it is now ([`pages::latest_for_path`]) is answered at once,
+//!    with the bytes and headers kept with the page and nothing else (no
+//!    loader, no JSON, no hashing, no formatting).
+//! 2. [`page`]: any other is resolved once ([`pages::resolve`]), looked up
+//!    in the page cache, and on a miss made ([`make::cached`], or
+//!    [`uncached`] for a page that is not kept), in the same call.
+//!
+//! Both get the same bookkeeping (request id, log line, metrics) and the
+//! same security headers (a cached page keeps them with its other header
+//! values), so a response does not show which way it came.
 
-use std::sync::Arc;
+use std::net::SocketAddr;
+use std::time::Instant;
 
 use axum::extract::{Query, Request, State};
-use axum::http::{header, HeaderMap, Method, StatusCode, Uri};
+use axum::http::{header, HeaderMap, Method, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
-use axum::{Extension, Json};
+use axum::{Extension, Json, Router};
+use hyper::body::Incoming;
 use serde::Deserialize;
+use tower_http::compression::CompressionLayer;
 
 use super::api::set_retry_after;
-use super::observe::RouteLabel;
+use super::observe::{self, RequestTrace, RouteLabel};
 use super::respond::{failed_response, uncached};
-use crate::client_ip::ClientIp;
+use crate::client_ip::{self, ClientIp};
 use crate::pages::make;
 use crate::pages::{self, load, Resolved};
-use crate::render::cache::{HotPage, Kept};
+use crate::render::cache::FullResponse;
 use crate::state::{AppState, SharedState};
 
-/// Every path that is not an API or asset route: a server-rendered page.
+/// Step 1: the latest page of one of the site's own paths, answered as the
+/// request comes off the wire (see [`pages::latest_for_path`]); None hands
+/// the request to [`pipeline`].
+pub fn latest(
+    state: &AppState,
+    started: Instant,
+    peer: SocketAddr,
+    request: &hyper::Request<Incoming>,
+) -> Option<FullResponse> {
+    let (method, uri, headers) = (request.method(), request.uri(), request.headers());
+    let site = state.site.load();
+    let latest = pages::latest_for_path(state, &site, method, uri.path(), uri.query())?;
+    state.metrics.page_cache_hits.inc();
+    let mut res = latest.page.page(headers);
+    let trace = RequestTrace::new(state, started, peer, headers);
+    let client = || client_ip::resolve(peer, headers, &state.config.trusted_proxies);
+    let seconds = trace.finish(method, uri.path(), latest.id.name(), client, &mut res);
+    latest.count_view(&state.metrics, res.status(), seconds);
+    Some(res)
+}
+
+/// Step 2, as a service: [`page`] for every path, under the router's
+/// middleware (the request's id, log line, metrics and security headers;
+/// compression for a page made for one request).
+pub fn pipeline(state: SharedState) -> Router {
+    Router::new()
+        .fallback(page)
+        .layer(CompressionLayer::new())
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            observe::observe,
+        ))
+        .with_state(state)
+}
+
+/// A page request that step 1 did not answer: resolved once, then answered
+/// from the page cache, or made.
 pub async fn page(
     State(state): State<SharedState>,
     Extension(client): Extension<ClientIp>,
@@ -31,30 +80,33 @@ pub async fn page(
 ) -> Response {
     let (uri, headers) = (request.uri(), request.headers());
     let site = state.site();
-    let (route, plan, key) =
-        match pages::resolve(&state, &site, request.method(), uri.path(), uri.query()) {
-            Resolved::Page { route, plan, key } => (route, plan, key),
-            Resolved::Canonical(target) => return Redirect::permanent(&target).into_response(),
-            Resolved::MethodNotAllowed => {
-                return (
-                    StatusCode::METHOD_NOT_ALLOWED,
-                    [(header::ALLOW, "GET, HEAD")],
-                    "Method not allowed",
-                )
-                    .into_response();
-            }
-        };
+    let resolved = pages::resolve(&state, &site, request.method(), uri.path(), uri.query());
+    let (route, plan, key) = match resolved {
+        Resolved::Page { route, plan, key } => (route, plan, key),
+        Resolved::Canonical(target) => return Redirect::permanent(&target).into_response(),
+        Resolved::MethodNotAllowed => {
+            let allow = [(header::ALLOW, "GET, HEAD")];
+            return (StatusCode::METHOD_NOT_ALLOWED, allow, "Method not allowed").into_response();
+        }
+    };
     note_not_found(&state, &route, uri.path());
     let mut res = match key {
-        // The front door looked the page up already and did not find it (a
-        // page inserted since is handed back without a render).
-        Some(key) => {
-            state.metrics.page_cache_misses.inc();
-            match make::cached(&state, &site, &route, key, plan, client.0).await {
-                Ok(page) => page.page_response(headers),
-                Err(failed) => failed_response(&failed),
+        Some(key) => match state.pages.get(&key).await {
+            Some(hit) => {
+                pages::remember_for_path(&site, &route, &key, &hit);
+                state.metrics.page_cache_hits.inc();
+                hit.page_response(headers)
             }
-        }
+            None => {
+                // Made once however many ask together (a page inserted
+                // since the lookup is handed back without a render).
+                state.metrics.page_cache_misses.inc();
+                match make::cached(&state, &site, &route, key, plan, client.0).await {
+                    Ok(page) => page.page_response(headers),
+                    Err(failed) => failed_response(&failed),
+                }
+            }
+        },
         None => {
             let loaded = load::load(&state, &site.content, &route, plan, client.0).await;
             uncached(&state, &site, &route, loaded).await
@@ -65,45 +117,16 @@ pub async fn page(
     res
 }
 
-/// A page view answered from the page cache: a GET or HEAD of a page of the
-/// route table whose finished page is kept. It reads no data and formats
-/// nothing (see the module's notes); None leaves the request to the router,
-/// whose page handler makes the page (a miss), redirects, or answers the
-/// 404 (an unknown path is left to it, to be counted and logged there).
-/// Returns the response and the page it showed (the metrics' route label).
-pub async fn from_cache(
-    state: &AppState,
-    method: &Method,
-    uri: &Uri,
-    headers: &HeaderMap,
-) -> Option<(Kept, String)> {
-    let site = state.site();
-    let Resolved::Page {
-        route,
-        key: Some(key),
-        ..
-    } = pages::resolve(state, &site, method, uri.path(), uri.query())
-    else {
-        return None;
-    };
-    let hit = state.pages.get(&key).await?;
-    pages::keep_hot(&site, &route, &key, &hit);
-    state.metrics.page_cache_hits.inc();
-    Some((hit.page(headers), route.page.name().to_owned()))
-}
-
-/// A page view the front door answers from the site's hot pages
-/// ([`pages::hot`]): the same response as [`from_cache`] would give, found
-/// by the path alone, without waiting on anything.
-pub fn from_hot(
-    state: &AppState,
-    method: &Method,
-    uri: &Uri,
-    headers: &HeaderMap,
-) -> Option<(Kept, Arc<HotPage>)> {
-    let hot = pages::hot(state, &state.site.load(), method, uri.path(), uri.query())?;
-    state.metrics.page_cache_hits.inc();
-    Some((hot.page.page(headers), hot))
+/// The router's answer to a path under one of its segments that none of
+/// its routes takes (`/api/nope`): what the page pipeline answers for a
+/// path the route table does not match (the 404 page; a redirect to the
+/// path's one form; 405 for a method other than GET and HEAD).
+pub async fn not_found(
+    state: State<SharedState>,
+    client: Extension<ClientIp>,
+    request: Request,
+) -> Response {
+    page(state, client, request).await
 }
 
 /// Spec: an unknown route is logged. Crawlers ask for thousands, so at INFO
@@ -145,7 +168,7 @@ pub async fn route_data(
             .into_response();
     };
     let site = state.site();
-    // split_route_url gives the canonical path: a page, always.
+    // split_route_url gives the path in its one form: a page, always.
     let Resolved::Page { route, plan, key } =
         pages::resolve(&state, &site, &Method::GET, &path, query)
     else {
@@ -175,31 +198,20 @@ pub async fn route_data(
     res
 }
 
-/// `/path?query` as the canonical path (no trailing slash) and the query;
-/// None unless it is a path on this site (`//host` is another site).
+/// `/path?query` as the path in its one form ([`pages::canonical_path`])
+/// and the query; None unless it is a path on this site (`//host` is
+/// another site).
 pub fn split_route_url(url: &str) -> Option<(String, Option<&str>)> {
     let rest = url.strip_prefix('/')?;
     if rest.starts_with('/') || rest.starts_with('\\') {
         return None;
     }
-    let (path, query) = match rest.split_once('?') {
-        Some((p, q)) => (format!("/{p}"), Some(q)),
-        None => (format!("/{rest}"), None),
+    let (path, query) = match url.split_once('?') {
+        Some((p, q)) => (p, Some(q)),
+        None => (url, None),
     };
-    let path = path.split('#').next().unwrap_or("/").to_owned();
-    let path = if path.len() > 1 {
-        path.trim_end_matches('/').to_owned()
-    } else {
-        path
-    };
-    Some((
-        if path.is_empty() {
-            "/".to_owned()
-        } else {
-            path
-        },
-        query,
-    ))
+    let path = path.split('#').next().unwrap_or("/");
+    Some((pages::canonical_path(path).into_owned(), query))
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 use std::net::IpAddr;
 use std::time::Duration;
 
-use super::plan::{parse_query, Plan};
+use super::plan::Plan;
 use crate::content::routes::{PageId, RouteMatch};
 use crate::content::Content;
 use crate::contract::{
@@ -59,14 +59,6 @@ pub async fn load(
         }
         Err(page) => page,
     };
-    // The query as the plan kept it: only what the page reads.
-    let params = parse_query(plan.render_url.split_once('?').map(|(_, q)| q));
-    let param = |name: &str| {
-        params
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.clone())
-    };
     let mut retry_after = None;
     // Exhaustive: a page given data in content/routes.json does not compile
     // until it has its arm here.
@@ -83,7 +75,7 @@ pub async fn load(
                 PageData::Blog(BlogData {
                     posts: content.blog.list(),
                     post,
-                    kind: param("type"),
+                    kind: plan.param("type").map(str::to_owned),
                 }),
             )
         }
@@ -100,7 +92,7 @@ pub async fn load(
                 team: state.team.get().value.to_vec(),
             }),
         ),
-        DataPage::Success => match param("session_id") {
+        DataPage::Success => match plan.param("session_id").map(str::to_owned) {
             None => (
                 200,
                 PageData::Success(SuccessData {
@@ -159,13 +151,14 @@ pub async fn load(
         DataPage::Terms => (
             200,
             PageData::Terms(TermsData {
+                // A daily page's version is its day (`plan::version_now`).
                 today: date_of_day(plan.version),
             }),
         ),
         DataPage::Contact => (
             200,
             PageData::Contact(ContactData {
-                submitted: param("submitted").is_some(),
+                submitted: plan.param("submitted").is_some(),
                 error: None,
                 values: None,
             }),

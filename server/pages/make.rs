@@ -41,7 +41,8 @@ impl Failed {
 }
 
 /// The cached page under `key`, made if it is not there yet; the front
-/// door answers its path with it from now on ([`super::keep_hot`]).
+/// pipeline answers its path with it from now on
+/// ([`super::remember_for_path`]).
 pub async fn cached(
     state: &AppState,
     site: &Site,
@@ -50,7 +51,7 @@ pub async fn cached(
     plan: super::Plan,
     client: IpAddr,
 ) -> Result<Arc<CachedPage>, Arc<Failed>> {
-    let hot_key = key.clone();
+    let key_of_page = key.clone();
     let page = state
         .pages
         .try_get_with(key, async {
@@ -72,7 +73,7 @@ pub async fn cached(
             Ok(Arc::new(page))
         })
         .await?;
-    super::keep_hot(site, route, &hot_key, &page);
+    super::remember_for_path(site, route, &key_of_page, &page);
     Ok(page)
 }
 

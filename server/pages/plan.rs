@@ -2,7 +2,7 @@
 //! and the route's facts alone, without reading any data (every page view
 //! starts here, and a cache hit ends right after).
 
-use crate::content::routes::{CachePolicy, PageId, RouteMatch};
+use crate::content::routes::{CachePolicy, NamedValues, ParamValues, RouteMatch};
 use crate::content::Content;
 use crate::state::AppState;
 
@@ -12,8 +12,12 @@ use crate::state::AppState;
 #[derive(Debug, Clone)]
 pub struct Plan {
     pub render_url: String,
+    /// The query parameters the page reads (its route's `"query"`), with
+    /// the values given, in the route's order: what its loader reads.
+    pub params: Vec<(String, String)>,
     /// The team's or the price list's version on /about and /pricing, the
-    /// day on /terms; 0 where the data is fixed for the process.
+    /// day on a daily page (/terms); 0 where the data is fixed for the
+    /// process.
     pub version: u64,
     /// False for pages that carry what a visitor submitted, and for URLs
     /// not worth a place in the cache (unknown routes and filters).
@@ -28,14 +32,25 @@ impl Plan {
     pub fn private(render_url: &str) -> Plan {
         Plan {
             render_url: render_url.to_owned(),
+            params: Vec::new(),
             version: 0,
             cacheable: false,
             cache_control: CachePolicy::Private.header(),
         }
     }
+
+    /// The value of the query parameter `name`, when the page reads it and
+    /// the request gave one.
+    pub fn param(&self, name: &str) -> Option<&str> {
+        self.params
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
 }
 
-/// The plan of `path?query` on `route`.
+/// The plan of `path?query` on `route`: the parameters its route declares
+/// are read (the first of each name), every other one is ignored.
 pub fn plan(
     state: &AppState,
     content: &Content,
@@ -44,44 +59,31 @@ pub fn plan(
     route: &RouteMatch,
 ) -> Plan {
     let mut policy = route.facts.cache;
-    // The query parameters each page reads; every other one is ignored.
-    let params = parse_query(query);
-    let param = |name: &str| {
-        params
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    };
-    let mut kept: Vec<(&str, &str)> = Vec::new();
-    match route.page {
-        PageId::Blog => {
-            if let Some(t) = param("type").filter(|t| !t.is_empty() && *t != "All") {
-                kept.push(("type", t));
-                // Any string is a filter (it matches no post), but only the
-                // real types are worth a place in the cache.
-                if !content.blog.has_type(t) {
-                    policy = CachePolicy::Revalidate;
-                }
+    let mut params = Vec::new();
+    if !route.query.is_empty() {
+        let given: Vec<(String, String)> = form_urlencoded::parse(query.unwrap_or("").as_bytes())
+            .into_owned()
+            .collect();
+        for param in route.query.iter() {
+            let first = given.iter().find(|(k, _)| *k == param.name);
+            let Some(value) = first.and_then(|(_, v)| param.read(v)) else {
+                continue;
+            };
+            // Any string is a filter (it matches no post), but only the
+            // real types are worth a place in the cache.
+            if param.values == ParamValues::Named(NamedValues::PostTypes)
+                && !content.blog.has_type(value)
+            {
+                policy = CachePolicy::Revalidate;
             }
+            params.push((param.name.clone(), value.to_owned()));
         }
-        PageId::Success => {
-            if let Some(id) = param("session_id").filter(|s| !s.is_empty()) {
-                kept.push(("session_id", id));
-            }
-        }
-        PageId::Pricing => {
-            if let Some(b) = param("billing").filter(|b| *b == "monthly" || *b == "yearly") {
-                kept.push(("billing", b));
-            }
-        }
-        PageId::Contact if param("submitted") == Some("1") => kept.push(("submitted", "1")),
-        _ => {}
     }
     let (version, cacheable) = version_now(state, policy).map_or((0, false), |v| (v, true));
     let mut render_url = path.to_owned();
-    if !kept.is_empty() {
+    if !params.is_empty() {
         let mut q = form_urlencoded::Serializer::new(String::new());
-        for (k, v) in kept {
+        for (k, v) in &params {
             q.append_pair(k, v);
         }
         render_url.push('?');
@@ -89,6 +91,7 @@ pub fn plan(
     }
     Plan {
         render_url,
+        params,
         version,
         cacheable,
         cache_control: policy.header(),
@@ -108,12 +111,6 @@ pub fn version_now(state: &AppState, policy: CachePolicy) -> Option<u64> {
         // not kept, so a crawler walking random paths cannot fill the cache).
         CachePolicy::Private | CachePolicy::Revalidate => None,
     }
-}
-
-pub(crate) fn parse_query(query: Option<&str>) -> Vec<(String, String)> {
-    form_urlencoded::parse(query.unwrap_or("").as_bytes())
-        .into_owned()
-        .collect()
 }
 
 /// Days since 1970-01-01 (UTC): the version of a daily page.

@@ -3,7 +3,7 @@
 //! change), the URL the page was rendered for (the path plus only the query
 //! parameters its loader reads) and the version of the changing data it
 //! shows (the team's, the price list's, the day's; see
-//! [`crate::pages::load::plan`]). All three are known before any data is
+//! [`crate::pages::plan`]). All three are known before any data is
 //! read, so a hit costs one lookup; new data is a new version, so nothing
 //! needs invalidating.
 //!
@@ -125,7 +125,7 @@ impl Encoded {
     /// The response in the encoding the client prefers, or 304 when the
     /// client's copy (`If-None-Match`) is this one. Nothing is formatted;
     /// the headers are one copy of a finished map, the body is shared.
-    fn respond(&self, status: StatusCode, request: &HeaderMap) -> Kept {
+    fn respond(&self, status: StatusCode, request: &HeaderMap) -> FullResponse {
         let i = preferred_encoding(request) as usize;
         let etag = self.etags[i].as_bytes();
         let current = request.get(header::IF_NONE_MATCH).is_some_and(|v| {
@@ -134,11 +134,11 @@ impl Encoded {
                 .any(|t| matches_etag(t, etag))
         });
         let mut res = if current {
-            let mut res = Kept::new(Full::default());
+            let mut res = FullResponse::new(Full::default());
             *res.status_mut() = StatusCode::NOT_MODIFIED;
             res
         } else {
-            let mut res = Kept::new(Full::new(self.bodies[i].clone()));
+            let mut res = FullResponse::new(Full::new(self.bodies[i].clone()));
             *res.status_mut() = status;
             res
         };
@@ -195,8 +195,8 @@ impl CachedPage {
 
     /// The page, for a request with these headers, its body as kept. Its
     /// headers are complete: the security headers are in (see
-    /// [`crate::http::front`]).
-    pub fn page(&self, request: &HeaderMap) -> Kept {
+    /// [`crate::http::page_handler`]).
+    pub fn page(&self, request: &HeaderMap) -> FullResponse {
         self.html.respond(self.status, request)
     }
 
@@ -211,23 +211,24 @@ impl CachedPage {
     }
 }
 
-/// A kept page as an answer: its body shared with the cache, not boxed.
-pub type Kept = axum::http::Response<Full<Bytes>>;
+/// A response whose whole body is in memory: a cached page's answer, its
+/// body shared with the cache, not boxed.
+pub type FullResponse = axum::http::Response<Full<Bytes>>;
 
 pub type PageCache = Cache<PageKey, Arc<CachedPage>>;
 
 /// The pages of one site's page list ([`crate::content::Content::page_paths`])
-/// as last made, found by the request's path alone: what the front door
-/// answers from ([`crate::pages::hot`]). One slot per path, made with the
+/// as last made, found by the request's path alone: what the page pipeline
+/// answers from first ([`crate::pages::latest_for_path`]). One slot per path, made with the
 /// site, so nothing a visitor asks for adds one; a slot holds what the page
 /// cache last gave for the path, with the version of the data it shows, and
 /// a page out of date (another version now) is left to the page cache.
-pub struct HotPages {
-    slots: HashMap<Box<str>, ArcSwapOption<HotPage>, FxBuildHasher>,
+pub struct PagesByPath {
+    slots: HashMap<Box<str>, ArcSwapOption<LatestPage>, FxBuildHasher>,
 }
 
-/// A page in its slot.
-pub struct HotPage {
+/// The page last made for one of the site's paths, in its slot.
+pub struct LatestPage {
     pub page: Arc<CachedPage>,
     pub id: PageId,
     /// What its data is (the route's cache policy), and which version of it.
@@ -239,9 +240,9 @@ pub struct HotPage {
     views: [OnceLock<Histogram>; 2],
 }
 
-impl HotPage {
-    pub fn new(page: Arc<CachedPage>, id: PageId, policy: CachePolicy, version: u64) -> HotPage {
-        HotPage {
+impl LatestPage {
+    pub fn new(page: Arc<CachedPage>, id: PageId, policy: CachePolicy, version: u64) -> LatestPage {
+        LatestPage {
             page,
             id,
             policy,
@@ -251,7 +252,7 @@ impl HotPage {
     }
 
     /// Counts a view of it answered with `status` that took `seconds`.
-    pub fn viewed(&self, metrics: &Metrics, status: StatusCode, seconds: f64) {
+    pub fn count_view(&self, metrics: &Metrics, status: StatusCode, seconds: f64) {
         let i = match status {
             s if s == self.page.status => 0,
             StatusCode::NOT_MODIFIED => 1,
@@ -263,9 +264,9 @@ impl HotPage {
     }
 }
 
-impl HotPages {
-    pub fn new(paths: impl IntoIterator<Item = String>) -> HotPages {
-        HotPages {
+impl PagesByPath {
+    pub fn new(paths: impl IntoIterator<Item = String>) -> PagesByPath {
+        PagesByPath {
             slots: paths
                 .into_iter()
                 .map(|p| (p.into_boxed_str(), ArcSwapOption::empty()))
@@ -274,14 +275,14 @@ impl HotPages {
     }
 
     /// The page last kept for `path`, if it is one of the site's.
-    pub fn get(&self, path: &str) -> Option<arc_swap::Guard<Option<Arc<HotPage>>>> {
+    pub fn get(&self, path: &str) -> Option<arc_swap::Guard<Option<Arc<LatestPage>>>> {
         self.slots.get(path).map(ArcSwapOption::load)
     }
 
     /// Keeps `page` for `url` when the URL is a path of the site's list (a
     /// URL with a query has no slot), unless the slot holds it already (a
     /// page cache hit for `/pricing?utm=...` keeps `/pricing` again).
-    pub fn keep(&self, url: &str, page: HotPage) {
+    pub fn remember(&self, url: &str, page: LatestPage) {
         let Some(slot) = self.slots.get(url) else {
             return;
         };
@@ -308,8 +309,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_the_sites_own_paths_have_a_hot_slot() {
-        let hot = HotPages::new(["/".to_owned(), "/about".to_owned()]);
+    fn only_the_sites_own_paths_have_a_slot() {
+        let by_path = PagesByPath::new(["/".to_owned(), "/about".to_owned()]);
         let page = || {
             Arc::new(CachedPage::new(
                 200,
@@ -320,39 +321,39 @@ mod tests {
             ))
         };
         assert!(
-            hot.get("/about").is_some_and(|slot| slot.is_none()),
+            by_path.get("/about").is_some_and(|slot| slot.is_none()),
             "a slot, empty until a page is kept"
         );
-        hot.keep(
+        by_path.remember(
             "/about",
-            HotPage::new(page(), PageId::About, CachePolicy::Team, 7),
+            LatestPage::new(page(), PageId::About, CachePolicy::Team, 7),
         );
         assert_eq!(
-            hot.get("/about").unwrap().as_ref().map(|p| p.version),
+            by_path.get("/about").unwrap().as_ref().map(|p| p.version),
             Some(7)
         );
         // A URL with a query, or a path outside the list, gets no slot.
-        hot.keep(
+        by_path.remember(
             "/about?x=1",
-            HotPage::new(page(), PageId::About, CachePolicy::Team, 8),
+            LatestPage::new(page(), PageId::About, CachePolicy::Team, 8),
         );
-        hot.keep(
+        by_path.remember(
             "/ab%6Fut",
-            HotPage::new(page(), PageId::About, CachePolicy::Team, 8),
+            LatestPage::new(page(), PageId::About, CachePolicy::Team, 8),
         );
-        assert!(hot.get("/about?x=1").is_none() && hot.get("/ab%6Fut").is_none());
+        assert!(by_path.get("/about?x=1").is_none() && by_path.get("/ab%6Fut").is_none());
         assert_eq!(
-            hot.get("/about").unwrap().as_ref().map(|p| p.version),
+            by_path.get("/about").unwrap().as_ref().map(|p| p.version),
             Some(7)
         );
         // The page it holds already, kept again: the slot is left as it is.
-        let held = hot.get("/about").unwrap().as_ref().unwrap().clone();
-        hot.keep(
+        let held = by_path.get("/about").unwrap().as_ref().unwrap().clone();
+        by_path.remember(
             "/about",
-            HotPage::new(held.page.clone(), PageId::About, CachePolicy::Team, 7),
+            LatestPage::new(held.page.clone(), PageId::About, CachePolicy::Team, 7),
         );
         assert!(Arc::ptr_eq(
-            hot.get("/about").unwrap().as_ref().unwrap(),
+            by_path.get("/about").unwrap().as_ref().unwrap(),
             &held
         ));
     }

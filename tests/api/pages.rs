@@ -212,6 +212,41 @@ async fn trailing_slashes_redirect_to_the_canonical_path() {
 }
 
 #[tokio::test]
+async fn a_page_has_one_url_and_other_spellings_redirect_to_it() {
+    let app = spawn_app().await;
+    // Percent-encoded letters, digits and `-._~` are the same URL: one form,
+    // which the client router (it does not decode paths) hydrates too.
+    for (spelling, plain) in [
+        ("/blog/nfc%2Dintegration", "/blog/nfc-integration"),
+        ("/ab%6Fut/?x=1", "/about?x=1"),
+        ("/%70ricing", "/pricing"),
+    ] {
+        let res = app.raw_get(spelling).await;
+        assert_eq!(res.status, 308, "{spelling}");
+        assert_eq!(res.header("location"), Some(plain), "{spelling}");
+        let again = app.raw_get(plain).await;
+        assert_eq!(again.status, 200, "{plain}");
+        let html = again.text();
+        let canonical = html
+            .split(r#"<link rel="canonical" href=""#)
+            .nth(1)
+            .unwrap();
+        let canonical = canonical.split('"').next().unwrap();
+        let path = plain.split('?').next().unwrap();
+        assert!(
+            canonical.ends_with(path),
+            "{plain}: the canonical link is {canonical}"
+        );
+    }
+    // A reserved character stays encoded: `%2F` is not a `/`.
+    assert_eq!(app.raw_get("/blog%2Fnfc-integration").await.status, 404);
+    // `//host/` is no spelling of a path here: never a redirect to `//host`.
+    let res = app.raw_get("//evil.example/").await;
+    assert_eq!(res.status, 404);
+    assert_eq!(res.header("location"), None);
+}
+
+#[tokio::test]
 async fn hashed_assets_are_immutable_and_precompressed() {
     let app = spawn_app().await;
     let (_, html) = app.get_text("/").await;
