@@ -84,13 +84,8 @@ pub struct ServeArgs {
     #[arg(long, env = "SAMPLE_TEAM")]
     pub sample_team: bool,
 
-    /// Database: `sqlite://...` (default: a file under ./data/) or `postgres://...`.
-    #[arg(
-        long,
-        env = "DATABASE_URL",
-        default_value = "sqlite://data/citizen-site.db"
-    )]
-    pub database_url: String,
+    #[command(flatten)]
+    pub database: DatabaseArgs,
 
     /// Stripe secret key; without it every plan shows 'Contact us for pricing'.
     #[arg(long, env = "STRIPE_SECRET_KEY", hide_env_values = true)]
@@ -108,21 +103,8 @@ pub struct ServeArgs {
     )]
     pub stripe_api_base: String,
 
-    /// Notion integration token; without it intro requests are only stored.
-    #[arg(long, env = "NOTION_TOKEN", hide_env_values = true)]
-    pub notion_token: Option<String>,
-
-    /// Notion database that receives intro requests.
-    #[arg(long, env = "NOTION_DATABASE_ID")]
-    pub notion_database_id: Option<String>,
-
-    /// Notion API base URL (tests point it at a local stand-in).
-    #[arg(
-        long,
-        env = "NOTION_API_BASE",
-        default_value = "https://api.notion.com"
-    )]
-    pub notion_api_base: String,
+    #[command(flatten)]
+    pub notion: NotionArgs,
 
     /// Render workers (V8 isolates); 0 means one per CPU.
     #[arg(long, env = "SSR_WORKERS", default_value_t = 0)]
@@ -179,6 +161,40 @@ pub struct ServeArgs {
     /// before another process may retry it (after a crash).
     #[arg(long, env = "INTRO_LEASE_SECS", default_value_t = 60)]
     pub intro_lease_secs: u64,
+}
+
+/// The site's database, as the server and the operator's commands take it.
+#[derive(Args, Debug, Clone)]
+pub struct DatabaseArgs {
+    /// Database: `sqlite://...` (default: a file under ./data/) or `postgres://...`.
+    #[arg(
+        long,
+        env = "DATABASE_URL",
+        default_value = "sqlite://data/citizen-site.db",
+        global = true
+    )]
+    pub database_url: String,
+}
+
+/// Notion, which receives the intro requests: as the server and
+/// `citizen-site intro retry` take it.
+#[derive(Args, Debug, Clone)]
+pub struct NotionArgs {
+    /// Notion integration token; without it intro requests are only stored.
+    #[arg(long, env = "NOTION_TOKEN", hide_env_values = true)]
+    pub notion_token: Option<String>,
+
+    /// Notion database that receives intro requests.
+    #[arg(long, env = "NOTION_DATABASE_ID")]
+    pub notion_database_id: Option<String>,
+
+    /// Notion API base URL (tests point it at a local stand-in).
+    #[arg(
+        long,
+        env = "NOTION_API_BASE",
+        default_value = "https://api.notion.com"
+    )]
+    pub notion_api_base: String,
 }
 
 impl ServeArgs {
@@ -340,8 +356,12 @@ pub struct RenderHooks {
     pub script: Option<std::sync::Arc<str>>,
     /// Called on the worker thread with each URL before it is rendered (a
     /// test makes the worker panic, or holds it).
-    pub before_render: Option<std::sync::Arc<dyn Fn(&str) + Send + Sync>>,
+    pub before_render: Option<BeforeRender>,
 }
+
+/// A test's call before each render (see [`RenderHooks::before_render`]).
+#[cfg(feature = "test-hooks")]
+pub type BeforeRender = std::sync::Arc<dyn Fn(&str) + Send + Sync>;
 
 #[cfg(feature = "test-hooks")]
 impl RenderHooks {
@@ -419,13 +439,13 @@ impl Config {
             },
             tls,
             sample_team: a.sample_team,
-            database_url: a.database_url,
+            database_url: a.database.database_url,
             stripe_secret_key: blank(a.stripe_secret_key),
             stripe_webhook_secret: blank(a.stripe_webhook_secret),
             stripe_api_base: a.stripe_api_base,
-            notion_token: blank(a.notion_token),
-            notion_database_id: blank(a.notion_database_id),
-            notion_api_base: a.notion_api_base,
+            notion_token: blank(a.notion.notion_token),
+            notion_database_id: blank(a.notion.notion_database_id),
+            notion_api_base: a.notion.notion_api_base,
             // Pool sizing, measured with bench/run.mjs on 2 cores: one isolate
             // per core saturates the CPU (a render is pure CPU; more isolates
             // only add ~10 MB each and context switches). 64 waiting renders
@@ -526,7 +546,7 @@ fn tls_settings(a: &ServeArgs) -> anyhow::Result<Option<TlsSettings>> {
             };
             let cache_dir = match &a.acme_cache_dir {
                 Some(dir) => dir.clone(),
-                None => sqlite_dir(&a.database_url)
+                None => sqlite_dir(&a.database.database_url)
                     .unwrap_or_else(|| PathBuf::from("data"))
                     .join("acme"),
             };

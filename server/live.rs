@@ -85,3 +85,32 @@ mod tests {
         assert_eq!(live.set(vec![]), Some(2));
     }
 }
+
+/// Something that happens once (the pages are prerendered), which any task
+/// can check at once or wait for, without polling.
+#[derive(Debug)]
+pub struct Flag(tokio::sync::watch::Sender<bool>);
+
+impl Default for Flag {
+    fn default() -> Flag {
+        Flag(tokio::sync::watch::Sender::new(false))
+    }
+}
+
+impl Flag {
+    /// It has happened; every waiter wakes.
+    pub fn set(&self) {
+        self.0.send_replace(true);
+    }
+
+    pub fn is_set(&self) -> bool {
+        *self.0.borrow()
+    }
+
+    /// Returns once it has happened.
+    pub async fn wait(&self) {
+        let mut changes = self.0.subscribe();
+        // The sender is `self`, alive for this whole call: never an error.
+        let _ = changes.wait_for(|set| *set).await;
+    }
+}

@@ -67,13 +67,7 @@ async fn main() -> anyhow::Result<()> {
         }
     }
     let mut server = tokio::spawn(app.run_until(shutdown_signal()));
-    let ready = async {
-        state.site().front.pool.wait_ready().await?;
-        while !state.ready.load(std::sync::atomic::Ordering::Acquire) {
-            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
-        }
-        Ok::<(), String>(())
-    };
+    let ready = state.wait_ready();
     tokio::select! {
         // Stopped (a signal) before it was ready.
         stopped = &mut server => return stopped?,

@@ -30,8 +30,8 @@ pub struct AppState {
     /// Running when Notion keys are set.
     pub forwarder: Option<ForwarderHandle>,
     pub payments: Payments,
-    /// Isolates loaded and every static page prerendered.
-    pub ready: std::sync::atomic::AtomicBool,
+    /// Every static page is prerendered (in `dev`: set at start).
+    pub prerendered: crate::live::Flag,
     /// Shutdown has begun: `/readyz` says so while in-flight requests finish.
     pub draining: std::sync::atomic::AtomicBool,
     pub metrics: Metrics,
@@ -44,6 +44,15 @@ impl AppState {
     /// The site as it is now; a request keeps the one it started with.
     pub fn site(&self) -> Arc<Site> {
         self.site.load_full()
+    }
+
+    /// Returns once the site is ready for visitors: every isolate has loaded
+    /// the bundle and every static page is prerendered; or why the bundle
+    /// cannot run.
+    pub async fn wait_ready(&self) -> Result<(), String> {
+        self.site().front.pool.wait_ready().await?;
+        self.prerendered.wait().await;
+        Ok(())
     }
 
     /// Reads the team table again (see [`crate::team::refresh`]).

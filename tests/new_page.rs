@@ -106,6 +106,12 @@ fn a_page_added_as_the_readme_says_is_routed_rendered_and_listed() {
         "name = \"citizen-site-new-page\"",
         2,
     );
+    // Its tests' dependency on itself (the test hooks) follows the name.
+    let renamed = renamed.replacen(
+        "citizen-site = { path = \".\"",
+        "citizen-site-new-page = { path = \".\"",
+        1,
+    );
     assert_ne!(renamed, cargo_toml);
     std::fs::write(&manifest, renamed).unwrap();
 

@@ -4,10 +4,11 @@ use std::time::Duration;
 
 use anyhow::{bail, Context};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
-use clap::{Args, Subcommand, ValueEnum};
+use clap::{Subcommand, ValueEnum};
 use serde_json::{json, Value};
 
 use super::{clip, print_json, printable, rfc3339, table, utc};
+use crate::config::NotionArgs;
 use crate::db::{now_ms, Db};
 use crate::intake::forwarder;
 use crate::intake::notion::NotionClient;
@@ -65,21 +66,6 @@ pub enum Format {
     Csv,
     /// One array of objects, as `intro list --json`.
     Json,
-}
-
-/// Notion, as the server is given it.
-#[derive(Args, Debug)]
-pub struct NotionArgs {
-    #[arg(long, env = "NOTION_TOKEN", hide_env_values = true)]
-    notion_token: Option<String>,
-    #[arg(long, env = "NOTION_DATABASE_ID")]
-    notion_database_id: Option<String>,
-    #[arg(
-        long,
-        env = "NOTION_API_BASE",
-        default_value = "https://api.notion.com"
-    )]
-    notion_api_base: String,
 }
 
 fn state_parser() -> impl TypedValueParser<Value = State> {
@@ -389,67 +375,65 @@ fn show(r: &Record) -> String {
     out
 }
 
-/// A record for scripts: the stored fields, times in RFC 3339 (UTC).
-fn record_json(r: &Record) -> Value {
-    json!({
-        "id": r.id,
-        "received_at": rfc3339(r.received_at),
-        "status": r.state.as_str(),
-        "name": r.name,
-        "contact_person": r.contact_person,
-        "email": r.email,
-        "website": r.website,
-        "description": r.description,
-        "tags": r.tags,
-        "attempts": r.attempts,
-        "next_attempt_at": r.next_attempt_at.map(rfc3339),
-        "last_error": r.last_error,
-        "notion_page_id": r.notion_page_id,
-        "forwarded_at": r.forwarded_at.map(rfc3339),
-    })
-}
+/// A stored field of a record, for scripts and spreadsheets: its name, and
+/// its value (times in RFC 3339, UTC).
+type Field = (&'static str, fn(&Record) -> Value);
 
-const CSV_HEADER: [&str; 13] = [
-    "id",
-    "received_at",
-    "status",
-    "name",
-    "contact_person",
-    "email",
-    "website",
-    "description",
-    "tags",
-    "attempts",
-    "last_error",
-    "notion_page_id",
-    "forwarded_at",
+/// Every stored field, in order: what `--json` and the exports carry.
+const FIELDS: [Field; 14] = [
+    ("id", |r| json!(r.id)),
+    ("received_at", |r| json!(rfc3339(r.received_at))),
+    ("status", |r| json!(r.state.as_str())),
+    ("name", |r| json!(r.name)),
+    ("contact_person", |r| json!(r.contact_person)),
+    ("email", |r| json!(r.email)),
+    ("website", |r| json!(r.website)),
+    ("description", |r| json!(r.description)),
+    ("tags", |r| json!(r.tags)),
+    ("attempts", |r| json!(r.attempts)),
+    ("next_attempt_at", |r| json!(r.next_attempt_at.map(rfc3339))),
+    ("last_error", |r| json!(r.last_error)),
+    ("notion_page_id", |r| json!(r.notion_page_id)),
+    ("forwarded_at", |r| json!(r.forwarded_at.map(rfc3339))),
 ];
 
-/// The records as RFC 4180 CSV for a spreadsheet. A cell a spreadsheet
-/// would run as a formula (one starting with `=`, `+`, `-` or `@`) is
-/// written with a leading `'`, which shows it as text.
+/// A record for scripts: every stored field.
+fn record_json(r: &Record) -> Value {
+    Value::Object(
+        FIELDS
+            .iter()
+            .map(|(name, value)| (name.to_string(), value(r)))
+            .collect(),
+    )
+}
+
+/// The fields a spreadsheet gets: all but when the next try is due (the
+/// forwarder's schedule, not the request's).
+fn csv_fields() -> impl Iterator<Item = &'static Field> {
+    FIELDS.iter().filter(|(name, _)| *name != "next_attempt_at")
+}
+
+/// The records as RFC 4180 CSV for a spreadsheet: text as it is, tags
+/// joined with `; `, an absent value empty. A cell a spreadsheet would run
+/// as a formula (one starting with `=`, `+`, `-` or `@`) is written with a
+/// leading `'`, which shows it as text.
 fn to_csv(found: &[Record]) -> anyhow::Result<String> {
     let mut out = csv::WriterBuilder::new()
         .terminator(csv::Terminator::CRLF)
         .from_writer(Vec::new());
-    out.write_record(CSV_HEADER)?;
+    out.write_record(csv_fields().map(|(name, _)| name))?;
     for r in found {
-        let cells = [
-            r.id.clone(),
-            rfc3339(r.received_at),
-            r.state.to_string(),
-            r.name.clone(),
-            r.contact_person.clone(),
-            r.email.clone(),
-            r.website.clone(),
-            r.description.clone(),
-            r.tags.join("; "),
-            r.attempts.to_string(),
-            r.last_error.clone().unwrap_or_default(),
-            r.notion_page_id.clone().unwrap_or_default(),
-            r.forwarded_at.map(rfc3339).unwrap_or_default(),
-        ];
-        out.write_record(cells.iter().map(|c| not_a_formula(c)))?;
+        let cells = csv_fields().map(|(_, value)| match value(r) {
+            Value::String(s) => s,
+            Value::Null => String::new(),
+            Value::Array(items) => items
+                .iter()
+                .filter_map(Value::as_str)
+                .collect::<Vec<_>>()
+                .join("; "),
+            other => other.to_string(),
+        });
+        out.write_record(cells.map(|c| not_a_formula(&c)))?;
     }
     let bytes = out
         .into_inner()

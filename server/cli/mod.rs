@@ -16,22 +16,12 @@ pub mod team;
 use std::path::PathBuf;
 
 use anyhow::{bail, Context};
-use clap::{Args, Subcommand};
+use clap::Subcommand;
 
 use crate::db::Db;
 
-/// The database a command works on.
-#[derive(Args, Debug, Clone)]
-pub struct Database {
-    /// The site's database (the server's default unless DATABASE_URL says otherwise).
-    #[arg(
-        long,
-        env = "DATABASE_URL",
-        default_value = "sqlite://data/citizen-site.db",
-        global = true
-    )]
-    pub database_url: String,
-}
+/// The database a command works on: the server's (`DATABASE_URL`).
+pub use crate::config::DatabaseArgs as Database;
 
 #[derive(Subcommand, Debug)]
 pub enum Operate {

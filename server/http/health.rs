@@ -27,7 +27,7 @@ pub async fn healthz() -> (StatusCode, &'static str) {
 /// ready, as visitors' requests are kept.
 pub async fn readyz(State(state): State<SharedState>) -> Response {
     let isolates = state.site().front.pool.is_ready();
-    let prerendered = state.ready.load(Ordering::Acquire);
+    let prerendered = state.prerendered.is_set();
     let database = state.db.is_up();
     let draining = state.draining.load(Ordering::Acquire);
     let ready = isolates && prerendered && database && !draining;

@@ -17,7 +17,7 @@
 //! [`crate::config::RenderHooks`]).
 
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -55,16 +55,17 @@ struct Job {
 #[derive(Clone)]
 pub struct SsrPool {
     queue: flume::Sender<Job>,
-    status: Arc<PoolStatus>,
+    status: Arc<tokio::sync::watch::Sender<PoolStatus>>,
     workers: usize,
 }
 
-/// How far the workers got creating their first isolate.
-#[derive(Default)]
+/// How far the workers got creating their first isolate, watched by
+/// [`SsrPool::wait_ready`].
+#[derive(Default, Clone)]
 struct PoolStatus {
-    ready: AtomicUsize,
+    ready: usize,
     /// Why a worker could not create its first isolate (a broken bundle).
-    failure: Mutex<Option<String>>,
+    failure: Option<String>,
 }
 
 impl SsrPool {
@@ -72,7 +73,7 @@ impl SsrPool {
     /// workers; [`SsrPool::is_ready`] turns true once all have loaded the bundle.
     pub fn start(cfg: &SsrConfig) -> SsrPool {
         let (tx, rx) = flume::bounded::<Job>(cfg.queue);
-        let status = Arc::new(PoolStatus::default());
+        let status = Arc::new(tokio::sync::watch::Sender::new(PoolStatus::default()));
         for id in 0..cfg.workers {
             let rx = rx.clone();
             let status = status.clone();
@@ -101,21 +102,20 @@ impl SsrPool {
     }
 
     pub fn is_ready(&self) -> bool {
-        self.status.ready.load(Ordering::Acquire) >= self.workers
+        self.status.borrow().ready >= self.workers
     }
 
     /// Waits until every isolate has evaluated the bundle, or fails with the
     /// reason the bundle could not be evaluated.
     pub async fn wait_ready(&self) -> Result<(), String> {
-        loop {
-            if let Some(why) = self.status.failure.lock().unwrap().clone() {
-                return Err(why);
-            }
-            if self.is_ready() {
-                return Ok(());
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
+        let mut changes = self.status.subscribe();
+        let workers = self.workers;
+        let settled = changes
+            .wait_for(|s| s.failure.is_some() || s.ready >= workers)
+            .await;
+        // The pool holds the sender: it cannot be dropped while waited on.
+        let status = settled.map(|s| s.clone()).unwrap_or_default();
+        status.failure.map_or(Ok(()), Err)
     }
 
     /// Renders `url` with the route's loader data (`bootstrap`, JSON).
@@ -152,7 +152,7 @@ fn supervise(
     bundle: Source,
     deadline: Duration,
     rx: flume::Receiver<Job>,
-    status: Arc<PoolStatus>,
+    status: Arc<tokio::sync::watch::Sender<PoolStatus>>,
 ) {
     let mut first = true;
     loop {
@@ -164,7 +164,7 @@ fn supervise(
             Ok(Err(why)) => {
                 // The bundle itself is broken: no restart can fix that.
                 tracing::error!(worker = id, error = %why, "SSR bundle failed to evaluate");
-                *status.failure.lock().unwrap() = Some(why);
+                status.send_modify(|s| s.failure = Some(why));
                 return;
             }
             Err(_) => {
@@ -180,7 +180,7 @@ fn worker(
     bundle: &Source,
     deadline: Duration,
     rx: &flume::Receiver<Job>,
-    status: &PoolStatus,
+    status: &tokio::sync::watch::Sender<PoolStatus>,
     first: &mut bool,
 ) -> Result<(), String> {
     let tokio_rt = tokio::runtime::Builder::new_current_thread()
@@ -191,7 +191,7 @@ fn worker(
     let watchdog = Watchdog::spawn(id);
     let mut isolate = Isolate::new(bundle)?;
     if std::mem::take(first) {
-        status.ready.fetch_add(1, Ordering::AcqRel);
+        status.send_modify(|s| s.ready += 1);
         tracing::debug!(worker = id, "SSR isolate ready");
     }
 

@@ -156,21 +156,10 @@ pub async fn spawn_app_with(tweak: impl FnOnce(&mut Config)) -> TestApp {
     let server = tokio::spawn(app.run_until(async move {
         let _ = stopped.await;
     }));
-    tokio::time::timeout(
-        Duration::from_secs(30),
-        state.site().front.pool.wait_ready(),
-    )
-    .await
-    .expect("isolates ready in time")
-    .expect("bundle evaluates");
-    let ready = state.clone();
-    assert!(
-        eventually(30, || async {
-            ready.ready.load(std::sync::atomic::Ordering::Acquire)
-        })
-        .await,
-        "prerendered in time"
-    );
+    tokio::time::timeout(Duration::from_secs(60), state.wait_ready())
+        .await
+        .expect("isolates loaded and pages prerendered in time")
+        .expect("bundle evaluates");
     let client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .timeout(Duration::from_secs(30))

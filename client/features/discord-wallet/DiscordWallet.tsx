@@ -11,6 +11,7 @@ import {
 import { DiscordChat } from "./DiscordChat";
 import { ExternalLink } from "../../components/ExternalLink";
 import { IconCards } from "../../components/Grids";
+import { CallToAction, OutlineLink } from "../../components/CallToAction";
 import { PageHero } from "../../components/PageHero";
 import { Icon } from "../../lib/icons/Icon";
 import { DISCORD_ICONS } from "./icons";
@@ -92,20 +93,18 @@ export default function DiscordWallet(_props: PageProps) {
         />
       </section>
 
-      <section aria-labelledby="discord-cta-heading" className="bg-[#4752c4] text-white">
-        <div className="mx-auto max-w-3xl px-4 py-16 text-center sm:px-6 lg:px-8">
-          <h2 id="discord-cta-heading" className="text-3xl font-bold">{DISCORD_TEXT.ctaTitle}</h2>
-          <p className="mt-4 text-lg text-white">{DISCORD_TEXT.ctaText}</p>
-          <div className="mt-8 flex flex-col justify-center gap-3 sm:flex-row">
-            <Link to="/pricing" className="rounded-lg bg-white px-6 py-3 font-semibold text-[#3c45a5] hover:bg-indigo-50">
-              {DISCORD_TEXT.pricingLink}
-            </Link>
-            <Link to="/contact" className="rounded-lg border border-white/70 px-6 py-3 font-semibold text-white hover:bg-white/10">
-              Request an Intro
-            </Link>
-          </div>
-        </div>
-      </section>
+      <CallToAction
+        id="discord-cta-heading"
+        title={DISCORD_TEXT.ctaTitle}
+        text={DISCORD_TEXT.ctaText}
+        band="bg-[#4752c4]"
+        lineColour="text-white"
+      >
+        <Link to="/pricing" className="rounded-lg bg-white px-6 py-3 font-semibold text-[#3c45a5] hover:bg-indigo-50">
+          {DISCORD_TEXT.pricingLink}
+        </Link>
+        <OutlineLink to="/contact">Request an Intro</OutlineLink>
+      </CallToAction>
     </>
   );
 }

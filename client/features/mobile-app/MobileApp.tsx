@@ -9,6 +9,7 @@ import {
 } from "../../../content/site/products";
 import { IconCards } from "../../components/Grids";
 import { MobileStoreButtons } from "../../components/MobileStoreButtons";
+import { CallToAction, OutlineLink } from "../../components/CallToAction";
 import { PageHero } from "../../components/PageHero";
 import { Icon } from "../../lib/icons/Icon";
 import { MOBILE_ICONS } from "./icons";
@@ -107,20 +108,18 @@ export default function MobileApp(_props: PageProps) {
         />
       </section>
 
-      <section aria-labelledby="mobile-cta-heading" className="bg-slate-900 text-white">
-        <div className="mx-auto max-w-3xl px-4 py-16 text-center sm:px-6 lg:px-8">
-          <h2 id="mobile-cta-heading" className="text-3xl font-bold">{MOBILE_TEXT.ctaTitle}</h2>
-          <p className="mt-4 text-lg text-slate-300">{MOBILE_TEXT.ctaText}</p>
-          <div className="mt-8 flex flex-col justify-center gap-3 sm:flex-row">
-            <Link to="/pricing" className="rounded-lg bg-white px-6 py-3 font-semibold text-slate-900 hover:bg-slate-100">
-              See Pricing
-            </Link>
-            <Link to="/contact" className="rounded-lg border border-white/70 px-6 py-3 font-semibold text-white hover:bg-white/10">
-              Request an Intro
-            </Link>
-          </div>
-        </div>
-      </section>
+      <CallToAction
+        id="mobile-cta-heading"
+        title={MOBILE_TEXT.ctaTitle}
+        text={MOBILE_TEXT.ctaText}
+        band="bg-slate-900"
+        lineColour="text-slate-300"
+      >
+        <Link to="/pricing" className="rounded-lg bg-white px-6 py-3 font-semibold text-slate-900 hover:bg-slate-100">
+          See Pricing
+        </Link>
+        <OutlineLink to="/contact">Request an Intro</OutlineLink>
+      </CallToAction>
     </>
   );
 }

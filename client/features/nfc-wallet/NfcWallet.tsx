@@ -6,6 +6,7 @@ import { NFC_AUDIENCES, NFC_STEPS, NFC_TEXT } from "../../../content/site/produc
 import { ExternalLink } from "../../components/ExternalLink";
 import { IconCards } from "../../components/Grids";
 import { NfcAudienceCard } from "./NfcAudienceCard";
+import { CallToAction, OutlineLink } from "../../components/CallToAction";
 import { PageHero } from "../../components/PageHero";
 import { Icon } from "../../lib/icons/Icon";
 import { NFC_ICONS } from "./icons";
@@ -105,21 +106,19 @@ export default function NfcWallet(_props: PageProps) {
         </ExternalLink>
       </section>
 
-      <section aria-labelledby="nfc-cta-heading" className="bg-gradient-to-br from-brand-600 to-brand-700 text-white">
-        <div className="mx-auto max-w-3xl px-4 py-16 text-center sm:px-6 lg:px-8">
-          <h2 id="nfc-cta-heading" className="text-3xl font-bold">{NFC_TEXT.ctaTitle}</h2>
-          <p className="mt-4 text-lg text-brand-50">{NFC_TEXT.ctaText}</p>
-          <div className="mt-8 flex flex-col justify-center gap-3 sm:flex-row">
-            <Link to="/contact" className="inline-flex items-center justify-center gap-2 rounded-lg bg-white px-6 py-3 font-semibold text-brand-700 hover:bg-brand-50">
-              Request an Intro
-              <ArrowRight className="h-4 w-4" aria-hidden="true" />
-            </Link>
-            <Link to="/pricing" className="rounded-lg border border-white/70 px-6 py-3 font-semibold text-white hover:bg-white/10">
-              See Pricing
-            </Link>
-          </div>
-        </div>
-      </section>
+      <CallToAction
+        id="nfc-cta-heading"
+        title={NFC_TEXT.ctaTitle}
+        text={NFC_TEXT.ctaText}
+        band="bg-gradient-to-br from-brand-600 to-brand-700"
+        lineColour="text-brand-50"
+      >
+        <Link to="/contact" className="inline-flex items-center justify-center gap-2 rounded-lg bg-white px-6 py-3 font-semibold text-brand-700 hover:bg-brand-50">
+          Request an Intro
+          <ArrowRight className="h-4 w-4" aria-hidden="true" />
+        </Link>
+        <OutlineLink to="/pricing">See Pricing</OutlineLink>
+      </CallToAction>
     </>
   );
 }

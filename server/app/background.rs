@@ -1,0 +1,110 @@
+//! What runs beside the requests while the server runs, each loop its own
+//! function: the team and the price list read again (so a page view never
+//! waits on the database or Stripe), idle clients forgotten, the pages
+//! prerendered at start, and the intro requests' forwarder. Each holds the
+//! state weakly, so it ends when the server is gone.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::task::JoinHandle;
+
+use crate::config::Config;
+use crate::db::Db;
+use crate::intake::forwarder::{self, ForwarderHandle};
+use crate::intake::notion::NotionClient;
+use crate::metrics::Metrics;
+use crate::state::AppState;
+
+/// Reads the team table every `TEAM_REFRESH_SECS`: a change made with
+/// `citizen-site team` shows on /about within that long.
+pub fn refresh_team(state: &Arc<AppState>) -> JoinHandle<()> {
+    let (weak, every) = (Arc::downgrade(state), state.config.team_refresh);
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(every).await;
+            let Some(state) = weak.upgrade() else { return };
+            state.refresh_team().await;
+        }
+    })
+}
+
+/// Reads Stripe's price list when the last read says (every minute, or
+/// sooner after a failure); ends at once when Stripe is off.
+pub fn refresh_prices(state: &Arc<AppState>) -> JoinHandle<()> {
+    let weak = Arc::downgrade(state);
+    tokio::spawn(async move {
+        loop {
+            let Some(state) = weak.upgrade() else { return };
+            // None: Stripe is off, and the list is empty for good.
+            let Some(next) = state.payments.refresh_prices().await else {
+                return;
+            };
+            drop(state);
+            tokio::time::sleep(next).await;
+        }
+    })
+}
+
+/// Every minute, forgets the clients the rate limits and the session
+/// lookups have not seen lately.
+pub fn forget_idle_clients(state: &Arc<AppState>) -> JoinHandle<()> {
+    let weak = Arc::downgrade(state);
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(Duration::from_secs(60));
+        loop {
+            every.tick().await;
+            let Some(state) = weak.upgrade() else { return };
+            state.limiter.forget_idle();
+            state.payments.forget_idle();
+        }
+    })
+}
+
+/// Reads the team and the prices, then renders every static page into the
+/// cache once the isolates are loaded; `/readyz` turns ready after, so the
+/// first visitors never wait on V8.
+pub fn prerender(state: &Arc<AppState>) {
+    let state = state.clone();
+    tokio::spawn(async move {
+        tokio::join!(state.refresh_team(), state.payments.price_list());
+        if state.site().front.pool.wait_ready().await.is_ok() {
+            let started = std::time::Instant::now();
+            let n = crate::pages::make::prerender(&state).await;
+            tracing::info!(pages = n, took = ?started.elapsed(), "prerendered");
+            state.prerendered.set();
+        }
+    });
+}
+
+/// The forwarder of intro requests to Notion, with its stalled-backlog
+/// watch (pushed on `tasks`), when Notion's keys are set.
+pub fn start_forwarder(
+    config: &Config,
+    db: &Db,
+    metrics: &Metrics,
+    tasks: &mut Vec<JoinHandle<()>>,
+) -> Option<(ForwarderHandle, JoinHandle<()>)> {
+    let (Some(token), Some(database)) = (&config.notion_token, &config.notion_database_id) else {
+        tracing::info!("Notion forwarding is off (NOTION_TOKEN / NOTION_DATABASE_ID unset): intro requests are stored only");
+        return None;
+    };
+    let t = &config.timeouts;
+    let notion = NotionClient::with_timeouts(
+        &config.notion_api_base,
+        token,
+        database,
+        t.notion_connect,
+        t.notion_request,
+    );
+    let worker = format!("{}-{}", std::process::id(), uuid::Uuid::new_v4());
+    tasks.push(forwarder::spawn_watch(db.clone()));
+    let unreadable = metrics.intro_tags_unreadable.clone();
+    Some(forwarder::spawn(
+        db.clone(),
+        notion,
+        worker,
+        config.intro_lease,
+        unreadable,
+    ))
+}

@@ -1,0 +1,138 @@
+//! The listening sockets the application serves: plain HTTP behind a
+//! proxy, or HTTPS with the HTTP port's redirect (and the tasks that keep
+//! its certificate current).
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use anyhow::Context;
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+
+use crate::client_ip::Networks;
+use crate::config::{CertSource, Config, TlsSettings};
+use crate::edge::{self, certs::Certs, redirect::Redirect, Addresses, Limits};
+use crate::http::dispatch::Dispatcher;
+
+/// The bound sockets: plain HTTP, or HTTPS and the HTTP port's redirect.
+pub enum Listeners {
+    Plain(TcpListener),
+    Tls {
+        https: TcpListener,
+        http: TcpListener,
+        acceptor: tokio_rustls::TlsAcceptor,
+        redirect: Redirect,
+    },
+}
+
+impl Listeners {
+    /// Binds what `config` asks for. With HTTPS, the certificate's tasks
+    /// (the ACME robot, or the watch on the operator's files) are started
+    /// and returned, to be stopped with the server.
+    pub async fn bind(config: &Config) -> anyhow::Result<(Listeners, Vec<JoinHandle<()>>)> {
+        warn_if_few_open_files(config);
+        let Some(tls) = &config.tls else {
+            return Ok((
+                Listeners::Plain(bind(config.addr, "ADDR").await?),
+                Vec::new(),
+            ));
+        };
+        let (certs, tasks) = certificates(tls)?;
+        let listeners = Listeners::Tls {
+            https: bind(tls.https_addr, "HTTPS_ADDR").await?,
+            http: bind(tls.http_addr, "HTTP_ADDR").await?,
+            acceptor: tokio_rustls::TlsAcceptor::from(edge::certs::server_config(certs.clone())),
+            redirect: Redirect::new(&config.site_url, tls.domains(), certs),
+        };
+        Ok((listeners, tasks))
+    }
+
+    pub fn addresses(&self) -> Addresses {
+        let of = |l: &TcpListener| l.local_addr().expect("a bound listener has an address");
+        match self {
+            Listeners::Plain(l) => Addresses {
+                main: of(l),
+                redirect: None,
+            },
+            Listeners::Tls { https, http, .. } => Addresses {
+                main: of(https),
+                redirect: Some(of(http)),
+            },
+        }
+    }
+
+    /// Serves every listener until `stopped()` resolves, then until their
+    /// connections have finished (see [`edge::serve`]).
+    pub async fn serve<F>(
+        self,
+        dispatcher: Dispatcher,
+        limits: Limits,
+        exempt: Networks,
+        stopped: impl Fn() -> F,
+    ) where
+        F: Future<Output = ()>,
+    {
+        let connection = |peer| dispatcher.connection(peer);
+        match self {
+            Listeners::Plain(listener) => {
+                edge::serve(listener, None, connection, limits, exempt, stopped()).await
+            }
+            Listeners::Tls {
+                https,
+                http,
+                acceptor,
+                redirect,
+            } => {
+                let redirects = edge::Axum::per_connection(redirect);
+                tokio::join!(
+                    edge::serve(
+                        https,
+                        Some(acceptor),
+                        connection,
+                        limits.clone(),
+                        exempt.clone(),
+                        stopped()
+                    ),
+                    edge::serve(http, None, redirects, limits, exempt, stopped()),
+                );
+            }
+        }
+    }
+}
+
+/// The certificate store HTTPS serves from, filled from the operator's
+/// files or by ACME, and the task that keeps it current.
+fn certificates(tls: &TlsSettings) -> anyhow::Result<(Arc<Certs>, Vec<JoinHandle<()>>)> {
+    let certs = Certs::new();
+    let task = match &tls.certs {
+        CertSource::Files { cert, key } => {
+            let served = edge::certs::load_files(cert, key).map_err(|e| anyhow::anyhow!(e))?;
+            let valid_until = edge::certs::rfc3339(served.info.not_after);
+            tracing::info!(serial = %served.info.serial, %valid_until, "HTTPS: TLS_CERT is in service");
+            certs.deploy(served);
+            edge::certs::watch_files(certs.clone(), cert.clone(), key.clone())
+        }
+        CertSource::Acme(acme) => edge::acme::start(acme.clone(), certs.clone())?,
+    };
+    Ok((certs, vec![task]))
+}
+
+/// One descriptor per connection: says so when the process may open fewer
+/// files than `MAX_CONNECTIONS` needs (after raising its limit where it may).
+fn warn_if_few_open_files(config: &Config) {
+    let open_files = edge::raise_open_files();
+    if (open_files as usize) < config.limits.max_connections + 256 {
+        tracing::warn!(
+            open_files,
+            max_connections = config.limits.max_connections,
+            "the open-file limit is below MAX_CONNECTIONS: raise LimitNOFILE / ulimit -n"
+        );
+    }
+}
+
+async fn bind(addr: SocketAddr, variable: &str) -> anyhow::Result<TcpListener> {
+    TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("{variable}: cannot listen on {addr}"))
+}

@@ -1,0 +1,266 @@
+//! Assembles configuration -> state -> listeners, and runs the server:
+//! [`Application::build`] is the list of what a running site starts;
+//! [`Application::run_until`] serves until told to stop, then drains.
+
+mod background;
+mod listeners;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use anyhow::Context;
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+use crate::config::Config;
+use crate::db::sqlite_file::ServerLock;
+use crate::db::Db;
+use crate::dev;
+use crate::edge::Addresses;
+use crate::http;
+use crate::live::Flag;
+use crate::metrics::Metrics;
+use crate::payments::Payments;
+use crate::rate_limit::ClientLimiter;
+use crate::render::cache;
+use crate::site::Site;
+use crate::state::{AppState, SharedState};
+use listeners::Listeners;
+
+/// Unknown-route requests logged a minute at most (every one is counted in
+/// `/metrics` as `http_not_found_total`).
+pub const NOT_FOUND_LOG_PER_MINUTE: u32 = 20;
+
+pub struct Application {
+    listeners: Listeners,
+    state: SharedState,
+    /// Running as `dev`: its reload events (routed, and closed at shutdown).
+    dev: Option<dev::DevHandle>,
+    forwarder_task: Option<JoinHandle<()>>,
+    /// The SQLite database's server lock (see `db::sqlite_file`).
+    _db_lock: Option<ServerLock>,
+    /// The loops of [`background`], the database monitor and the
+    /// certificate's tasks: stopped with the server.
+    background: Vec<JoinHandle<()>>,
+}
+
+impl Application {
+    /// Binds the listeners and starts the isolate pool; the pool loads and
+    /// the static pages are prerendered in the background (`/readyz` says
+    /// when). With `config.dev` set, it serves that checkout's sources
+    /// instead: it returns once their first build is done, and reloads on
+    /// every change.
+    pub async fn build(config: Config) -> anyhow::Result<Application> {
+        // A Stripe key that cannot work stops the start, before anything runs.
+        let payments = Payments::new(&config)?;
+        // The message catalogue is parsed now, not by the first request
+        // that shows a message.
+        crate::messages::messages();
+        crate::db::sqlite_file::make_folder(&config.database_url)?;
+        let (listeners, mut tasks) = Listeners::bind(&config).await?;
+        let (site, dev_server) = site(&config).await?;
+        // Held while the server runs: `citizen-site restore` refuses meanwhile.
+        let db_lock = config
+            .sqlite_path()
+            .map(|file| ServerLock::hold(&file))
+            .transpose()?;
+        let db = open_database(&config).await?;
+        tasks.push(db.spawn_monitor());
+        let metrics = Metrics::new();
+        let forwarder = background::start_forwarder(&config, &db, &metrics, &mut tasks);
+        let state = Arc::new(AppState {
+            pages: cache::new_cache(config.page_cache_capacity),
+            site: arc_swap::ArcSwap::from_pointee(site),
+            db,
+            team: crate::live::Live::new(Vec::new()),
+            forwarder: forwarder.as_ref().map(|(handle, _)| handle.clone()),
+            payments,
+            prerendered: Flag::default(),
+            draining: AtomicBool::new(false),
+            metrics,
+            limiter: ClientLimiter::new(config.post_rate),
+            not_found_log: crate::telemetry::LogSampler::new(NOT_FOUND_LOG_PER_MINUTE),
+            config,
+        });
+        tasks.push(background::forget_idle_clients(&state));
+        tasks.push(background::refresh_team(&state));
+        tasks.push(background::refresh_prices(&state));
+        let dev = dev_server.as_ref().map(dev::DevServer::handle);
+        match dev_server {
+            // Pages are rendered when asked for: each change clears them anyway.
+            Some(server) => {
+                tasks.push(server.spawn(Arc::downgrade(&state)));
+                let first = state.clone();
+                tokio::spawn(async move { first.refresh_team().await });
+                state.prerendered.set();
+            }
+            None => background::prerender(&state),
+        }
+        Ok(Application {
+            listeners,
+            state,
+            dev,
+            forwarder_task: forwarder.map(|(_, task)| task),
+            _db_lock: db_lock,
+            background: tasks,
+        })
+    }
+
+    /// Where the site is served: the plain HTTP address, or the HTTPS one.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addresses().main
+    }
+
+    pub fn addresses(&self) -> Addresses {
+        self.listeners.addresses()
+    }
+
+    pub fn state(&self) -> SharedState {
+        self.state.clone()
+    }
+
+    /// Serves until `shutdown` resolves. Then it stops accepting
+    /// connections, says so on `/readyz`, lets in-flight requests finish for
+    /// at most the shutdown grace (then drops them), and stops the
+    /// forwarder within the same bound (a forward cut short is retried by
+    /// another process when its lease runs out), then closes the database.
+    pub async fn run_until(
+        self,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> anyhow::Result<()> {
+        let Application {
+            listeners,
+            state,
+            dev,
+            forwarder_task,
+            background,
+            ..
+        } = self;
+        // `dev` alone has the reload script and its events.
+        let extra = dev.clone().map_or_else(axum::Router::new, dev::routes);
+        let dispatcher =
+            http::dispatch::Dispatcher::new(state.clone(), http::router(state.clone(), extra));
+        let grace = state.config.shutdown_grace;
+        let (stop, begun) = (Flag::default(), OnceLock::<Instant>::new());
+        let begin = async {
+            shutdown.await;
+            tracing::info!(grace = ?grace, "shutting down: no new connections; finishing in-flight requests");
+            state.draining.store(true, Ordering::Release);
+            if let Some(dev) = &dev {
+                dev.close();
+            }
+            if let Some(forwarder) = &state.forwarder {
+                forwarder.stop();
+            }
+            let _ = begun.set(Instant::now());
+            stop.set();
+        };
+        let (limits, exempt) = (
+            state.config.limits.clone(),
+            state.config.trusted_proxies.clone(),
+        );
+        let serve = listeners.serve(dispatcher, limits, exempt, || stop.wait());
+        let cut_off = async {
+            stop.wait().await;
+            tokio::time::sleep(grace).await;
+        };
+        tokio::select! {
+            _ = async { tokio::join!(serve, begin) } => {}
+            _ = cut_off => tracing::warn!(grace = ?grace, "in-flight requests outlived the shutdown grace; closing them"),
+        }
+        let deadline = begun.get().map_or_else(Instant::now, |at| *at + grace);
+        stop_the_rest(&state, forwarder_task, background, deadline).await;
+        tracing::info!("stopped");
+        Ok(())
+    }
+}
+
+/// The site to serve: the one compiled in, or `dev`'s first build of the
+/// checkout (with the dev server that makes the next ones).
+async fn site(config: &Config) -> anyhow::Result<(Site, Option<dev::DevServer>)> {
+    match &config.dev {
+        None => Ok((
+            Site::embedded(config).context("bundled content is malformed")?,
+            None,
+        )),
+        Some(root) => {
+            let (site, server) = dev::start(root, config).await?;
+            Ok((site, Some(server)))
+        }
+    }
+}
+
+/// The site's database, migrated (with the sample team in an empty table
+/// when asked). One that cannot be reached is not fatal: pages still
+/// render without it (an empty team list), and the monitor migrates it once
+/// it is reachable.
+async fn open_database(config: &Config) -> anyhow::Result<Db> {
+    let db = Db::connect_lazy_with(&config.database_url, &config.timeouts)?;
+    match db.migrate().await {
+        Ok(()) if config.sample_team => match crate::team::seed_sample(&db).await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(
+                members = n,
+                "the team table was empty: the sample team is in it (dev, or --sample-team)"
+            ),
+            Err(e) => tracing::warn!(error = %e, "the sample team could not be added"),
+        },
+        Ok(()) => {}
+        Err(e) => {
+            tracing::error!(error = %e, "the database is unreachable at start; serving without it until it is back")
+        }
+    }
+    Ok(db)
+}
+
+/// After the listeners: the forwarder gets until `deadline` (at least
+/// 100 ms) to finish the request in hand, the background tasks stop, and
+/// the database closes, which lets SQLite fold its write-ahead log into the
+/// database file: a stopped site's data is the file alone.
+async fn stop_the_rest(
+    state: &AppState,
+    forwarder: Option<JoinHandle<()>>,
+    background: Vec<JoinHandle<()>>,
+    deadline: Instant,
+) {
+    if let Some(task) = forwarder {
+        let deadline = deadline.max(Instant::now() + Duration::from_millis(100));
+        if tokio::time::timeout_at(deadline, task).await.is_err() {
+            tracing::warn!("the forwarder did not stop in time; its claimed request is retried when the lease runs out");
+        }
+    }
+    for task in background {
+        task.abort();
+    }
+    if tokio::time::timeout(Duration::from_secs(5), state.db.pool.close())
+        .await
+        .is_err()
+    {
+        tracing::warn!("database connections still in use after 5 s; closing without waiting");
+    }
+}
+
+/// Resolves on Ctrl-C (SIGINT) or SIGTERM.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => tracing::info!("interrupted (Ctrl-C)"),
+        _ = term => tracing::info!("SIGTERM received"),
+    }
+}
