@@ -1,7 +1,7 @@
 // Instructions per cached request, counted by valgrind's callgrind: a figure
 // that does not move with the machine's load, so it can hold the claim that a
 // cache hit costs what a static file costs, and show what a change to the hit
-// path saved (bench/run.mjs, row 1; README, Performance).
+// path saved (bench/run.mjs, row 1; docs/performance.md).
 //
 // Each server runs under callgrind in one process (ours as it runs in
 // production; nginx with master_process off and one worker). For each page
@@ -20,7 +20,7 @@
 // alone measures one run of our server only (the quick loop while cutting).
 // `--profile` measures `/` on the `profiling` build (the release build with
 // its symbols: same code, names to read), prints where the instructions go
-// by library and function, and writes bench/profile.json and the README's
+// by library and function, and writes bench/profile.json and docs/performance.md's
 // table of it.
 import { execFileSync } from "node:child_process";
 import crypto from "node:crypto";

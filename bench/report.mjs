@@ -1,24 +1,25 @@
-// The README's measured tables, written from the committed JSON output of
+// The guides' measured tables, written from the committed JSON output of
 // the commands that measure them, never by hand:
 //
-//   bench/results.json           <- node bench/run.mjs
-//   bench/profile.json           <- node bench/instructions.mjs --profile
-//   tests/lighthouse/results.json <- node tests/lighthouse/run.mjs --record
+//   bench/results.json            <- node bench/run.mjs                      -> docs/performance.md
+//   bench/profile.json            <- node bench/instructions.mjs --profile   -> docs/performance.md
+//   tests/lighthouse/results.json <- node tests/lighthouse/run.mjs --record  -> docs/search-engines.md
 //
-// Each command rewrites its table in README.md between its markers when it
-// finishes. `node bench/report.mjs` rewrites both from the JSON files;
-// `node bench/report.mjs --check` fails when README.md differs from them
+// Each command rewrites its table between its markers when it finishes.
+// `node bench/report.mjs` rewrites them all from the JSON files;
+// `node bench/report.mjs --check` fails when a guide differs from them
 // (cargo test runs it: tests/readme.rs).
 import fs from "node:fs";
 import path from "node:path";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
-const README = path.join(root, "README.md");
+/** Each JSON file: the guide its table is in, and how it is drawn. */
 const SOURCES = {
-  "bench/results.json": (r) => benchTable(r).rows,
-  "bench/profile.json": profileTable,
-  "tests/lighthouse/results.json": lighthouseTable,
+  "bench/results.json": { doc: "docs/performance.md", render: (r) => benchTable(r).rows },
+  "bench/profile.json": { doc: "docs/performance.md", render: profileTable },
+  "tests/lighthouse/results.json": { doc: "docs/search-engines.md", render: lighthouseTable },
 };
+const DOCS = [...new Set(Object.values(SOURCES).map((s) => s.doc))];
 
 /** Each gated row's target: what the table prints and what the run is
  *  checked against (one number, so the two cannot disagree). */
@@ -118,10 +119,10 @@ function latency(side) {
 
 /** What each library does for a cache hit (the profile's table). */
 const ROLES = {
-  hyper: "HTTP/1.1: reads the request head, calls the front door, writes the response head (each header's name and value into its buffer), queues head and body for one vectored write",
+  hyper: "HTTP/1.1: reads the request head, calls the connection's dispatcher, writes the response head (each header's name and value into its buffer), queues head and body for one vectored write",
   http: "header maps: each request header's name recognised and hashed into the request's map; Accept-Encoding and If-None-Match looked up",
   tokio: "the runtime: the connection's task woken when its socket is readable, polled, the socket read and written",
-  citizen_site: "the front door: the path's slot, the version check, the encoding and ETag, the request id, the metrics",
+  citizen_site: "the dispatcher and the page pipeline's first step: the path's slot, the version check, the encoding and ETag, the request id, the metrics",
   httparse: "finds the request line and splits the header lines (SIMD)",
   alloc: "the copy of the page's finished header map (its entries)",
   "libc: memcpy": "bytes copied: the response head into hyper's buffer, the request's parts out of its read buffer",
@@ -154,15 +155,16 @@ export function lighthouseTable(r) {
   return `${head}\n\n${markdown(["route", "Performance", "Accessibility", "Best Practices", "SEO"], rows)}`;
 }
 
-/** README.md with every table re-rendered from its JSON file. */
-function rendered(text) {
-  for (const [source, render] of Object.entries(SOURCES)) {
+/** The guide `doc` (its text) with each of its tables re-rendered from its JSON file. */
+function rendered(doc, text) {
+  for (const [source, { doc: home, render }] of Object.entries(SOURCES)) {
+    if (home !== doc) continue;
     const file = path.join(root, source);
     const open = `<!-- table: ${source} -->`;
     const close = `<!-- end table: ${source} -->`;
     const a = text.indexOf(open);
     const b = text.indexOf(close);
-    if (a < 0 || b < a) throw new Error(`README.md has no ${open} ... ${close} markers`);
+    if (a < 0 || b < a) throw new Error(`${doc} has no ${open} ... ${close} markers`);
     if (!fs.existsSync(file)) throw new Error(`${source} is missing: run its command`);
     const table = render(JSON.parse(fs.readFileSync(file, "utf8")));
     text = `${text.slice(0, a + open.length)}\n${table}\n${text.slice(b)}`;
@@ -170,16 +172,26 @@ function rendered(text) {
   return text;
 }
 
+/** Rewrites every guide's tables from the JSON files (each measuring command calls it). */
 export function writeReadme() {
-  fs.writeFileSync(README, rendered(fs.readFileSync(README, "utf8")));
+  for (const doc of DOCS) {
+    const file = path.join(root, doc);
+    fs.writeFileSync(file, rendered(doc, fs.readFileSync(file, "utf8")));
+  }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const now = fs.readFileSync(README, "utf8");
-  const want = rendered(now);
+  const stale = [];
+  for (const doc of DOCS) {
+    const file = path.join(root, doc);
+    const now = fs.readFileSync(file, "utf8");
+    const want = rendered(doc, now);
+    if (now !== want) stale.push(doc);
+    if (process.argv[2] !== "--check") fs.writeFileSync(file, want);
+  }
   if (process.argv[2] === "--check") {
-    if (now !== want) {
-      console.error("README.md's measured tables differ from the JSON they are written from: run `node bench/report.mjs` (or the command that measures them).");
+    if (stale.length) {
+      console.error(`${stale.join(", ")}: the measured tables differ from the JSON they are written from: run \`node bench/report.mjs\` (or the command that measures them).`);
       process.exit(1);
     }
     const { missed } = benchTable(JSON.parse(fs.readFileSync(path.join(root, "bench/results.json"), "utf8")));
@@ -187,8 +199,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       console.error(`bench/results.json records a run that missed its targets: ${missed.join("; ")}`);
       process.exit(1);
     }
-    console.log(`README.md's measured tables match ${Object.keys(SOURCES).join(", ")}, and the recorded run met every target.`);
-  } else {
-    fs.writeFileSync(README, want);
+    console.log(`${DOCS.join(" and ")}: the measured tables match ${Object.keys(SOURCES).join(", ")}, and the recorded run met every target.`);
   }
 }

@@ -1,7 +1,7 @@
-// The benchmark suite: `node bench/run.mjs` (see README, Performance).
+// The benchmark suite: `node bench/run.mjs` (see docs/performance.md).
 // Builds the release binary, starts it, and prints one table: each row our
 // figure, the peer's figure measured in the same run, and the ratio. The
-// README's table is written from its JSON output (bench/report.mjs).
+// docs/performance.md's table is written from its JSON output (bench/report.mjs).
 //
 //   1. cached pages, instructions per request: each of PAGES in gzip and
 //      brotli under valgrind's callgrind, against nginx serving the same
@@ -25,7 +25,7 @@
 // Exits non-zero when a row misses its target. Needs wrk, nginx with its
 // brotli_static module and valgrind (Debian: wrk nginx
 // libnginx-mod-http-brotli-static valgrind). Writes bench/results.json,
-// bench/results.svg and the README's table.
+// bench/results.svg and docs/performance.md's table.
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";

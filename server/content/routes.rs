@@ -21,7 +21,7 @@ include!(concat!(env!("OUT_DIR"), "/page_ids.rs"));
 /// (`content` when it says none). Browsers always revalidate (`max-age=0`;
 /// the ETag makes that a 304). `stale-while-revalidate` lets a shared cache
 /// answer at once with the copy it has while it fetches the next. The
-/// README's caching table says the same, and a test compares the two.
+/// caching table of docs/performance.md says the same, and a test compares the two.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 #[serde(rename_all = "lowercase", deny_unknown_fields)]
 pub enum CachePolicy {

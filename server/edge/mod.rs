@@ -16,7 +16,7 @@
 //! nothing, and a write the client does not read. A request's body is
 //! bounded where it is read (`http::api::body`). So a slow or hostile
 //! client holds at most its own connections, for seconds, and visitors are
-//! still served (README, "Facing the internet").
+//! still served (docs/deploy.md, "Facing the internet").
 
 pub mod acme;
 pub mod certs;

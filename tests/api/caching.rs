@@ -1,7 +1,7 @@
 //! The page cache as a visitor, an operator and a shared cache see it: a hit
 //! reads no data, a burst of requests for a new page renders it once, the
 //! team's changes still show within the stated bound, and every route tells
-//! shared caches what the README's table says.
+//! shared caches what the table of docs/performance.md says.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -291,12 +291,12 @@ async fn a_team_change_reaches_about_within_the_refresh_interval() {
     );
 }
 
-/// The README's Caching table: route -> Cache-Control.
+/// The Caching table of docs/performance.md: route -> Cache-Control.
 fn documented() -> HashMap<String, String> {
-    let readme = include_str!("../../README.md");
+    let readme = include_str!("../../docs/performance.md");
     let section = &readme[readme
         .find("## Caching")
-        .expect("a Caching section in the README")..];
+        .expect("a Caching section in docs/performance.md")..];
     let section = &section[..section[3..].find("\n## ").map_or(section.len(), |i| i + 3)];
     section
         .lines()
@@ -323,7 +323,7 @@ async fn every_route_sends_the_documented_cache_control_and_success_is_never_sha
     for (url, path, _) in routes() {
         let expected = table
             .get(&path)
-            .unwrap_or_else(|| panic!("{path} is not in the README's Caching table"));
+            .unwrap_or_else(|| panic!("{path} is not in the Caching table of docs/performance.md"));
         for target in [url.clone(), format!("/api/route-data?url={url}")] {
             let res = app.get(&target).await;
             assert_eq!(
@@ -333,7 +333,7 @@ async fn every_route_sends_the_documented_cache_control_and_success_is_never_sha
             );
         }
     }
-    // One `"cache"` name in content/routes.json is one policy in the README.
+    // One `"cache"` name in content/routes.json is one policy in docs/performance.md.
     let mut policies: HashMap<String, &str> = HashMap::new();
     for route in route_table() {
         let documented = table[&route.pattern].as_str();

@@ -329,20 +329,35 @@ pub fn element<'a>(html: &'a str, tag: &str) -> &'a str {
 
 /// A fresh, empty database of each kind the site supports: a SQLite file in
 /// `dir`, and a new PostgreSQL database on the local server
-/// (`TEST_POSTGRES_URL`, default postgres://postgres@127.0.0.1:5432/test).
-/// Each goes when its [`TestDb`] is dropped.
+/// ([`postgres_admin_url`]; SQLite alone in the quick tier). Each goes when
+/// its [`TestDb`] is dropped.
 pub async fn fresh_databases(dir: &std::path::Path) -> Vec<(&'static str, TestDb)> {
     let sqlite = dir.join(format!("db-{}.sqlite", uuid_like()));
-    vec![
-        (
-            "sqlite",
-            TestDb {
-                url: format!("sqlite://{}", sqlite.display()),
-                made: Made::Sqlite(sqlite),
-            },
-        ),
-        ("postgres", fresh_postgres().await),
-    ]
+    let url = format!("sqlite://{}", sqlite.display());
+    let mut dbs = vec![(
+        "sqlite",
+        TestDb {
+            url,
+            made: Made::Sqlite(sqlite),
+        },
+    )];
+    if let Some(postgres) = fresh_postgres().await {
+        dbs.push(("postgres", postgres));
+    }
+    dbs
+}
+
+/// The PostgreSQL server the database tests make their databases on:
+/// `TEST_POSTGRES_URL`, default postgres://postgres@127.0.0.1:5432/test.
+/// `TEST_POSTGRES_URL=none` is the quick tier (README, "Test it"): no
+/// PostgreSQL, so the database tests run on SQLite alone and the tests of
+/// PostgreSQL itself say they were skipped. `cargo test` (CI) has one.
+pub fn postgres_admin_url() -> Option<String> {
+    match std::env::var("TEST_POSTGRES_URL") {
+        Ok(url) if url == "none" => None,
+        Ok(url) => Some(url),
+        Err(_) => Some("postgres://postgres@127.0.0.1:5432/test".into()),
+    }
 }
 
 /// A database made for one test, removed when this is dropped: at the end
@@ -401,10 +416,14 @@ impl Drop for TestDb {
     }
 }
 
-pub async fn fresh_postgres() -> TestDb {
+/// A new, empty PostgreSQL database; None in the quick tier (see
+/// [`postgres_admin_url`]), which the calling test takes as skipped.
+pub async fn fresh_postgres() -> Option<TestDb> {
     use sqlx::Connection;
-    let admin = std::env::var("TEST_POSTGRES_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
+    let Some(admin) = postgres_admin_url() else {
+        eprintln!("skipped on PostgreSQL: TEST_POSTGRES_URL=none (the quick tier)");
+        return None;
+    };
     let name = format!("citizen_test_{}", uuid_like());
     let mut conn = sqlx::postgres::PgConnection::connect(&admin)
         .await
@@ -414,10 +433,10 @@ pub async fn fresh_postgres() -> TestDb {
         .await
         .expect("create test database");
     let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap_or(&admin);
-    TestDb {
+    Some(TestDb {
         url: format!("{base}/{name}"),
         made: Made::Postgres { admin, name },
-    }
+    })
 }
 
 pub fn uuid_like() -> String {

@@ -74,11 +74,11 @@ async fn metrics_count_requests_renders_cache_queue_and_pending_requests() {
     assert!(!text.contains("no-such-page"));
 }
 
-/// The README's list of metrics and what `/metrics` has are the same set:
-/// neither a metric the README names that does not exist, nor one it
+/// The operator guide's list of metrics (docs/operate.md) and what `/metrics` has are the same set:
+/// neither a metric the guide names that does not exist, nor one it
 /// leaves out.
 #[tokio::test]
-async fn the_readme_names_every_metric_and_only_those() {
+async fn the_operator_guide_names_every_metric_and_only_those() {
     let app = spawn_app().await;
     // Request metrics are by route: one request makes the first.
     assert_eq!(app.get_text("/").await.0, 200);
@@ -97,10 +97,10 @@ async fn the_readme_names_every_metric_and_only_those() {
         })
         .collect();
     served.sort();
-    let readme = include_str!("../../README.md");
+    let readme = include_str!("../../docs/operate.md");
     let start = readme
         .find("- **Metrics**:")
-        .expect("the README's Metrics bullet");
+        .expect("the operator guide's Metrics bullet");
     let bullet = &readme[start..start + readme[start + 2..].find("\n- ").unwrap() + 2];
     let mut named: Vec<String> = bullet
         .split('`')
@@ -116,7 +116,7 @@ async fn the_readme_names_every_metric_and_only_those() {
         .collect();
     named.sort();
     named.dedup();
-    assert_eq!(named, served, "README (left) and /metrics (right)");
+    assert_eq!(named, served, "docs/operate.md (left) and /metrics (right)");
 }
 
 #[tokio::test]

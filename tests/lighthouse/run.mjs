@@ -6,7 +6,7 @@
 //
 //   node tests/lighthouse/run.mjs --record   (npm run lighthouse)
 //
-// With --record it writes tests/lighthouse/results.json and the README's
+// With --record it writes tests/lighthouse/results.json and docs/search-engines.md's
 // table from it. Uses $CITIZEN_SITE_BIN, else target/release or
 // target/debug citizen-site.
 import fs from "node:fs";
@@ -123,6 +123,6 @@ if (RECORD) {
   };
   fs.writeFileSync(path.join(root, "tests/lighthouse/results.json"), `${JSON.stringify(results, null, 2)}\n`);
   writeReadme();
-  console.log("wrote tests/lighthouse/results.json and the README's table");
+  console.log("wrote tests/lighthouse/results.json and docs/search-engines.md's table");
 }
 process.exit(failed ? 1 : 0);

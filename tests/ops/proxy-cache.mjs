@@ -1,5 +1,5 @@
-// Proves the README's shared-cache setup ("Behind a shared cache"): nginx,
-// configured with the README's own block, in front of two server processes
+// Proves docs/performance.md's shared-cache setup ("Behind a shared cache"):
+// nginx, configured with the guide's own block, in front of two server processes
 // on one PostgreSQL database.
 //
 //   1. Warm-up: every page once per encoding (br, gzip, none) through nginx.
@@ -30,15 +30,15 @@ const NEW_MEMBER = "Proxy Cache Probe";
 need("nginx", "nginx");
 need("psql", "postgresql-client");
 
-// The README's block, pointed at this run's processes, port and folder.
+// The guide's block, pointed at this run's processes, port and folder.
 function readmeConfig(ports, listen, cacheDir) {
-  const readme = fs.readFileSync(path.join(root, "README.md"), "utf8");
+  const readme = fs.readFileSync(path.join(root, "docs", "performance.md"), "utf8");
   const section = readme.slice(readme.indexOf("### Behind a shared cache"));
   const block = section.match(/```nginx\n([\s\S]*?)```/)?.[1];
-  if (!block) throw new Error("no nginx block under 'Behind a shared cache' in README.md");
+  if (!block) throw new Error("no nginx block under 'Behind a shared cache' in docs/performance.md");
   let conf = block;
   const swap = (from, to) => {
-    if (!conf.includes(from)) throw new Error(`the README's nginx block has no ${JSON.stringify(from)}`);
+    if (!conf.includes(from)) throw new Error(`docs/performance.md's nginx block has no ${JSON.stringify(from)}`);
     conf = conf.replace(from, to);
   };
   swap("server 10.0.0.11:3000;", `server 127.0.0.1:${ports[0]};`);
@@ -149,7 +149,7 @@ fs.rmSync(cacheDir, { recursive: true, force: true });
 // The request that starts nginx's background fetch gets the stale copy; the
 // next poll (250 ms on) the new one, once the render is done.
 const slackMs = 1500;
-console.log(`\nShared cache, ${new Date().toISOString().slice(0, 10)}: nginx (the README's block) in front of 2 processes, one PostgreSQL\n`);
+console.log(`\nShared cache, ${new Date().toISOString().slice(0, 10)}: nginx (docs/performance.md's block) in front of 2 processes, one PostgreSQL\n`);
 console.log(
   table(
     ["measure", "value", "target"],
