@@ -76,7 +76,7 @@ impl RouteFacts {
 
 /// First path segments the server answers itself, never with a page: the
 /// API, the assets, the SEO files, health and metrics, and `dev`'s own
-/// files. A route may not start with one (the front door, see
+/// files. A route may not start with one (the dispatcher, see
 /// [`crate::http::dispatch`], relies on it; `http::tests` checks the list against
 /// the router).
 pub const SERVER_SEGMENTS: [&str; 10] = [

@@ -73,13 +73,13 @@ async fn a_cache_hit_runs_no_loader_on_any_cached_route() {
     assert_eq!(loader_runs(&app, "Success"), before + 2);
 }
 
-/// The front door answers cached page views before the router sees them
-/// (server/http/front.rs). What it answers is what the page handler
-/// would: counted under the page's label and as a cache hit, the body alone
-/// left out for HEAD; and whatever is not a view of a cached page still
-/// reaches the router and its rules.
+/// The page pipeline answers a view of a kept page by its path, before
+/// anything else (server/http/page_handler.rs, step 1). What it answers is
+/// what its later steps would: counted under the page's label and as a
+/// cache hit, the body alone left out for HEAD; and whatever is not a view
+/// of a kept page still gets the pipeline's rules.
 #[tokio::test]
-async fn the_front_door_answers_cached_pages_as_the_router_would() {
+async fn a_page_answered_by_its_path_is_answered_as_the_pipeline_would() {
     let app = spawn_app().await;
     let (_, page) = app.get_text("/pricing").await;
     let served_metric = r#"http_request_duration_seconds_count{route="Pricing",status="200"}"#;
@@ -140,11 +140,11 @@ async fn the_front_door_answers_cached_pages_as_the_router_would() {
     );
 }
 
-/// A revalidation at the front door: the copy the browser has is current,
+/// A revalidation of a page answered by its path: the copy the browser has is current,
 /// so a 304 with the page's ETag and Vary, counted under the page as a 304
 /// and as a hit, with a request id of its own; a copy in another encoding
-/// is not current. A path that is not one of the site's (a post's path
-/// spelled with an escape) has no hot slot: it is kept in the page cache.
+/// is not current. A URL that is not one of the site's paths (one with
+/// a query) has no slot of its own: it is kept in the page cache.
 #[tokio::test]
 async fn a_current_copy_is_a_304_counted_under_its_page_with_its_own_request_id() {
     let app = spawn_app().await;

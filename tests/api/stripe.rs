@@ -163,8 +163,8 @@ async fn prices_match_plans_and_show_in_their_own_currency_with_one_stripe_call(
     );
 }
 
-/// A new price list is a new version of /pricing: the page the front door
-/// keeps for it is out of date at once, and the next view shows the new
+/// A new price list is a new version of /pricing: the page kept for its
+/// path is out of date at once, and the next view shows the new
 /// price (and keeps showing it, from the cache).
 #[tokio::test]
 async fn a_changed_price_list_shows_on_the_next_view_of_pricing() {
