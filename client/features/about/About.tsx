@@ -1,7 +1,7 @@
 import { ArrowUpRight, Mail } from "lucide-react";
 import { ExternalLink } from "../../components/ExternalLink";
 import { CARD_GRID, CardGrid, IconCards } from "../../components/Grids";
-import { PageHero } from "../../components/PageHero";
+import { PageHero } from "../../components/Bands";
 import { ABOUT_ICONS } from "./icons";
 import type { AboutData, PageMeta, PageProps, TeamMember } from "../../lib/types";
 import {

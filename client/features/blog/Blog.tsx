@@ -1,6 +1,6 @@
 import { ArrowLeft, ArrowRight, Calendar, Clock, FileText, User } from "lucide-react";
 import { Link, useLocation, useSearchParams } from "react-router";
-import { PageHero } from "../../components/PageHero";
+import { PageHero } from "../../components/Bands";
 import { longDate, shortDate } from "../../lib/format";
 import { matchRoute } from "../../lib/routes";
 import type { BlogData, PageMeta, PageProps, Post, PostSummary } from "../../lib/types";

@@ -1,7 +1,7 @@
 import { ArrowUpRight, Quote } from "lucide-react";
 import { ExternalLink } from "../../components/ExternalLink";
 import { GradientFill } from "../../components/GradientFill";
-import { PageHero } from "../../components/PageHero";
+import { PageHero } from "../../components/Bands";
 import { Stars } from "./Stars";
 import { COMMUNITY_ICONS } from "./icons";
 import type { PageMeta, PageProps } from "../../lib/types";

@@ -3,7 +3,7 @@ import { CONTACT_TEXT } from "./content";
 import { LINKS } from "../../../content/site/links";
 import { ContactForm } from "./ContactForm";
 import { ExternalLink } from "../../components/ExternalLink";
-import { PageHero } from "../../components/PageHero";
+import { PageHero } from "../../components/Bands";
 import type { ContactData, PageMeta, PageProps } from "../../lib/types";
 
 export function meta(): PageMeta {

@@ -12,7 +12,7 @@ import { CtznTokenomics } from "./CtznTokenomics";
 import { ExternalLink } from "../../components/ExternalLink";
 import { CARD_GRID, IconCards } from "../../components/Grids";
 import { MobileStoreButtons } from "../../components/MobileStoreButtons";
-import { PageHero } from "../../components/PageHero";
+import { PageHero } from "../../components/Bands";
 import { Icon } from "../../lib/icons/Icon";
 import { CTZN_ICONS } from "./icons";
 import type { PageMeta, PageProps } from "../../lib/types";

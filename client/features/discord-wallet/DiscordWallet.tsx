@@ -11,8 +11,7 @@ import {
 import { DiscordChat } from "./DiscordChat";
 import { ExternalLink } from "../../components/ExternalLink";
 import { IconCards } from "../../components/Grids";
-import { CallToAction, OutlineLink } from "../../components/CallToAction";
-import { PageHero } from "../../components/PageHero";
+import { CallToAction, OUTLINE_LINK, PageHero } from "../../components/Bands";
 import { Icon } from "../../lib/icons/Icon";
 import { DISCORD_ICONS } from "./icons";
 import type { PageMeta, PageProps } from "../../lib/types";
@@ -103,7 +102,9 @@ export default function DiscordWallet(_props: PageProps) {
         <Link to="/pricing" className="rounded-lg bg-white px-6 py-3 font-semibold text-[#3c45a5] hover:bg-indigo-50">
           {DISCORD_TEXT.pricingLink}
         </Link>
-        <OutlineLink to="/contact">Request an Intro</OutlineLink>
+        <Link to="/contact" className={OUTLINE_LINK}>
+          Request an Intro
+        </Link>
       </CallToAction>
     </>
   );

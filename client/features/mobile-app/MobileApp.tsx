@@ -9,8 +9,7 @@ import {
 } from "../../../content/site/products";
 import { IconCards } from "../../components/Grids";
 import { MobileStoreButtons } from "../../components/MobileStoreButtons";
-import { CallToAction, OutlineLink } from "../../components/CallToAction";
-import { PageHero } from "../../components/PageHero";
+import { CallToAction, OUTLINE_LINK, PageHero } from "../../components/Bands";
 import { Icon } from "../../lib/icons/Icon";
 import { MOBILE_ICONS } from "./icons";
 import type { PageMeta, PageProps } from "../../lib/types";
@@ -118,7 +117,9 @@ export default function MobileApp(_props: PageProps) {
         <Link to="/pricing" className="rounded-lg bg-white px-6 py-3 font-semibold text-slate-900 hover:bg-slate-100">
           See Pricing
         </Link>
-        <OutlineLink to="/contact">Request an Intro</OutlineLink>
+        <Link to="/contact" className={OUTLINE_LINK}>
+          Request an Intro
+        </Link>
       </CallToAction>
     </>
   );

@@ -6,8 +6,7 @@ import { NFC_AUDIENCES, NFC_STEPS, NFC_TEXT } from "../../../content/site/produc
 import { ExternalLink } from "../../components/ExternalLink";
 import { IconCards } from "../../components/Grids";
 import { NfcAudienceCard } from "./NfcAudienceCard";
-import { CallToAction, OutlineLink } from "../../components/CallToAction";
-import { PageHero } from "../../components/PageHero";
+import { CallToAction, OUTLINE_LINK, PageHero } from "../../components/Bands";
 import { Icon } from "../../lib/icons/Icon";
 import { NFC_ICONS } from "./icons";
 import type { PageMeta, PageProps } from "../../lib/types";
@@ -117,7 +116,9 @@ export default function NfcWallet(_props: PageProps) {
           Request an Intro
           <ArrowRight className="h-4 w-4" aria-hidden="true" />
         </Link>
-        <OutlineLink to="/pricing">See Pricing</OutlineLink>
+        <Link to="/pricing" className={OUTLINE_LINK}>
+          See Pricing
+        </Link>
       </CallToAction>
     </>
   );

@@ -3,7 +3,7 @@ import { Link, useSearchParams } from "react-router";
 import { LINKS } from "../../../content/site/links";
 import { BILLING_INTERVAL, PLANS, PRICING_TEXT, SELF_HOSTED } from "./content";
 import { ExternalLink } from "../../components/ExternalLink";
-import { PageHero } from "../../components/PageHero";
+import { PageHero } from "../../components/Bands";
 import { PricingPlanCard } from "./PricingPlanCard";
 import { PricingToggle } from "./PricingToggle";
 import { Icon } from "../../lib/icons/Icon";

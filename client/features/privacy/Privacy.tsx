@@ -1,6 +1,6 @@
 import { PRIVACY, PRIVACY_UPDATED } from "../../../content/site/legal";
 import { LegalContact, LegalSection } from "../../components/LegalText";
-import { PageHero } from "../../components/PageHero";
+import { PageHero } from "../../components/Bands";
 import type { PageMeta, PageProps } from "../../lib/types";
 
 export function meta(): PageMeta {

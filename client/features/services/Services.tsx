@@ -1,6 +1,6 @@
 import { Check, Clock } from "lucide-react";
 import { Link } from "react-router";
-import { PageHero } from "../../components/PageHero";
+import { PageHero } from "../../components/Bands";
 import { SERVICES_ICONS } from "./icons";
 import type { PageMeta, PageProps } from "../../lib/types";
 import {

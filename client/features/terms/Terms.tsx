@@ -1,7 +1,7 @@
 import { Link } from "react-router";
 import { TERMS } from "../../../content/site/legal";
 import { LegalContact, LegalSection } from "../../components/LegalText";
-import { PageHero } from "../../components/PageHero";
+import { PageHero } from "../../components/Bands";
 import type { PageMeta, PageProps, TermsData } from "../../lib/types";
 import { longDate } from "../../lib/format";
 

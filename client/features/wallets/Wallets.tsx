@@ -1,7 +1,7 @@
 import { ArrowRight, Check, Download, ExternalLink as ExternalLinkIcon } from "lucide-react";
 import { Link } from "react-router";
 import { ExternalLink } from "../../components/ExternalLink";
-import { PageHero } from "../../components/PageHero";
+import { PageHero } from "../../components/Bands";
 import { StatusBadge } from "../../components/StatusBadge";
 import { WALLETS_ICONS } from "./icons";
 import type { FeaturedCommunity, PageMeta, PageProps, WalletsData } from "../../lib/types";
