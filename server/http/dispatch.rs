@@ -7,7 +7,9 @@
 //! looked up in the page cache and, on a miss, made in the same call.
 //!
 //! A page answered from [`pages::latest_for_path`](crate::pages::latest_for_path)
-//! is answered here, as it comes off the wire: nothing is boxed or handed
+//! (the pipeline's first step: one of the site's own paths, which are
+//! pages by construction, so it is asked before the segment is read) is
+//! answered here, as it comes off the wire: nothing is boxed or handed
 //! on, and the answer is a ready future, at the cost of a static file
 //! (docs/performance.md, "What a cache hit does"). Every other request gets
 //! its body boxed and its peer in its extensions ([`ConnectInfo`]), as
@@ -87,13 +89,18 @@ impl hyper::service::Service<hyper::Request<Incoming>> for ConnectionService {
             router,
             pages,
         } = &self.dispatcher;
-        if is_the_servers(request.uri().path()) {
-            return Either::Right(forward(router, self.peer, request));
+        // The site's own paths are pages by construction (the route table
+        // refuses the server's segments), so the table of their latest
+        // pages is asked first: a hit reads nothing else of the path.
+        if let Some(res) = page_handler::latest(state, started, self.peer, &request) {
+            return Either::Left(ready(Ok(res.map(ResponseBody::Left))));
         }
-        match page_handler::latest(state, started, self.peer, &request) {
-            Some(res) => Either::Left(ready(Ok(res.map(ResponseBody::Left)))),
-            None => Either::Right(forward(pages, self.peer, request)),
-        }
+        let to = if is_the_servers(request.uri().path()) {
+            router
+        } else {
+            pages
+        };
+        Either::Right(forward(to, self.peer, request))
     }
 }
 
