@@ -100,10 +100,10 @@ test("a syntax error shows the error page with file, line and message; the fix r
 });
 
 test("a bad import names the importing file", async () => {
-  change("client/features/blog/Blog.tsx", '"../../components/PageHero"', '"../../components/PageHeroes"');
+  change("client/features/blog/Blog.tsx", '"../../components/Bands"', '"../../components/Bandz"');
   const { body } = await get("/blog", (s) => s === 500);
   assert.match(body, /client\/features\/blog\/Blog\.tsx:\d+:\d+/);
-  assert.match(body, /Could not resolve &quot;\.\.\/\.\.\/components\/PageHeroes&quot;/);
+  assert.match(body, /Could not resolve &quot;\.\.\/\.\.\/components\/Bandz&quot;/);
 });
 
 test("a render that throws shows where in the sources", async () => {
