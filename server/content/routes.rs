@@ -92,6 +92,15 @@ pub const SERVER_SEGMENTS: [&str; 10] = [
     "metrics",
 ];
 
+/// Whether `path` starts with one of [`SERVER_SEGMENTS`]: the one test of
+/// whose a path is, for the dispatcher, the router's registrations and the
+/// route table's own check.
+pub fn is_the_servers(path: &str) -> bool {
+    split(path)
+        .next()
+        .is_some_and(|first| SERVER_SEGMENTS.contains(&first))
+}
+
 #[derive(Deserialize)]
 struct TableFile {
     routes: Vec<RouteDef>,
@@ -208,11 +217,7 @@ impl RouteTable {
     pub fn parse(json: &str) -> Result<RouteTable, ContentError> {
         let file: TableFile =
             serde_json::from_str(json).map_err(|e| ContentError::json(ROUTES_FILE, &e))?;
-        if let Some(taken) = file.routes.iter().find(|r| {
-            split(&r.path)
-                .next()
-                .is_some_and(|s| SERVER_SEGMENTS.contains(&s))
-        }) {
+        if let Some(taken) = file.routes.iter().find(|r| is_the_servers(&r.path)) {
             return Err(ContentError::new(
                 ROUTES_FILE,
                 format!(
@@ -346,6 +351,31 @@ mod tests {
         assert!(t.find("/nope").is_not_found());
         assert!(t.find("//wallets").is_not_found());
         assert!(t.find("/Wallets").is_not_found());
+    }
+
+    #[test]
+    fn the_first_segment_alone_says_whose_a_path_is() {
+        for path in [
+            "/api/route-data",
+            "/assets/app.css",
+            "/robots.txt",
+            "/metrics",
+            "/api",
+            "/api/",
+        ] {
+            assert!(is_the_servers(path), "{path}");
+        }
+        for path in [
+            "/",
+            "/about",
+            "/apis",
+            "/blog/api",
+            "/assetsx/y",
+            "//api",
+            "",
+        ] {
+            assert!(!is_the_servers(path), "{path}");
+        }
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Where every request on a connection goes first, and once: by the first
 //! segment of its path. A segment the route table leaves to the server
-//! ([`SERVER_SEGMENTS`]: the API, assets, SEO files, health, `dev`'s
-//! files) goes to the axum router ([`super::router`]), which never sees a
+//! ([`is_the_servers`]: the API, assets, SEO files, health, `dev`'s files)
+//! goes to the axum router ([`super::router`]), which never sees a
 //! page; every other path is a page and goes to the page pipeline
 //! ([`page_handler`]): the page last made for the path, else resolved,
 //! looked up in the page cache and, on a miss, made in the same call.
@@ -31,7 +31,7 @@ use hyper::body::Incoming;
 use tower::ServiceExt;
 
 use super::page_handler;
-use crate::content::routes::SERVER_SEGMENTS;
+use crate::content::routes::is_the_servers;
 use crate::state::SharedState;
 
 /// The body of an answer: a cached page's bytes as they are kept (nothing
@@ -104,14 +104,6 @@ impl hyper::service::Service<hyper::Request<Incoming>> for ConnectionService {
     }
 }
 
-/// Whether `path` starts with a segment of the server's own
-/// ([`SERVER_SEGMENTS`]).
-fn is_the_servers(path: &str) -> bool {
-    let rest = path.strip_prefix('/').unwrap_or(path);
-    let first = rest.split_once('/').map_or(rest, |(first, _)| first);
-    SERVER_SEGMENTS.contains(&first)
-}
-
 /// `request` handed to `service` (the router or the page pipeline).
 fn forward(service: &Router, peer: SocketAddr, request: hyper::Request<Incoming>) -> Pending {
     let mut request = request.map(Body::new);
@@ -121,33 +113,4 @@ fn forward(service: &Router, peer: SocketAddr, request: hyper::Request<Incoming>
         let Ok(res) = service.oneshot(request).await;
         Ok(res.map(ResponseBody::Right))
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_first_segment_alone_says_whose_a_path_is() {
-        for path in [
-            "/api/route-data",
-            "/assets/app.css",
-            "/robots.txt",
-            "/metrics",
-            "/api",
-        ] {
-            assert!(is_the_servers(path), "{path}");
-        }
-        for path in [
-            "/",
-            "/about",
-            "/apis",
-            "/blog/api",
-            "/assetsx/y",
-            "//api",
-            "",
-        ] {
-            assert!(!is_the_servers(path), "{path}");
-        }
-    }
 }

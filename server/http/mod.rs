@@ -20,7 +20,7 @@ use axum::routing::{get, post, MethodRouter};
 use axum::Router;
 use tower_http::compression::CompressionLayer;
 
-use crate::content::routes::SERVER_SEGMENTS;
+use crate::content::routes::is_the_servers;
 use crate::state::SharedState;
 
 /// The router of every path that is not a page; `extra` holds routes of the
@@ -62,8 +62,8 @@ pub fn router(state: SharedState, extra: Router<SharedState>) -> Router {
 
 /// How every route of the router is registered. The dispatcher sends it
 /// only paths whose first segment the route table refuses
-/// ([`SERVER_SEGMENTS`]), so a route that starts with another segment
-/// could never be reached: registering one stops the start (and every test
+/// ([`is_the_servers`]), so a route that starts with another segment could
+/// never be reached: registering one stops the start (and every test
 /// that starts the server).
 pub trait ReservedRoutes {
     fn reserved_route(self, path: &str, handler: MethodRouter<SharedState>) -> Self;
@@ -71,9 +71,8 @@ pub trait ReservedRoutes {
 
 impl ReservedRoutes for Router<SharedState> {
     fn reserved_route(self, path: &str, handler: MethodRouter<SharedState>) -> Self {
-        let first = path.trim_start_matches('/').split('/').next().unwrap_or("");
         assert!(
-            SERVER_SEGMENTS.contains(&first),
+            is_the_servers(path),
             "the route {path} does not start with a segment of SERVER_SEGMENTS \
              (server/content/routes.rs)"
         );
