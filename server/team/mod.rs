@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::db::Db;
+use crate::db::{Db, Dialect};
 use crate::live::Live;
 
 /// The table of the team.
@@ -59,10 +59,19 @@ pub async fn import(db: &Db, members: &[NewMember], replace: bool) -> Result<usi
             .execute(&mut *tx)
             .await?;
     }
+    write_members(&mut tx, members).await?;
+    tx.commit().await?;
+    Ok(members.len())
+}
+
+async fn write_members(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    members: &[NewMember],
+) -> Result<(), sqlx::Error> {
     for m in members {
         sqlx::query("DELETE FROM team_members WHERE name = $1")
             .bind(&m.name)
-            .execute(&mut *tx)
+            .execute(&mut **tx)
             .await?;
         sqlx::query("INSERT INTO team_members (name, role, bio, linkedin, x_profile, image_url) VALUES ($1, $2, $3, $4, $5, $6)")
             .bind(&m.name)
@@ -71,11 +80,10 @@ pub async fn import(db: &Db, members: &[NewMember], replace: bool) -> Result<usi
             .bind(&m.linkedin)
             .bind(&m.x_profile)
             .bind(&m.image_url)
-            .execute(&mut *tx)
+            .execute(&mut **tx)
             .await?;
     }
-    tx.commit().await?;
-    Ok(members.len())
+    Ok(())
 }
 
 /// The people `dev` shows on /about while the table is empty, so a new
@@ -84,17 +92,31 @@ pub async fn import(db: &Db, members: &[NewMember], replace: bool) -> Result<usi
 const SAMPLE: &str = include_str!("sample-team.json");
 
 /// Fills an empty table with the sample team; a table with anyone in it is
-/// left alone. Tells how many members were added.
+/// left alone. Tells how many members were added. The count and the rows
+/// are one transaction that holds the table's write lock from its first
+/// statement, so two servers starting at once (a handover) add the sample
+/// once.
 pub async fn seed_sample(db: &Db) -> Result<usize, sqlx::Error> {
     let members: Vec<NewMember> =
         serde_json::from_str(SAMPLE).expect("sample-team.json is checked by a unit test");
-    let (count,): (i64,) = db
-        .timed(sqlx::query_as("SELECT COUNT(*) FROM team_members").fetch_one(&db.pool))
+    let mut tx = db.pool.begin().await?;
+    let lock = match db.dialect {
+        // Other writers wait; readers still read.
+        Dialect::Postgres => "LOCK TABLE team_members IN EXCLUSIVE MODE",
+        // A write (of nothing) takes the database's write lock now, rather
+        // than when the first row is written, after the count.
+        Dialect::Sqlite => "DELETE FROM team_members WHERE 0 = 1",
+    };
+    sqlx::query(lock).execute(&mut *tx).await?;
+    let (count,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM team_members")
+        .fetch_one(&mut *tx)
         .await?;
     if count > 0 {
         return Ok(0);
     }
-    import(db, &members, false).await
+    write_members(&mut tx, &members).await?;
+    tx.commit().await?;
+    Ok(members.len())
 }
 
 /// Removes the member with that name; tells whether there was one.

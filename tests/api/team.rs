@@ -201,3 +201,40 @@ async fn a_fresh_database_shows_no_invented_people_unless_the_sample_is_asked_fo
         app.stop().await;
     }
 }
+
+/// Two servers starting at once on one empty database (a handover, or
+/// replicas) add the sample team once between them.
+#[tokio::test]
+async fn servers_seeding_the_sample_at_once_add_it_once() {
+    let dir = TempDir::new();
+    for (kind, fresh) in fresh_databases(dir.path()).await {
+        // Separate pools, as separate processes have.
+        let mut dbs = Vec::new();
+        for _ in 0..6 {
+            let db = citizen_site::db::Db::connect_lazy(&fresh.url).unwrap();
+            db.migrate().await.unwrap();
+            dbs.push(db);
+        }
+        let mut seeding = tokio::task::JoinSet::new();
+        for db in &dbs {
+            let db = db.clone();
+            seeding.spawn(async move { team::seed_sample(&db).await });
+        }
+        let added: Vec<usize> = seeding
+            .join_all()
+            .await
+            .into_iter()
+            .map(|r| r.unwrap_or_else(|e| panic!("{kind}: {e}")))
+            .collect();
+        let members = team::list(&dbs[0]).await.unwrap();
+        assert_eq!(members.len(), 4, "{kind}: {members:?}");
+        assert_eq!(
+            added.iter().filter(|n| **n > 0).count(),
+            1,
+            "{kind}: one seeder adds the sample, the others find it: {added:?}"
+        );
+        for db in dbs {
+            db.pool.close().await;
+        }
+    }
+}
