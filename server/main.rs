@@ -1,5 +1,6 @@
 use clap::{Parser, Subcommand};
 
+use citizen_site::app::handover::{self, Inherited};
 use citizen_site::app::{shutdown_signal, Application};
 use citizen_site::cli;
 use citizen_site::config::{Config, DevArgs, ServeArgs};
@@ -27,9 +28,19 @@ enum Command {
     Operate(cli::Operate),
 }
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
+fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
+    // The sockets systemd or the previous server passed: read (and their
+    // variables cleared) before any thread starts.
+    // SAFETY: no other thread runs yet; the runtime starts below.
+    let inherited = unsafe { Inherited::from_env() }?;
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?
+        .block_on(run(cli, inherited))
+}
+
+async fn run(cli: Cli, inherited: Inherited) -> anyhow::Result<()> {
     let config: Config = match cli.command {
         Some(Command::Serve(args)) => {
             telemetry::init(args.log_format);
@@ -55,7 +66,7 @@ async fn main() -> anyhow::Result<()> {
             Config::from_args(cli.serve)?
         }
     };
-    let app = Application::build(config).await?;
+    let app = Application::build_on(config, inherited).await?;
     let addresses = app.addresses();
     let state = app.state();
     match addresses.redirect {
@@ -66,7 +77,15 @@ async fn main() -> anyhow::Result<()> {
             tracing::info!(https = %addresses.main, %http, "listening (HTTPS, and HTTP redirecting to it); rendering isolates are starting")
         }
     }
-    let mut server = tokio::spawn(app.run_until(shutdown_signal()));
+    // SIGTERM or Ctrl-C; or SIGUSR2, once the successor it starts is ready.
+    let handover = app.handover();
+    let stop = async move {
+        tokio::select! {
+            () = shutdown_signal() => {}
+            () = handover.on_signal() => {}
+        }
+    };
+    let mut server = tokio::spawn(app.run_until(stop));
     let ready = state.wait_ready();
     tokio::select! {
         // Stopped (a signal) before it was ready.
@@ -77,6 +96,8 @@ async fn main() -> anyhow::Result<()> {
             Err(why) => anyhow::bail!("the SSR bundle cannot run: {why}"),
         },
     }
+    // systemd (Type=notify), or the server handing over to this one.
+    handover::notify_ready();
     server.await??;
     Ok(())
 }

@@ -6,6 +6,8 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use std::os::fd::{AsFd, OwnedFd};
+
 use anyhow::Context;
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
@@ -14,6 +16,8 @@ use crate::client_ip::Networks;
 use crate::config::{CertSource, Config, TlsSettings};
 use crate::edge::{self, certs::Certs, redirect::Redirect, Addresses, Limits};
 use crate::http::dispatch::Dispatcher;
+
+use super::handover::{self, Inherited};
 
 /// The bound sockets: plain HTTP, or HTTPS and the HTTP port's redirect.
 pub enum Listeners {
@@ -27,25 +31,54 @@ pub enum Listeners {
 }
 
 impl Listeners {
-    /// Binds what `config` asks for. With HTTPS, the certificate's tasks
-    /// (the ACME robot, or the watch on the operator's files) are started
-    /// and returned, to be stopped with the server.
-    pub async fn bind(config: &Config) -> anyhow::Result<(Listeners, Vec<JoinHandle<()>>)> {
+    /// Takes the sockets `inherited` holds (from systemd or a predecessor,
+    /// see [`handover`]) and binds what `config` asks for that is not
+    /// among them. With HTTPS, the certificate's tasks (the ACME robot, or
+    /// the watch on the operator's files) are started and returned, to be
+    /// stopped with the server.
+    pub async fn bind(
+        config: &Config,
+        mut inherited: Inherited,
+    ) -> anyhow::Result<(Listeners, Vec<JoinHandle<()>>)> {
         warn_if_few_open_files(config);
         let Some(tls) = &config.tls else {
-            return Ok((
-                Listeners::Plain(bind(config.addr, "ADDR").await?),
-                Vec::new(),
-            ));
+            let plain = match inherited.take_plain()? {
+                Some(socket) => adopt(socket, handover::HTTP)?,
+                None => bind(config.addr, "ADDR").await?,
+            };
+            warn_if_left(&inherited);
+            return Ok((Listeners::Plain(plain), Vec::new()));
         };
+        let https = match inherited.take(handover::HTTPS) {
+            Some(socket) => adopt(socket, handover::HTTPS)?,
+            None => bind(tls.https_addr, "HTTPS_ADDR").await?,
+        };
+        let http = match inherited.take(handover::HTTP) {
+            Some(socket) => adopt(socket, handover::HTTP)?,
+            None => bind(tls.http_addr, "HTTP_ADDR").await?,
+        };
+        warn_if_left(&inherited);
         let (certs, tasks) = certificates(tls)?;
         let listeners = Listeners::Tls {
-            https: bind(tls.https_addr, "HTTPS_ADDR").await?,
-            http: bind(tls.http_addr, "HTTP_ADDR").await?,
+            https,
+            http,
             acceptor: tokio_rustls::TlsAcceptor::from(edge::certs::server_config(certs.clone())),
             redirect: Redirect::new(&config.site_url, tls.domains(), certs),
         };
         Ok((listeners, tasks))
+    }
+
+    /// Copies of the sockets (the same kernel sockets) to pass to a
+    /// successor, by name.
+    pub fn for_successor(&self) -> anyhow::Result<Vec<(&'static str, OwnedFd)>> {
+        let copy = |l: &TcpListener| l.as_fd().try_clone_to_owned();
+        Ok(match self {
+            Listeners::Plain(l) => vec![(handover::HTTP, copy(l)?)],
+            Listeners::Tls { https, http, .. } => vec![
+                (handover::HTTPS, copy(https)?),
+                (handover::HTTP, copy(http)?),
+            ],
+        })
     }
 
     pub fn addresses(&self) -> Addresses {
@@ -128,6 +161,23 @@ fn warn_if_few_open_files(config: &Config) {
             max_connections = config.limits.max_connections,
             "the open-file limit is below MAX_CONNECTIONS: raise LimitNOFILE / ulimit -n"
         );
+    }
+}
+
+/// A socket passed in, served as it is (its address is the socket unit's,
+/// or the predecessor's).
+fn adopt(socket: std::net::TcpListener, name: &str) -> anyhow::Result<TcpListener> {
+    let listener = TcpListener::from_std(socket)?;
+    if let Ok(addr) = listener.local_addr() {
+        tracing::info!(socket = name, %addr, "serving on a socket passed in (systemd or the previous process)");
+    }
+    Ok(listener)
+}
+
+fn warn_if_left(inherited: &Inherited) {
+    let left = inherited.left();
+    if !left.is_empty() {
+        tracing::warn!(sockets = ?left, "sockets passed in that this configuration does not serve (names: https, http)");
     }
 }
 

@@ -3,6 +3,7 @@
 //! [`Application::run_until`] serves until told to stop, then drains.
 
 mod background;
+pub mod handover;
 mod listeners;
 
 use std::future::Future;
@@ -28,6 +29,7 @@ use crate::rate_limit::ClientLimiter;
 use crate::render::cache;
 use crate::site::Site;
 use crate::state::{AppState, SharedState};
+use handover::{Handover, Inherited};
 use listeners::Listeners;
 
 /// Unknown-route requests logged a minute at most (every one is counted in
@@ -45,6 +47,11 @@ pub struct Application {
     /// The loops of [`background`], the database monitor and the
     /// certificate's tasks: stopped with the server.
     background: Vec<JoinHandle<()>>,
+    /// The sockets as a successor would take them (see [`handover`]).
+    handover: Handover,
+    /// Started by a predecessor that serves until this one is ready: accept
+    /// only once the pages are rendered.
+    accept_when_ready: bool,
 }
 
 impl Application {
@@ -54,13 +61,26 @@ impl Application {
     /// instead: it returns once their first build is done, and reloads on
     /// every change.
     pub async fn build(config: Config) -> anyhow::Result<Application> {
+        Application::build_on(config, Inherited::default()).await
+    }
+
+    /// [`Application::build`], serving the sockets `inherited` holds (from
+    /// systemd, or the server handing over to this one) where it has them.
+    pub async fn build_on(config: Config, inherited: Inherited) -> anyhow::Result<Application> {
         // A Stripe key that cannot work stops the start, before anything runs.
         let payments = Payments::new(&config)?;
         // The message catalogue is parsed now, not by the first request
         // that shows a message.
         crate::messages::messages();
         crate::db::sqlite_file::make_folder(&config.database_url)?;
-        let (listeners, mut tasks) = Listeners::bind(&config).await?;
+        let handover_to_next = (inherited.supervised, inherited.exe.clone());
+        let accept_when_ready = inherited.from_predecessor;
+        let (listeners, mut tasks) = Listeners::bind(&config, inherited).await?;
+        let handover = Handover {
+            sockets: Arc::new(listeners.for_successor()?),
+            supervised: handover_to_next.0,
+            exe: handover_to_next.1,
+        };
         let (site, dev_server) = site(&config).await?;
         // Held while the server runs: `citizen-site restore` refuses meanwhile.
         let db_lock = config
@@ -106,6 +126,8 @@ impl Application {
             forwarder_task: forwarder.map(|(_, task)| task),
             _db_lock: db_lock,
             background: tasks,
+            handover,
+            accept_when_ready,
         })
     }
 
@@ -120,6 +142,11 @@ impl Application {
 
     pub fn state(&self) -> SharedState {
         self.state.clone()
+    }
+
+    /// What a successor is handed (`Handover::on_signal` starts one).
+    pub fn handover(&self) -> Handover {
+        self.handover.clone()
     }
 
     /// Serves until `shutdown` resolves. Then it stops accepting
@@ -137,6 +164,7 @@ impl Application {
             dev,
             forwarder_task,
             background,
+            accept_when_ready,
             ..
         } = self;
         // `dev` alone has the reload script and its events.
@@ -149,6 +177,7 @@ impl Application {
             shutdown.await;
             tracing::info!(grace = ?grace, "shutting down: no new connections; finishing in-flight requests");
             state.draining.store(true, Ordering::Release);
+            handover::notify_stopping();
             if let Some(dev) = &dev {
                 dev.close();
             }
@@ -162,7 +191,19 @@ impl Application {
             state.config.limits.clone(),
             state.config.trusted_proxies.clone(),
         );
-        let serve = listeners.serve(dispatcher, limits, exempt, || stop.wait());
+        let serve = async {
+            if accept_when_ready {
+                // The predecessor serves meanwhile; a draining start
+                // accepts nothing.
+                tokio::select! {
+                    _ = state.wait_ready() => {}
+                    () = stop.wait() => {}
+                }
+            }
+            listeners
+                .serve(dispatcher, limits, exempt, || stop.wait())
+                .await
+        };
         let cut_off = async {
             stop.wait().await;
             tokio::time::sleep(grace).await;

@@ -7,11 +7,13 @@
 //! - [`intro`]: the contact form's requests: list, show, export, release, retry.
 //! - [`checkouts`]: the checkouts Stripe's webhook recorded.
 //! - [`backup`]: a copy of the SQLite database, and putting one back.
+//! - [`upgrade`]: the running server hands over to a new binary.
 
 pub mod backup;
 pub mod checkouts;
 pub mod intro;
 pub mod team;
+pub mod upgrade;
 
 use std::path::PathBuf;
 
@@ -66,6 +68,17 @@ pub enum Operate {
         #[arg(long)]
         json: bool,
     },
+    /// Publish the binary now at this path without dropping a connection:
+    /// the running server starts it with its listening sockets, waits until
+    /// it is ready, then drains and exits. A new binary that fails to start
+    /// is stopped, and the old one serves on. (Under systemd, use
+    /// `systemctl restart citizen-site`.)
+    Upgrade {
+        /// The server's process id (default: the one process started from
+        /// this binary's path).
+        #[arg(long)]
+        pid: Option<u32>,
+    },
 }
 
 impl Operate {
@@ -80,6 +93,7 @@ impl Operate {
             Operate::Restore { db, file, json } => {
                 backup::restore(&db.database_url, &file, json).await
             }
+            Operate::Upgrade { pid } => upgrade::run(pid, std::time::Duration::from_secs(30)).await,
         }
     }
 }

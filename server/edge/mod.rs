@@ -27,6 +27,8 @@ use std::collections::HashMap;
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -37,12 +39,12 @@ use bytes::Bytes;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
-use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
 use tower::Service;
 
 use crate::client_ip::Networks;
+use crate::live::Flag;
 use crate::telemetry::LogSampler;
 
 /// What one connection may hold (see the module doc).
@@ -102,13 +104,13 @@ pub fn raise_open_files() -> u64 {
     })
 }
 
-/// Serves `listener`'s connections until `shutdown`
-/// resolves; then stops accepting, lets open connections finish what they
-/// were doing (HTTP/2 gets a GOAWAY, idle HTTP/1.1 connections are closed)
-/// and returns when the last one has. Each connection's requests go to the
-/// service `connection` makes for its peer ([`Axum`] for a tower service
-/// of axum's requests). With `tls`, each connection starts
-/// with a handshake; one that negotiated `acme-tls/1` was a CA's
+/// Serves `listener`'s connections until `shutdown` resolves; then stops
+/// accepting and drains: every connection already accepted is finished,
+/// not cut (see [`drained`]), and it returns when the last one has. Each
+/// connection's requests go to the service `connection` makes for its peer
+/// ([`Axum`] for a tower service of axum's requests). With `tls`, each
+/// connection starts with a handshake (one under way when draining begins
+/// is completed and served); one that negotiated `acme-tls/1` was a CA's
 /// validation and is closed once done.
 pub async fn serve<F, S, B>(
     listener: TcpListener,
@@ -129,10 +131,12 @@ pub async fn serve<F, S, B>(
     B: hyper::body::Body<Data = Bytes> + Send + 'static,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
+    // One permit per open connection, handshakes included: draining ends
+    // when every permit is back.
     let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
     let per_client = Arc::new(PerClient::default());
     let refusals = Arc::new(LogSampler::new(6));
-    let graceful = GracefulShutdown::new();
+    let draining = Arc::new(Flag::default());
     let mut builder = auto::Builder::new(TokioExecutor::new());
     // None must be said: with a timer, hyper otherwise bounds heads at
     // 30 s, a timer armed per request.
@@ -181,10 +185,10 @@ pub async fn serve<F, S, B>(
         };
         let _ = tcp.set_nodelay(true);
         let io = watched::Watched::new(tcp, limits.idle, limits.write_stall);
-        let svc = connection(peer);
-        let (builder, watcher, tls, handshake) = (
+        let (svc, begun) = Begun::new(connection(peer));
+        let (builder, draining, tls, handshake) = (
             builder.clone(),
-            graceful.watcher(),
+            draining.clone(),
             tls.clone(),
             limits.handshake,
         );
@@ -192,9 +196,8 @@ pub async fn serve<F, S, B>(
             let _held = (permit, client);
             let result = match tls {
                 None => {
-                    watcher
-                        .watch(builder.serve_connection(TokioIo::new(io), svc))
-                        .await
+                    let conn = builder.serve_connection(TokioIo::new(io), svc);
+                    drained(conn, |c| c.graceful_shutdown(), &begun, &draining).await
                 }
                 Some(acceptor) => {
                     let stream = match tokio::time::timeout(handshake, acceptor.accept(io)).await {
@@ -204,12 +207,14 @@ pub async fn serve<F, S, B>(
                         }
                         Err(_) => return tracing::debug!(client = %peer, "TLS handshake timed out"),
                     };
-                    if stream.get_ref().1.alpn_protocol() == Some(certs::ACME_TLS_ALPN) {
-                        return;
-                    }
-                    watcher
-                        .watch(builder.serve_connection(TokioIo::new(stream), svc))
-                        .await
+                    // ALPN has said which protocol: hyper need not sniff it.
+                    let builder = match stream.get_ref().1.alpn_protocol() {
+                        Some(certs::ACME_TLS_ALPN) => return,
+                        Some(b"h2") => builder.http2_only(),
+                        _ => builder.http1_only(),
+                    };
+                    let conn = builder.serve_connection(TokioIo::new(stream), svc);
+                    drained(conn, |c| c.graceful_shutdown(), &begun, &draining).await
                 }
             };
             if let Err(e) = result {
@@ -218,7 +223,82 @@ pub async fn serve<F, S, B>(
         });
     }
     drop(listener);
-    graceful.shutdown().await;
+    draining.set();
+    // Every connection has ended when every permit is back.
+    let all = u32::try_from(limits.max_connections).unwrap_or(u32::MAX);
+    let _ = slots.acquire_many(all).await;
+}
+
+/// How long a connection that has not yet sent its first request is given
+/// to send it once draining begins: one accepted a moment before was not
+/// idle, its request is on the way.
+const FIRST_REQUEST_WHEN_DRAINING: Duration = Duration::from_secs(1);
+
+/// Serves `conn` to its end; once `draining` is set, gracefully: a
+/// connection between requests (an idle HTTP/1.1 keep-alive one) closes,
+/// a request being answered is finished (HTTP/1.1 then closes), HTTP/2 is
+/// sent GOAWAY and finishes the streams it accepted. A connection whose
+/// first request has not begun gets [`FIRST_REQUEST_WHEN_DRAINING`] for it
+/// (until then hyper would close it unread).
+async fn drained<C, T>(
+    conn: C,
+    graceful: impl FnOnce(Pin<&mut C>),
+    begun: &Started,
+    draining: &Flag,
+) -> T
+where
+    C: Future<Output = T>,
+{
+    tokio::pin!(conn);
+    tokio::select! {
+        biased;
+        result = conn.as_mut() => return result,
+        () = draining.wait() => {}
+    }
+    let deadline = tokio::time::Instant::now() + FIRST_REQUEST_WHEN_DRAINING;
+    while !begun.load(Ordering::Relaxed) && tokio::time::Instant::now() < deadline {
+        tokio::select! {
+            biased;
+            result = conn.as_mut() => return result,
+            () = tokio::time::sleep(Duration::from_millis(10)) => {}
+        }
+    }
+    graceful(conn.as_mut());
+    conn.await
+}
+
+/// Whether a connection's first request has begun.
+type Started = Arc<AtomicBool>;
+
+/// A connection's service that notes when its first request begins.
+struct Begun<S> {
+    service: S,
+    started: Started,
+}
+
+impl<S> Begun<S> {
+    fn new(service: S) -> (Begun<S>, Started) {
+        let started = Started::default();
+        let begun = Begun {
+            service,
+            started: started.clone(),
+        };
+        (begun, started)
+    }
+}
+
+impl<S, R> hyper::service::Service<R> for Begun<S>
+where
+    S: hyper::service::Service<R>,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = S::Future;
+
+    fn call(&self, req: R) -> S::Future {
+        self.started.store(true, Ordering::Relaxed);
+        self.service.call(req)
+    }
 }
 
 /// A tower service of axum's requests as the service of one connection:

@@ -1,0 +1,396 @@
+//! The listening sockets passed from one server process to the next, so
+//! that publishing a new binary refuses no connection: the kernel keeps
+//! queueing connections on a socket that stays open, and whichever process
+//! holds it next accepts them.
+//!
+//! - **From systemd** (socket activation, `deploy/citizen-site.socket`):
+//!   systemd holds the ports across a restart and passes them in
+//!   (`LISTEN_FDS`, `LISTEN_FDNAMES`, `LISTEN_PID`); the server says when
+//!   it is ready and when it stops (`READY=1`, `STOPPING=1` on
+//!   `NOTIFY_SOCKET`).
+//! - **From the running server** (`SIGUSR2`, which `citizen-site upgrade`
+//!   sends): it starts the binary now at the path it was started from, with
+//!   its sockets passed the same way and itself as that child's
+//!   `NOTIFY_SOCKET`. Only once the child says `READY=1` (its pages
+//!   rendered) does the old one stop accepting and drain; a child that
+//!   exits or is not ready in time is stopped, and the old one serves on.
+//!
+//! Either way the sockets named `https` and `http` are the HTTPS and HTTP
+//! ports (`HTTPS_ADDR`, `HTTP_ADDR`), and behind a proxy the one named
+//! `http`, or the only one, is `ADDR`. With none passed, the server binds
+//! those addresses itself.
+
+use std::ffi::OsString;
+use std::net::TcpListener;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::net::UnixDatagram;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+
+/// The name of the HTTPS port's socket.
+pub const HTTPS: &str = "https";
+/// The name of the HTTP port's socket (or of the only one, behind a proxy).
+pub const HTTP: &str = "http";
+/// Set by a server for the successor it starts: its own process id. The
+/// successor's `LISTEN_PID` cannot be known before it runs, so the
+/// successor checks that its parent is that process instead.
+const PREDECESSOR: &str = "CITIZEN_SITE_PREDECESSOR";
+/// How long a successor has to become ready before it is stopped: a start
+/// renders every page first (a few seconds).
+pub const SUCCESSOR_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// What this process was handed when it started.
+#[derive(Debug, Default)]
+pub struct Inherited {
+    sockets: Vec<(String, TcpListener)>,
+    /// Started by a server handing over to it (rather than by systemd).
+    pub from_predecessor: bool,
+    /// A service manager started it and watches it (`NOTIFY_SOCKET`, not
+    /// from a predecessor): restarts go through the manager, not SIGUSR2.
+    pub supervised: bool,
+    /// The binary's path as started (a successor is started from it).
+    pub exe: Option<PathBuf>,
+}
+
+impl Inherited {
+    /// Reads what systemd or a predecessor passed, and removes those
+    /// variables from the environment (the server's own children must not
+    /// take them).
+    ///
+    /// # Safety
+    /// It changes the environment: call it before any other thread runs
+    /// (first thing in `main`, before the runtime starts).
+    pub unsafe fn from_env() -> anyhow::Result<Inherited> {
+        let parent = std::os::unix::process::parent_id();
+        let from_predecessor = std::env::var(PREDECESSOR)
+            .ok()
+            .and_then(|p| p.parse::<u32>().ok())
+            == Some(parent);
+        // SAFETY: the caller guarantees no other thread runs.
+        unsafe {
+            if from_predecessor {
+                std::env::set_var("LISTEN_PID", std::process::id().to_string());
+            }
+            std::env::remove_var(PREDECESSOR);
+        }
+        let supervised = !from_predecessor && std::env::var_os("NOTIFY_SOCKET").is_some();
+        // SAFETY: as above.
+        let passed = unsafe { sd_notify::listen_fds_with_names_and_unset_env() }
+            .context("reading the sockets passed in LISTEN_FDS")?;
+        let mut sockets = Vec::new();
+        for (fd, name) in passed {
+            check_listening(fd).with_context(|| format!("the socket {name:?} passed in"))?;
+            // SAFETY: the fd was passed to this process to own (and checked
+            // to be a listening TCP socket); nothing else in it uses it.
+            let listener = unsafe { TcpListener::from_raw_fd(fd) };
+            listener.set_nonblocking(true)?;
+            sockets.push((name, listener));
+        }
+        Ok(Inherited {
+            sockets,
+            from_predecessor,
+            supervised,
+            exe: std::env::current_exe().ok(),
+        })
+    }
+
+    /// Takes the socket named `name`.
+    pub fn take(&mut self, name: &str) -> Option<TcpListener> {
+        let at = self.sockets.iter().position(|(n, _)| n == name)?;
+        Some(self.sockets.remove(at).1)
+    }
+
+    /// Takes the socket for plain HTTP: the one named `http`, or the only
+    /// one whatever its name. Refuses an `https` socket: the ports are for
+    /// HTTPS, which needs `TLS_DOMAINS` or `TLS_CERT`/`TLS_KEY`.
+    pub fn take_plain(&mut self) -> anyhow::Result<Option<TcpListener>> {
+        if self.sockets.iter().any(|(n, _)| n == HTTPS) {
+            bail!("a socket named https was passed in, but HTTPS is not set up: set TLS_DOMAINS (or TLS_CERT and TLS_KEY)");
+        }
+        if let Some(l) = self.take(HTTP) {
+            return Ok(Some(l));
+        }
+        Ok(match self.sockets.len() {
+            1 => Some(self.sockets.remove(0).1),
+            _ => None,
+        })
+    }
+
+    /// The names of sockets passed in but not taken.
+    pub fn left(&self) -> Vec<&str> {
+        self.sockets.iter().map(|(n, _)| n.as_str()).collect()
+    }
+}
+
+/// Refuses a descriptor that is not a listening TCP socket.
+fn check_listening(fd: RawFd) -> anyhow::Result<()> {
+    let option = |name| {
+        let mut value: libc::c_int = 0;
+        let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+        // SAFETY: a plain getsockopt into a c_int of the size given.
+        let r = unsafe {
+            libc::getsockopt(
+                fd,
+                libc::SOL_SOCKET,
+                name,
+                (&mut value as *mut libc::c_int).cast(),
+                &mut len,
+            )
+        };
+        if r == 0 {
+            Ok(value)
+        } else {
+            Err(std::io::Error::last_os_error())
+        }
+    };
+    if option(libc::SO_TYPE)? != libc::SOCK_STREAM || option(libc::SO_ACCEPTCONN)? != 1 {
+        bail!("descriptor {fd} is not a listening TCP socket (ListenStream= in the socket unit)");
+    }
+    Ok(())
+}
+
+/// Tells the service manager (or the predecessor) that the site is ready:
+/// nothing when no one asked (`NOTIFY_SOCKET` unset).
+pub fn notify_ready() {
+    notify(&[sd_notify::NotifyState::Ready]);
+}
+
+/// Tells the service manager that the server is stopping (draining).
+pub fn notify_stopping() {
+    notify(&[sd_notify::NotifyState::Stopping]);
+}
+
+fn notify(states: &[sd_notify::NotifyState]) {
+    if let Err(e) = sd_notify::notify(states) {
+        // A predecessor that has exited has no socket left: nothing to tell.
+        tracing::debug!(error = %e, "NOTIFY_SOCKET did not take the notification");
+    }
+}
+
+/// The listening sockets a running server can pass to a successor, and how
+/// it was started.
+#[derive(Clone)]
+pub struct Handover {
+    /// Copies of the sockets served (the same kernel sockets), by name.
+    pub sockets: Arc<Vec<(&'static str, OwnedFd)>>,
+    pub supervised: bool,
+    pub exe: Option<PathBuf>,
+}
+
+impl Handover {
+    /// Resolves once a successor has taken over: on each SIGUSR2, starts
+    /// one and waits for it to be ready; one that fails is stopped and
+    /// logged, and the next SIGUSR2 tries again. Never resolves when
+    /// signals cannot be received.
+    pub async fn on_signal(self) {
+        use tokio::signal::unix::{signal, SignalKind};
+        let Ok(mut usr2) = signal(SignalKind::user_defined2()) else {
+            return std::future::pending().await;
+        };
+        while usr2.recv().await.is_some() {
+            if self.supervised {
+                let why = "a service manager runs this server (NOTIFY_SOCKET): publish with its restart (systemctl restart citizen-site), which keeps the sockets open";
+                tracing::error!("SIGUSR2: {why}");
+                report(&format!("refused {why}"));
+                continue;
+            }
+            match self.start_successor().await {
+                Ok(pid) => {
+                    tracing::info!(successor = pid, "upgrade: the new binary is ready and serving; this process stops accepting and drains");
+                    report(&format!("ready {pid}"));
+                    return;
+                }
+                Err(e) => {
+                    let why = format!("{e:#}");
+                    tracing::error!(error = %why, "upgrade failed: this process keeps serving");
+                    report(&format!("failed {why}"));
+                }
+            }
+        }
+        std::future::pending().await
+    }
+
+    /// Starts the binary at the path this one was started from, passing it
+    /// the sockets; returns its process id once it is ready.
+    pub async fn start_successor(&self) -> anyhow::Result<u32> {
+        let exe = self
+            .exe
+            .as_deref()
+            .context("the path this binary was started from is unknown")?;
+        let dir = NotifyDir::new()?;
+        let inbox = UnixDatagram::bind(dir.socket())
+            .with_context(|| format!("binding {}", dir.socket().display()))?;
+        inbox.set_nonblocking(true)?;
+        let inbox = tokio::net::UnixDatagram::from_std(inbox)?;
+        // Copies at 64 and above, so that moving them to 3, 4, ... in the
+        // child never overwrites one not yet moved.
+        let high: Vec<OwnedFd> = self
+            .sockets
+            .iter()
+            .map(|(_, fd)| dup_at_least(fd.as_raw_fd(), 64))
+            .collect::<std::io::Result<_>>()?;
+        let raw: Vec<RawFd> = high.iter().map(AsRawFd::as_raw_fd).collect();
+        let names: Vec<&str> = self.sockets.iter().map(|(n, _)| *n).collect();
+        let mut command = tokio::process::Command::new(exe);
+        command
+            .args(std::env::args_os().skip(1))
+            .env_remove("LISTEN_PID")
+            .env("LISTEN_FDS", raw.len().to_string())
+            .env("LISTEN_FDNAMES", names.join(":"))
+            .env("NOTIFY_SOCKET", dir.socket())
+            .env(PREDECESSOR, std::process::id().to_string())
+            .stdin(std::process::Stdio::null());
+        // SAFETY: only dup2, which is async-signal-safe, between fork and exec.
+        unsafe {
+            command.pre_exec(move || {
+                for (i, fd) in raw.iter().enumerate() {
+                    if libc::dup2(*fd, 3 + i as RawFd) < 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                }
+                Ok(())
+            });
+        }
+        tracing::info!(exe = %exe.display(), "upgrade: starting the new binary with this server's sockets");
+        let mut child = command
+            .spawn()
+            .with_context(|| format!("starting {}", exe.display()))?;
+        drop(high);
+        let pid = child.id().unwrap_or_default();
+        let outcome = tokio::select! {
+            ready = ready_from(&inbox) => ready,
+            status = child.wait() => Err(match status {
+                Ok(s) => anyhow::anyhow!("the new binary (pid {pid}) exited before it was ready: {s}"),
+                Err(e) => anyhow::anyhow!("waiting for the new binary: {e}"),
+            }),
+            () = tokio::time::sleep(SUCCESSOR_TIMEOUT) => Err(anyhow::anyhow!(
+                "the new binary (pid {pid}) was not ready within {} s", SUCCESSOR_TIMEOUT.as_secs()
+            )),
+        };
+        match outcome {
+            Ok(()) => Ok(pid),
+            Err(e) => {
+                stop(&mut child).await;
+                Err(e)
+            }
+        }
+    }
+}
+
+/// The abstract socket name on which `citizen-site upgrade` waits to hear
+/// how the upgrade of server `pid` went.
+pub fn report_name(pid: u32) -> String {
+    format!("citizen-site-upgrade-{pid}")
+}
+
+/// Tells `citizen-site upgrade`, if it waits, how the upgrade went:
+/// `ready <pid>`, `failed <why>` or `refused <why>`.
+fn report(outcome: &str) {
+    use std::os::linux::net::SocketAddrExt;
+    let sent = std::os::unix::net::SocketAddr::from_abstract_name(report_name(std::process::id()))
+        .and_then(|to| UnixDatagram::unbound()?.send_to_addr(outcome.as_bytes(), &to));
+    if let Err(e) = sent {
+        tracing::debug!(error = %e, "no upgrade command waits for the outcome");
+    }
+}
+
+/// Returns once a datagram holding `READY=1` arrives.
+async fn ready_from(inbox: &tokio::net::UnixDatagram) -> anyhow::Result<()> {
+    let mut buf = vec![0u8; 4096];
+    loop {
+        let n = inbox.recv(&mut buf).await?;
+        let message = String::from_utf8_lossy(&buf[..n]);
+        if message.lines().any(|l| l == "READY=1") {
+            return Ok(());
+        }
+    }
+}
+
+/// Stops a successor that failed: SIGTERM, then SIGKILL after 10 s.
+async fn stop(child: &mut tokio::process::Child) {
+    if let Some(pid) = child.id() {
+        // SAFETY: signalling our own child, which has not been reaped.
+        unsafe { libc::kill(pid as libc::pid_t, libc::SIGTERM) };
+    }
+    if tokio::time::timeout(Duration::from_secs(10), child.wait())
+        .await
+        .is_err()
+    {
+        let _ = child.kill().await;
+    }
+}
+
+fn dup_at_least(fd: RawFd, min: RawFd) -> std::io::Result<OwnedFd> {
+    // SAFETY: F_DUPFD_CLOEXEC makes a new descriptor, owned here.
+    let new = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, min) };
+    if new < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: `new` is a fresh descriptor nothing else owns.
+    Ok(unsafe { OwnedFd::from_raw_fd(new) })
+}
+
+/// A private folder (0700) for the socket a successor reports on; removed
+/// when dropped.
+struct NotifyDir(PathBuf);
+
+impl NotifyDir {
+    fn new() -> anyhow::Result<NotifyDir> {
+        use std::os::unix::fs::DirBuilderExt;
+        let path = std::env::temp_dir().join(format!(
+            "citizen-site-upgrade-{}-{}",
+            std::process::id(),
+            uuid::Uuid::new_v4().simple()
+        ));
+        std::fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&path)
+            .with_context(|| format!("creating {}", path.display()))?;
+        Ok(NotifyDir(path))
+    }
+
+    fn socket(&self) -> PathBuf {
+        self.0.join("notify")
+    }
+}
+
+impl Drop for NotifyDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The processes other than this one running the binary at `exe` (the
+/// path as started; a binary replaced since shows as "(deleted)").
+pub fn servers_started_from(exe: &Path) -> Vec<u32> {
+    let me = std::process::id();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let mut found: Vec<u32> = entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| *pid != me)
+        .filter(|pid| {
+            std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|path| {
+                let path: OsString = path.into_os_string();
+                let text = path.to_string_lossy();
+                Path::new(text.trim_end_matches(" (deleted)")) == exe
+            })
+        })
+        .collect();
+    found.sort_unstable();
+    found
+}
+
+/// Whether process `pid` exists (and is not a zombie).
+pub fn is_running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().next())
+            .is_some_and(|state| state != "Z" && state != "X")
+    })
+}
