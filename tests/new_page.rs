@@ -6,35 +6,13 @@
 //! sitemap, and among the registries' pages; nothing else in the tree was
 //! edited to get there.
 
+#[path = "support/new_page_build.rs"]
+mod new_page_build;
 mod support;
 
-use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
 use support::{curl, free_port, wait, Dir};
-
-/// Step 1 of docs/content.md: the route entry, with one fact set and the
-/// query parameter the page reads.
-const ENTRY: &str = r#"{ "path": "/events", "page": "Events", "sitemap": false, "query": [{ "name": "city", "values": ["ghent", "brussels"] }] },"#;
-
-/// Step 2: the component, with its head; it reads its parameter from the URL.
-const COMPONENT: &str = r#"import { useSearchParams } from "react-router";
-import type { PageMeta, PageProps } from "../../lib/types";
-
-export function meta(): PageMeta {
-  return { title: "Events — Citizen Wallet", description: "Markets, workshops and meetups where community currencies change hands." };
-}
-
-export default function Events(_props: PageProps) {
-  return (
-    <section className="mx-auto max-w-3xl px-4 py-16">
-      <h1 className="text-4xl font-bold">Community events</h1>
-      <p className="mt-4">The next market day is announced here.</p>
-      <p className="mt-4">{useSearchParams()[0].get("city") ?? "every city"}: where the next one is</p>
-    </section>
-  );
-}
-"#;
 
 /// Kills the server when the test ends, however it ends.
 struct Server(Child);
@@ -46,96 +24,18 @@ impl Drop for Server {
     }
 }
 
-/// The tracked files of this checkout, copied to `to`, with its npm
-/// packages linked rather than copied.
-fn copy_tree(to: &Path) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let listed = Command::new("git")
-        .args(["ls-files", "-z"])
-        .current_dir(root)
-        .output()
-        .expect("git lists the tracked files");
-    assert!(
-        listed.status.success(),
-        "git ls-files: {}",
-        String::from_utf8_lossy(&listed.stderr)
-    );
-    for file in listed.stdout.split(|b| *b == 0).filter(|f| !f.is_empty()) {
-        let rel = std::str::from_utf8(file).unwrap();
-        let from = root.join(rel);
-        if !from.is_file() {
-            continue;
-        }
-        let dest = to.join(rel);
-        std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
-        std::fs::copy(&from, &dest).unwrap();
-    }
-    std::os::unix::fs::symlink(root.join("node_modules"), to.join("node_modules")).unwrap();
-}
-
-/// Where this test binary's cargo keeps its builds: the copy reuses the
-/// compiled dependencies.
-fn target_dir() -> std::path::PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    // <target>/debug/deps/new_page-<hash>
-    exe.ancestors().nth(3).unwrap().to_path_buf()
-}
-
 #[test]
 fn a_page_added_as_the_readme_says_is_routed_rendered_and_listed() {
-    let tree = Dir::new("new-page");
-    copy_tree(&tree.0);
-
-    // Step 1: the entry, first in the table.
-    let table = tree.0.join("content/routes.json");
-    let text = std::fs::read_to_string(&table).unwrap();
-    let text = text.replacen(r#""routes": ["#, &format!("\"routes\": [\n    {ENTRY}"), 1);
-    std::fs::write(&table, text).unwrap();
-    // Step 2: the component.
-    let folder = tree.0.join("client/features/events");
-    std::fs::create_dir_all(&folder).unwrap();
-    std::fs::write(folder.join("Events.tsx"), COMPONENT).unwrap();
-
-    // The copy builds as its own package (so its binary does not replace
-    // this checkout's in the shared target folder); that is the only edit
-    // beyond the guide's steps, and it is to Cargo.toml's name alone.
-    let manifest = tree.0.join("Cargo.toml");
-    let cargo_toml = std::fs::read_to_string(&manifest).unwrap();
-    let renamed = cargo_toml.replacen(
-        "name = \"citizen-site\"",
-        "name = \"citizen-site-new-page\"",
-        2,
-    );
-    // Its tests' dependency on itself (the test hooks) follows the name.
-    let renamed = renamed.replacen(
-        "citizen-site = { path = \".\"",
-        "citizen-site-new-page = { path = \".\"",
-        1,
-    );
-    assert_ne!(renamed, cargo_toml);
-    std::fs::write(&manifest, renamed).unwrap();
-
-    let built = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args(["build", "--bin", "citizen-site-new-page"])
-        .env("CARGO_TARGET_DIR", target_dir())
-        .current_dir(&tree.0)
-        .stdout(Stdio::null())
-        .output()
-        .expect("cargo runs");
-    assert!(
-        built.status.success(),
-        "the tree with the new page does not build:\n{}",
-        String::from_utf8_lossy(&built.stderr)
-    );
-
+    let variant = new_page_build::build();
+    let tree = &variant.tree;
     // The registries the build made name the page, and nothing else in
     // the tree changed.
-    let lazy = std::fs::read_to_string(tree.0.join("client/app/pages.lazy.ts")).unwrap();
+    let lazy = std::fs::read_to_string(tree.join("client/app/pages.lazy.ts")).unwrap();
     assert!(
         lazy.contains(r#"Events: () => import("../features/events/Events"),"#),
         "{lazy}"
     );
-    let eager = std::fs::read_to_string(tree.0.join("ssr-bundle/pages.eager.ts")).unwrap();
+    let eager = std::fs::read_to_string(tree.join("ssr-bundle/pages.eager.ts")).unwrap();
     assert!(
         eager.contains(r#"import * as Events from "../client/features/events/Events";"#),
         "{eager}"
@@ -143,9 +43,9 @@ fn a_page_added_as_the_readme_says_is_routed_rendered_and_listed() {
 
     let port = free_port();
     let data = Dir::new("new-page-data");
-    let bin = target_dir().join("debug/citizen-site-new-page");
+    let bin = &variant.bin;
     let mut server = Server(
-        Command::new(&bin)
+        Command::new(bin)
             .arg("serve")
             .env("ADDR", format!("127.0.0.1:{port}"))
             .env("SITE_URL", format!("http://127.0.0.1:{port}"))

@@ -28,7 +28,7 @@ use std::convert::Infallible;
 use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -185,7 +185,7 @@ pub async fn serve<F, S, B>(
         };
         let _ = tcp.set_nodelay(true);
         let io = watched::Watched::new(tcp, limits.idle, limits.write_stall);
-        let (svc, begun) = Begun::new(connection(peer));
+        let (svc, conn_state) = Begun::new(connection(peer));
         let (builder, draining, tls, handshake) = (
             builder.clone(),
             draining.clone(),
@@ -197,7 +197,14 @@ pub async fn serve<F, S, B>(
             let result = match tls {
                 None => {
                     let conn = builder.serve_connection(TokioIo::new(io), svc);
-                    drained(conn, |c| c.graceful_shutdown(), &begun, &draining).await
+                    drained(
+                        conn,
+                        |c| c.graceful_shutdown(),
+                        false,
+                        &conn_state,
+                        &draining,
+                    )
+                    .await
                 }
                 Some(acceptor) => {
                     let stream = match tokio::time::timeout(handshake, acceptor.accept(io)).await {
@@ -208,13 +215,20 @@ pub async fn serve<F, S, B>(
                         Err(_) => return tracing::debug!(client = %peer, "TLS handshake timed out"),
                     };
                     // ALPN has said which protocol: hyper need not sniff it.
-                    let builder = match stream.get_ref().1.alpn_protocol() {
+                    let (builder, http2) = match stream.get_ref().1.alpn_protocol() {
                         Some(certs::ACME_TLS_ALPN) => return,
-                        Some(b"h2") => builder.http2_only(),
-                        _ => builder.http1_only(),
+                        Some(b"h2") => (builder.http2_only(), true),
+                        _ => (builder.http1_only(), false),
                     };
                     let conn = builder.serve_connection(TokioIo::new(stream), svc);
-                    drained(conn, |c| c.graceful_shutdown(), &begun, &draining).await
+                    drained(
+                        conn,
+                        |c| c.graceful_shutdown(),
+                        http2,
+                        &conn_state,
+                        &draining,
+                    )
+                    .await
                 }
             };
             if let Err(e) = result {
@@ -229,21 +243,29 @@ pub async fn serve<F, S, B>(
     let _ = slots.acquire_many(all).await;
 }
 
-/// How long a connection that has not yet sent its first request is given
-/// to send it once draining begins: one accepted a moment before was not
-/// idle, its request is on the way.
-const FIRST_REQUEST_WHEN_DRAINING: Duration = Duration::from_secs(1);
+/// Once draining begins, how long a connection is given to begin its
+/// first request (one accepted a moment before was not idle: its request is
+/// on the way), and then how long an HTTP/1.1 connection is given to send
+/// its next one, answered with `Connection: close`.
+const WHEN_DRAINING: Duration = Duration::from_secs(1);
 
-/// Serves `conn` to its end; once `draining` is set, gracefully: a
-/// connection between requests (an idle HTTP/1.1 keep-alive one) closes,
-/// a request being answered is finished (HTTP/1.1 then closes), HTTP/2 is
-/// sent GOAWAY and finishes the streams it accepted. A connection whose
-/// first request has not begun gets [`FIRST_REQUEST_WHEN_DRAINING`] for it
-/// (until then hyper would close it unread).
+/// Serves `conn` to its end; once `draining` is set, gracefully, so that no
+/// request a client has sent is lost:
+///
+/// - a connection whose first request has not begun gets [`WHEN_DRAINING`]
+///   for it (until then hyper would close it unread);
+/// - HTTP/1.1: from then on every response says `Connection: close` and
+///   the connection ends after it; one still open after [`WHEN_DRAINING`]
+///   is closed between requests (never mid-request: a request being
+///   answered is finished first). A client therefore rarely sends a
+///   request as the server closes (which browsers retry anyway);
+/// - HTTP/2 (`http2`): GOAWAY at once, and the streams it accepted are
+///   finished.
 async fn drained<C, T>(
     conn: C,
     graceful: impl FnOnce(Pin<&mut C>),
-    begun: &Started,
+    http2: bool,
+    state: &ConnState,
     draining: &Flag,
 ) -> T
 where
@@ -255,49 +277,101 @@ where
         result = conn.as_mut() => return result,
         () = draining.wait() => {}
     }
-    let deadline = tokio::time::Instant::now() + FIRST_REQUEST_WHEN_DRAINING;
-    while !begun.load(Ordering::Relaxed) && tokio::time::Instant::now() < deadline {
+    state.fetch_or(CLOSING, Ordering::Relaxed);
+    let until = tokio::time::Instant::now() + WHEN_DRAINING;
+    while state.load(Ordering::Relaxed) & STARTED == 0 && tokio::time::Instant::now() < until {
         tokio::select! {
             biased;
             result = conn.as_mut() => return result,
             () = tokio::time::sleep(Duration::from_millis(10)) => {}
         }
     }
+    if !http2 {
+        tokio::select! {
+            biased;
+            result = conn.as_mut() => return result,
+            () = tokio::time::sleep(WHEN_DRAINING) => {}
+        }
+    }
     graceful(conn.as_mut());
     conn.await
 }
 
-/// Whether a connection's first request has begun.
-type Started = Arc<AtomicBool>;
+/// Where a connection stands: bits [`STARTED`] (its first request has
+/// begun) and [`CLOSING`] (draining: HTTP/1.1 responses close it).
+type ConnState = Arc<AtomicU8>;
+const STARTED: u8 = 1;
+const CLOSING: u8 = 2;
 
-/// A connection's service that notes when its first request begins.
+/// A connection's service that notes when its first request begins and,
+/// once draining, marks each HTTP/1.1 response `Connection: close`.
 struct Begun<S> {
     service: S,
-    started: Started,
+    state: ConnState,
 }
 
 impl<S> Begun<S> {
-    fn new(service: S) -> (Begun<S>, Started) {
-        let started = Started::default();
+    fn new(service: S) -> (Begun<S>, ConnState) {
+        let state = ConnState::default();
         let begun = Begun {
             service,
-            started: started.clone(),
+            state: state.clone(),
         };
-        (begun, started)
+        (begun, state)
     }
 }
 
-impl<S, R> hyper::service::Service<R> for Begun<S>
+impl<S, B, ReqB> hyper::service::Service<hyper::Request<ReqB>> for Begun<S>
 where
-    S: hyper::service::Service<R>,
+    S: hyper::service::Service<hyper::Request<ReqB>, Response = hyper::Response<B>>,
 {
     type Response = S::Response;
     type Error = S::Error;
-    type Future = S::Future;
+    type Future = MaybeClose<S::Future>;
 
-    fn call(&self, req: R) -> S::Future {
-        self.started.store(true, Ordering::Relaxed);
-        self.service.call(req)
+    fn call(&self, req: hyper::Request<ReqB>) -> Self::Future {
+        let mut before = self.state.load(Ordering::Relaxed);
+        if before & STARTED == 0 {
+            before = self.state.fetch_or(STARTED, Ordering::Relaxed);
+        }
+        MaybeClose {
+            close: before & CLOSING != 0 && req.version() < hyper::Version::HTTP_2,
+            inner: self.service.call(req),
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A response future whose response gets `Connection: close` when
+    /// `close` is set.
+    pub struct MaybeClose<F> {
+        #[pin]
+        inner: F,
+        close: bool,
+    }
+}
+
+impl<F, B, E> Future for MaybeClose<F>
+where
+    F: Future<Output = Result<hyper::Response<B>, E>>,
+{
+    type Output = F::Output;
+
+    fn poll(
+        self: Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        let this = self.project();
+        let close = *this.close;
+        this.inner.poll(cx).map_ok(|mut response| {
+            if close {
+                response.headers_mut().insert(
+                    hyper::header::CONNECTION,
+                    hyper::header::HeaderValue::from_static("close"),
+                );
+            }
+            response
+        })
     }
 }
 
