@@ -31,85 +31,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::time::Duration;
 
-use support::{curl, free_port, needs, wait, Dir};
+use support::{certificates, curl, free_port, needs, wait, Dir};
 
 const BIN: &str = env!("CARGO_BIN_EXE_citizen-site");
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 const SWAPS: usize = 6;
-
-/// A CA and a certificate for localhost (ECDSA P-256) it signed.
-fn certificates(dir: &Path) {
-    needs("openssl", "openssl");
-    let run = |args: &[&str]| {
-        let out = Command::new("openssl")
-            .args(args)
-            .current_dir(dir)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "openssl {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    };
-    let ec = [
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:P-256",
-        "-nodes",
-    ];
-    run(&[
-        &["req", "-x509"][..],
-        &ec,
-        &[
-            "-keyout",
-            "ca.key",
-            "-out",
-            "ca.pem",
-            "-days",
-            "2",
-            "-subj",
-            "/CN=swap test CA",
-        ],
-    ]
-    .concat());
-    run(&[
-        &["req"][..],
-        &ec,
-        &[
-            "-keyout",
-            "key.pem",
-            "-out",
-            "leaf.csr",
-            "-subj",
-            "/CN=localhost",
-        ],
-    ]
-    .concat());
-    std::fs::write(
-        dir.join("ext"),
-        "subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\n",
-    )
-    .unwrap();
-    run(&[
-        "x509",
-        "-req",
-        "-in",
-        "leaf.csr",
-        "-CA",
-        "ca.pem",
-        "-CAkey",
-        "ca.key",
-        "-CAcreateserial",
-        "-out",
-        "cert.pem",
-        "-days",
-        "2",
-        "-extfile",
-        "ext",
-    ]);
-}
 
 /// Puts `binary` at `path` as an operator publishes one: a new file
 /// renamed over the old (the running process keeps its own).
@@ -355,7 +281,7 @@ fn upgrades_to_another_build_and_back_under_load_lose_nothing() {
     needs("node", "nodejs");
     let variant = new_page_build::build();
     let dir = Dir::new("swaps-upgrade");
-    certificates(&dir.0);
+    certificates(&dir.0, "localhost");
     let ca = dir.0.join("ca.pem");
     let (a, b) = (PathBuf::from(BIN), variant.bin.clone());
     let expect = [snapshot(&a, &dir.0, "a"), snapshot(&b, &dir.0, "b")];
@@ -485,7 +411,7 @@ fn held_socket() -> std::net::TcpListener {
 fn sigterm_and_a_fresh_start_on_held_sockets_under_load_lose_nothing() {
     needs("node", "nodejs");
     let dir = Dir::new("swaps-held");
-    certificates(&dir.0);
+    certificates(&dir.0, "localhost");
     let ca = dir.0.join("ca.pem");
     let expect = snapshot(Path::new(BIN), &dir.0, "a");
     // Held by the test for the whole run, as systemd holds a socket unit's.

@@ -165,8 +165,13 @@ impl Application {
             forwarder_task,
             background,
             accept_when_ready,
+            handover,
             ..
         } = self;
+        // Its copies of the sockets must not hold them open once this
+        // process drains (a new connection is then refused, not queued
+        // for no one); a successor has its own.
+        drop(handover);
         // `dev` alone has the reload script and its events.
         let extra = dev.clone().map_or_else(axum::Router::new, dev::routes);
         let dispatcher =

@@ -200,3 +200,80 @@ async fn ctrl_c_stops_it_cleanly() {
         .iter()
         .any(|l| l["fields"]["message"] == "interrupted (Ctrl-C)"));
 }
+
+/// Reads one HTTP/1.1 response (head and a Content-Length body) from `tcp`.
+async fn read_response(tcp: &mut tokio::net::TcpStream) -> String {
+    use tokio::io::AsyncReadExt;
+    let mut got = Vec::new();
+    let mut buf = [0u8; 65536];
+    loop {
+        let n = tokio::time::timeout(Duration::from_secs(10), tcp.read(&mut buf))
+            .await
+            .expect("an answer within 10 s")
+            .unwrap();
+        got.extend_from_slice(&buf[..n]);
+        let text = String::from_utf8_lossy(&got).into_owned();
+        if let Some((head, body)) = text.split_once("\r\n\r\n") {
+            let length: usize = head
+                .lines()
+                .find_map(|l| {
+                    l.to_ascii_lowercase()
+                        .strip_prefix("content-length: ")
+                        .map(|v| v.trim().parse().unwrap())
+                })
+                .unwrap_or(0);
+            if body.len() >= length {
+                return text;
+            }
+        }
+        assert!(n > 0, "closed before a whole answer: {text:?}");
+    }
+}
+
+/// Draining loses no request a client has sent: a keep-alive connection's
+/// next request is answered (with `Connection: close`, and /readyz says
+/// 503 from the first moment), a connection accepted just before draining
+/// has its first request answered, and new connections are refused.
+#[tokio::test]
+async fn draining_answers_what_clients_send_on_open_connections_and_says_not_ready() {
+    use tokio::io::AsyncWriteExt;
+    let mut app = crate::helpers::spawn_app().await;
+    let addr = app.addr().to_owned();
+    let mut kept = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    kept.write_all(b"GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    let first = read_response(&mut kept).await;
+    assert!(first.starts_with("HTTP/1.1 200"), "{first}");
+    // Accepted, but its request not yet sent.
+    let mut fresh = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+
+    let _ = app.shutdown.take().unwrap().send(());
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    kept.write_all(b"GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    let draining = read_response(&mut kept).await;
+    assert!(draining.starts_with("HTTP/1.1 503"), "{draining}");
+    assert!(draining.contains("\"draining\":true"), "{draining}");
+    assert!(
+        draining.to_ascii_lowercase().contains("connection: close"),
+        "{draining}"
+    );
+    fresh
+        .write_all(b"GET /about HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    let about = read_response(&mut fresh).await;
+    assert!(about.starts_with("HTTP/1.1 200"), "{about}");
+    assert!(
+        tokio::net::TcpStream::connect(&addr).await.is_err(),
+        "a new connection while draining"
+    );
+    tokio::time::timeout(Duration::from_secs(10), app.server.take().unwrap())
+        .await
+        .expect("it stops once its connections are done")
+        .unwrap()
+        .unwrap();
+}

@@ -68,3 +68,72 @@ pub fn wait(secs: u64, mut ok: impl FnMut() -> bool) -> bool {
     }
     false
 }
+
+/// In `dir`: a CA (`ca.pem`) and a certificate for `name` it signed
+/// (`cert.pem`, key `key.pem`), ECDSA P-256, made by openssl.
+pub fn certificates(dir: &std::path::Path, name: &str) {
+    needs("openssl", "openssl");
+    let run = |args: &[&str]| {
+        let out = Command::new("openssl")
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "openssl {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let ec = [
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:P-256",
+        "-nodes",
+    ];
+    let subject = format!("/CN={name}");
+    run(&[
+        &["req", "-x509"][..],
+        &ec,
+        &[
+            "-keyout",
+            "ca.key",
+            "-out",
+            "ca.pem",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=test CA",
+        ],
+    ]
+    .concat());
+    run(&[
+        &["req"][..],
+        &ec,
+        &["-keyout", "key.pem", "-out", "leaf.csr", "-subj", &subject],
+    ]
+    .concat());
+    std::fs::write(
+        dir.join("ext"),
+        format!("subjectAltName=DNS:{name}\nbasicConstraints=CA:FALSE\n"),
+    )
+    .unwrap();
+    run(&[
+        "x509",
+        "-req",
+        "-in",
+        "leaf.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "cert.pem",
+        "-days",
+        "2",
+        "-extfile",
+        "ext",
+    ]);
+}

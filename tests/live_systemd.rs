@@ -1,0 +1,138 @@
+//! The service unit and its sockets under a live systemd, installed
+//! exactly as docs/deploy.md's fresh-server steps say: the blocks marked
+//! `deploy-step` there are run word for word, with the operator's own
+//! certificate files (a CA this test makes, for example.org). Then
+//! `tests/ops/live-systemd-inside.sh` checks, inside: the service becomes
+//! active (Type=notify, once its pages are rendered); every page and the
+//! 404 answer over HTTPS/2; a render the start did not make works under
+//! the system-call filter; an intro request is stored in the state folder,
+//! owned by the service's dynamic user; the operator's command (the
+//! guide's) lists it; HTTP redirects; five `systemctl restart`s under load
+//! (bench/swap-load.mjs) fail no request; and the journal holds no error.
+//!
+//! Safety: systemd never sees this machine's own files. The workplace's
+//! `live-systemd.sh` (../shared/tools/, or `LIVE_SYSTEMD`) boots it as PID
+//! 1 of its own PID namespace in a root that is an overlay of / whose
+//! writes go to a tmpfs, with fresh tmpfs on /tmp, /var/tmp and /run, its
+//! own mount, cgroup, UTS, IPC and network namespaces, and a target that
+//! starts nothing but sysinit. Never boot systemd on this machine's root:
+//! its boot-time clean-up empties the real /tmp.
+//!
+//! Needs root, util-linux (unshare, nsenter), systemd, dbus, Node.js, curl
+//! and openssl (.ci/run installs them).
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use support::{certificates, needs, Dir};
+
+const BIN: &str = env!("CARGO_BIN_EXE_citizen-site");
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// The shell blocks of docs/deploy.md marked `<!-- deploy-step: NAME -->`,
+/// as an operator would paste them.
+fn deploy_step(guide: &str, name: &str) -> String {
+    let marker = format!("<!-- deploy-step: {name} -->");
+    let after = guide
+        .split(&marker)
+        .nth(1)
+        .unwrap_or_else(|| panic!("docs/deploy.md has no step {marker}"));
+    let block = after
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .unwrap_or_else(|| panic!("step {name} is not followed by a sh block"));
+    block
+        .lines()
+        .map(|l| l.strip_prefix("   ").unwrap_or(l))
+        .map(str::trim_end)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
+}
+
+fn live_systemd_tool() -> PathBuf {
+    std::env::var_os("LIVE_SYSTEMD")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(ROOT).join("../shared/tools/live-systemd.sh"))
+}
+
+#[test]
+fn the_unit_and_its_sockets_serve_restart_under_load_and_log_no_error_under_a_live_systemd() {
+    for (tool, package) in [
+        ("unshare", "util-linux"),
+        ("nsenter", "util-linux"),
+        ("systemctl", "systemd"),
+        ("dbus-daemon", "dbus"),
+        ("node", "nodejs"),
+        ("curl", "curl"),
+    ] {
+        needs(tool, package);
+    }
+    // SAFETY: getuid(2) has no preconditions.
+    assert_eq!(
+        unsafe { libc::getuid() },
+        0,
+        "booting systemd in namespaces needs root"
+    );
+    let tool = live_systemd_tool();
+    assert!(
+        tool.is_file(),
+        "{} is needed (the workplace's tool; or set LIVE_SYSTEMD)",
+        tool.display()
+    );
+
+    let work = Dir::new("live-systemd");
+    let site = work.0.join("site");
+    std::fs::create_dir_all(site.join("deploy")).unwrap();
+    std::fs::create_dir_all(site.join("steps")).unwrap();
+    certificates(&site, "example.org");
+    // The guide's file names for the operator's pair.
+    std::fs::rename(site.join("cert.pem"), site.join("fullchain.pem")).unwrap();
+    std::fs::rename(site.join("key.pem"), site.join("privkey.pem")).unwrap();
+    std::fs::copy(BIN, site.join("citizen-site")).unwrap();
+    for unit in [
+        "citizen-site.service",
+        "citizen-site.socket",
+        "citizen-site-http.socket",
+    ] {
+        std::fs::copy(
+            Path::new(ROOT).join("deploy").join(unit),
+            site.join("deploy").join(unit),
+        )
+        .unwrap();
+    }
+    std::fs::copy(
+        Path::new(ROOT).join("bench/swap-load.mjs"),
+        site.join("swap-load.mjs"),
+    )
+    .unwrap();
+    let guide = std::fs::read_to_string(Path::new(ROOT).join("docs/deploy.md")).unwrap();
+    for step in ["own-certificate", "service", "operate"] {
+        std::fs::write(
+            site.join("steps").join(format!("{step}.sh")),
+            deploy_step(&guide, step),
+        )
+        .unwrap();
+    }
+
+    let out = Command::new("timeout")
+        .arg("900")
+        .arg("bash")
+        .arg(&tool)
+        .arg(Path::new(ROOT).join("tests/ops/live-systemd-inside.sh"))
+        .env("LIVE_SYSTEMD_COPY", &site)
+        .output()
+        .unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    println!("{said}");
+    assert!(out.status.success(), "under a live systemd:\n{said}");
+    assert!(said.contains("ok: no error in the journal"), "{said}");
+}

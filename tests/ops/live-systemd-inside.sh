@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Runs inside a throwaway root booted by a real systemd (tests/live_systemd.rs
+# starts it with ../shared/tools/live-systemd.sh): installs the site exactly
+# as docs/deploy.md's steps say (the steps/ files are those blocks, word for
+# word), then checks what a visitor and an operator would notice. Any
+# failure prints why and the service's journal, and exits non-zero.
+set -euo pipefail
+cd /live/site
+site=example.org
+https=(--resolve "$site:443:127.0.0.1" --cacert ca.pem)
+journal() { journalctl -u citizen-site -u citizen-site.socket -u citizen-site-http.socket --no-pager | tail -n 60; }
+fail() { echo "FAIL: $*"; echo "--- journal"; journal; exit 1; }
+
+# A server has D-Bus running (systemd-run, in the operator's step, needs
+# it); this root starts nothing it is not asked for.
+systemctl start dbus.socket dbus.service
+# The guide's steps: settings with the operator's own certificate files,
+# then the service and its sockets.
+bash steps/own-certificate.sh || fail "the guide's settings step failed"
+bash steps/service.sh || fail "the guide's service step failed"
+for _ in $(seq 120); do [ "$(systemctl is-active citizen-site)" = active ] && break; sleep 0.5; done
+[ "$(systemctl is-active citizen-site)" = active ] || fail "citizen-site is $(systemctl is-active citizen-site)"
+echo "ok: active (Type=notify: its pages are rendered)"
+
+# Every page of the sitemap, and the 404, over HTTPS with HTTP/2.
+paths=$(curl -sS "${https[@]}" "https://$site/sitemap.xml" | grep -o '<loc>[^<]*</loc>' | sed -e 's|<loc>https://[^/]*||' -e 's|</loc>||')
+[ "$(echo "$paths" | wc -l)" -ge 15 ] || fail "the sitemap lists too few pages: $paths"
+for path in $paths; do
+  got=$(curl -sS --http2 "${https[@]}" -o /dev/null -w '%{http_version} %{http_code}' "https://$site$path")
+  [ "$got" = "2 200" ] || fail "$path: $got (want HTTP/2 200)"
+done
+got=$(curl -sS --http2 "${https[@]}" -o /dev/null -w '%{http_version} %{http_code}' "https://$site/no-such-page")
+[ "$got" = "2 404" ] || fail "/no-such-page: $got"
+echo "ok: $(echo "$paths" | wc -l) pages and the 404 over HTTP/2"
+
+# A render the start did not make, under the system-call filter.
+renders() { curl -sS "${https[@]}" "https://$site/metrics" | awk '/^ssr_render_duration_seconds_count/ {print $2}'; }
+before=$(renders)
+got=$(curl -sS "${https[@]}" -o page.html -w '%{http_code}' "https://$site/pricing?billing=yearly")
+[ "$got" = 200 ] && grep -q '</html>' page.html || fail "/pricing?billing=yearly: $got"
+after=$(renders)
+[ "${after%.*}" -gt "${before%.*}" ] || fail "no render counted ($before -> $after)"
+echo "ok: an uncached render ($before -> $after renders)"
+
+# The contact form's request, stored in the state folder of the service's user.
+got=$(curl -sS "${https[@]}" -o /dev/null -w '%{http_code}' -H 'content-type: application/json' \
+  --data '{"name":"Live Town","contactPerson":"Ana","email":"ana@example.org","website":"https://example.org","description":"Sent to the unit under a live systemd","tags":["Loyalty"]}' \
+  "https://$site/api/save-to-notion")
+[ "$got" = 200 ] || fail "the form: $got"
+pid=$(systemctl show -p MainPID --value citizen-site)
+service_uid=$(awk '/^Uid:/ {print $2}' "/proc/$pid/status")
+db_uid=$(stat -L -c %u /var/lib/citizen-site/citizen-site.db)
+[ "$service_uid" != 0 ] && [ "$db_uid" = "$service_uid" ] || fail "the database belongs to $db_uid, the service runs as $service_uid"
+echo "ok: stored in /var/lib/citizen-site, owned by the service's user ($service_uid)"
+
+# The operator's command, as the guide runs it.
+listed=$(bash steps/operate.sh)
+echo "$listed" | grep -q 'Live Town' || fail "intro list does not show the request: $listed"
+echo "ok: the operator's command lists it"
+
+# HTTP redirects to HTTPS.
+got=$(curl -sS --resolve "$site:80:127.0.0.1" -o /dev/null -w '%{http_code} %{redirect_url}' "http://$site/about?x=1")
+[ "$got" = "301 https://$site/about?x=1" ] || fail "http://$site/about?x=1: $got"
+echo "ok: http redirects"
+
+# systemctl restart under load: five times, nothing failed.
+expect=$(node /live/site/swap-load.mjs snapshot --url "https://$site" --connect 127.0.0.1:443 --ca ca.pem)
+echo "$expect" > expect.json
+mkfifo marks
+node /live/site/swap-load.mjs load --url "https://$site" --connect 127.0.0.1:443 --ca ca.pem \
+  --expect expect.json --post-every-ms 7000 <marks >report.json &
+load=$!
+exec 3>marks
+sleep 2
+for i in 1 2 3 4 5; do
+  echo swap >&3
+  systemctl restart citizen-site
+  [ "$(systemctl is-active citizen-site)" = active ] || fail "restart $i: $(systemctl is-active citizen-site)"
+  echo settled >&3
+  sleep 1.5
+done
+echo stop >&3
+exec 3>&-
+wait $load
+node -e '
+  const r = JSON.parse(require("fs").readFileSync("report.json", "utf8"));
+  console.log(`restarts: ${r.requests} requests (${JSON.stringify(r.byClient)}), ${r.failed} failed, retried ${JSON.stringify(r.retried)}, latency steady ${JSON.stringify(r.latencyMs.steady)} during restarts ${JSON.stringify(r.latencyMs.duringSwaps)} (ms)`);
+  if (r.failed) { console.log(r.failures.join("\n")); process.exit(1); }
+  if (r.swaps !== 5 || r.serials.length !== 1) { console.log("swaps", r.swaps, "serials", r.serials); process.exit(1); }
+  for (const c of ["http1-keepalive", "http2", "new-connection", "intro"]) if (!(r.byClient[c] > 0)) { console.log("no", c); process.exit(1); }
+  require("fs").writeFileSync("intros.txt", r.intros.join("\n") + "\n");
+' || fail "requests failed during the restarts"
+stored=$(bash -c "$(cat steps/operate.sh) --json")
+while read -r name; do
+  [ -z "$name" ] && continue
+  n=$(echo "$stored" | grep -c "\"name\": \"$name\"" || true)
+  [ "$n" = 1 ] || fail "$name was acknowledged and is stored $n times"
+done < intros.txt
+echo "ok: five restarts under load, nothing failed; every acknowledged request stored once"
+
+# Nothing in the journal at error level: systemd's, or the site's own.
+errors=$(journalctl -u citizen-site -u citizen-site.socket -u citizen-site-http.socket -p err --no-pager -q -o cat || true)
+site_errors=$(journalctl -u citizen-site --no-pager -o cat | grep '"level":"ERROR"' || true)
+[ -z "$errors$site_errors" ] || fail "the journal holds errors: $errors $site_errors"
+echo "ok: no error in the journal"
