@@ -1,7 +1,9 @@
 //! What the tests that run the binary as a process share (`tests/https.rs`,
-//! `tests/deploy.rs`, `tests/new_page.rs`): a temporary folder removed when
-//! dropped, the check for a Debian tool, which names the package rather
-//! than install it, a free port, curl, and waiting for a condition.
+//! `tests/deploy.rs`, `tests/new_page.rs`, `tests/swaps.rs`,
+//! `tests/live_systemd.rs`): a temporary folder removed when dropped, the
+//! check for a Debian tool, which names the package rather than install
+//! it, a free port, curl, waiting for a condition, and a test CA with a
+//! certificate.
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -70,7 +72,9 @@ pub fn wait(secs: u64, mut ok: impl FnMut() -> bool) -> bool {
 }
 
 /// In `dir`: a CA (`ca.pem`) and a certificate for `name` it signed
-/// (`cert.pem`, key `key.pem`), ECDSA P-256, made by openssl.
+/// (`cert.pem`, key `key.pem`), ECDSA P-256, made by openssl (for
+/// tests/swaps.rs and tests/live_systemd.rs).
+#[allow(dead_code)]
 pub fn certificates(dir: &std::path::Path, name: &str) {
     needs("openssl", "openssl");
     let run = |args: &[&str]| {
