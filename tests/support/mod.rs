@@ -5,6 +5,9 @@
 //! it, a free port, curl, waiting for a condition, and a test CA with a
 //! certificate.
 
+// Each test uses some of these.
+#![allow(dead_code)]
+
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -74,7 +77,6 @@ pub fn wait(secs: u64, mut ok: impl FnMut() -> bool) -> bool {
 /// In `dir`: a CA (`ca.pem`) and a certificate for `name` it signed
 /// (`cert.pem`, key `key.pem`), ECDSA P-256, made by openssl (for
 /// tests/swaps.rs and tests/live_systemd.rs).
-#[allow(dead_code)]
 pub fn certificates(dir: &std::path::Path, name: &str) {
     needs("openssl", "openssl");
     let run = |args: &[&str]| {
