@@ -2,6 +2,7 @@
 // the commands that measure them, never by hand:
 //
 //   bench/results.json            <- node bench/run.mjs                      -> docs/performance.md
+//                                    (row 10 alone: node bench/swaps.mjs)    -> docs/deploy.md
 //   bench/profile.json            <- node bench/instructions.mjs --profile   -> docs/performance.md
 //   tests/lighthouse/results.json <- node tests/lighthouse/run.mjs --record  -> docs/search-engines.md
 //
@@ -13,13 +14,15 @@ import fs from "node:fs";
 import path from "node:path";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
-/** Each JSON file: the guide its table is in, and how it is drawn. */
-const SOURCES = {
-  "bench/results.json": { doc: "docs/performance.md", render: (r) => benchTable(r).rows },
-  "bench/profile.json": { doc: "docs/performance.md", render: profileTable },
-  "tests/lighthouse/results.json": { doc: "docs/search-engines.md", render: lighthouseTable },
-};
-const DOCS = [...new Set(Object.values(SOURCES).map((s) => s.doc))];
+/** Each table: its marker's name, the JSON file it is drawn from, the
+ *  guide it is in, and how it is drawn. */
+const TABLES = [
+  { id: "bench/results.json", source: "bench/results.json", doc: "docs/performance.md", render: (r) => benchTable(r).rows },
+  { id: "bench/results.json#swaps", source: "bench/results.json", doc: "docs/deploy.md", render: swapsTable },
+  { id: "bench/profile.json", source: "bench/profile.json", doc: "docs/performance.md", render: profileTable },
+  { id: "tests/lighthouse/results.json", source: "tests/lighthouse/results.json", doc: "docs/search-engines.md", render: lighthouseTable },
+];
+const DOCS = [...new Set(TABLES.map((t) => t.doc))];
 
 /** Each gated row's target: what the table prints and what the run is
  *  checked against (one number, so the two cannot disagree). */
@@ -44,6 +47,8 @@ export const TARGETS = {
   rss: 150,
   /** Row 9, MB. */
   binary: 90,
+  /** Row 10: requests failed during the upgrades under load. */
+  swapFailures: 0,
 };
 /** Lighthouse Performance on every route (mobile, release build). */
 export const PERFORMANCE_TARGET = 98;
@@ -56,7 +61,7 @@ const markdown = (head, rows) => [head, head.map(() => "---"), ...rows].map((c) 
 /** Row 1 page by page, row 2 page by page, then the other rows; and the
  *  targets missed. */
 export function benchTable(r) {
-  const { instructions, cached, connections, render, coldStartMs, weights, binaryMb } = r.rows;
+  const { instructions, cached, connections, render, coldStartMs, weights, binaryMb, swaps } = r.rows;
   const t = TARGETS;
   const home = weights.find((w) => w.route === "/");
   const [renderRatio, perCore] = [render.ours.rps / render.node.rps, render.ours.rps / r.cores / render.node.rps];
@@ -73,6 +78,7 @@ export function benchTable(r) {
   check(home.jsKB <= t.homeJs, `row 6: JS on / above ${t.homeJs} KB`);
   check(cached.rssMb < t.rss && render.rssMb < t.rss, "row 7: RSS");
   check(binaryMb <= t.binary, "row 9: binary size");
+  if (swaps) check(swaps.failed <= t.swapFailures, `row 10: ${swaps.failed} requests failed during the upgrades`);
   const worst = cached.pages.find((p) => p.page === cached.worst.page);
   const runs = (xs) => xs.map(thousands).join(" / ");
   const hc = (label, c) => [
@@ -96,6 +102,10 @@ export function benchTable(r) {
     ["8. latency cached p50 / p99, ms (row 2's worst page)", latency(worst.nginx), latency(worst.ours), "-", "-"],
     ["   latency renders p50 / p99, ms", latency(render.node), latency(render.ours), "-", "-"],
     ["9. release binary, MB (stripped)", "-", f(binaryMb, 1), "-", `<= ${t.binary}`],
+    ...(swaps ? [
+      [`10. requests failed during ${swaps.upgrades} upgrades under load (HTTPS, ${thousands(swaps.requests)} requests${swaps.date === r.date ? "" : `, run of ${swaps.date}`})`, "-", String(swaps.failed), "-", String(t.swapFailures)],
+      ["    latency p99 / worst, ms: the same load without swaps (peer column) and during swaps", `${f(swaps.withoutSwaps.p99, 1)} / ${f(swaps.withoutSwaps.max, 1)}`, `${f(swaps.duringSwaps.p99, 1)} / ${f(swaps.duringSwaps.max, 1)}`, f(swaps.duringSwaps.max / swaps.withoutSwaps.max, 2), "-"],
+    ] : []),
   ];
   const s = r.settings;
   const head =
@@ -149,6 +159,21 @@ export function profileTable(r) {
   return `${head}\n\n${markdown(["library", "instructions per request", "share", "what it does for a hit", "its costliest functions"], rows)}`;
 }
 
+/** Row 10 for the deploy guide: what publishing under load cost. */
+export function swapsTable(r) {
+  const w = r.rows.swaps;
+  if (!w) throw new Error("bench/results.json has no row 10 (swaps): run node bench/swaps.mjs");
+  const rows = [
+    ["requests during the run (keep-alive HTTP/1.1, HTTP/2, a new connection each, form posts)", thousands(w.requests)],
+    ["upgrades (`citizen-site upgrade`, a new copy of the binary installed before each)", String(w.upgrades)],
+    ["requests failed", String(w.failed)],
+    ["retried as browsers do (a GOAWAY's unprocessed HTTP/2 stream; a keep-alive connection closed between requests)", `${w.retried.http2Refused}; ${w.retried.keepAliveClosed}`],
+    ["latency p50 / p99 / worst without swaps, ms", `${f(w.withoutSwaps.p50, 1)} / ${f(w.withoutSwaps.p99, 1)} / ${f(w.withoutSwaps.max, 1)}`],
+    ["latency p50 / p99 / worst during swaps, ms", `${f(w.duringSwaps.p50, 1)} / ${f(w.duringSwaps.p99, 1)} / ${f(w.duringSwaps.max, 1)}`],
+  ];
+  return `Row 10 of the bench, run of ${w.date} (\`node bench/swaps.mjs\`, release build, HTTPS on loopback, ${r.cores} cores):\n\n${markdown(["", ""], rows)}`;
+}
+
 export function lighthouseTable(r) {
   const head = `Run of ${r.date} (${r.build} build, ${r.cores} cores, Chromium ${r.chromium}, Lighthouse ${r.lighthouse}):`;
   const rows = r.routes.map((x) => [x.route, x.performance, x.accessibility, x["best-practices"], x.seo]);
@@ -157,11 +182,11 @@ export function lighthouseTable(r) {
 
 /** The guide `doc` (its text) with each of its tables re-rendered from its JSON file. */
 function rendered(doc, text) {
-  for (const [source, { doc: home, render }] of Object.entries(SOURCES)) {
+  for (const { id, source, doc: home, render } of TABLES) {
     if (home !== doc) continue;
     const file = path.join(root, source);
-    const open = `<!-- table: ${source} -->`;
-    const close = `<!-- end table: ${source} -->`;
+    const open = `<!-- table: ${id} -->`;
+    const close = `<!-- end table: ${id} -->`;
     const a = text.indexOf(open);
     const b = text.indexOf(close);
     if (a < 0 || b < a) throw new Error(`${doc} has no ${open} ... ${close} markers`);
@@ -199,6 +224,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       console.error(`bench/results.json records a run that missed its targets: ${missed.join("; ")}`);
       process.exit(1);
     }
-    console.log(`${DOCS.join(" and ")}: the measured tables match ${Object.keys(SOURCES).join(", ")}, and the recorded run met every target.`);
+    console.log(`${DOCS.join(", ")}: the measured tables match ${[...new Set(TABLES.map((t) => t.source))].join(", ")}, and the recorded run met every target.`);
   }
 }

@@ -21,6 +21,9 @@
 //   7. peak RSS during rows 2 and 4
 //   8. latency p50 / p99 for rows 2 and 4
 //   9. the release binary's size (stripped)
+//  10. requests failed during 5 upgrades under load over HTTPS, and the
+//      worst latency during a swap against the same load without swaps
+//      (bench/swaps.mjs; target: none failed)
 //
 // Exits non-zero when a row misses its target. Needs wrk, nginx with its
 // brotli_static module and valgrind (Debian: wrk nginx
@@ -35,6 +38,7 @@ import {
   bodies, CONNECTIONS as CONNECTIONS_COUNTED, count as countInstructions, ENCODINGS, rawGet, REQUESTS as REQUESTS_COUNTED, SITE_URL, startOursCounted, valgrind, WINDOWS,
 } from "./instructions.mjs";
 import { benchTable, writeReadme } from "./report.mjs";
+import { swapRow, UPGRADES } from "./swaps.mjs";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 const DURATION = process.env.BENCH_DURATION ?? "10s";
@@ -339,6 +343,9 @@ async function main() {
   results.rows.render = { ours: oursRender, node: nodeRender, rssMb: peakRssMb(b.pid), nodeRssMb: peakRssMb(node.pid) };
   node.kill("SIGTERM");
   b.kill("SIGTERM");
+
+  console.error(`row 10: ${UPGRADES} upgrades under load (HTTPS)...`);
+  results.rows.swaps = await swapRow(bin);
 
   fs.writeFileSync(path.join(root, "bench/results.json"), `${JSON.stringify(results, null, 2)}\n`);
   fs.writeFileSync(path.join(root, "bench/results.svg"), chart(results));
