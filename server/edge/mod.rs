@@ -28,8 +28,9 @@ use std::convert::Infallible;
 use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
+use std::task::Waker;
 use std::time::Duration;
 
 use axum::body::Body;
@@ -44,7 +45,6 @@ use tokio_rustls::TlsAcceptor;
 use tower::Service;
 
 use crate::client_ip::Networks;
-use crate::live::Flag;
 use crate::telemetry::LogSampler;
 
 /// What one connection may hold (see the module doc).
@@ -136,7 +136,7 @@ pub async fn serve<F, S, B>(
     let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
     let per_client = Arc::new(PerClient::default());
     let refusals = Arc::new(LogSampler::new(6));
-    let draining = Arc::new(Flag::default());
+    let draining = Arc::new(Drain::default());
     let mut builder = auto::Builder::new(TokioExecutor::new());
     // None must be said: with a timer, hyper otherwise bounds heads at
     // 30 s, a timer armed per request.
@@ -266,7 +266,7 @@ async fn drained<C, T>(
     graceful: impl FnOnce(Pin<&mut C>),
     http2: bool,
     state: &ConnState,
-    draining: &Flag,
+    draining: &Drain,
 ) -> T
 where
     C: Future<Output = T>,
@@ -275,7 +275,7 @@ where
     tokio::select! {
         biased;
         result = conn.as_mut() => return result,
-        () = draining.wait() => {}
+        () = draining.signal() => {}
     }
     state.fetch_or(CLOSING, Ordering::Relaxed);
     let until = tokio::time::Instant::now() + WHEN_DRAINING;
@@ -295,6 +295,84 @@ where
     }
     graceful(conn.as_mut());
     conn.await
+}
+
+/// Draining's signal to the connections. Each connection's task waits for
+/// it beside its connection and so polls it on every wakeup (every
+/// request): a poll is one atomic load, and the task's waker is registered
+/// once, not on each poll (a `watch` receiver's would take its lock and
+/// re-register each time: about 1 % of a cache hit's instructions).
+#[derive(Default)]
+struct Drain {
+    set: AtomicBool,
+    next: AtomicU64,
+    waiting: Mutex<HashMap<u64, Waker>>,
+}
+
+impl Drain {
+    /// Sets it and wakes every connection waiting.
+    fn set(&self) {
+        self.set.store(true, Ordering::Release);
+        let waiting = std::mem::take(&mut *self.waiting.lock().unwrap_or_else(|p| p.into_inner()));
+        for waker in waiting.into_values() {
+            waker.wake();
+        }
+    }
+
+    /// Resolves once it is set.
+    fn signal(&self) -> DrainSignal<'_> {
+        DrainSignal {
+            drain: self,
+            registered: None,
+        }
+    }
+}
+
+struct DrainSignal<'a> {
+    drain: &'a Drain,
+    /// Its entry among the waiting, and the waker it holds.
+    registered: Option<(u64, Waker)>,
+}
+
+impl Future for DrainSignal<'_> {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<()> {
+        if self.drain.set.load(Ordering::Acquire) {
+            return std::task::Poll::Ready(());
+        }
+        let current = matches!(&self.registered, Some((_, w)) if w.will_wake(cx.waker()));
+        if !current {
+            let id = match &self.registered {
+                Some((id, _)) => *id,
+                None => self.drain.next.fetch_add(1, Ordering::Relaxed),
+            };
+            let waker = cx.waker().clone();
+            self.drain
+                .waiting
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(id, waker.clone());
+            self.registered = Some((id, waker));
+            // Set between the load above and the registration: not missed.
+            if self.drain.set.load(Ordering::Acquire) {
+                return std::task::Poll::Ready(());
+            }
+        }
+        std::task::Poll::Pending
+    }
+}
+
+impl Drop for DrainSignal<'_> {
+    fn drop(&mut self) {
+        if let Some((id, _)) = self.registered.take() {
+            self.drain
+                .waiting
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(&id);
+        }
+    }
 }
 
 /// Where a connection stands: bits [`STARTED`] (its first request has
@@ -461,6 +539,34 @@ pub struct Addresses {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn every_connection_waiting_for_draining_wakes_once_it_is_set() {
+        let drain = Arc::new(Drain::default());
+        let waiters: Vec<_> = (0..3)
+            .map(|_| {
+                let drain = drain.clone();
+                tokio::spawn(async move { drain.signal().await })
+            })
+            .collect();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert_eq!(
+            drain.waiting.lock().unwrap().len(),
+            3,
+            "each registered once"
+        );
+        assert!(waiters.iter().all(|w| !w.is_finished()));
+        drain.set();
+        for w in waiters {
+            tokio::time::timeout(Duration::from_secs(1), w)
+                .await
+                .expect("woken")
+                .unwrap();
+        }
+        // Once set, at once; and a dropped waiter leaves no entry.
+        drain.signal().await;
+        assert!(drain.waiting.lock().unwrap().is_empty());
+    }
 
     #[test]
     fn a_client_holds_at_most_its_share_and_gets_it_back_as_connections_close() {
