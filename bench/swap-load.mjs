@@ -67,15 +67,21 @@ function h1(target, path, { agent, method = 'GET', body, headers = {}, onSocket 
   });
 }
 
-export function startLoad(options) {
+/** Where to connect (`connect`, else the URL's host) and what to ask for
+ *  (the URL's name, for SNI and :authority / Host), trusting `ca`. */
+function targetOf(options) {
   const url = new URL(options.url);
-  const target = {
+  return {
     host: options.connect?.split(':')[0] || url.hostname,
     port: Number(options.connect?.split(':')[1] || url.port || 443),
     servername: url.hostname,
     authority: url.host,
     ca: options.ca ? fs.readFileSync(options.ca) : undefined,
   };
+}
+
+export function startLoad(options) {
+  const target = targetOf(options);
   const expect = options.expect || {};
   const paths = Object.keys(expect).length ? Object.keys(expect) : ['/', '/about', '/blog', '/pricing'];
   const report = {
@@ -281,14 +287,7 @@ export function startLoad(options) {
 
 /** {path: sha256} of every page of the sitemap, and of the 404 page. */
 export async function snapshot(options) {
-  const url = new URL(options.url);
-  const target = {
-    host: options.connect?.split(':')[0] || url.hostname,
-    port: Number(options.connect?.split(':')[1] || url.port || 443),
-    servername: url.hostname,
-    authority: url.host,
-    ca: options.ca ? fs.readFileSync(options.ca) : undefined,
-  };
+  const target = targetOf(options);
   const sitemap = await h1(target, '/sitemap.xml', { agent: false });
   if (sitemap.error || sitemap.status !== 200) throw new Error(`sitemap: ${sitemap.error || sitemap.status}`);
   const paths = [...sitemap.body.toString().matchAll(/<loc>([^<]+)<\/loc>/g)].map((m) => new URL(m[1]).pathname);

@@ -94,15 +94,7 @@ fn log_to(cmd: &mut Command, file: &Path) {
 }
 
 fn ready(port: u16, ca: &Path) -> bool {
-    curl(&[
-        "--cacert",
-        ca.to_str().unwrap(),
-        "-o",
-        "/dev/null",
-        "-w",
-        "%{http_code}",
-        &format!("https://localhost:{port}/readyz"),
-    ]) == "200"
+    status_of(port, ca, "/readyz") == "200"
 }
 
 fn status_of(port: u16, ca: &Path, path: &str) -> String {

@@ -242,7 +242,11 @@ impl Handover {
             .env("LISTEN_FDNAMES", names.join(":"))
             .env("NOTIFY_SOCKET", dir.socket())
             .env(PREDECESSOR, std::process::id().to_string())
-            .stdin(std::process::Stdio::null());
+            .stdin(std::process::Stdio::null())
+            // Stopped with this server should it be stopped while it waits
+            // (SIGTERM during an upgrade stops the site; a successor not yet
+            // ready has accepted nothing).
+            .kill_on_drop(true);
         // SAFETY: only dup2, which is async-signal-safe, between fork and exec.
         unsafe {
             command.pre_exec(move || {
@@ -271,7 +275,11 @@ impl Handover {
             )),
         };
         match outcome {
-            Ok(()) => Ok(pid),
+            Ok(()) => {
+                // It serves on after this process exits: not killed on drop.
+                std::mem::forget(child);
+                Ok(pid)
+            }
             Err(e) => {
                 stop(&mut child).await;
                 Err(e)

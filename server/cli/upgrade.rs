@@ -50,14 +50,20 @@ pub async fn run(pid: Option<u32>, grace: Duration) -> anyhow::Result<()> {
     }
     println!("asked the server (pid {pid}) to start the new binary and hand over to it");
     let mut buf = vec![0u8; 4096];
-    let heard = tokio::time::timeout(
-        SUCCESSOR_TIMEOUT + Duration::from_secs(15),
-        inbox.recv(&mut buf),
-    )
-    .await
-    .with_context(|| {
-        format!("pid {pid} did not say how the upgrade went (is it a citizen-site server?)")
-    })??;
+    let deadline = tokio::time::Instant::now() + SUCCESSOR_TIMEOUT + Duration::from_secs(15);
+    let heard = loop {
+        tokio::select! {
+            heard = inbox.recv(&mut buf) => break heard?,
+            () = tokio::time::sleep(Duration::from_millis(200)) => {
+                if !is_running(pid) {
+                    bail!("pid {pid} stopped before the upgrade was done (a SIGTERM?): the new binary was stopped with it");
+                }
+                if tokio::time::Instant::now() > deadline {
+                    bail!("pid {pid} did not say how the upgrade went (is it a citizen-site server?)");
+                }
+            }
+        }
+    };
     let outcome = String::from_utf8_lossy(&buf[..heard]).into_owned();
     let (kind, detail) = outcome.split_once(' ').unwrap_or((&outcome, ""));
     match kind {
