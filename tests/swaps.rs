@@ -25,13 +25,14 @@ mod new_page_build;
 mod support;
 
 use std::io::{BufRead, BufReader, Write};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::AsRawFd;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::time::Duration;
 
-use support::{certificates, curl, free_port, needs, wait, Dir};
+use citizen_site::app::handover::ToPass;
+use support::{certificates, curl, free_port, needs, stdout_of, wait, Dir};
 
 const BIN: &str = env!("CARGO_BIN_EXE_citizen-site");
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -132,20 +133,15 @@ fn snapshot(binary: &Path, dir: &Path, name: &str) -> PathBuf {
         "{name} is not ready: {}",
         std::fs::read_to_string(data.join("server.log")).unwrap_or_default()
     );
-    let out = Command::new("node")
-        .arg(Path::new(ROOT).join("bench/swap-load.mjs"))
-        .args(["snapshot", "--url", &format!("https://localhost:{https}")])
-        .arg("--ca")
-        .arg(&ca)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let hashes = stdout_of(
+        Command::new("node")
+            .arg(Path::new(ROOT).join("bench/swap-load.mjs"))
+            .args(["snapshot", "--url", &format!("https://localhost:{https}")])
+            .arg("--ca")
+            .arg(&ca),
     );
     let file = dir.join(format!("{name}.json"));
-    std::fs::write(&file, &out.stdout).unwrap();
+    std::fs::write(&file, hashes).unwrap();
     signal(child.0.id(), libc::SIGTERM);
     let _ = child.0.wait();
     file
@@ -232,20 +228,11 @@ fn judge(way: &str, report: &serde_json::Value, dir: &Path) {
         "{way}: one certificate throughout: {serials:?}"
     );
     // Every acknowledged intro request is stored, once.
-    let out = Command::new(BIN)
-        .args(["intro", "list", "--json"])
-        .env(
-            "DATABASE_URL",
-            format!("sqlite://{}/site.db", dir.display()),
-        )
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let stored: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let listed = stdout_of(Command::new(BIN).args(["intro", "list", "--json"]).env(
+        "DATABASE_URL",
+        format!("sqlite://{}/site.db", dir.display()),
+    ));
+    let stored: serde_json::Value = serde_json::from_slice(&listed).unwrap();
     let names: Vec<&str> = stored
         .as_array()
         .unwrap()
@@ -380,16 +367,6 @@ fn upgrades_to_another_build_and_back_under_load_lose_nothing() {
     assert!(errors.is_empty(), "{errors:#?}");
 }
 
-/// `fd` copied at 100 or above (so that moving copies to 3 and 4 in a
-/// child never overwrites one not yet moved).
-fn high_copy(fd: RawFd) -> OwnedFd {
-    // SAFETY: F_DUPFD_CLOEXEC makes a new descriptor owned here.
-    let new = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 100) };
-    assert!(new >= 0);
-    // SAFETY: as above.
-    unsafe { OwnedFd::from_raw_fd(new) }
-}
-
 /// A listening socket on a free port of 127.0.0.1, with a deep queue (the
 /// connections that arrive while no server accepts wait in it).
 fn held_socket() -> std::net::TcpListener {
@@ -410,8 +387,7 @@ fn sigterm_and_a_fresh_start_on_held_sockets_under_load_lose_nothing() {
     let (https, http) = (held_socket(), held_socket());
     let port = https.local_addr().unwrap().port();
     let log = dir.0.join("server.log");
-    let fds = [high_copy(https.as_raw_fd()), high_copy(http.as_raw_fd())];
-    let raw: Vec<RawFd> = fds.iter().map(AsRawFd::as_raw_fd).collect();
+    let passed = ToPass::copies([https.as_raw_fd(), http.as_raw_fd()]).unwrap();
     let start = || {
         // systemd's protocol: LISTEN_PID must be the server's own pid,
         // known only once it runs; the shell sets it and becomes the server.
@@ -422,17 +398,9 @@ fn sigterm_and_a_fresh_start_on_held_sockets_under_load_lose_nothing() {
             .env("LISTEN_FDNAMES", "https:http")
             .env("SITE_URL", "https://localhost");
         log_to(&mut cmd, &log);
-        let raw = raw.clone();
-        // SAFETY: only dup2 between fork and exec.
+        // SAFETY: the step only calls dup2, async-signal-safe.
         unsafe {
-            cmd.pre_exec(move || {
-                for (i, fd) in raw.iter().enumerate() {
-                    if libc::dup2(*fd, 3 + i as RawFd) < 0 {
-                        return Err(std::io::Error::last_os_error());
-                    }
-                }
-                Ok(())
-            });
+            cmd.pre_exec(passed.placing());
         }
         KillOnDrop(cmd.spawn().unwrap())
     };

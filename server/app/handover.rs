@@ -225,20 +225,13 @@ impl Handover {
             .with_context(|| format!("binding {}", dir.socket().display()))?;
         inbox.set_nonblocking(true)?;
         let inbox = tokio::net::UnixDatagram::from_std(inbox)?;
-        // Copies at 64 and above, so that moving them to 3, 4, ... in the
-        // child never overwrites one not yet moved.
-        let high: Vec<OwnedFd> = self
-            .sockets
-            .iter()
-            .map(|(_, fd)| dup_at_least(fd.as_raw_fd(), 64))
-            .collect::<std::io::Result<_>>()?;
-        let raw: Vec<RawFd> = high.iter().map(AsRawFd::as_raw_fd).collect();
+        let passed = ToPass::copies(self.sockets.iter().map(|(_, fd)| fd.as_raw_fd()))?;
         let names: Vec<&str> = self.sockets.iter().map(|(n, _)| *n).collect();
         let mut command = tokio::process::Command::new(exe);
         command
             .args(std::env::args_os().skip(1))
             .env_remove("LISTEN_PID")
-            .env("LISTEN_FDS", raw.len().to_string())
+            .env("LISTEN_FDS", names.len().to_string())
             .env("LISTEN_FDNAMES", names.join(":"))
             .env("NOTIFY_SOCKET", dir.socket())
             .env(PREDECESSOR, std::process::id().to_string())
@@ -247,22 +240,15 @@ impl Handover {
             // (SIGTERM during an upgrade stops the site; a successor not yet
             // ready has accepted nothing).
             .kill_on_drop(true);
-        // SAFETY: only dup2, which is async-signal-safe, between fork and exec.
+        // SAFETY: the step only calls dup2, async-signal-safe.
         unsafe {
-            command.pre_exec(move || {
-                for (i, fd) in raw.iter().enumerate() {
-                    if libc::dup2(*fd, 3 + i as RawFd) < 0 {
-                        return Err(std::io::Error::last_os_error());
-                    }
-                }
-                Ok(())
-            });
+            command.pre_exec(passed.placing());
         }
         tracing::info!(exe = %exe.display(), "upgrade: starting the new binary with this server's sockets");
         let mut child = command
             .spawn()
             .with_context(|| format!("starting {}", exe.display()))?;
-        drop(high);
+        drop(passed);
         let pid = child.id().unwrap_or_default();
         let outcome = tokio::select! {
             ready = ready_from(&inbox) => ready,
@@ -331,14 +317,44 @@ async fn stop(child: &mut tokio::process::Child) {
     }
 }
 
-fn dup_at_least(fd: RawFd, min: RawFd) -> std::io::Result<OwnedFd> {
-    // SAFETY: F_DUPFD_CLOEXEC makes a new descriptor, owned here.
-    let new = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, min) };
-    if new < 0 {
-        return Err(std::io::Error::last_os_error());
+/// Copies of listening sockets to pass to a child at 3, 4, ... in order
+/// (systemd's numbering, `LISTEN_FDS`); they must stay open until the
+/// child is spawned.
+pub struct ToPass(Vec<OwnedFd>);
+
+impl ToPass {
+    /// Copies `fds` at 64 and above, so that moving them to 3, 4, ... in
+    /// the child never overwrites one not yet moved.
+    pub fn copies(fds: impl IntoIterator<Item = RawFd>) -> std::io::Result<ToPass> {
+        let copies = fds
+            .into_iter()
+            .map(|fd| {
+                // SAFETY: F_DUPFD_CLOEXEC makes a new descriptor, owned here.
+                let new = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 64) };
+                if new < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // SAFETY: `new` is a fresh descriptor nothing else owns.
+                Ok(unsafe { OwnedFd::from_raw_fd(new) })
+            })
+            .collect::<std::io::Result<_>>()?;
+        Ok(ToPass(copies))
     }
-    // SAFETY: `new` is a fresh descriptor nothing else owns.
-    Ok(unsafe { OwnedFd::from_raw_fd(new) })
+
+    /// The step between fork and exec (`pre_exec`) that puts the copies at
+    /// 3, 4, ... (dup2, which also clears close-on-exec there).
+    pub fn placing(&self) -> impl FnMut() -> std::io::Result<()> + Send + Sync + 'static {
+        let raw: Vec<RawFd> = self.0.iter().map(AsRawFd::as_raw_fd).collect();
+        move || {
+            for (i, fd) in raw.iter().enumerate() {
+                // SAFETY: dup2 onto the child's own descriptor table.
+                if unsafe { libc::dup2(*fd, 3 + i as RawFd) } < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            Ok(())
+        }
+    }
 }
 
 /// A private folder (0700) for the socket a successor reports on; removed

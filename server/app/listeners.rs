@@ -38,7 +38,7 @@ impl Listeners {
     /// stopped with the server.
     pub async fn bind(
         config: &Config,
-        mut inherited: Inherited,
+        inherited: &mut Inherited,
     ) -> anyhow::Result<(Listeners, Vec<JoinHandle<()>>)> {
         warn_if_few_open_files(config);
         let Some(tls) = &config.tls else {
@@ -46,7 +46,7 @@ impl Listeners {
                 Some(socket) => adopt(socket, handover::HTTP)?,
                 None => bind(config.addr, "ADDR").await?,
             };
-            warn_if_left(&inherited);
+            warn_if_left(inherited);
             return Ok((Listeners::Plain(plain), Vec::new()));
         };
         let https = match inherited.take(handover::HTTPS) {
@@ -57,7 +57,7 @@ impl Listeners {
             Some(socket) => adopt(socket, handover::HTTP)?,
             None => bind(tls.http_addr, "HTTP_ADDR").await?,
         };
-        warn_if_left(&inherited);
+        warn_if_left(inherited);
         let (certs, tasks) = certificates(tls)?;
         let listeners = Listeners::Tls {
             https,

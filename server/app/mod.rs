@@ -66,20 +66,18 @@ impl Application {
 
     /// [`Application::build`], serving the sockets `inherited` holds (from
     /// systemd, or the server handing over to this one) where it has them.
-    pub async fn build_on(config: Config, inherited: Inherited) -> anyhow::Result<Application> {
+    pub async fn build_on(config: Config, mut inherited: Inherited) -> anyhow::Result<Application> {
         // A Stripe key that cannot work stops the start, before anything runs.
         let payments = Payments::new(&config)?;
         // The message catalogue is parsed now, not by the first request
         // that shows a message.
         crate::messages::messages();
         crate::db::sqlite_file::make_folder(&config.database_url)?;
-        let handover_to_next = (inherited.supervised, inherited.exe.clone());
-        let accept_when_ready = inherited.from_predecessor;
-        let (listeners, mut tasks) = Listeners::bind(&config, inherited).await?;
+        let (listeners, mut tasks) = Listeners::bind(&config, &mut inherited).await?;
         let handover = Handover {
             sockets: Arc::new(listeners.for_successor()?),
-            supervised: handover_to_next.0,
-            exe: handover_to_next.1,
+            supervised: inherited.supervised,
+            exe: inherited.exe,
         };
         let (site, dev_server) = site(&config).await?;
         // Held while the server runs: `citizen-site restore` refuses meanwhile.
@@ -127,7 +125,7 @@ impl Application {
             _db_lock: db_lock,
             background: tasks,
             handover,
-            accept_when_ready,
+            accept_when_ready: inherited.from_predecessor,
         })
     }
 

@@ -74,22 +74,25 @@ pub fn wait(secs: u64, mut ok: impl FnMut() -> bool) -> bool {
     false
 }
 
+/// What `cmd` writes to standard output; panics with its standard error
+/// unless it succeeds.
+pub fn stdout_of(cmd: &mut Command) -> Vec<u8> {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
 /// In `dir`: a CA (`ca.pem`) and a certificate for `name` it signed
 /// (`cert.pem`, key `key.pem`), ECDSA P-256, made by openssl (for
 /// tests/swaps.rs and tests/live_systemd.rs).
 pub fn certificates(dir: &std::path::Path, name: &str) {
     needs("openssl", "openssl");
     let run = |args: &[&str]| {
-        let out = Command::new("openssl")
-            .args(args)
-            .current_dir(dir)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "openssl {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        stdout_of(Command::new("openssl").args(args).current_dir(dir));
     };
     let ec = [
         "-newkey",
