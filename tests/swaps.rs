@@ -110,28 +110,27 @@ fn status_of(port: u16, ca: &Path, path: &str) -> String {
     ])
 }
 
-/// `binary` serving on ports of its own until its pages are ready; the
+/// `binary` serving on sockets of its own until its pages are ready; the
 /// hash of every page's body, for the load to check bodies against.
 fn snapshot(binary: &Path, dir: &Path, name: &str) -> PathBuf {
-    let (https, http) = (free_port(), free_port());
     let data = dir.join(format!("snapshot-{name}"));
     std::fs::create_dir_all(&data).unwrap();
     for f in ["cert.pem", "key.pem"] {
         std::fs::copy(dir.join(f), data.join(f)).unwrap();
     }
-    let mut cmd = Command::new(binary);
-    cmd.arg("serve");
-    server_env(&mut cmd, &data);
-    cmd.env("HTTPS_ADDR", format!("127.0.0.1:{https}"))
-        .env("HTTP_ADDR", format!("127.0.0.1:{http}"))
-        .env("SITE_URL", "https://localhost");
-    log_to(&mut cmd, &data.join("server.log"));
-    let mut child = KillOnDrop(cmd.spawn().unwrap());
+    let sockets = HeldSockets::new();
+    let https = sockets.port();
+    let log = data.join("server.log");
+    let mut child = sockets.serve(binary, &data, &log);
     let ca = dir.join("ca.pem");
+    // Stops early when the server has stopped (then it is not ready).
+    let answered = wait(90, || {
+        child.0.try_wait().unwrap().is_some() || ready(https, &ca)
+    });
     assert!(
-        wait(90, || ready(https, &ca)),
+        answered && child.0.try_wait().unwrap().is_none(),
         "{name} is not ready: {}",
-        std::fs::read_to_string(data.join("server.log")).unwrap_or_default()
+        std::fs::read_to_string(&log).unwrap_or_default()
     );
     let hashes = stdout_of(
         Command::new("node")
@@ -367,13 +366,58 @@ fn upgrades_to_another_build_and_back_under_load_lose_nothing() {
     assert!(errors.is_empty(), "{errors:#?}");
 }
 
-/// A listening socket on a free port of 127.0.0.1, with a deep queue (the
-/// connections that arrive while no server accepts wait in it).
-fn held_socket() -> std::net::TcpListener {
-    let socket = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    // SAFETY: listen(2) again on a listening socket sets its queue's length.
-    assert_eq!(unsafe { libc::listen(socket.as_raw_fd(), 4096) }, 0);
-    socket
+/// The HTTPS and HTTP ports held open by the test, as systemd holds a
+/// socket unit's: listening on free ports of 127.0.0.1 with a deep queue
+/// (connections that arrive while no server accepts wait in it). Binding
+/// them here also leaves no moment in which another test could take a port
+/// chosen for the server.
+struct HeldSockets {
+    https: std::net::TcpListener,
+    _http: std::net::TcpListener,
+    passed: ToPass,
+}
+
+impl HeldSockets {
+    fn new() -> HeldSockets {
+        let held = || {
+            let socket = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            // SAFETY: listen(2) again on a listening socket sets its queue's length.
+            assert_eq!(unsafe { libc::listen(socket.as_raw_fd(), 4096) }, 0);
+            socket
+        };
+        let (https, http) = (held(), held());
+        let passed = ToPass::copies([https.as_raw_fd(), http.as_raw_fd()]).unwrap();
+        HeldSockets {
+            https,
+            _http: http,
+            passed,
+        }
+    }
+
+    fn port(&self) -> u16 {
+        self.https.local_addr().unwrap().port()
+    }
+
+    /// `binary serve` on these sockets (systemd's protocol: LISTEN_PID
+    /// must be the server's own pid, known only once it runs; the shell
+    /// sets it and becomes the server), with `dir`'s environment and
+    /// logging to `log`.
+    fn serve(&self, binary: &Path, dir: &Path, log: &Path) -> KillOnDrop {
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c")
+            .arg(r#"LISTEN_PID=$$ exec "$0" serve"#)
+            .arg(binary);
+        server_env(&mut cmd, dir);
+        cmd.env("LISTEN_FDS", "2")
+            .env("LISTEN_FDNAMES", "https:http")
+            .env("SITE_URL", "https://localhost");
+        log_to(&mut cmd, log);
+        // SAFETY: the step only calls dup2, async-signal-safe.
+        unsafe {
+            cmd.pre_exec(self.passed.placing());
+        }
+        KillOnDrop(cmd.spawn().unwrap())
+    }
 }
 
 #[test]
@@ -384,26 +428,10 @@ fn sigterm_and_a_fresh_start_on_held_sockets_under_load_lose_nothing() {
     let ca = dir.0.join("ca.pem");
     let expect = snapshot(Path::new(BIN), &dir.0, "a");
     // Held by the test for the whole run, as systemd holds a socket unit's.
-    let (https, http) = (held_socket(), held_socket());
-    let port = https.local_addr().unwrap().port();
+    let sockets = HeldSockets::new();
+    let port = sockets.port();
     let log = dir.0.join("server.log");
-    let passed = ToPass::copies([https.as_raw_fd(), http.as_raw_fd()]).unwrap();
-    let start = || {
-        // systemd's protocol: LISTEN_PID must be the server's own pid,
-        // known only once it runs; the shell sets it and becomes the server.
-        let mut cmd = Command::new("sh");
-        cmd.args(["-c", r#"LISTEN_PID=$$ exec "$0" serve"#, BIN]);
-        server_env(&mut cmd, &dir.0);
-        cmd.env("LISTEN_FDS", "2")
-            .env("LISTEN_FDNAMES", "https:http")
-            .env("SITE_URL", "https://localhost");
-        log_to(&mut cmd, &log);
-        // SAFETY: the step only calls dup2, async-signal-safe.
-        unsafe {
-            cmd.pre_exec(passed.placing());
-        }
-        KillOnDrop(cmd.spawn().unwrap())
-    };
+    let start = || sockets.serve(Path::new(BIN), &dir.0, &log);
     let server_log = || std::fs::read_to_string(&log).unwrap_or_default();
     let mut current = start();
     assert!(wait(90, || ready(port, &ca)), "not ready: {}", server_log());
