@@ -707,3 +707,120 @@ fn an_unreachable_directory_is_retried_while_the_http_port_keeps_redirecting() {
         "the wait doubles:\n{log}"
     );
 }
+
+/// A TLS client of `versions` that trusts `roots`: it keeps the sessions it
+/// is given in a store of its own (a returning visitor), or keeps none.
+fn tls_client(
+    roots: &Path,
+    versions: &[&'static rustls::SupportedProtocolVersion],
+    resumption: rustls::client::Resumption,
+) -> Arc<rustls::ClientConfig> {
+    let mut store = rustls::RootCertStore::empty();
+    for cert in rustls_pemfile_certs(&std::fs::read(roots).unwrap()) {
+        store.add(cert).unwrap();
+    }
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_protocol_versions(versions)
+        .unwrap()
+        .with_root_certificates(store)
+        .with_no_client_auth();
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    config.resumption = resumption;
+    Arc::new(config)
+}
+
+/// One visit: a handshake and a GET of `/readyz` read to its end (a TLS 1.3
+/// ticket comes after the handshake). Whether the handshake was full or
+/// resumed (a resumed one sends no certificate), and the answer's status
+/// line.
+fn visit(port: u16, config: &Arc<rustls::ClientConfig>) -> (rustls::HandshakeKind, String) {
+    use std::io::Write;
+    let mut conn =
+        rustls::ClientConnection::new(config.clone(), ServerName::try_from("localhost").unwrap())
+            .unwrap();
+    let mut tcp = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    tcp.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut tls = rustls::Stream::new(&mut conn, &mut tcp);
+    tls.write_all(b"GET /readyz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut answer = Vec::new();
+    // The server's close_notify ends it; an abrupt close after the answer
+    // is as good here.
+    let _ = tls.read_to_end(&mut answer);
+    let status = String::from_utf8_lossy(&answer)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    (conn.handshake_kind().expect("the handshake ended"), status)
+}
+
+#[test]
+fn a_returning_visitor_resumes_its_session_after_300_others_have_come() {
+    use rustls::client::{ClientSessionMemoryCache, Resumption, Tls12Resumption};
+    use rustls::version::{TLS12, TLS13};
+    use rustls::HandshakeKind::{Full, Resumed};
+    let site = Site::new();
+    let ca = TestCa::new();
+    let root = site.dir.0.join("root.pem");
+    std::fs::write(&root, ca.pem()).unwrap();
+    let (cert_file, key_file) = (site.dir.0.join("cert.pem"), site.dir.0.join("key.pem"));
+    let (cert, key) = ca.leaf(&["localhost"], -60, 86400);
+    std::fs::write(&cert_file, &cert).unwrap();
+    std::fs::write(&key_file, &key).unwrap();
+    let site_url = site.url("");
+    let server = site.start(&[
+        ("TLS_CERT", cert_file.to_str().unwrap()),
+        ("TLS_KEY", key_file.to_str().unwrap()),
+        ("SITE_URL", site_url.as_str()),
+        ("RATE_LIMIT_PER_MINUTE", "0"),
+    ]);
+    assert!(
+        wait(60, || served_serial(site.https, "localhost", &root).is_some()),
+        "{}",
+        server.log()
+    );
+    const V13: &[&rustls::SupportedProtocolVersion] = &[&TLS13];
+    const V12: &[&rustls::SupportedProtocolVersion] = &[&TLS12];
+    let others = [
+        tls_client(&root, V13, Resumption::disabled()),
+        tls_client(&root, V12, Resumption::disabled()),
+    ];
+    // Ready once its pages are rendered.
+    let ready = wait(60, || visit(site.https, &others[0]).1 == "HTTP/1.1 200 OK");
+    assert!(ready, "{}", server.log());
+    let remembering = |versions, tls12| {
+        let store = Arc::new(ClientSessionMemoryCache::new(4));
+        tls_client(&root, versions, Resumption::store(store).tls12_resumption(tls12))
+    };
+    // Returning visitors: TLS 1.3 (tickets), TLS 1.2 with tickets.
+    let returning = [
+        ("TLS 1.3", remembering(V13, Tls12Resumption::SessionIdOrTickets)),
+        ("TLS 1.2", remembering(V12, Tls12Resumption::SessionIdOrTickets)),
+    ];
+    for (name, config) in &returning {
+        let (kind, status) = visit(site.https, config);
+        assert_eq!(kind, Full, "{name}: the first visit");
+        assert_eq!(status, "HTTP/1.1 200 OK", "{name}");
+    }
+    // A TLS 1.2 client that takes no tickets resumes by session id, from
+    // the server's cache.
+    let by_id = remembering(V12, Tls12Resumption::SessionIdOnly);
+    assert_eq!(visit(site.https, &by_id).0, Full);
+    assert_eq!(visit(site.https, &by_id).0, Resumed, "TLS 1.2 by session id");
+    // 300 other visitors between, on both versions, each a full handshake.
+    for i in 0..300 {
+        let (kind, status) = visit(site.https, &others[i % 2]);
+        assert_eq!((kind, status.as_str()), (Full, "HTTP/1.1 200 OK"), "visitor {i}");
+    }
+    for (name, config) in &returning {
+        let (kind, status) = visit(site.https, config);
+        assert_eq!(
+            kind, Resumed,
+            "{name}: the returning visitor resumes (no certificate sent):\n{}",
+            server.log()
+        );
+        assert_eq!(status, "HTTP/1.1 200 OK", "{name}");
+    }
+}

@@ -62,7 +62,10 @@ impl Listeners {
         let listeners = Listeners::Tls {
             https,
             http,
-            acceptor: tokio_rustls::TlsAcceptor::from(edge::certs::server_config(certs.clone())),
+            acceptor: tokio_rustls::TlsAcceptor::from(
+                edge::certs::server_config(certs.clone())
+                    .context("making the session ticket key (the system's random source)")?,
+            ),
             redirect: Redirect::new(&config.site_url, tls.domains(), certs),
         };
         Ok((listeners, tasks))

@@ -124,7 +124,17 @@ impl ResolvesServerCert for Certs {
 /// The HTTPS port's TLS settings: TLS 1.2 and 1.3 (rustls's safe
 /// defaults), HTTP/2 preferred over HTTP/1.1 by ALPN, and the ACME
 /// validation protocol, which only the CA asks for.
-pub fn server_config(certs: Arc<Certs>) -> Arc<ServerConfig> {
+///
+/// A returning visitor resumes its session (no certificate, no signature)
+/// however many others came between: the session is sealed into the
+/// ticket it holds (rustls's ticketer: ChaCha20-Poly1305 under a random
+/// key made in memory, a new key every 6 hours, a ticket accepted for 12),
+/// so the server remembers nothing per visitor. TLS 1.3 always resumes by
+/// ticket; a TLS 1.2 client that takes no tickets resumes by session id,
+/// from rustls's in-memory cache of the last 256 such sessions. The keys
+/// die with the process: after a restart or an upgrade each visitor makes
+/// one full handshake again.
+pub fn server_config(certs: Arc<Certs>) -> Result<Arc<ServerConfig>, rustls::Error> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut config = ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
@@ -132,7 +142,8 @@ pub fn server_config(certs: Arc<Certs>) -> Arc<ServerConfig> {
         .with_no_client_auth()
         .with_cert_resolver(certs);
     config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec(), ACME_TLS_ALPN.to_vec()];
-    Arc::new(config)
+    config.ticketer = rustls::crypto::ring::Ticketer::new()?;
+    Ok(Arc::new(config))
 }
 
 /// A certificate chain and its private key, both PEM, checked to belong
