@@ -2,8 +2,9 @@
 //! server (Debian's `pebble`, the Let's Encrypt test server), HTTPS with
 //! HTTP/2 and HSTS to curl, the HTTP port's redirect, a restart that reuses
 //! the stored certificate, a renewal while the server runs, the operator's
-//! own certificate files reloaded when they change, and the start refused
-//! with the variable named when the settings are wrong.
+//! own certificate files reloaded when they change, the start refused with
+//! the variable named when the settings are wrong, and a returning visitor
+//! resuming its session however many others came between.
 //!
 //! Needs `pebble` and `curl` with HTTP/2 (Debian packages `pebble curl`;
 //! .ci/run installs them). Each test runs the server binary as a process,
