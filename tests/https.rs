@@ -778,7 +778,8 @@ fn a_returning_visitor_resumes_its_session_after_300_others_have_come() {
         ("RATE_LIMIT_PER_MINUTE", "0"),
     ]);
     assert!(
-        wait(60, || served_serial(site.https, "localhost", &root).is_some()),
+        wait(60, || served_serial(site.https, "localhost", &root)
+            .is_some()),
         "{}",
         server.log()
     );
@@ -793,12 +794,22 @@ fn a_returning_visitor_resumes_its_session_after_300_others_have_come() {
     assert!(ready, "{}", server.log());
     let remembering = |versions, tls12| {
         let store = Arc::new(ClientSessionMemoryCache::new(4));
-        tls_client(&root, versions, Resumption::store(store).tls12_resumption(tls12))
+        tls_client(
+            &root,
+            versions,
+            Resumption::store(store).tls12_resumption(tls12),
+        )
     };
     // Returning visitors: TLS 1.3 (tickets), TLS 1.2 with tickets.
     let returning = [
-        ("TLS 1.3", remembering(V13, Tls12Resumption::SessionIdOrTickets)),
-        ("TLS 1.2", remembering(V12, Tls12Resumption::SessionIdOrTickets)),
+        (
+            "TLS 1.3",
+            remembering(V13, Tls12Resumption::SessionIdOrTickets),
+        ),
+        (
+            "TLS 1.2",
+            remembering(V12, Tls12Resumption::SessionIdOrTickets),
+        ),
     ];
     for (name, config) in &returning {
         let (kind, status) = visit(site.https, config);
@@ -809,16 +820,25 @@ fn a_returning_visitor_resumes_its_session_after_300_others_have_come() {
     // the server's cache.
     let by_id = remembering(V12, Tls12Resumption::SessionIdOnly);
     assert_eq!(visit(site.https, &by_id).0, Full);
-    assert_eq!(visit(site.https, &by_id).0, Resumed, "TLS 1.2 by session id");
+    assert_eq!(
+        visit(site.https, &by_id).0,
+        Resumed,
+        "TLS 1.2 by session id"
+    );
     // 300 other visitors between, on both versions, each a full handshake.
     for i in 0..300 {
         let (kind, status) = visit(site.https, &others[i % 2]);
-        assert_eq!((kind, status.as_str()), (Full, "HTTP/1.1 200 OK"), "visitor {i}");
+        assert_eq!(
+            (kind, status.as_str()),
+            (Full, "HTTP/1.1 200 OK"),
+            "visitor {i}"
+        );
     }
     for (name, config) in &returning {
         let (kind, status) = visit(site.https, config);
         assert_eq!(
-            kind, Resumed,
+            kind,
+            Resumed,
             "{name}: the returning visitor resumes (no certificate sent):\n{}",
             server.log()
         );

@@ -109,7 +109,7 @@ impl Listeners {
     ) where
         F: Future<Output = ()>,
     {
-        let connection = |peer| dispatcher.connection(peer);
+        let connection = move |peer| dispatcher.connection(peer);
         match self {
             Listeners::Plain(listener) => {
                 edge::serve(listener, None, connection, limits, exempt, stopped()).await

@@ -22,6 +22,7 @@ pub mod acme;
 pub mod certs;
 pub mod redirect;
 pub mod watched;
+pub mod workers;
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -106,12 +107,13 @@ pub fn raise_open_files() -> u64 {
 
 /// Serves `listener`'s connections until `shutdown` resolves; then stops
 /// accepting and drains: every connection already accepted is finished,
-/// not cut (see [`drained`]), and it returns when the last one has. Each
-/// connection's requests go to the service `connection` makes for its peer
-/// ([`Axum`] for a tower service of axum's requests). With `tls`, each
-/// connection starts with a handshake (one under way when draining begins
-/// is completed and served); one that negotiated `acme-tls/1` was a CA's
-/// validation and is closed once done.
+/// not cut (see [`drained`]), and it returns when the last one has. The
+/// connections are accepted and served on the [`workers`], each worker
+/// accepting for itself. Each connection's requests go to the service
+/// `connection` makes for its peer ([`Axum`] for a tower service of axum's
+/// requests). With `tls`, each connection starts with a handshake (one
+/// under way when draining begins is completed and served); one that
+/// negotiated `acme-tls/1` was a CA's validation and is closed once done.
 pub async fn serve<F, S, B>(
     listener: TcpListener,
     tls: Option<TlsAcceptor>,
@@ -120,7 +122,7 @@ pub async fn serve<F, S, B>(
     exempt: Networks,
     shutdown: impl Future<Output = ()>,
 ) where
-    F: Fn(SocketAddr) -> S,
+    F: Fn(SocketAddr) -> S + Send + Sync + 'static,
     S: hyper::service::Service<
             hyper::Request<Incoming>,
             Response = hyper::Response<B>,
@@ -131,12 +133,6 @@ pub async fn serve<F, S, B>(
     B: hyper::body::Body<Data = Bytes> + Send + 'static,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
-    // One permit per open connection, handshakes included: draining ends
-    // when every permit is back.
-    let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
-    let per_client = Arc::new(PerClient::default());
-    let refusals = Arc::new(LogSampler::new(6));
-    let draining = Arc::new(Drain::default());
     let mut builder = auto::Builder::new(TokioExecutor::new());
     // None must be said: with a timer, hyper otherwise bounds heads at
     // 30 s, a timer armed per request.
@@ -148,34 +144,128 @@ pub async fn serve<F, S, B>(
         .http2()
         .timer(TokioTimer::new())
         .max_concurrent_streams(128);
-    tokio::pin!(shutdown);
+    let shared = Arc::new(Shared {
+        // One permit per open connection, handshakes included: draining
+        // ends when every permit is back.
+        slots: Arc::new(tokio::sync::Semaphore::new(limits.max_connections)),
+        per_client: Arc::new(PerClient::default()),
+        refusals: LogSampler::new(6),
+        stop: Signal::default(),
+        draining: Arc::new(Signal::default()),
+        builder,
+        tls,
+        connection,
+        limits,
+        exempt,
+    });
+    // Stopped and drained however this ends (dropped too: a worker's
+    // accept loop must not outlive the server).
+    let _stop = StopOnDrop(shared.clone());
+    let listener = match listener.into_std() {
+        Ok(l) => l,
+        Err(e) => {
+            return tracing::error!(error = %e, "the listening socket cannot be handed to the workers")
+        }
+    };
+    let mut accepting = Vec::new();
+    for worker in workers::handles() {
+        let copy = match listener.try_clone() {
+            Ok(c) => c,
+            Err(e) => {
+                tracing::error!(error = %e, "the listening socket cannot be copied for a worker");
+                continue;
+            }
+        };
+        let shared = shared.clone();
+        accepting.push(worker.spawn(async move {
+            // Registered with this worker's own epoll.
+            match TcpListener::from_std(copy) {
+                Ok(listener) => accept(listener, &shared).await,
+                Err(e) => tracing::error!(error = %e, "a worker cannot listen"),
+            }
+        }));
+    }
+    // The workers hold the only copies: closed when they stop accepting.
+    drop(listener);
+    shutdown.await;
+    shared.stop.set();
+    for task in accepting {
+        let _ = task.await;
+    }
+    shared.draining.set();
+    // Every connection has ended when every permit is back.
+    let all = u32::try_from(shared.limits.max_connections).unwrap_or(u32::MAX);
+    let _ = shared.slots.acquire_many(all).await;
+}
+
+/// What the workers serving one listener share.
+struct Shared<F> {
+    slots: Arc<tokio::sync::Semaphore>,
+    per_client: Arc<PerClient>,
+    refusals: LogSampler,
+    /// Set: stop accepting.
+    stop: Signal,
+    /// Set: finish every connection (see [`drained`]).
+    draining: Arc<Signal>,
+    builder: auto::Builder<TokioExecutor>,
+    tls: Option<TlsAcceptor>,
+    connection: F,
+    limits: Limits,
+    exempt: Networks,
+}
+
+struct StopOnDrop<F>(Arc<Shared<F>>);
+
+impl<F> Drop for StopOnDrop<F> {
+    fn drop(&mut self) {
+        self.0.stop.set();
+        self.0.draining.set();
+    }
+}
+
+/// One worker's accept loop: a connection accepted here is served on this
+/// worker, until `stop` is set.
+async fn accept<F, S, B>(listener: TcpListener, shared: &Shared<F>)
+where
+    F: Fn(SocketAddr) -> S,
+    S: hyper::service::Service<
+            hyper::Request<Incoming>,
+            Response = hyper::Response<B>,
+            Error = Infallible,
+        > + Send
+        + 'static,
+    S::Future: Send + 'static,
+    B: hyper::body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let limits = &shared.limits;
     loop {
         let permit = tokio::select! {
-            permit = slots.clone().acquire_owned() => permit.expect("the semaphore is never closed"),
-            () = &mut shutdown => break,
+            permit = shared.slots.clone().acquire_owned() => permit.expect("the semaphore is never closed"),
+            () = shared.stop.signal() => break,
         };
         let (tcp, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok(a) => a,
                 Err(e) => {
                     // Out of descriptors or memory: wait instead of spinning.
-                    if refusals.admit().is_some() {
+                    if shared.refusals.admit().is_some() {
                         tracing::warn!(error = %e, "accepting a connection failed");
                     }
                     tokio::time::sleep(Duration::from_millis(50)).await;
                     continue;
                 }
             },
-            () = &mut shutdown => break,
+            () = shared.stop.signal() => break,
         };
         let client = match limits
             .max_per_client
-            .filter(|_| !exempt.contains(peer.ip()))
+            .filter(|_| !shared.exempt.contains(peer.ip()))
         {
-            Some(max) => match per_client.take(peer.ip(), max) {
+            Some(max) => match shared.per_client.take(peer.ip(), max) {
                 Some(slot) => Some(slot),
                 None => {
-                    if let Some(held_back) = refusals.admit() {
+                    if let Some(held_back) = shared.refusals.admit() {
                         tracing::warn!(client = %peer.ip(), max, held_back, "a client holds its maximum of open connections; refusing another");
                     }
                     continue;
@@ -185,13 +275,14 @@ pub async fn serve<F, S, B>(
         };
         let _ = tcp.set_nodelay(true);
         let io = watched::Watched::new(tcp, limits.idle, limits.write_stall);
-        let (svc, conn_state) = Begun::new(connection(peer));
+        let (svc, conn_state) = Begun::new((shared.connection)(peer));
         let (builder, draining, tls, handshake) = (
-            builder.clone(),
-            draining.clone(),
-            tls.clone(),
+            shared.builder.clone(),
+            shared.draining.clone(),
+            shared.tls.clone(),
             limits.handshake,
         );
+        // On this worker (its runtime is the current one).
         tokio::spawn(async move {
             let _held = (permit, client);
             let result = match tls {
@@ -236,11 +327,6 @@ pub async fn serve<F, S, B>(
             }
         });
     }
-    drop(listener);
-    draining.set();
-    // Every connection has ended when every permit is back.
-    let all = u32::try_from(limits.max_connections).unwrap_or(u32::MAX);
-    let _ = slots.acquire_many(all).await;
 }
 
 /// Once draining begins, how long a connection is given to begin its
@@ -266,7 +352,7 @@ async fn drained<C, T>(
     graceful: impl FnOnce(Pin<&mut C>),
     http2: bool,
     state: &ConnState,
-    draining: &Drain,
+    draining: &Signal,
 ) -> T
 where
     C: Future<Output = T>,
@@ -297,20 +383,22 @@ where
     conn.await
 }
 
-/// Draining's signal to the connections. Each connection's task waits for
-/// it beside its connection and so polls it on every wakeup (every
-/// request): a poll is one atomic load, and the task's waker is registered
-/// once, not on each poll (a `watch` receiver's would take its lock and
-/// re-register each time: about 1 % of a cache hit's instructions).
+/// A flag set once, that wakes whoever waits for it: draining's signal to
+/// the connections, and the workers' signal to stop accepting. Each
+/// connection's task waits for draining beside its connection and so polls
+/// it on every wakeup (every request): a poll is one atomic load, and the
+/// task's waker is registered once, not on each poll (a `watch` receiver's
+/// would take its lock and re-register each time: about 1 % of a cache
+/// hit's instructions).
 #[derive(Default)]
-struct Drain {
+struct Signal {
     set: AtomicBool,
     next: AtomicU64,
     waiting: Mutex<HashMap<u64, Waker>>,
 }
 
-impl Drain {
-    /// Sets it and wakes every connection waiting.
+impl Signal {
+    /// Sets it and wakes every task waiting.
     fn set(&self) {
         self.set.store(true, Ordering::Release);
         let waiting = std::mem::take(&mut *self.waiting.lock().unwrap_or_else(|p| p.into_inner()));
@@ -320,21 +408,21 @@ impl Drain {
     }
 
     /// Resolves once it is set.
-    fn signal(&self) -> DrainSignal<'_> {
-        DrainSignal {
+    fn signal(&self) -> Signalled<'_> {
+        Signalled {
             drain: self,
             registered: None,
         }
     }
 }
 
-struct DrainSignal<'a> {
-    drain: &'a Drain,
+struct Signalled<'a> {
+    drain: &'a Signal,
     /// Its entry among the waiting, and the waker it holds.
     registered: Option<(u64, Waker)>,
 }
 
-impl Future for DrainSignal<'_> {
+impl Future for Signalled<'_> {
     type Output = ();
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<()> {
@@ -363,7 +451,7 @@ impl Future for DrainSignal<'_> {
     }
 }
 
-impl Drop for DrainSignal<'_> {
+impl Drop for Signalled<'_> {
     fn drop(&mut self) {
         if let Some((id, _)) = self.registered.take() {
             self.drain
@@ -542,7 +630,7 @@ mod tests {
 
     #[tokio::test]
     async fn every_connection_waiting_for_draining_wakes_once_it_is_set() {
-        let drain = Arc::new(Drain::default());
+        let drain = Arc::new(Signal::default());
         let waiters: Vec<_> = (0..3)
             .map(|_| {
                 let drain = drain.clone();
