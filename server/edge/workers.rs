@@ -18,6 +18,7 @@
 
 use std::sync::OnceLock;
 use std::thread;
+use std::time::Duration;
 
 use tokio::runtime::Handle;
 
@@ -42,8 +43,16 @@ fn start(index: usize) -> Handle {
                 .build()
                 .expect("a connection worker's runtime starts");
             let _ = tx.send(runtime.handle().clone());
-            // Runs whatever is spawned on it, for as long as the process.
-            runtime.block_on(std::future::pending::<()>());
+            // Runs whatever is spawned on it, for as long as the process,
+            // with a timer due within the second: a connection's own
+            // timers (its idle bound, 60 s away) are then never the
+            // earliest, which would make tokio wake its own epoll with a
+            // write to an eventfd, one system call per new connection.
+            runtime.block_on(async {
+                loop {
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+            });
         })
         .expect("a connection worker's thread starts");
     rx.recv().expect("the worker sends its handle")
