@@ -26,6 +26,7 @@ import { execFileSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
+import tls from "node:tls";
 import path from "node:path";
 import { freePort, need, root, siteBinary, startSite, tempDir, waitFor } from "../tests/ops/tools.mjs";
 import { writeReadme } from "./report.mjs";
@@ -43,9 +44,13 @@ export const ENCODINGS = ["gzip", "br"];
 export const SITE_URL = "https://citizenwallet.xyz";
 
 /** One keep-alive HTTP/1.1 connection that sends a request and reads its
- *  whole answer (by Content-Length) before the next. */
-function connection(port) {
-  const socket = net.connect(port, "127.0.0.1");
+ *  whole answer (by Content-Length) before the next; over TLS when
+ *  `secure` gives the CA to trust (ALPN http/1.1, and the session to
+ *  resume when it holds one). */
+export function connection(port, secure) {
+  const socket = secure
+    ? tls.connect({ host: "127.0.0.1", port, servername: "localhost", ca: secure.ca, ALPNProtocols: ["http/1.1"], session: secure.session })
+    : net.connect(port, "127.0.0.1");
   socket.setNoDelay(true);
   let buf = Buffer.alloc(0);
   let waiting = null;
@@ -72,6 +77,7 @@ function connection(port) {
     w.resolve({ status: Number(status), headers, body });
   });
   return {
+    socket,
     request(bytes) {
       return new Promise((resolve, reject) => {
         waiting = { resolve, reject };
@@ -85,12 +91,12 @@ function connection(port) {
   };
 }
 
-const requestBytes = (page, encoding) =>
-  Buffer.from(`GET ${page} HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: bench\r\nAccept: text/html\r\nAccept-Encoding: ${encoding}\r\n\r\n`);
+export const requestBytes = (page, encoding, close = false) =>
+  Buffer.from(`GET ${page} HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: bench\r\nAccept: text/html\r\nAccept-Encoding: ${encoding}\r\n${close ? "Connection: close\r\n" : ""}\r\n`);
 
-/** One GET, its answer as sent (the body not decoded). */
-export async function rawGet(port, page, encoding) {
-  const c = connection(port);
+/** One GET (over TLS with `secure`), its answer as sent (the body not decoded). */
+export async function rawGet(port, page, encoding, secure) {
+  const c = connection(port, secure);
   try {
     return await c.request(requestBytes(page, encoding));
   } finally {
@@ -99,6 +105,14 @@ export async function rawGet(port, page, encoding) {
 }
 
 export const sha256 = (b) => crypto.createHash("sha256").update(b).digest("hex");
+
+/** Throws unless `res` is a 200 in `encoding` whose body has the SHA-256 `sha`. */
+export function checkAnswer(res, page, encoding, sha) {
+  if (res.status !== 200 || res.headers["content-encoding"] !== encoding) {
+    throw new Error(`${page} (${encoding}): ${res.status}, content-encoding ${res.headers["content-encoding"]}`);
+  }
+  if (sha && sha256(res.body) !== sha) throw new Error(`${page} (${encoding}): not the bytes expected`);
+}
 
 /** `count` GETs of `page` in `encoding` over `connections` keep-alive
  *  connections; every answer must be a 200 in that encoding with the body
@@ -111,11 +125,7 @@ export async function drive(port, page, encoding, count, connections, sha) {
     try {
       while (left > 0) {
         left--;
-        const res = await c.request(bytes);
-        if (res.status !== 200 || res.headers["content-encoding"] !== encoding) {
-          throw new Error(`${page} (${encoding}): ${res.status}, content-encoding ${res.headers["content-encoding"]}`);
-        }
-        if (sha && sha256(res.body) !== sha) throw new Error(`${page} (${encoding}): not the bytes expected`);
+        checkAnswer(await c.request(bytes), page, encoding, sha);
       }
     } finally {
       c.close();
@@ -155,19 +165,27 @@ export async function count(pid, port, out, pages, expected) {
     for (const encoding of ENCODINGS) {
       const sha = expected[page][encoding];
       await drive(port, page, encoding, WARMUP_REQUESTS, CONNECTIONS, sha);
-      const windows = [];
-      for (let w = 0; w < WINDOWS; w++) {
-        control("-z", pid);
-        await drive(port, page, encoding, REQUESTS, CONNECTIONS, sha);
-        control("-d", pid);
-        const { file, total } = lastDump(out);
-        windows.push({ instructions: total / REQUESTS, file });
-      }
-      windows.sort((a, b) => a.instructions - b.instructions);
-      figures[page][encoding] = { ...windows[Math.floor(windows.length / 2)], windows: windows.map((w) => w.instructions) };
+      figures[page][encoding] = await windows(pid, out, REQUESTS, () => drive(port, page, encoding, REQUESTS, CONNECTIONS, sha));
     }
   }
   return figures;
+}
+
+/** WINDOWS times: the counters of the server `pid` (dumping to `out`)
+ *  zeroed, `work` (which makes `per` requests) awaited, the counters
+ *  dumped. The median window's instructions per request, its dump file,
+ *  and every window's figure. */
+export async function windows(pid, out, per, work) {
+  const all = [];
+  for (let w = 0; w < WINDOWS; w++) {
+    control("-z", pid);
+    await work();
+    control("-d", pid);
+    const { file, total } = lastDump(out);
+    all.push({ instructions: total / per, file });
+  }
+  all.sort((a, b) => a.instructions - b.instructions);
+  return { ...all[Math.floor(all.length / 2)], windows: all.map((w) => w.instructions) };
 }
 
 /** The bytes ours sends for each page and encoding, as SHA-256. */

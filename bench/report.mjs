@@ -34,8 +34,13 @@ export const TARGETS = {
   instructionSpread: 0.01,
   /** Row 2: the worst page at least this share of nginx's requests per second. */
   cached: 0.9,
-  /** Row 3: requests that failed (errors, timeouts, a status other than 2xx). */
+  /** Rows 3 and 13: requests that failed (errors, timeouts, a status other than 2xx). */
   connectionErrors: 0,
+  /** Rows 3 and 13: p99 with many open connections, and p50 with a new
+   *  connection per request, at most this share of nginx's (medians of
+   *  the rounds). */
+  keepAliveP99: 1.0,
+  perRequestP50: 1.0,
   /** Row 4: renders against Node, in all and per core. */
   render: 1.5,
   renderPerCore: 1.0,
@@ -49,6 +54,15 @@ export const TARGETS = {
   binary: 90,
   /** Row 10: requests failed during the upgrades under load. */
   swapFailures: 0,
+  /** Row 11: instructions over TLS, at most this share of nginx's on every
+   *  kind (keep-alive HTTP/1.1 and HTTP/2, full and resumed handshake). */
+  tlsInstructions: 1.0,
+  /** Row 11: two runs of one server on one kind differ by at most this. */
+  tlsInstructionSpread: 0.02,
+  /** Row 12: requests per second over TLS, at least this share of nginx's. */
+  tlsThroughput: 1.0,
+  /** Row 14: memory each idle TLS connection adds, at most this share of nginx's. */
+  tlsMemory: 1.0,
 };
 /** Lighthouse Performance on every route (mobile, release build). */
 export const PERFORMANCE_TARGET = 98;
@@ -71,7 +85,28 @@ export function benchTable(r) {
   check(instructions.worst.ratio <= t.instructions, `row 1: ${worstCount} at ${f(instructions.worst.ratio, 3)} of nginx's instructions`);
   check(instructions.spread <= t.instructionSpread, `row 1: runs ${f(instructions.spread * 100, 2)}% apart`);
   check(cached.worst.ratio >= t.cached, `row 2: ${cached.worst.page} at ${f(cached.worst.ratio, 2)} of nginx`);
-  for (const [name, c] of Object.entries(connections)) check(c.ours.errors <= t.connectionErrors, `row 3 (${name}): ${c.ours.errors} failed requests`);
+  const tails = (row, named) => {
+    for (const [name, c] of Object.entries(named)) check(c.ours.errors <= t.connectionErrors, `row ${row} (${name}): ${c.ours.errors} failed requests`);
+    const [p99, p50] = [named.keepAlive.ours.p99 / named.keepAlive.nginx.p99, named.perRequest.ours.p50 / named.perRequest.nginx.p50];
+    check(p99 <= t.keepAliveP99, `row ${row}: p99 at ${named.keepAlive.connections} connections ${f(p99, 2)} of nginx's`);
+    check(p50 <= t.perRequestP50, `row ${row}: p50 with a new connection per request ${f(p50, 2)} of nginx's`);
+  };
+  tails(3, connections);
+  const { tlsInstructions: ti, tlsThroughput: tt, tlsConnections: tc, tlsMemory: tm } = r.rows;
+  if (ti) {
+    check(ti.worst.ratio <= t.tlsInstructions, `row 11: ${KINDS[ti.worst.kind]} at ${f(ti.worst.ratio, 3)} of nginx's instructions`);
+    check(ti.spread <= t.tlsInstructionSpread, `row 11: runs ${f(ti.spread * 100, 2)}% apart`);
+  }
+  if (tt) {
+    for (const [name, x] of Object.entries(tt)) {
+      check(x.ours.rps / x.nginx.rps >= t.tlsThroughput, `row 12 (${name}): ${f(x.ours.rps / x.nginx.rps, 2)} of nginx's req/s`);
+      check(x.ours.failed === 0, `row 12 (${name}): ${x.ours.failed} failed requests`);
+    }
+  }
+  if (tc) tails(13, tc);
+  for (const m of tm ?? []) {
+    check(m.ours.perConnectionKb <= t.tlsMemory * m.nginx.perConnectionKb, `row 14: ${f(m.ours.perConnectionKb, 1)} KB per idle TLS connection at ${m.connections} against nginx's ${f(m.nginx.perConnectionKb, 1)}`);
+  }
   check(renderRatio >= t.render, `row 4: renders under ${t.render}x Node`);
   check(perCore >= t.renderPerCore, `row 4: renders per core under ${t.renderPerCore}x Node`);
   check(coldStartMs < t.coldStart, "row 5: cold start");
@@ -81,8 +116,8 @@ export function benchTable(r) {
   if (swaps) check(swaps.failed <= t.swapFailures, `row 10: ${swaps.failed} requests failed during the upgrades`);
   const worst = cached.pages.find((p) => p.page === cached.worst.page);
   const runs = (xs) => xs.map(thousands).join(" / ");
-  const hc = (label, c) => [
-    [`${label}: p50 / p99, ms`, latency(c.nginx), latency(c.ours), `${f(c.ours.p50 / c.nginx.p50, 2)} / ${f(c.ours.p99 / c.nginx.p99, 2)}`, "-"],
+  const hc = (label, c, target) => [
+    [`${label}: p50 / p99, ms`, latency(c.nginx), latency(c.ours), `${f(c.ours.p50 / c.nginx.p50, 2)} / ${f(c.ours.p99 / c.nginx.p99, 2)}`, target],
     ["   req/s; failed requests", `${f(c.nginx.rps)}; ${c.nginx.errors}`, `${f(c.ours.rps)}; ${c.ours.errors}`, f(c.ours.rps / c.nginx.rps, 2), `-; ${t.connectionErrors}`],
   ];
   const rows = [
@@ -91,8 +126,8 @@ export function benchTable(r) {
     ["   largest difference between runs", "", "", `${f(instructions.spread * 100, 2)}%`, `<= ${f(t.instructionSpread * 100, 0)}%`],
     [`2. cached pages, req/s at ${r.settings.connections} connections: worst page (${cached.worst.page})`, "", "", f(cached.worst.ratio, 2), `>= ${t.cached}`],
     ...cached.pages.map((p) => [`   ${p.page}`, f(p.nginx.rps), f(p.ours.rps), f(p.ratio, 2), `>= ${t.cached}`]),
-    ...hc(`3. ${connections.keepAlive.connections} open keep-alive connections`, connections.keepAlive),
-    ...hc(`   a new connection per request (${connections.perRequest.connections} at once)`, connections.perRequest),
+    ...hc(`3. ${connections.keepAlive.connections} open keep-alive connections`, connections.keepAlive, `- / <= ${f(t.keepAliveP99, 1)}`),
+    ...hc(`   a new connection per request (${connections.perRequest.connections} at once)`, connections.perRequest, `<= ${f(t.perRequestP50, 1)} / -`),
     ["4. renders, pages/s (cache off)", f(render.node.rps), f(render.ours.rps), f(renderRatio, 2), `>= ${f(t.render, 2)}`],
     [`   renders per core (ours over ${r.cores} cores, Node 1)`, f(render.node.rps), f(render.ours.rps / r.cores), f(perCore, 2), `>= ${f(t.renderPerCore, 2)}`],
     ["5. cold start to first 200 on /, ms (median)", "-", f(coldStartMs), "-", `< ${t.coldStart}`],
@@ -106,6 +141,23 @@ export function benchTable(r) {
       [`10. requests failed during ${swaps.upgrades} upgrades under load (HTTPS, ${thousands(swaps.requests)} requests${swaps.date === r.date ? "" : `, run of ${swaps.date}`})`, "-", String(swaps.failed), "-", String(t.swapFailures)],
       ["    latency p99 / worst, ms: the same load without swaps (peer column) and during swaps", `${f(swaps.withoutSwaps.p99, 1)} / ${f(swaps.withoutSwaps.max, 1)}`, `${f(swaps.duringSwaps.p99, 1)} / ${f(swaps.duringSwaps.max, 1)}`, f(swaps.duringSwaps.max / swaps.withoutSwaps.max, 2), "-"],
     ] : []),
+    ...(ti ? [
+      [`11. over TLS (${ti.negotiated.protocol}, ${ti.negotiated.cipher}, ${ti.negotiated.group}), instructions (callgrind, ${ti.runs} runs, ${ti.page} in ${ti.encoding}): worst (${KINDS[ti.worst.kind]})`, "", "", f(ti.worst.ratio, 3), `<= ${f(t.tlsInstructions, 1)}`],
+      ...ti.kinds.map((k) => [`    ${KINDS[k.kind]}`, runs(k.nginx), runs(k.ours), f(k.ratio, 3), `<= ${f(t.tlsInstructions, 1)}`]),
+      ["    largest difference between runs", "", "", `${f(ti.spread * 100, 2)}%`, `<= ${f(t.tlsInstructionSpread * 100, 0)}%`],
+    ] : []),
+    ...(tt ? [
+      [`12. req/s over TLS at ${tt.http2.connections} connections (h2load): HTTP/2, ${tt.http2.streams} streams each; failed`, `${f(tt.http2.nginx.rps)}; ${tt.http2.nginx.failed}`, `${f(tt.http2.ours.rps)}; ${tt.http2.ours.failed}`, f(tt.http2.ours.rps / tt.http2.nginx.rps, 2), `>= ${f(t.tlsThroughput, 1)}; 0`],
+      ["    HTTP/1.1 over TLS; failed", `${f(tt.http1.nginx.rps)}; ${tt.http1.nginx.failed}`, `${f(tt.http1.ours.rps)}; ${tt.http1.ours.failed}`, f(tt.http1.ours.rps / tt.http1.nginx.rps, 2), `>= ${f(t.tlsThroughput, 1)}; 0`],
+    ] : []),
+    ...(tc ? [
+      ...hc(`13. ${tc.keepAlive.connections} open TLS connections`, tc.keepAlive, `- / <= ${f(t.keepAliveP99, 1)}`),
+      ...hc(`    a new TLS connection per request (${tc.perRequest.connections} at once)`, tc.perRequest, `<= ${f(t.perRequestP50, 1)} / -`),
+    ] : []),
+    ...(tm ?? []).flatMap((m, i) => [
+      [`${i ? "   " : "14."} ${thousands(m.connections)} idle TLS connections: resident memory, MB (peak)`, `${f(m.nginx.rssKb / 1024)} (${f(m.nginx.peakKb / 1024)})`, `${f(m.ours.rssKb / 1024)} (${f(m.ours.peakKb / 1024)})`, "-", "-"],
+      ["    KB each connection adds", f(m.nginx.perConnectionKb, 1), f(m.ours.perConnectionKb, 1), f(m.ours.perConnectionKb / m.nginx.perConnectionKb, 2), `<= ${f(t.tlsMemory, 1)}`],
+    ]),
   ];
   const s = r.settings;
   const head =
@@ -113,6 +165,14 @@ export function benchTable(r) {
     `rows 2 and 3: ${s.duration} per wrk run after a ${s.warmup} warm-up, ${s.rounds} rounds for row 2 and ${s.latencyRounds} for row 3; ${r.nginx}, Node ${r.node}):`;
   return { rows: `${head}\n\n${markdown(["row", "peer", "ours", "ratio", "target"], rows)}\n\n${spread(cached.pages)}`, missed };
 }
+
+/** Row 11's kinds, as the table names them. */
+const KINDS = {
+  keepAliveH1: "a cached hit, keep-alive HTTP/1.1",
+  keepAliveH2: "a cached hit, keep-alive HTTP/2",
+  fullHandshake: "a new connection: full handshake + one request",
+  resumedHandshake: "a new connection: resumed handshake + one request",
+};
 
 /** How far single runs of row 2 spread in this run (the machine's drift). */
 function spread(pages) {
@@ -140,7 +200,7 @@ const ROLES = {
   bytes: "shared buffers: header values and the body are counted references, not copies",
   core: "dropping the request's and the response's header maps; string helpers",
   std: "the clock, for the latency metric",
-  hyper_util: "the connection's graceful-shutdown wrapper and tokio adapters",
+  hyper_util: "the tokio adapters between hyper and the socket",
   other: "libc's clock and system-call wrappers; the digits of Content-Length",
   arc_swap: "the current site, and the page's slot, read without a lock",
   hashbrown: "the path's slot found in the site's table",

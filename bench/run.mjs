@@ -24,10 +24,19 @@
 //  10. requests failed during 5 upgrades under load over HTTPS, and the
 //      worst latency during a swap against the same load without swaps
 //      (bench/swaps.mjs; target: none failed)
+//  11. to 14. over TLS against the same nginx with the same certificate
+//      (bench/tls.mjs): instructions per cached hit (HTTP/1.1 and HTTP/2)
+//      and per new connection (full and resumed handshake); req/s with
+//      h2load (HTTP/2 and HTTP/1.1); row 3 over TLS; memory per idle TLS
+//      connection (targets: instructions and memory at most nginx's, req/s
+//      at least)
 //
-// Exits non-zero when a row misses its target. Needs wrk, nginx with its
-// brotli_static module and valgrind (Debian: wrk nginx
-// libnginx-mod-http-brotli-static valgrind). Writes bench/results.json,
+// Rows 3 and 13 carry the tail targets: p99 at 1,000 open connections and
+// p50 with a new connection per request at most nginx's.
+//
+// Exits non-zero when a row misses its target. Needs wrk, h2load, nginx
+// with its brotli_static module, openssl and valgrind (Debian: wrk
+// nghttp2-client nginx libnginx-mod-http-brotli-static openssl valgrind). Writes bench/results.json,
 // bench/results.svg and docs/performance.md's table.
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
@@ -35,10 +44,11 @@ import os from "node:os";
 import path from "node:path";
 import { freePort, mixScript, need, siteBinary, startNginx, startSite as startOpsSite, tempDir, waitFor, wrk as wrkScript } from "../tests/ops/tools.mjs";
 import {
-  bodies, CONNECTIONS as CONNECTIONS_COUNTED, count as countInstructions, ENCODINGS, rawGet, REQUESTS as REQUESTS_COUNTED, SITE_URL, startOursCounted, valgrind, WINDOWS,
+  bodies, CONNECTIONS as CONNECTIONS_COUNTED, count as countInstructions, ENCODINGS, rawGet, REQUESTS as REQUESTS_COUNTED, sha256, SITE_URL, startOursCounted, valgrind, WINDOWS,
 } from "./instructions.mjs";
 import { benchTable, writeReadme } from "./report.mjs";
 import { swapRow, UPGRADES } from "./swaps.mjs";
+import { certificate, countTls, h2load, HANDSHAKES, idleMemory, nginxPids, nginxTlsServer, readyTls, startOursTls, TLS_ENCODING, TLS_PAGE, TLS_REQUESTS } from "./tls.mjs";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 const DURATION = process.env.BENCH_DURATION ?? "10s";
@@ -55,6 +65,8 @@ const CALLGRIND_RUNS = Number(process.env.BENCH_CALLGRIND_RUNS ?? 2);
 const MANY = Number(process.env.BENCH_MANY_CONNECTIONS ?? 1000);
 const CLOSE_CONNECTIONS = Number(process.env.BENCH_CLOSE_CONNECTIONS ?? CONNECTIONS);
 const LATENCY_ROUNDS = Number(process.env.BENCH_LATENCY_ROUNDS ?? 3);
+/** Row 14: idle TLS connections held open. */
+const IDLE_CONNECTIONS = (process.env.BENCH_IDLE_CONNECTIONS ?? "1000,10000").split(",").map(Number);
 const NGINX_BROTLI = "load_module /usr/lib/nginx/modules/ngx_http_brotli_static_module.so;";
 const children = [];
 process.on("exit", () => children.forEach((c) => c.kill("SIGKILL")));
@@ -138,23 +150,26 @@ const OWN_HEADERS = new Set(["date", "content-length", "content-encoding", "etag
  *  sendfile on, nginx read 25-35k req/s here against 36-39k without) and
  *  an open-file cache (no open/fstat/close per request: 44-55k); no access
  *  log (ours writes none for a hit either). */
-function nginxConfig(www, port, pageHeaders) {
-  const locations = PAGES.map((p) => {
-    const headers = Object.entries(pageHeaders[p])
+function nginxConfig(www, port, pageHeaders, tls = null) {
+  const locations = (headersOf) => PAGES.map((p) => {
+    const headers = Object.entries(headersOf[p])
       .filter(([h]) => !OWN_HEADERS.has(h))
       .map(([h, v]) => `add_header ${h} "${v.replace(/["\\]/g, "\\$&")}" always;`);
     return `location = ${p} { ${headers.join(" ")} add_header x-request-id $request_id always; try_files /${fileName(p)}.html =404; }`;
-  });
+  }).join("\n    ");
+  const plain = port ? `
+  server {
+    listen 127.0.0.1:${port} backlog=1024;
+    root ${www};
+    ${locations(pageHeaders)}
+  }` : "";
+  // Over TLS with the headers ours sends over TLS (HSTS among them).
+  const secure = tls ? nginxTlsServer(tls.port, tls.certs, `root ${www};\n    ${locations(tls.pageHeaders)}`) : "";
   return `
   sendfile off; keepalive_requests 1000000;
   open_file_cache max=1000 inactive=60s; open_file_cache_valid 60s;
   gzip_static on; brotli_static on; etag on; server_tokens off;
-  default_type text/html; charset utf-8;
-  server {
-    listen 127.0.0.1:${port} backlog=1024;
-    root ${www};
-    ${locations.join("\n    ")}
-  }`;
+  default_type text/html; charset utf-8;${plain}${secure}`;
 }
 
 /** A run's figures without the dump files' names. */
@@ -174,6 +189,39 @@ function instructionRows(runs) {
   const spreadOf = (xs) => Math.max(...xs) / Math.min(...xs) - 1;
   const spread = Math.max(...pages.flatMap((p) => [spreadOf(p.ours), spreadOf(p.nginx)]));
   return { requests: REQUESTS_COUNTED, connections: CONNECTIONS_COUNTED, windows: WINDOWS, runs: runs.length, pages, worst: { page: worst.page, encoding: worst.encoding, ratio: worst.ratio }, spread };
+}
+
+/** Row 11 from its runs: per kind (keep-alive HTTP/1.1 and HTTP/2, full
+ *  and resumed handshake) each run's figure of both servers and the
+ *  ratio of their means, the worst ratio, and how far runs spread. */
+function tlsInstructionRows(runs) {
+  const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const kinds = ["keepAliveH1", "keepAliveH2", "fullHandshake", "resumedHandshake"].map((kind) => {
+    const ours = runs.map((r) => r.ours[kind].instructions);
+    const nginx = runs.map((r) => r.nginx[kind].instructions);
+    return { kind, ours, nginx, ratio: mean(ours) / mean(nginx) };
+  });
+  const worst = kinds.reduce((a, b) => (b.ratio > a.ratio ? b : a));
+  const spreadOf = (xs) => Math.max(...xs) / Math.min(...xs) - 1;
+  return {
+    page: TLS_PAGE, encoding: TLS_ENCODING, requests: TLS_REQUESTS, handshakes: HANDSHAKES, connections: CONNECTIONS_COUNTED, windows: WINDOWS,
+    runs: runs.length, negotiated: runs[0].negotiated, kinds, worst: { kind: worst.kind, ratio: worst.ratio },
+    spread: Math.max(...kinds.flatMap((k) => [spreadOf(k.ours), spreadOf(k.nginx)])),
+  };
+}
+
+/** Row 12: h2load on ours and nginx in turn, LATENCY_ROUNDS times, each
+ *  warmed up; the median req/s of each, and every failed request. */
+function h2loadInTurn([ours, peer], { h1 }) {
+  const urls = (base) => PAGES.map((p) => `${base}${p}`);
+  const run = (base) => h2load(urls(base), { h1, connections: CONNECTIONS, duration: DURATION, warmup: WARMUP, headers: { "accept-encoding": "gzip" } });
+  const rounds = { ours: [], nginx: [] };
+  for (let round = 0; round < LATENCY_ROUNDS; round++) {
+    rounds.ours.push(run(ours));
+    rounds.nginx.push(run(peer));
+  }
+  const side = (rs) => ({ rps: median(rs.map((r) => r.rps)), runs: rs.map((r) => r.rps), failed: rs.reduce((n, r) => n + r.failed, 0), requests: rs.reduce((n, r) => n + r.requests, 0) });
+  return { connections: CONNECTIONS, streams: h1 ? 1 : 10, ours: side(rounds.ours), nginx: side(rounds.nginx) };
 }
 
 /** Ours and nginx in turn, LATENCY_ROUNDS times, each with `connections`
@@ -202,6 +250,8 @@ async function main() {
   need("wrk", "wrk");
   need("nginx", "nginx");
   need("valgrind", "valgrind");
+  need("h2load", "nghttp2-client");
+  need("openssl", "openssl");
   if (!fs.existsSync("/usr/lib/nginx/modules/ngx_http_brotli_static_module.so")) throw new Error("nginx's brotli_static module is needed: apt-get install libnginx-mod-http-brotli-static");
   delete process.env.CITIZEN_SITE_BIN; // always the release build
   bin = siteBinary();
@@ -284,6 +334,40 @@ async function main() {
   const expected = await bodies(portA, PAGES);
   a.kill("SIGTERM");
 
+  // The peer over TLS: the same certificate, and the headers ours sends
+  // over TLS (HSTS among them).
+  const certs = certificate(tempDir("citizen-bench-tls-"));
+  const tlsHeaders = {};
+  {
+    const port = await freePort();
+    const tlsSite = await startOursTls(bin, certs, port, await freePort());
+    for (const p of PAGES) {
+      const res = await rawGet(port, p, "br", { ca: certs.ca });
+      if (res.status !== 200) throw new Error(`${p} over TLS: ${res.status}`);
+      if (sha256(res.body) !== expected[p].br) throw new Error(`${p}: other bytes over TLS`);
+      tlsHeaders[p] = res.headers;
+    }
+    tlsSite.kill("SIGTERM");
+  }
+  const tlsNginx = (port, tlsPort) => nginxConfig(www, port, pageHeaders, { port: tlsPort, certs, pageHeaders: tlsHeaders });
+
+  // Row 14 early, on a quiet machine (and before the long rows: ours must
+  // have every connection open within its 10 s bound on a silent one):
+  // memory per idle TLS connection, each server fresh per count.
+  results.rows.tlsMemory = [];
+  for (const count of IDLE_CONNECTIONS) {
+    console.error(`row 14: ${count} idle TLS connections (ours, then nginx)...`);
+    const port = await freePort();
+    const ours = await startOursTls(bin, certs, port, await freePort());
+    const oursMemory = await idleMemory(() => [ours.pid], port, certs.ca, PAGES, count);
+    ours.kill("SIGTERM");
+    const portM = await freePort();
+    const peer = await startNginx(tlsNginx(null, portM), () => readyTls(portM, certs.ca, 60_000, "/"), { workers: "auto", main: NGINX_BROTLI, connections: count + 1024 });
+    const nginxMemory = await idleMemory(() => nginxPids(peer.pid), portM, certs.ca, PAGES, count);
+    peer.kill("SIGTERM");
+    results.rows.tlsMemory.push({ connections: count, ours: oursMemory, nginx: nginxMemory });
+  }
+
   // Row 1: instructions per cached request, each server under callgrind.
   const counted = tempDir("citizen-callgrind-");
   const runs = [];
@@ -303,14 +387,39 @@ async function main() {
   }
   results.rows.instructions = instructionRows(runs);
 
+  // Row 11: the same over TLS, and the handshakes.
+  const tlsRuns = [];
+  for (let run = 0; run < CALLGRIND_RUNS; run++) {
+    console.error(`row 11: instructions over TLS, run ${run + 1} of ${CALLGRIND_RUNS} (ours, then nginx, under callgrind)...`);
+    const sha = expected[TLS_PAGE][TLS_ENCODING];
+    const portO = await freePort();
+    const outO = path.join(counted, `ours-tls-${run}.out`);
+    const ours = await startOursTls(bin, certs, portO, await freePort(), { wrap: valgrind(outO), readyMs: 600_000 });
+    const oursTls = await countTls(ours.pid, portO, outO, certs.ca, sha);
+    ours.kill("SIGKILL");
+    const portT = await freePort();
+    const outN = path.join(counted, `nginx-tls-${run}.out`);
+    const peer = await startNginx(tlsNginx(null, portT), () => readyTls(portT, certs.ca, 120_000, "/"), {
+      workers: 0, main: NGINX_BROTLI, wrap: valgrind(outN),
+    });
+    const nginxTls = await countTls(peer.pid, portT, outN, certs.ca, sha);
+    peer.kill("SIGKILL");
+    const [o, n] = [oursTls.negotiated, nginxTls.negotiated];
+    if (o.protocol !== n.protocol || o.cipher !== n.cipher || o.group !== n.group) {
+      throw new Error(`row 11: the servers negotiated differently: ours ${JSON.stringify(o)}, nginx ${JSON.stringify(n)}`);
+    }
+    tlsRuns.push({ ours: oursTls.figures, nginx: nginxTls.figures, negotiated: o });
+  }
+  results.rows.tlsInstructions = tlsInstructionRows(tlsRuns);
+
   // Rows 2 and 3: the same pages under load (a fresh process: callgrind's
   // runs left nothing in this one).
   const portD = await freePort();
   const d = startSite({ ADDR: `127.0.0.1:${portD}` });
   const baseD = `http://127.0.0.1:${portD}`;
   await waitFor(`${baseD}/readyz`);
-  const portN = await freePort();
-  const nginx = await startNginx(nginxConfig(www, portN, pageHeaders), `http://127.0.0.1:${portN}/`, { workers: "auto", main: NGINX_BROTLI });
+  const [portN, portNT] = [await freePort(), await freePort()];
+  const nginx = await startNginx(tlsNginx(portN, portNT), `http://127.0.0.1:${portN}/`, { workers: "auto", main: NGINX_BROTLI });
   const baseN = `http://127.0.0.1:${portN}`;
   const gzip = { "Accept-Encoding": "gzip" };
   console.error("row 2: cached pages (each warmed up, then ours and nginx in turn)...");
@@ -320,8 +429,25 @@ async function main() {
     keepAlive: await latencyInTurn([baseD, baseN], MANY, gzip),
     perRequest: await latencyInTurn([baseD, baseN], CLOSE_CONNECTIONS, { ...gzip, Connection: "close" }),
   };
-  nginx.kill("SIGTERM");
   d.kill("SIGTERM");
+
+  // Rows 12 and 13: over TLS, against the same nginx's HTTPS port.
+  const portE = await freePort();
+  const e = await startOursTls(bin, certs, portE, await freePort());
+  const [baseE, baseNT] = [`https://127.0.0.1:${portE}`, `https://127.0.0.1:${portNT}`];
+  console.error("row 12: req/s over TLS, HTTP/2 and HTTP/1.1 (h2load, ours and nginx in turn)...");
+  results.rows.tlsThroughput = {
+    http2: h2loadInTurn([baseE, baseNT], { h1: false }),
+    http1: h2loadInTurn([baseE, baseNT], { h1: true }),
+  };
+  console.error(`row 13: ${MANY} open TLS connections, and a new TLS connection per request (ours and nginx in turn)...`);
+  results.rows.tlsConnections = {
+    keepAlive: await latencyInTurn([baseE, baseNT], MANY, gzip),
+    perRequest: await latencyInTurn([baseE, baseNT], CLOSE_CONNECTIONS, { ...gzip, Connection: "close" }),
+  };
+  e.kill("SIGTERM");
+  nginx.kill("SIGTERM");
+
 
   // Row 4: renders, cache off, against Node with the same bundle and data.
   const portB = await freePort();
@@ -350,7 +476,7 @@ async function main() {
   fs.writeFileSync(path.join(root, "bench/results.json"), `${JSON.stringify(results, null, 2)}\n`);
   fs.writeFileSync(path.join(root, "bench/results.svg"), chart(results));
   const { rows, missed } = benchTable(results);
-  console.log(`\nBenchmarks, ${results.date}, ${results.cores} cores (peers: ${results.nginx} for rows 1 to 3, Node ${results.node} for row 4)\n`);
+  console.log(`\nBenchmarks, ${results.date}, ${results.cores} cores (peers: ${results.nginx} for rows 1 to 3 and, over TLS, 11 to 14; Node ${results.node} for row 4)\n`);
   console.log(rows);
   writeReadme();
   if (missed.length) {

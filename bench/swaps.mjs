@@ -9,13 +9,13 @@
 //   node bench/swaps.mjs    this row alone: rewrites bench/results.json's
 //                           rows.swaps and docs/performance.md's table
 // bench/run.mjs runs it as its last row.
-import { execFile, execFileSync, spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { promisify } from "node:util";
 import fs from "node:fs";
-import https from "node:https";
 import path from "node:path";
 import { freePort, need, siteBinary, tempDir } from "../tests/ops/tools.mjs";
 import { snapshot, startLoad } from "./swap-load.mjs";
+import { certificate, readyTls } from "./tls.mjs";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 export const UPGRADES = 5;
@@ -24,29 +24,6 @@ const STEADY_MS = Number(process.env.BENCH_SWAP_STEADY_MS ?? 5000);
 const BETWEEN_MS = Number(process.env.BENCH_SWAP_BETWEEN_MS ?? 2000);
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-function certificate(dir) {
-  const run = (args) => execFileSync("openssl", args, { cwd: dir, stdio: "ignore" });
-  const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"];
-  run(["req", "-x509", ...ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=bench CA"]);
-  run(["req", ...ec, "-keyout", "key.pem", "-out", "leaf.csr", "-subj", "/CN=localhost"]);
-  fs.writeFileSync(path.join(dir, "ext"), "subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\n");
-  run(["x509", "-req", "-in", "leaf.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "cert.pem", "-days", "2", "-extfile", "ext"]);
-}
-
-async function ready(port, ca) {
-  for (let i = 0; i < 600; i++) {
-    const status = await new Promise((resolve) => {
-      https.get({ host: "127.0.0.1", port, servername: "localhost", path: "/readyz", ca, agent: false }, (res) => {
-        res.resume();
-        resolve(res.statusCode);
-      }).on("error", () => resolve(0));
-    });
-    if (status === 200) return;
-    await sleep(100);
-  }
-  throw new Error("the server was not ready in 60 s");
-}
 
 /** A new file renamed over the old, as an operator publishes a binary. */
 function install(bin, at) {
@@ -58,16 +35,15 @@ function install(bin, at) {
 export async function swapRow(bin) {
   need("openssl", "openssl");
   const dir = tempDir("citizen-swaps-");
-  certificate(dir);
-  const ca = fs.readFileSync(path.join(dir, "ca.pem"));
+  const certs = certificate(dir);
   const at = path.join(dir, "citizen-site");
   install(bin, at);
   const port = await freePort();
   const server = spawn(at, ["serve"], {
     env: {
       PATH: process.env.PATH,
-      TLS_CERT: path.join(dir, "cert.pem"),
-      TLS_KEY: path.join(dir, "key.pem"),
+      TLS_CERT: certs.cert,
+      TLS_KEY: certs.key,
       HTTPS_ADDR: `127.0.0.1:${port}`,
       HTTP_ADDR: `127.0.0.1:${await freePort()}`,
       SITE_URL: "https://localhost",
@@ -78,9 +54,9 @@ export async function swapRow(bin) {
   });
   let pid = server.pid;
   try {
-    await ready(port, ca);
+    await readyTls(port, certs.ca);
     const url = `https://localhost:${port}`;
-    const options = { url, ca: path.join(dir, "ca.pem") };
+    const options = { url, ca: certs.caFile };
     const expect = Object.fromEntries(Object.entries(await snapshot(options)).map(([p, h]) => [p, [h]]));
     const load = startLoad({ ...options, expect });
     await sleep(STEADY_MS);

@@ -137,9 +137,11 @@ export function startSite(bin, port, env = {}, { args = [], stdio = ["ignore", "
 
 /** Starts nginx with `http` inside its http {} block (one worker unless
  *  `workers` says otherwise; `workers: 0` is one process, no master) and
- *  `main` before it (load_module lines); waits for `readyUrl` (`readyMs`);
- *  returns the process. `wrap` runs it under another command (valgrind). */
-export async function startNginx(http, readyUrl, { workers = 1, main = "", wrap = [], readyMs = 60_000 } = {}) {
+ *  `main` before it (load_module lines), each worker taking up to
+ *  `connections`; waits for `readyUrl` (`readyMs`; a function for a check
+ *  of its own); returns the process. `wrap` runs it under another command
+ *  (valgrind). */
+export async function startNginx(http, readyUrl, { workers = 1, main = "", wrap = [], readyMs = 60_000, connections = 4096 } = {}) {
   const dir = tempDir("citizen-nginx-");
   fs.mkdirSync(path.join(dir, "tmp"));
   const conf = path.join(dir, "nginx.conf");
@@ -151,7 +153,8 @@ ${workers ? `worker_processes ${workers};` : "worker_processes 1; master_process
 pid ${dir}/nginx.pid;
 error_log ${dir}/error.log crit;
 daemon off;
-events { worker_connections 4096; }
+worker_rlimit_nofile ${connections + 1024};
+events { worker_connections ${connections}; }
 http {
   access_log off;
   ${temp}
@@ -162,7 +165,7 @@ http {
   children.add(child);
   const exited = new Promise((_, reject) => child.on("exit", (code) => reject(new Error(`nginx exited (${code}) before it answered ${readyUrl}`))));
   exited.catch(() => {});
-  if (readyUrl) await Promise.race([waitFor(readyUrl, readyMs), exited]);
+  if (readyUrl) await Promise.race([typeof readyUrl === "function" ? readyUrl() : waitFor(readyUrl, readyMs), exited]);
   return child;
 }
 
