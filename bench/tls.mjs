@@ -214,9 +214,12 @@ export function h2load(urls, { connections = 64, streams = 10, h1 = false, durat
   const out = execFileSync("h2load", [...args, ...urls], { encoding: "utf8", maxBuffer: 1 << 24 });
   const rps = Number(out.match(/finished in [\d.]+\w+, ([\d.]+) req\/s/)?.[1]);
   const done = out.match(/requests: (\d+) total, (\d+) started, (\d+) done, (\d+) succeeded, (\d+) failed, (\d+) errored, (\d+) timeout/);
-  const twoxx = Number(out.match(/status codes: (\d+) 2xx/)?.[1] ?? 0);
-  if (!done || !rps) throw new Error(`h2load printed no figures:\n${out}`);
-  const failed = Number(done[5]) + Number(done[6]) + Number(done[7]) + (Number(done[4]) - twoxx);
+  // Its status counts include the warm-up's answers, its request counts
+  // do not: a failure is one that failed, errored or timed out, or an
+  // answer other than 2xx.
+  const codes = out.match(/status codes: (\d+) 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx/);
+  if (!done || !rps || !codes) throw new Error(`h2load printed no figures:\n${out}`);
+  const failed = Number(done[5]) + Number(done[6]) + Number(done[7]) + Number(codes[2]) + Number(codes[3]) + Number(codes[4]);
   const protocol = out.match(/Application protocol: (\S+)/)?.[1];
   if (protocol !== (h1 ? "http/1.1" : "h2")) throw new Error(`h2load spoke ${protocol}, not ${h1 ? "http/1.1" : "h2"}`);
   return { rps, requests: Number(done[1]), failed };
