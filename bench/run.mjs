@@ -175,18 +175,20 @@ function nginxConfig(www, port, pageHeaders, tls = null) {
 /** A run's figures without the dump files' names. */
 const strip = (figures) => Object.fromEntries(Object.entries(figures).map(([p, byEnc]) => [p, Object.fromEntries(Object.entries(byEnc).map(([e, v]) => [e, v.instructions]))]));
 
+const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+/** How far a server's runs of one figure spread: the largest over the smallest. */
+const spreadOf = (xs) => Math.max(...xs) / Math.min(...xs) - 1;
+
 /** Row 1 from its runs: per page and encoding each run's figure of both
  *  servers and the ratio of their means; the worst ratio; and how far the
  *  runs of one server on one page spread (the largest, over the smallest). */
 function instructionRows(runs) {
-  const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const pages = PAGES.flatMap((page) => ENCODINGS.map((encoding) => {
     const ours = runs.map((r) => r.ours[page][encoding]);
     const nginx = runs.map((r) => r.nginx[page][encoding]);
     return { page, encoding, ours, nginx, ratio: mean(ours) / mean(nginx) };
   }));
   const worst = pages.reduce((a, b) => (b.ratio > a.ratio ? b : a));
-  const spreadOf = (xs) => Math.max(...xs) / Math.min(...xs) - 1;
   const spread = Math.max(...pages.flatMap((p) => [spreadOf(p.ours), spreadOf(p.nginx)]));
   return { requests: REQUESTS_COUNTED, connections: CONNECTIONS_COUNTED, windows: WINDOWS, runs: runs.length, pages, worst: { page: worst.page, encoding: worst.encoding, ratio: worst.ratio }, spread };
 }
@@ -195,14 +197,12 @@ function instructionRows(runs) {
  *  and resumed handshake) each run's figure of both servers and the
  *  ratio of their means, the worst ratio, and how far runs spread. */
 function tlsInstructionRows(runs) {
-  const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const kinds = ["keepAliveH1", "keepAliveH2", "fullHandshake", "resumedHandshake"].map((kind) => {
     const ours = runs.map((r) => r.ours[kind].instructions);
     const nginx = runs.map((r) => r.nginx[kind].instructions);
     return { kind, ours, nginx, ratio: mean(ours) / mean(nginx) };
   });
   const worst = kinds.reduce((a, b) => (b.ratio > a.ratio ? b : a));
-  const spreadOf = (xs) => Math.max(...xs) / Math.min(...xs) - 1;
   return {
     page: TLS_PAGE, encoding: TLS_ENCODING, requests: TLS_REQUESTS, handshakes: HANDSHAKES, connections: CONNECTIONS_COUNTED, windows: WINDOWS,
     runs: runs.length, negotiated: runs[0].negotiated, kinds, worst: { kind: worst.kind, ratio: worst.ratio },

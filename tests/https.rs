@@ -236,6 +236,19 @@ impl Site {
     fn url(&self, path: &str) -> String {
         format!("https://localhost:{}{path}", self.https)
     }
+
+    /// The operator's certificate for localhost, signed by `ca`, written
+    /// to files in the site's folder with the CA's root beside them:
+    /// (root, cert, key).
+    fn own_certificate(&self, ca: &TestCa) -> (PathBuf, PathBuf, PathBuf) {
+        let root = self.dir.0.join("root.pem");
+        std::fs::write(&root, ca.pem()).unwrap();
+        let (cert_file, key_file) = (self.dir.0.join("cert.pem"), self.dir.0.join("key.pem"));
+        let (cert, key) = ca.leaf(&["localhost"], -60, 86400);
+        std::fs::write(&cert_file, &cert).unwrap();
+        std::fs::write(&key_file, &key).unwrap();
+        (root, cert_file, key_file)
+    }
 }
 
 /// The serial of the certificate the site presents for `name`, checked
@@ -521,12 +534,7 @@ fn a_certificate_near_expiry_is_renewed_while_the_server_runs() {
 fn the_operators_certificate_is_served_and_reloaded_when_its_files_change() {
     let site = Site::new();
     let ca = TestCa::new();
-    let root = site.dir.0.join("root.pem");
-    std::fs::write(&root, ca.pem()).unwrap();
-    let (cert_file, key_file) = (site.dir.0.join("cert.pem"), site.dir.0.join("key.pem"));
-    let (cert, key) = ca.leaf(&["localhost"], -60, 86400);
-    std::fs::write(&cert_file, &cert).unwrap();
-    std::fs::write(&key_file, &key).unwrap();
+    let (root, cert_file, key_file) = site.own_certificate(&ca);
     let site_url = site.url("");
     let (c, k) = (cert_file.to_str().unwrap(), key_file.to_str().unwrap());
     let server = site.start(&[
@@ -764,12 +772,7 @@ fn a_returning_visitor_resumes_its_session_after_300_others_have_come() {
     use rustls::HandshakeKind::{Full, Resumed};
     let site = Site::new();
     let ca = TestCa::new();
-    let root = site.dir.0.join("root.pem");
-    std::fs::write(&root, ca.pem()).unwrap();
-    let (cert_file, key_file) = (site.dir.0.join("cert.pem"), site.dir.0.join("key.pem"));
-    let (cert, key) = ca.leaf(&["localhost"], -60, 86400);
-    std::fs::write(&cert_file, &cert).unwrap();
-    std::fs::write(&key_file, &key).unwrap();
+    let (root, cert_file, key_file) = site.own_certificate(&ca);
     let site_url = site.url("");
     let server = site.start(&[
         ("TLS_CERT", cert_file.to_str().unwrap()),
