@@ -110,6 +110,10 @@ pub struct ServeArgs {
     #[arg(long, env = "SSR_WORKERS", default_value_t = 0)]
     pub ssr_workers: usize,
 
+    /// Threads that accept and serve connections; 0 means one per CPU.
+    #[arg(long, env = "CONNECTION_WORKERS", default_value_t = 0)]
+    pub connection_workers: usize,
+
     /// Longest a single render may run before its isolate is terminated.
     #[arg(long, env = "SSR_DEADLINE_MS", default_value_t = 2000)]
     pub ssr_deadline_ms: u64,
@@ -435,6 +439,7 @@ impl Config {
                 max_per_client: Some(a.max_connections_per_client)
                     .filter(|n| *n > 0 && tls.is_some()),
                 header_read: tls.is_some().then_some(Limits::HEADER_READ),
+                workers: a.connection_workers,
                 ..Limits::default()
             },
             tls,

@@ -25,10 +25,14 @@ use tokio::runtime::Handle;
 /// The workers, started on first use, running for the rest of the process.
 static WORKERS: OnceLock<Vec<Handle>> = OnceLock::new();
 
-/// One handle per worker (as many as the machine has cores).
-pub fn handles() -> &'static [Handle] {
+/// One handle per worker: `count` of them, or as many as the machine has
+/// cores when it is 0 (the first call decides; later ones get the same).
+pub fn handles(count: usize) -> &'static [Handle] {
     WORKERS.get_or_init(|| {
-        let count = thread::available_parallelism().map_or(1, |n| n.get());
+        let count = match count {
+            0 => thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        };
         (0..count).map(start).collect()
     })
 }
