@@ -3,8 +3,10 @@
 // cache hit costs what a static file costs, and show what a change to the hit
 // path saved (bench/run.mjs, row 1; docs/performance.md).
 //
-// Each server runs under callgrind in one process (ours as it runs in
-// production; nginx with master_process off and one worker). For each page
+// Each server runs under callgrind in one process with one connection
+// worker, alike: ours with CONNECTION_WORKERS=1, nginx with master_process
+// off and one worker (under callgrind a process runs one thread at a
+// time anyway). For each page
 // and encoding: a warm-up, then WINDOWS times the counters are zeroed
 // (callgrind_control -z), REQUESTS keep-alive GETs are sent from this
 // process over CONNECTIONS connections, each answer checked (status,
@@ -206,7 +208,7 @@ export async function bodies(port, pages) {
 export async function startOursCounted(bin, dir, name) {
   const port = await freePort();
   const out = path.join(dir, `${name}.out`);
-  const child = startSite(bin, port, { SITE_URL }, { wrap: valgrind(out), stdio: ["ignore", "ignore", "ignore"] });
+  const child = startSite(bin, port, { SITE_URL, CONNECTION_WORKERS: "1" }, { wrap: valgrind(out), stdio: ["ignore", "ignore", "ignore"] });
   await waitFor(`http://127.0.0.1:${port}/readyz`, 600_000);
   return { child, port, out };
 }
@@ -270,7 +272,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const figures = await count(ours.child.pid, ours.port, ours.out, pages, expected);
   ours.child.kill("SIGKILL");
   for (const page of pages) {
-    for (const enc of ENCODINGS) console.log(`${page} (${enc}): ${Math.round(figures[page][enc].instructions)} instructions per request`);
+    for (const enc of ENCODINGS) console.log(`${page} (${enc}): ${Math.round(figures[page][enc].instructions)} instructions per request (windows: ${figures[page][enc].windows.map(Math.round).join(", ")})`);
   }
   if (profiling) {
     const libraries = byLibrary(figures["/"].gzip.file, REQUESTS);

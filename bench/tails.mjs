@@ -1,0 +1,85 @@
+// Row 3 alone, for the work on its open goals (docs/performance.md, "Where
+// a request's time went"): one or more builds of ours and nginx in turn,
+// as row 3 runs them, and per server what each request cost it: CPU time
+// (user and kernel, from /proc) and its threads' context switches, the
+// voluntary ones being the times a thread went to sleep for want of work.
+//
+//   node bench/tails.mjs [BINARY ...]
+//
+// With no binary, the release build. BENCH_TAILS=close (a new connection
+// per request) or keep (1,000 open connections), both by default; the
+// bench's BENCH_DURATION, BENCH_LATENCY_ROUNDS, BENCH_CLOSE_CONNECTIONS and
+// BENCH_MANY_CONNECTIONS apply.
+import fs from "node:fs";
+import { freePort, siteBinary, startNginx, startSite, waitFor } from "../tests/ops/tools.mjs";
+import { SITE_URL } from "./instructions.mjs";
+import { latencySide, mirror, NGINX_BROTLI, nginxConfig, roundsInTurn } from "./run.mjs";
+import { nginxPids } from "./tls.mjs";
+
+const MANY = Number(process.env.BENCH_MANY_CONNECTIONS ?? 1000);
+const CLOSE_CONNECTIONS = Number(process.env.BENCH_CLOSE_CONNECTIONS ?? process.env.BENCH_CONNECTIONS ?? 64);
+const TICK_US = 1e6 / 100; // /proc's clock ticks (USER_HZ)
+
+/** CPU ticks and context switches (voluntary, involuntary) of every thread of `pids`. */
+function usage(pids) {
+  const u = { ticks: 0, voluntary: 0, involuntary: 0 };
+  for (const pid of pids) {
+    for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8").split(") ")[1].split(" ");
+        u.ticks += Number(stat[11]) + Number(stat[12]);
+        const status = fs.readFileSync(`/proc/${pid}/task/${tid}/status`, "utf8");
+        u.voluntary += Number(status.match(/^voluntary_ctxt_switches:\s+(\d+)/m)[1]);
+        u.involuntary += Number(status.match(/^nonvoluntary_ctxt_switches:\s+(\d+)/m)[1]);
+      } catch {
+        // A thread that ended between the listing and the read.
+      }
+    }
+  }
+  return u;
+}
+
+async function main() {
+  const binaries = process.argv.length > 2 ? process.argv.slice(2) : [siteBinary()];
+  const servers = [];
+  for (const bin of binaries) {
+    const port = await freePort();
+    const child = startSite(bin, port, { SITE_URL });
+    await waitFor(`http://127.0.0.1:${port}/readyz`);
+    servers.push({ name: bin, base: `http://127.0.0.1:${port}`, port, pids: () => [child.pid] });
+  }
+  const { www, pageHeaders } = await mirror(servers[0].port);
+  const portN = await freePort();
+  const nginx = await startNginx(nginxConfig(www, portN, pageHeaders), `http://127.0.0.1:${portN}/`, { workers: "auto", main: NGINX_BROTLI });
+  servers.push({ name: "nginx", base: `http://127.0.0.1:${portN}`, pids: () => nginxPids(nginx.pid) });
+
+  const gzip = { "Accept-Encoding": "gzip" };
+  const modes = { close: [CLOSE_CONNECTIONS, { ...gzip, Connection: "close" }], keep: [MANY, gzip] };
+  for (const mode of (process.env.BENCH_TAILS ?? "close,keep").split(",")) {
+    const [connections, headers] = modes[mode];
+    const costs = servers.map(() => []);
+    const rounds = await roundsInTurn(servers.map((s) => s.base), connections, headers, async (i, round) => {
+      const before = usage(servers[i].pids());
+      const counters = await round();
+      const after = usage(servers[i].pids());
+      const per = (k) => (after[k] - before[k]) / counters.requests;
+      costs[i].push({ cpuUs: per("ticks") * TICK_US, voluntary: per("voluntary"), involuntary: per("involuntary") });
+      return counters;
+    });
+    console.log(`\n${mode === "close" ? `a new connection per request, ${connections} at once` : `${connections} open keep-alive connections`}:`);
+    for (const [i, s] of servers.entries()) {
+      const side = latencySide(rounds[i]);
+      const median = (k) => costs[i].map((c) => c[k]).sort((a, b) => a - b)[Math.floor(costs[i].length / 2)];
+      console.log(
+        `  ${s.name.padEnd(44)} p50 ${side.p50.toFixed(3)} ms, p99 ${side.p99.toFixed(3)} ms, ${side.rps.toFixed(0)} req/s, ` +
+          `${side.errors} failed; per request ${median("cpuUs").toFixed(1)} µs CPU, ${median("voluntary").toFixed(3)} voluntary and ${median("involuntary").toFixed(3)} involuntary switches`,
+      );
+    }
+  }
+  process.exit(0);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
