@@ -64,8 +64,8 @@ const WARMUP = process.env.BENCH_WARMUP ?? "2s";
 const CALLGRIND_RUNS = Number(process.env.BENCH_CALLGRIND_RUNS ?? 2);
 /** Row 3: open keep-alive connections, and connections at once when each
  *  carries one request. */
-const MANY = Number(process.env.BENCH_MANY_CONNECTIONS ?? 1000);
-const CLOSE_CONNECTIONS = Number(process.env.BENCH_CLOSE_CONNECTIONS ?? CONNECTIONS);
+export const MANY = Number(process.env.BENCH_MANY_CONNECTIONS ?? 1000);
+export const CLOSE_CONNECTIONS = Number(process.env.BENCH_CLOSE_CONNECTIONS ?? CONNECTIONS);
 const LATENCY_ROUNDS = Number(process.env.BENCH_LATENCY_ROUNDS ?? 3);
 /** Row 14: idle TLS connections held open. */
 const IDLE_CONNECTIONS = (process.env.BENCH_IDLE_CONNECTIONS ?? "1000,10000").split(",").map(Number);

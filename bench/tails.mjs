@@ -13,11 +13,9 @@
 import fs from "node:fs";
 import { freePort, siteBinary, startNginx, startSite, waitFor } from "../tests/ops/tools.mjs";
 import { SITE_URL } from "./instructions.mjs";
-import { latencySide, mirror, NGINX_BROTLI, nginxConfig, roundsInTurn } from "./run.mjs";
+import { CLOSE_CONNECTIONS, latencySide, MANY, mirror, NGINX_BROTLI, nginxConfig, roundsInTurn } from "./run.mjs";
 import { nginxPids } from "./tls.mjs";
 
-const MANY = Number(process.env.BENCH_MANY_CONNECTIONS ?? 1000);
-const CLOSE_CONNECTIONS = Number(process.env.BENCH_CLOSE_CONNECTIONS ?? process.env.BENCH_CONNECTIONS ?? 64);
 const TICK_US = 1e6 / 100; // /proc's clock ticks (USER_HZ)
 
 /** CPU ticks and context switches (voluntary, involuntary) of every thread of `pids`. */
