@@ -35,17 +35,7 @@ enum Command {
     Operate(cli::Operate),
 }
 
-/// mimalloc v3's `mi_option_purge_delay` (libmimalloc-sys names no
-/// constant for it).
-const MI_OPTION_PURGE_DELAY: std::ffi::c_int = 15;
-
 fn main() -> anyhow::Result<()> {
-    // Memory freed goes back to the system at once, not 10 ms later: what
-    // starting the render isolates allocates and frees would otherwise be
-    // resident at the peak (131 to 158 MB at start against glibc's 72;
-    // 69 with this).
-    // SAFETY: sets an option of the allocator, before any thread starts.
-    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 0) };
     let cli = Cli::parse();
     // The sockets systemd or the previous server passed: read (and their
     // variables cleared) before any thread starts.
