@@ -153,8 +153,8 @@ function lastDump(out) {
 /** valgrind runs one thread at a time; `--fair-sched=yes` hands the turns
  *  round in a fixed order, so the threads of a multi-threaded server (ours:
  *  tokio's workers) interleave alike from run to run, and so do the paths
- *  glibc's malloc takes (without it, two runs of one page differed by up to
- *  1.3 %, in malloc's slower paths). */
+ *  the allocator takes (without it, two runs of one page differed by up to
+ *  1.3 %, in glibc malloc's slower paths, before ours moved to mimalloc). */
 export const valgrind = (out) => ["valgrind", "--tool=callgrind", "--fair-sched=yes", `--callgrind-out-file=${out}`, "--dump-instr=no", "--compress-strings=no"];
 
 /** Instructions per request on a server already started under callgrind
@@ -234,12 +234,14 @@ export function selfCosts(file, requests) {
 }
 
 /** The library a function belongs to, from its symbol: the first path
- *  segment (of the type, for `<T as Trait>::f`), or the C library's. */
+ *  segment (of the type, for `<T as Trait>::f`), mimalloc's C functions
+ *  (`mi_` and `_mi_`), or the C library's. */
 export function libraryOf(fn) {
   const name = fn.replace(/^[<&]+(mut )?/, "");
   const segment = name.match(/^([A-Za-z_][A-Za-z0-9_]*)::/)?.[1];
   if (segment) return segment === "__rustc" ? "alloc" : segment;
   if (/^(__)?(memcpy|memmove|memset|memcmp|__memcpy|__memmove|__memset)/.test(name)) return "libc: memcpy";
+  if (/^_?mi_/.test(name)) return "mimalloc";
   if (/malloc|free|realloc|unlink_chunk|_int_|arena|tcache|memalign/.test(name)) return "libc: malloc";
   return "other";
 }
