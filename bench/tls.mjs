@@ -243,8 +243,9 @@ export function nginxPids(master) {
  *  each after a handshake and one GET of one of `pages` over HTTP/1.1.
  *  The connections are made by CLIENTS processes of bench/idle-tls.mjs,
  *  each with room for its share, at once: ours closes a keep-alive
- *  connection that sends nothing for 10 s, so all must be open within
- *  that. Fails if the server closed any before the reading. */
+ *  connection that sends nothing for 10 s, so each client repeats the GET
+ *  of a connection silent for 5 s until all are open. Fails if the server
+ *  closed any before the reading. */
 export async function idleMemory(pids, port, ca, pages, count) {
   const before = memoryKb(pids());
   const script = path.join(path.dirname(new URL(import.meta.url).pathname), "idle-tls.mjs");
