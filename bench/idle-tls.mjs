@@ -4,9 +4,9 @@
 // the newest session the server gave (as returning visitors do; twice as
 // many connections a second as full handshakes, on both sides); one that
 // has been silent for 5 s while the others open sends its GET again.
-// Prints "open COUNT" when all are; on a "check" line from standard input prints "still open N";
-// exits when standard input ends. Run in a process of its own, with an
-// open-file limit above COUNT.
+// Prints "open COUNT" when all are; on a "check" line from standard input
+// prints "still open N"; exits when standard input ends. Run in a process
+// of its own, with an open-file limit above COUNT.
 //
 //   BENCH_CA=<PEM> node bench/idle-tls.mjs PORT COUNT PAGES
 import readline from "node:readline";

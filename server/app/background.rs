@@ -84,8 +84,9 @@ pub fn prerender(state: &Arc<AppState>) {
 /// freed (pages rendered and compressed) would otherwise stay resident on
 /// threads now idle, 108 MB at start against 69 (`MIMALLOC_PURGE_DELAY=0`
 /// gives it back at once, but took 20 % more CPU per request over HTTP/2,
-/// bench row 12). Called from the thread the prerender ran on, whose heap
-/// holds most of it. Under another allocator (the tests') it does nothing.
+/// bench row 12). Called on the runtime thread that finishes the
+/// prerender: 69 to 73 MB at start with it. Under another allocator (the
+/// tests') it does nothing.
 fn give_back_freed_memory() {
     // SAFETY: collects mimalloc's free pages; callable from any thread.
     unsafe { libmimalloc_sys::mi_collect(true) };
