@@ -71,7 +71,8 @@ pub struct ServeArgs {
     #[arg(long, env = "HTTP_ADDR", default_value = "0.0.0.0:80")]
     pub http_addr: SocketAddr,
 
-    /// Connections open at once; more wait until one closes.
+    /// Connections open at once (an equal share for each connection
+    /// worker); more wait until one closes.
     #[arg(long, env = "MAX_CONNECTIONS", default_value_t = 4096)]
     pub max_connections: usize,
 

@@ -109,7 +109,12 @@ impl Listeners {
     ) where
         F: Future<Output = ()>,
     {
-        let connection = move |peer| dispatcher.connection(peer);
+        // Each worker its own: a connection's service then counts its
+        // references to the dispatcher on its worker alone.
+        let connection = move || {
+            let dispatcher = Arc::new(dispatcher.clone());
+            move |peer| Dispatcher::connection(&dispatcher, peer)
+        };
         match self {
             Listeners::Plain(listener) => {
                 edge::serve(listener, None, connection, limits, exempt, stopped()).await
@@ -120,7 +125,7 @@ impl Listeners {
                 acceptor,
                 redirect,
             } => {
-                let redirects = edge::Axum::per_connection(redirect);
+                let redirects = edge::Axum::per_worker(redirect);
                 tokio::join!(
                     edge::serve(
                         https,

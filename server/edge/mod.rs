@@ -40,7 +40,6 @@ use axum::response::Response;
 use bytes::Bytes;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
-use hyper_util::server::conn::auto;
 use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
 use tower::Service;
@@ -51,8 +50,8 @@ use crate::telemetry::LogSampler;
 /// What one connection may hold (see the module doc).
 #[derive(Debug, Clone)]
 pub struct Limits {
-    /// Connections open at once; beyond, new ones wait in the kernel's
-    /// queue until one closes.
+    /// Connections open at once, split among the workers ([`share`]);
+    /// beyond, new ones wait in the kernel's queue until one closes.
     pub max_connections: usize,
     /// Connections one client address may hold at once (on the HTTPS and
     /// HTTP ports when facing the internet; trusted proxies are exempt);
@@ -113,19 +112,21 @@ pub fn raise_open_files() -> u64 {
 /// accepting and drains: every connection already accepted is finished,
 /// not cut (see [`drained`]), and it returns when the last one has. The
 /// connections are accepted and served on the [`workers`], each worker
-/// accepting for itself. Each connection's requests go to the service
-/// `connection` makes for its peer ([`Axum`] for a tower service of axum's
-/// requests). With `tls`, each connection starts with a handshake (one
-/// under way when draining begins is completed and served); one that
-/// negotiated `acme-tls/1` was a CA's validation and is closed once done.
-pub async fn serve<F, S, B>(
+/// accepting for itself. `per_worker` is called once for each worker; what
+/// it returns makes the service of each connection that worker accepts,
+/// for its peer ([`Axum`] for a tower service of axum's requests). With
+/// `tls`, each connection starts with a handshake (one under way when
+/// draining begins is completed and served); one that negotiated
+/// `acme-tls/1` was a CA's validation and is closed once done.
+pub async fn serve<M, F, S, B>(
     listener: TcpListener,
     tls: Option<TlsAcceptor>,
-    connection: F,
+    per_worker: M,
     limits: Limits,
     exempt: Networks,
     shutdown: impl Future<Output = ()>,
 ) where
+    M: Fn() -> F,
     F: Fn(SocketAddr) -> S + Send + Sync + 'static,
     S: hyper::service::Service<
             hyper::Request<Incoming>,
@@ -137,34 +138,16 @@ pub async fn serve<F, S, B>(
     B: hyper::body::Body<Data = Bytes> + Send + 'static,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
-    let mut builder = auto::Builder::new(TokioExecutor::new());
-    // None must be said: with a timer, hyper otherwise bounds heads at
-    // 30 s, a timer armed per request.
-    builder
-        .http1()
-        .timer(TokioTimer::new())
-        .header_read_timeout(limits.header_read);
-    builder
-        .http2()
-        .timer(TokioTimer::new())
-        .max_concurrent_streams(128);
     let shared = Arc::new(Shared {
-        // One permit per open connection, handshakes included: draining
-        // ends when every permit is back.
-        slots: Arc::new(tokio::sync::Semaphore::new(limits.max_connections)),
         per_client: Arc::new(PerClient::default()),
         refusals: LogSampler::new(6),
         stop: Signal::default(),
-        draining: Arc::new(Signal::default()),
-        builder,
-        tls,
-        connection,
         limits,
         exempt,
     });
     // Stopped and drained however this ends (dropped too: a worker's
     // accept loop must not outlive the server).
-    let _stop = StopOnDrop(shared.clone());
+    let mut stop_on_drop = StopOnDrop(shared.clone(), Vec::new());
     let listener = match listener.into_std() {
         Ok(l) => l,
         Err(e) => {
@@ -177,8 +160,20 @@ pub async fn serve<F, S, B>(
     let nodelay_each = socket2::SockRef::from(&listener)
         .set_tcp_nodelay(true)
         .is_err();
+    let handles = workers::handles(shared.limits.workers);
     let mut accepting = Vec::new();
-    for worker in workers::handles(shared.limits.workers) {
+    let mut local = Vec::new();
+    for (index, handle) in handles.iter().enumerate() {
+        let worker = Arc::new(Worker::new(
+            share(shared.limits.max_connections, handles.len(), index),
+            tls.clone(),
+            &shared.limits,
+            per_worker(),
+        ));
+        if worker.permits == 0 {
+            // Fewer connections allowed than there are workers.
+            continue;
+        }
         let copy = match listener.try_clone() {
             Ok(c) => c,
             Err(e) => {
@@ -186,11 +181,13 @@ pub async fn serve<F, S, B>(
                 continue;
             }
         };
+        stop_on_drop.1.push(worker.draining.clone());
+        local.push(worker.clone());
         let shared = shared.clone();
-        accepting.push(worker.spawn(async move {
+        accepting.push(handle.spawn(async move {
             // Registered with this worker's own epoll.
             match TcpListener::from_std(copy) {
-                Ok(listener) => accept(listener, &shared, nodelay_each).await,
+                Ok(listener) => accept(listener, &shared, worker, nodelay_each).await,
                 Err(e) => tracing::error!(error = %e, "a worker cannot listen"),
             }
         }));
@@ -202,42 +199,101 @@ pub async fn serve<F, S, B>(
     for task in accepting {
         let _ = task.await;
     }
-    shared.draining.set();
-    // Every connection has ended when every permit is back.
-    let all = u32::try_from(shared.limits.max_connections).unwrap_or(u32::MAX);
-    let _ = shared.slots.acquire_many(all).await;
+    for worker in &local {
+        worker.draining.set();
+    }
+    // Every connection has ended when every worker has its permits back.
+    for worker in &local {
+        let all = u32::try_from(worker.permits).unwrap_or(u32::MAX);
+        let _ = worker.slots.acquire_many(all).await;
+    }
 }
 
-/// What the workers serving one listener share.
-struct Shared<F> {
-    slots: Arc<tokio::sync::Semaphore>,
+/// Worker `index`'s share of `max` connections among `workers`: the
+/// connection limit is split as nginx's `worker_connections` is per
+/// worker, so that no count is shared between threads. A full worker
+/// accepts nothing more; the others still do.
+fn share(max: usize, workers: usize, index: usize) -> usize {
+    max / workers + usize::from(index < max % workers)
+}
+
+/// What the workers serving one listener share: read by them, written only
+/// on a refusal or a stop (and, per connection, the count of a client's
+/// connections when there is a cap per client).
+struct Shared {
     per_client: Arc<PerClient>,
     refusals: LogSampler,
     /// Set: stop accepting.
     stop: Signal,
-    /// Set: finish every connection (see [`drained`]).
-    draining: Arc<Signal>,
-    builder: auto::Builder<TokioExecutor>,
-    tls: Option<TlsAcceptor>,
-    connection: F,
     limits: Limits,
     exempt: Networks,
 }
 
-struct StopOnDrop<F>(Arc<Shared<F>>);
+/// What one worker keeps for the connections it accepts, touched per
+/// connection by that worker's thread alone: nothing here is written by
+/// two threads for one connection (a count or a reference count shared
+/// between the cores costs a transfer of its cache line each time: with a
+/// new connection per request, about 1.8 µs of CPU per request in
+/// `bench/tails.mjs`, one worker against two).
+struct Worker<F> {
+    /// Its share of the connections open at once ([`share`]), handshakes
+    /// included: draining ends when every permit is back.
+    slots: Arc<tokio::sync::Semaphore>,
+    permits: usize,
+    /// Set: finish every connection (see [`drained`]).
+    draining: Arc<Signal>,
+    http1: hyper::server::conn::http1::Builder,
+    http2: hyper::server::conn::http2::Builder<TokioExecutor>,
+    tls: Option<TlsAcceptor>,
+    /// From accepting a connection to the end of its TLS handshake.
+    handshake: Duration,
+    connection: F,
+}
 
-impl<F> Drop for StopOnDrop<F> {
+impl<F> Worker<F> {
+    fn new(permits: usize, tls: Option<TlsAcceptor>, limits: &Limits, connection: F) -> Self {
+        let mut http1 = hyper::server::conn::http1::Builder::new();
+        // None must be said: with a timer, hyper otherwise bounds heads at
+        // 30 s, a timer armed per request.
+        http1
+            .timer(TokioTimer::new())
+            .header_read_timeout(limits.header_read);
+        let mut http2 = hyper::server::conn::http2::Builder::new(TokioExecutor::new());
+        http2.timer(TokioTimer::new()).max_concurrent_streams(128);
+        Worker {
+            slots: Arc::new(tokio::sync::Semaphore::new(permits)),
+            permits,
+            draining: Arc::new(Signal::default()),
+            http1,
+            http2,
+            tls,
+            handshake: limits.handshake,
+            connection,
+        }
+    }
+}
+
+/// Stops the accept loops and drains every worker's connections.
+struct StopOnDrop(Arc<Shared>, Vec<Arc<Signal>>);
+
+impl Drop for StopOnDrop {
     fn drop(&mut self) {
         self.0.stop.set();
-        self.0.draining.set();
+        for draining in &self.1 {
+            draining.set();
+        }
     }
 }
 
 /// One worker's accept loop: a connection accepted here is served on this
 /// worker, until `stop` is set.
-async fn accept<F, S, B>(listener: TcpListener, shared: &Shared<F>, nodelay_each: bool)
-where
-    F: Fn(SocketAddr) -> S,
+async fn accept<F, S, B>(
+    listener: TcpListener,
+    shared: &Shared,
+    worker: Arc<Worker<F>>,
+    nodelay_each: bool,
+) where
+    F: Fn(SocketAddr) -> S + Send + Sync + 'static,
     S: hyper::service::Service<
             hyper::Request<Incoming>,
             Response = hyper::Response<B>,
@@ -249,10 +305,14 @@ where
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
     let limits = &shared.limits;
+    // Waited for across the whole loop: registered once, not once per
+    // connection.
+    let stop = shared.stop.signal();
+    tokio::pin!(stop);
     loop {
         let permit = tokio::select! {
-            permit = shared.slots.clone().acquire_owned() => permit.expect("the semaphore is never closed"),
-            () = shared.stop.signal() => break,
+            permit = worker.slots.clone().acquire_owned() => permit.expect("the semaphore is never closed"),
+            () = &mut stop => break,
         };
         let (tcp, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
@@ -266,7 +326,7 @@ where
                     continue;
                 }
             },
-            () = shared.stop.signal() => break,
+            () = &mut stop => break,
         };
         let client = match limits
             .max_per_client
@@ -287,68 +347,125 @@ where
             let _ = tcp.set_nodelay(true);
         }
         let io = watched::Watched::new(tcp, limits.idle, limits.write_stall);
-        let (svc, conn_state) = Begun::new((shared.connection)(peer));
-        let (builder, draining, tls, handshake) = (
-            shared.builder.clone(),
-            shared.draining.clone(),
-            shared.tls.clone(),
-            limits.handshake,
-        );
-        // On this worker (its runtime is the current one). Boxed: the
-        // connection's future (hyper's connection, the TLS session) is a
-        // few KB, which tokio would otherwise copy on each of its moves
-        // into the task (about 5,000 instructions per connection).
-        tokio::spawn(Box::pin(async move {
-            let _held = (permit, client);
-            let result = match tls {
-                // Plain HTTP is HTTP/1.1 (browsers speak HTTP/2 over TLS
-                // only): no sniffing of the first bytes for HTTP/2's.
-                None => {
-                    let http1 = builder.http1_only();
-                    let conn = http1.serve_connection(TokioIo::new(io), svc);
-                    drained(
-                        conn,
-                        |c| c.graceful_shutdown(),
-                        false,
-                        &conn_state,
-                        &draining,
-                    )
-                    .await
-                }
-                Some(acceptor) => {
-                    let stream = match tokio::time::timeout(handshake, acceptor.accept(io)).await {
-                        Ok(Ok(stream)) => stream,
-                        Ok(Err(e)) => {
-                            return tracing::debug!(client = %peer, error = %e, "TLS handshake failed")
-                        }
-                        Err(_) => return tracing::debug!(client = %peer, "TLS handshake timed out"),
-                    };
-                    // ALPN has said which protocol: hyper need not sniff it.
-                    let (builder, http2) = match stream.get_ref().1.alpn_protocol() {
-                        Some(certs::ACME_TLS_ALPN) => return,
-                        Some(b"h2") => (builder.http2_only(), true),
-                        _ => (builder.http1_only(), false),
-                    };
-                    let conn = builder.serve_connection(TokioIo::new(stream), svc);
-                    drained(
-                        conn,
-                        |c| c.graceful_shutdown(),
-                        http2,
-                        &conn_state,
-                        &draining,
-                    )
-                    .await
-                }
-            };
-            if let Err(e) = result {
-                tracing::debug!(client = %peer, error = %e, "connection ended with an error");
-            }
-        }));
+        let (svc, conn_state) = Begun::new((worker.connection)(peer));
+        let held = (permit, client);
+        // On this worker (its runtime is the current one). Each kind its
+        // own task, boxed: tokio would otherwise copy the future (a TLS
+        // one's is a few KB) on each of its moves into the task (about
+        // 900 instructions of a plain connection's, 5,000 of a TLS one's).
+        if worker.tls.is_some() {
+            tokio::spawn(Box::pin(tls_connection(
+                worker.clone(),
+                io,
+                svc,
+                conn_state,
+                peer,
+                held,
+            )));
+        } else {
+            tokio::spawn(Box::pin(plain_connection(
+                worker.clone(),
+                io,
+                svc,
+                conn_state,
+                peer,
+                held,
+            )));
+        }
         // One connection per turn, as nginx accepts (without
         // multi_accept): what is ready on the sockets already open is
         // served before the next accept (p50 with a new connection per
         // request 1.81 -> 1.68 ms in one run of bench/tails.mjs).
         tokio::task::yield_now().await;
+    }
+}
+
+/// What a connection holds until it ends: its share of the worker's
+/// connections, and of its client's.
+type Held = (tokio::sync::OwnedSemaphorePermit, Option<ClientSlot>);
+
+/// A plain connection served to its end: HTTP/1.1 (browsers speak HTTP/2
+/// over TLS only), so its first bytes are not looked at for HTTP/2's.
+async fn plain_connection<F, S, B>(
+    worker: Arc<Worker<F>>,
+    io: watched::Watched<tokio::net::TcpStream>,
+    svc: Begun<S>,
+    state: ConnState,
+    peer: SocketAddr,
+    _held: Held,
+) where
+    S: hyper::service::Service<
+            hyper::Request<Incoming>,
+            Response = hyper::Response<B>,
+            Error = Infallible,
+        > + Send
+        + 'static,
+    S::Future: Send + 'static,
+    B: hyper::body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    // Boxed where it is made: hyper's connection (about a KB) is not
+    // copied again on its way into `drained`.
+    let mut conn = Box::pin(worker.http1.serve_connection(TokioIo::new(io), svc));
+    let result = drained(
+        conn.as_mut(),
+        |c| c.graceful_shutdown(),
+        false,
+        &state,
+        &worker.draining,
+    )
+    .await;
+    if let Err(e) = result {
+        tracing::debug!(client = %peer, error = %e, "connection ended with an error");
+    }
+}
+
+/// A TLS connection served to its end: the handshake, bounded by the
+/// handshake limit, then HTTP/2 or HTTP/1.1 as ALPN said. One that
+/// negotiated `acme-tls/1` was a CA's validation and is closed once done.
+async fn tls_connection<F, S, B>(
+    worker: Arc<Worker<F>>,
+    io: watched::Watched<tokio::net::TcpStream>,
+    svc: Begun<S>,
+    state: ConnState,
+    peer: SocketAddr,
+    _held: Held,
+) where
+    S: hyper::service::Service<
+            hyper::Request<Incoming>,
+            Response = hyper::Response<B>,
+            Error = Infallible,
+        > + Send
+        + 'static,
+    S::Future: Send + 'static,
+    B: hyper::body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let Some(acceptor) = &worker.tls else { return };
+    let stream = match tokio::time::timeout(worker.handshake, acceptor.accept(io)).await {
+        Ok(Ok(stream)) => stream,
+        Ok(Err(e)) => return tracing::debug!(client = %peer, error = %e, "TLS handshake failed"),
+        Err(_) => return tracing::debug!(client = %peer, "TLS handshake timed out"),
+    };
+    let draining = &worker.draining;
+    // In this task's own box, not one of its own: a connection's memory
+    // while idle is row 14's figure, and a handshake costs far more than
+    // a copy.
+    let result = match stream.get_ref().1.alpn_protocol() {
+        Some(certs::ACME_TLS_ALPN) => return,
+        Some(b"h2") => {
+            let conn = worker.http2.serve_connection(TokioIo::new(stream), svc);
+            tokio::pin!(conn);
+            drained(conn, |c| c.graceful_shutdown(), true, &state, draining).await
+        }
+        _ => {
+            let conn = worker.http1.serve_connection(TokioIo::new(stream), svc);
+            tokio::pin!(conn);
+            drained(conn, |c| c.graceful_shutdown(), false, &state, draining).await
+        }
+    };
+    if let Err(e) = result {
+        tracing::debug!(client = %peer, error = %e, "connection ended with an error");
     }
 }
 
@@ -371,7 +488,7 @@ const WHEN_DRAINING: Duration = Duration::from_secs(1);
 /// - HTTP/2 (`http2`): GOAWAY at once, and the streams it accepted are
 ///   finished.
 async fn drained<C, T>(
-    conn: C,
+    mut conn: Pin<&mut C>,
     graceful: impl FnOnce(Pin<&mut C>),
     http2: bool,
     state: &ConnState,
@@ -380,7 +497,6 @@ async fn drained<C, T>(
 where
     C: Future<Output = T>,
 {
-    tokio::pin!(conn);
     tokio::select! {
         biased;
         result = conn.as_mut() => return result,
@@ -575,13 +691,16 @@ pub struct Axum<S> {
 
 impl<S> Axum<S> {
     /// `service` for each connection (the argument of [`serve`]).
-    pub fn per_connection(service: S) -> impl Fn(SocketAddr) -> Axum<S>
+    pub fn per_worker(service: S) -> impl Fn() -> Box<dyn Fn(SocketAddr) -> Axum<S> + Send + Sync>
     where
-        S: Clone,
+        S: Clone + Send + Sync + 'static,
     {
-        move |peer| Axum {
-            service: service.clone(),
-            peer,
+        move || {
+            let service = service.clone();
+            Box::new(move |peer| Axum {
+                service: service.clone(),
+                peer,
+            })
         }
     }
 }
@@ -677,6 +796,20 @@ mod tests {
         // Once set, at once; and a dropped waiter leaves no entry.
         drain.signal().await;
         assert!(drain.waiting.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn the_connection_limit_is_split_among_the_workers_to_the_last_connection() {
+        for (max, workers) in [(4096, 2), (4097, 2), (7, 3), (1, 2), (2, 2), (5, 8)] {
+            let shares: Vec<_> = (0..workers).map(|i| share(max, workers, i)).collect();
+            assert_eq!(
+                shares.iter().sum::<usize>(),
+                max,
+                "{max} among {workers}: {shares:?}"
+            );
+            let (least, most) = (shares.iter().min().unwrap(), shares.iter().max().unwrap());
+            assert!(most - least <= 1, "{max} among {workers}: {shares:?}");
+        }
     }
 
     #[test]

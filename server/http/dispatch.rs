@@ -19,6 +19,7 @@ use std::convert::Infallible;
 use std::future::{ready, Future, Ready};
 use std::net::SocketAddr;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::time::Instant;
 
 use axum::body::Body;
@@ -59,9 +60,9 @@ impl Dispatcher {
     }
 
     /// The service of one connection, from `peer` (see [`crate::edge::serve`]).
-    pub fn connection(&self, peer: SocketAddr) -> ConnectionService {
+    pub fn connection(this: &Arc<Dispatcher>, peer: SocketAddr) -> ConnectionService {
         ConnectionService {
-            dispatcher: self.clone(),
+            dispatcher: this.clone(),
             peer,
         }
     }
@@ -70,7 +71,7 @@ impl Dispatcher {
 /// The service of one connection: it dispatches the connection's requests
 /// as they come off the wire.
 pub struct ConnectionService {
-    dispatcher: Dispatcher,
+    dispatcher: Arc<Dispatcher>,
     peer: SocketAddr,
 }
 
@@ -88,7 +89,7 @@ impl hyper::service::Service<hyper::Request<Incoming>> for ConnectionService {
             state,
             router,
             pages,
-        } = &self.dispatcher;
+        } = &*self.dispatcher;
         // The site's own paths are pages by construction (the route table
         // refuses the server's segments), so the table of their latest
         // pages is asked first: a hit reads nothing else of the path.
