@@ -1,7 +1,7 @@
 // Row 3 alone, for the work on its open goals (docs/performance.md, "Where
 // a request's time went"): one or more builds of ours and nginx in turn,
 // as row 3 runs them, and per server what each request cost it: CPU time
-// (user and kernel, from /proc) and its threads' context switches, the
+// (in user space and in the kernel, from /proc) and its threads' context switches, the
 // voluntary ones being the times a thread went to sleep for want of work.
 //
 //   node bench/tails.mjs [BINARY ...]
@@ -18,14 +18,16 @@ import { nginxPids } from "./tls.mjs";
 
 const TICK_US = 1e6 / 100; // /proc's clock ticks (USER_HZ)
 
-/** CPU ticks and context switches (voluntary, involuntary) of every thread of `pids`. */
+/** CPU ticks (in user space, in the kernel) and context switches
+ *  (voluntary, involuntary) of every thread of `pids`. */
 function usage(pids) {
-  const u = { ticks: 0, voluntary: 0, involuntary: 0 };
+  const u = { user: 0, kernel: 0, voluntary: 0, involuntary: 0 };
   for (const pid of pids) {
     for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
       try {
         const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8").split(") ")[1].split(" ");
-        u.ticks += Number(stat[11]) + Number(stat[12]);
+        u.user += Number(stat[11]);
+        u.kernel += Number(stat[12]);
         const status = fs.readFileSync(`/proc/${pid}/task/${tid}/status`, "utf8");
         u.voluntary += Number(status.match(/^voluntary_ctxt_switches:\s+(\d+)/m)[1]);
         u.involuntary += Number(status.match(/^nonvoluntary_ctxt_switches:\s+(\d+)/m)[1]);
@@ -61,7 +63,7 @@ async function main() {
       const counters = await round();
       const after = usage(servers[i].pids());
       const per = (k) => (after[k] - before[k]) / counters.requests;
-      costs[i].push({ cpuUs: per("ticks") * TICK_US, voluntary: per("voluntary"), involuntary: per("involuntary") });
+      costs[i].push({ userUs: per("user") * TICK_US, kernelUs: per("kernel") * TICK_US, voluntary: per("voluntary"), involuntary: per("involuntary") });
       return counters;
     });
     console.log(`\n${mode === "close" ? `a new connection per request, ${connections} at once` : `${connections} open keep-alive connections`}:`);
@@ -70,7 +72,7 @@ async function main() {
       const median = (k) => costs[i].map((c) => c[k]).sort((a, b) => a - b)[Math.floor(costs[i].length / 2)];
       console.log(
         `  ${s.name.padEnd(44)} p50 ${side.p50.toFixed(3)} ms, p99 ${side.p99.toFixed(3)} ms, ${side.rps.toFixed(0)} req/s, ` +
-          `${side.errors} failed; per request ${median("cpuUs").toFixed(1)} µs CPU, ${median("voluntary").toFixed(3)} voluntary and ${median("involuntary").toFixed(3)} involuntary switches`,
+          `${side.errors} failed; per request ${median("userUs").toFixed(1)} + ${median("kernelUs").toFixed(1)} µs CPU (user + kernel), ${median("voluntary").toFixed(3)} voluntary and ${median("involuntary").toFixed(3)} involuntary switches`,
       );
     }
   }
