@@ -206,11 +206,17 @@ export async function bodies(port, pages) {
   return out;
 }
 
+/** Under callgrind a render takes tens of times as long: the render
+ *  deadline (2 s) would cut the prerender short on a slow machine, and a
+ *  page whose render failed is made again on a request, or answered 500.
+ *  What is counted is the cached hit, never a render. */
+export const COUNTED_ENV = { CONNECTION_WORKERS: "1", SSR_DEADLINE_MS: "120000" };
+
 /** Starts the site under callgrind; resolves when it is ready. */
 export async function startOursCounted(bin, dir, name) {
   const port = await freePort();
   const out = path.join(dir, `${name}.out`);
-  const child = startSite(bin, port, { SITE_URL, CONNECTION_WORKERS: "1" }, { wrap: valgrind(out), stdio: ["ignore", "ignore", "ignore"] });
+  const child = startSite(bin, port, { SITE_URL, ...COUNTED_ENV }, { wrap: valgrind(out), stdio: ["ignore", "ignore", "ignore"] });
   await waitFor(`http://127.0.0.1:${port}/readyz`, 600_000);
   return { child, port, out };
 }

@@ -46,7 +46,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort, mixScript, need, siteBinary, startNginx, startSite as startOpsSite, tempDir, waitFor, wrk as wrkScript } from "../tests/ops/tools.mjs";
 import {
-  bodies, CONNECTIONS as CONNECTIONS_COUNTED, count as countInstructions, ENCODINGS, rawGet, REQUESTS as REQUESTS_COUNTED, sha256, SITE_URL, startOursCounted, valgrind, WINDOWS,
+  bodies, CONNECTIONS as CONNECTIONS_COUNTED, count as countInstructions, COUNTED_ENV, ENCODINGS, rawGet, REQUESTS as REQUESTS_COUNTED, sha256, SITE_URL, startOursCounted, valgrind, WINDOWS,
 } from "./instructions.mjs";
 import { benchTable, writeReadme } from "./report.mjs";
 import { swapRow, UPGRADES } from "./swaps.mjs";
@@ -416,7 +416,7 @@ async function main() {
     const sha = expected[TLS_PAGE][TLS_ENCODING];
     const portO = await freePort();
     const outO = path.join(counted, `ours-tls-${run}.out`);
-    const ours = await startOursTls(bin, certs, portO, await freePort(), { wrap: valgrind(outO), readyMs: 600_000, env: { CONNECTION_WORKERS: "1" } });
+    const ours = await startOursTls(bin, certs, portO, await freePort(), { wrap: valgrind(outO), readyMs: 600_000, env: COUNTED_ENV });
     const oursTls = await countTls(ours.pid, portO, outO, certs.ca, sha);
     ours.kill("SIGKILL");
     const portT = await freePort();
