@@ -108,6 +108,45 @@ pub fn raise_open_files() -> u64 {
     })
 }
 
+/// The service of one connection, as hyper serves it: what `serve`'s
+/// `per_worker` makes for each peer.
+pub trait ConnectionService<B>:
+    hyper::service::Service<
+        hyper::Request<Incoming>,
+        Response = hyper::Response<B>,
+        Error = Infallible,
+        Future: Send + 'static,
+    > + Send
+    + 'static
+{
+}
+
+impl<S, B> ConnectionService<B> for S where
+    S: hyper::service::Service<
+            hyper::Request<Incoming>,
+            Response = hyper::Response<B>,
+            Error = Infallible,
+            Future: Send + 'static,
+        > + Send
+        + 'static
+{
+}
+
+/// The body of a connection service's responses.
+pub trait ResponseBody:
+    hyper::body::Body<Data = Bytes, Error: Into<Box<dyn std::error::Error + Send + Sync>>>
+    + Send
+    + 'static
+{
+}
+
+impl<B> ResponseBody for B where
+    B: hyper::body::Body<Data = Bytes, Error: Into<Box<dyn std::error::Error + Send + Sync>>>
+        + Send
+        + 'static
+{
+}
+
 /// Serves `listener`'s connections until `shutdown` resolves; then stops
 /// accepting and drains: every connection already accepted is finished,
 /// not cut (see [`drained`]), and it returns when the last one has. The
@@ -128,15 +167,8 @@ pub async fn serve<M, F, S, B>(
 ) where
     M: Fn() -> F,
     F: Fn(SocketAddr) -> S + Send + Sync + 'static,
-    S: hyper::service::Service<
-            hyper::Request<Incoming>,
-            Response = hyper::Response<B>,
-            Error = Infallible,
-        > + Send
-        + 'static,
-    S::Future: Send + 'static,
-    B: hyper::body::Body<Data = Bytes> + Send + 'static,
-    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    S: ConnectionService<B>,
+    B: ResponseBody,
 {
     let shared = Arc::new(Shared {
         per_client: Arc::new(PerClient::default()),
@@ -294,15 +326,8 @@ async fn accept<F, S, B>(
     nodelay_each: bool,
 ) where
     F: Fn(SocketAddr) -> S + Send + Sync + 'static,
-    S: hyper::service::Service<
-            hyper::Request<Incoming>,
-            Response = hyper::Response<B>,
-            Error = Infallible,
-        > + Send
-        + 'static,
-    S::Future: Send + 'static,
-    B: hyper::body::Body<Data = Bytes> + Send + 'static,
-    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    S: ConnectionService<B>,
+    B: ResponseBody,
 {
     let limits = &shared.limits;
     // Waited for across the whole loop: registered once, not once per
@@ -394,15 +419,8 @@ async fn plain_connection<F, S, B>(
     peer: SocketAddr,
     _held: Held,
 ) where
-    S: hyper::service::Service<
-            hyper::Request<Incoming>,
-            Response = hyper::Response<B>,
-            Error = Infallible,
-        > + Send
-        + 'static,
-    S::Future: Send + 'static,
-    B: hyper::body::Body<Data = Bytes> + Send + 'static,
-    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    S: ConnectionService<B>,
+    B: ResponseBody,
 {
     // Boxed where it is made: hyper's connection (about a KB) is not
     // copied again on its way into `drained`.
@@ -431,15 +449,8 @@ async fn tls_connection<F, S, B>(
     peer: SocketAddr,
     _held: Held,
 ) where
-    S: hyper::service::Service<
-            hyper::Request<Incoming>,
-            Response = hyper::Response<B>,
-            Error = Infallible,
-        > + Send
-        + 'static,
-    S::Future: Send + 'static,
-    B: hyper::body::Body<Data = Bytes> + Send + 'static,
-    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    S: ConnectionService<B>,
+    B: ResponseBody,
 {
     let Some(acceptor) = &worker.tls else { return };
     let stream = match tokio::time::timeout(worker.handshake, acceptor.accept(io)).await {
