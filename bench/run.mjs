@@ -53,7 +53,7 @@ import { swapRow, UPGRADES } from "./swaps.mjs";
 import { certificate, countTls, h2load, HANDSHAKES, idleMemory, nginxPids, nginxTlsServer, readyTls, startOursTls, TLS_ENCODING, TLS_PAGE, TLS_REQUESTS } from "./tls.mjs";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
-const DURATION = process.env.BENCH_DURATION ?? "10s";
+export const DURATION = process.env.BENCH_DURATION ?? "10s";
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 // Every kind of page: no data, a database table, all posts, one post, Stripe.
 export const PAGES = ["/", "/about", "/blog", "/blog/brussels-pay-launch", "/pricing"];

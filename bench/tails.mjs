@@ -1,31 +1,37 @@
 // Row 3 alone, for the work on its open goals (docs/performance.md, "Where
 // a request's time went"): one or more builds of ours and nginx in turn,
 // as row 3 runs them, and per server what each request cost it: CPU time
-// (in user space and in the kernel, from /proc) and its threads' context switches, the
-// voluntary ones being the times a thread went to sleep for want of work.
+// (in user space and in the kernel, from /proc), its threads' context
+// switches (the voluntary ones being the times a thread went to sleep for
+// want of work) and minor page faults.
 //
 //   node bench/tails.mjs [BINARY ...]
 //
 // With no binary, the release build. BENCH_TAILS=close (a new connection
 // per request) or keep (1,000 open connections), both by default; the
 // bench's BENCH_DURATION, BENCH_LATENCY_ROUNDS, BENCH_CLOSE_CONNECTIONS and
-// BENCH_MANY_CONNECTIONS apply.
+// BENCH_MANY_CONNECTIONS apply. With BENCH_TAILS_STRACE=1, one more run
+// of each server under `strace -c -f` (slowed by it: its latencies are not
+// printed) gives its system calls per request, by call.
+import { spawn } from "node:child_process";
 import fs from "node:fs";
-import { freePort, siteBinary, startNginx, startSite, waitFor } from "../tests/ops/tools.mjs";
+import path from "node:path";
+import { freePort, mixScript, siteBinary, startNginx, startSite, tempDir, waitFor, wrk } from "../tests/ops/tools.mjs";
 import { SITE_URL } from "./instructions.mjs";
-import { CLOSE_CONNECTIONS, latencySide, MANY, mirror, NGINX_BROTLI, nginxConfig, roundsInTurn } from "./run.mjs";
+import { CLOSE_CONNECTIONS, DURATION, latencySide, MANY, mirror, NGINX_BROTLI, nginxConfig, PAGES, roundsInTurn } from "./run.mjs";
 import { nginxPids } from "./tls.mjs";
 
 const TICK_US = 1e6 / 100; // /proc's clock ticks (USER_HZ)
 
-/** CPU ticks (in user space, in the kernel) and context switches
- *  (voluntary, involuntary) of every thread of `pids`. */
+/** CPU ticks (in user space, in the kernel), context switches
+ *  (voluntary, involuntary) and minor page faults of every thread of `pids`. */
 function usage(pids) {
-  const u = { user: 0, kernel: 0, voluntary: 0, involuntary: 0 };
+  const u = { user: 0, kernel: 0, voluntary: 0, involuntary: 0, faults: 0 };
   for (const pid of pids) {
     for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
       try {
         const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8").split(") ")[1].split(" ");
+        u.faults += Number(stat[7]);
         u.user += Number(stat[11]);
         u.kernel += Number(stat[12]);
         const status = fs.readFileSync(`/proc/${pid}/task/${tid}/status`, "utf8");
@@ -37,6 +43,29 @@ function usage(pids) {
     }
   }
   return u;
+}
+
+/** `strace -c -f` on the processes `pids` while `load` runs (it resolves
+ *  to wrk's counters): per request, each system call made, and how many
+ *  of those failed, most made first. */
+async function systemCalls(pids, load) {
+  const out = path.join(tempDir("citizen-tails-"), "strace.txt");
+  const strace = spawn("strace", ["-c", "-f", "-o", out, ...pids.flatMap((p) => ["-p", String(p)])], { stdio: "ignore" });
+  // strace attaches to each thread before the load starts.
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const { requests } = await load();
+  const exited = new Promise((resolve) => strace.once("exit", resolve));
+  strace.kill("SIGINT");
+  await exited;
+  // "% time  seconds  usecs/call  calls  [errors]  syscall", then a total.
+  return fs
+    .readFileSync(out, "utf8")
+    .split("\n")
+    .map((l) => l.trim().split(/\s+/))
+    .filter((c) => /^\d/.test(c[0] ?? "") && c.at(-1) !== "total")
+    .map((c) => ({ name: c.at(-1), perRequest: Number(c[3]) / requests, errors: c.length === 6 ? Number(c[4]) / requests : 0 }))
+    .filter((c) => c.perRequest >= 0.01)
+    .sort((a, b) => b.perRequest - a.perRequest);
 }
 
 async function main() {
@@ -63,7 +92,7 @@ async function main() {
       const counters = await round();
       const after = usage(servers[i].pids());
       const per = (k) => (after[k] - before[k]) / counters.requests;
-      costs[i].push({ userUs: per("user") * TICK_US, kernelUs: per("kernel") * TICK_US, voluntary: per("voluntary"), involuntary: per("involuntary") });
+      costs[i].push({ userUs: per("user") * TICK_US, kernelUs: per("kernel") * TICK_US, voluntary: per("voluntary"), involuntary: per("involuntary"), faults: per("faults") });
       return counters;
     });
     console.log(`\n${mode === "close" ? `a new connection per request, ${connections} at once` : `${connections} open keep-alive connections`}:`);
@@ -72,8 +101,14 @@ async function main() {
       const median = (k) => costs[i].map((c) => c[k]).sort((a, b) => a - b)[Math.floor(costs[i].length / 2)];
       console.log(
         `  ${s.name.padEnd(44)} p50 ${side.p50.toFixed(3)} ms, p99 ${side.p99.toFixed(3)} ms, ${side.rps.toFixed(0)} req/s, ` +
-          `${side.errors} failed; per request ${median("userUs").toFixed(1)} + ${median("kernelUs").toFixed(1)} µs CPU (user + kernel), ${median("voluntary").toFixed(3)} voluntary and ${median("involuntary").toFixed(3)} involuntary switches`,
+          `${side.errors} failed; per request ${median("userUs").toFixed(1)} + ${median("kernelUs").toFixed(1)} µs CPU (user + kernel), ${median("voluntary").toFixed(3)} voluntary and ${median("involuntary").toFixed(3)} involuntary switches, ${median("faults").toFixed(3)} minor faults`,
       );
+    }
+    if (process.env.BENCH_TAILS_STRACE === "1") {
+      for (const s of servers) {
+        const calls = await systemCalls(s.pids(), () => wrk({ url: s.base, script: mixScript(PAGES, { headers }), connections, duration: DURATION, timeout: "5s" }));
+        console.log(`  ${s.name}: system calls per request under strace -c -f: ${calls.map((c) => `${c.name} ${c.perRequest.toFixed(2)}${c.errors >= 0.01 ? ` (${c.errors.toFixed(2)} failed)` : ""}`).join(", ")}`);
+      }
     }
   }
   process.exit(0);
