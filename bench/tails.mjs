@@ -12,8 +12,13 @@
 // bench's BENCH_DURATION, BENCH_LATENCY_ROUNDS, BENCH_CLOSE_CONNECTIONS and
 // BENCH_MANY_CONNECTIONS apply. With BENCH_TAILS_STRACE=1, one more run
 // of each server under `strace -c -f` (slowed by it: its latencies are not
-// printed) gives its system calls per request, by call.
-import { spawn } from "node:child_process";
+// printed) gives its system calls per request, by call. With
+// BENCH_TAILS_PERF=1, one more run of each under `perf record` (the
+// cpu-clock event, sampled: no hardware counters needed) gives its CPU time
+// per request in the kernel and in user space as sampled, which /proc's
+// split (by whichever side a clock tick lands on) only approximates, and
+// its costliest user-space functions (named with the `profiling` build).
+import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { freePort, mixScript, siteBinary, startNginx, startSite, tempDir, waitFor, wrk } from "../tests/ops/tools.mjs";
@@ -68,6 +73,31 @@ async function systemCalls(pids, load) {
     .sort((a, b) => b.perRequest - a.perRequest);
 }
 
+/** Samples of the processes `pids` (cpu-clock, SAMPLE_HZ a second) while
+ *  `load` runs: per request, the CPU time in user space and in the kernel,
+ *  and the TOP user-space functions by their own time. */
+const SAMPLE_HZ = 4999;
+const TOP = 8;
+async function sampled(pids, load) {
+  const data = path.join(tempDir("citizen-tails-"), "perf.data");
+  const perf = spawn("perf", ["record", "-q", "-e", "cpu-clock", "-F", String(SAMPLE_HZ), "-o", data, "-p", pids.join(",")], { stdio: "ignore" });
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const { requests } = await load();
+  const exited = new Promise((resolve) => perf.once("exit", resolve));
+  perf.kill("SIGINT");
+  await exited;
+  const report = execFileSync("perf", ["report", "-i", data, "--sort", "sym", "-n", "--stdio"], { encoding: "utf8", maxBuffer: 64 << 20, stdio: ["ignore", "pipe", "ignore"] });
+  // "  12.34%  567  [k] symbol": share, samples, kernel (k) or user (.), name.
+  const rows = report
+    .split("\n")
+    .map((l) => l.match(/^\s*[\d.]+%\s+(\d+)\s+\[(.)\]\s+(.*)$/))
+    .filter(Boolean)
+    .map(([, n, side, name]) => ({ name: name.trim(), kernel: side === "k", us: (Number(n) * 1e6) / SAMPLE_HZ / requests }));
+  const sum = (xs) => xs.reduce((a, r) => a + r.us, 0);
+  const user = rows.filter((r) => !r.kernel);
+  return { userUs: sum(user), kernelUs: sum(rows.filter((r) => r.kernel)), top: user.slice(0, TOP) };
+}
+
 async function main() {
   const binaries = process.argv.length > 2 ? process.argv.slice(2) : [siteBinary()];
   const servers = [];
@@ -104,9 +134,16 @@ async function main() {
           `${side.errors} failed; per request ${median("userUs").toFixed(1)} + ${median("kernelUs").toFixed(1)} µs CPU (user + kernel), ${median("voluntary").toFixed(3)} voluntary and ${median("involuntary").toFixed(3)} involuntary switches, ${median("faults").toFixed(3)} minor faults`,
       );
     }
+    const load = (s) => () => wrk({ url: s.base, script: mixScript(PAGES, { headers }), connections, duration: DURATION, timeout: "5s" });
+    if (process.env.BENCH_TAILS_PERF === "1") {
+      for (const s of servers) {
+        const p = await sampled(s.pids(), load(s));
+        console.log(`  ${s.name}: sampled by perf, per request ${p.userUs.toFixed(1)} + ${p.kernelUs.toFixed(1)} µs CPU (user + kernel); costliest in user space, µs: ${p.top.map((f) => `${f.name.slice(0, 80)} ${f.us.toFixed(2)}`).join("; ")}`);
+      }
+    }
     if (process.env.BENCH_TAILS_STRACE === "1") {
       for (const s of servers) {
-        const calls = await systemCalls(s.pids(), () => wrk({ url: s.base, script: mixScript(PAGES, { headers }), connections, duration: DURATION, timeout: "5s" }));
+        const calls = await systemCalls(s.pids(), load(s));
         console.log(`  ${s.name}: system calls per request under strace -c -f: ${calls.map((c) => `${c.name} ${c.perRequest.toFixed(2)}${c.errors >= 0.01 ? ` (${c.errors.toFixed(2)} failed)` : ""}`).join(", ")}`);
       }
     }
