@@ -18,6 +18,7 @@
 // per request in the kernel and in user space as sampled, which /proc's
 // split (by whichever side a clock tick lands on) only approximates, and
 // its costliest user-space functions (named with the `profiling` build).
+// Those two need strace and perf (Debian: strace, linux-perf).
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
