@@ -51,18 +51,24 @@ function usage(pids) {
   return u;
 }
 
-/** `strace -c -f` on the processes `pids` while `load` runs (it resolves
- *  to wrk's counters): per request, each system call made, and how many
- *  of those failed, most made first. */
-async function systemCalls(pids, load) {
-  const out = path.join(tempDir("citizen-tails-"), "strace.txt");
-  const strace = spawn("strace", ["-c", "-f", "-o", out, ...pids.flatMap((p) => ["-p", String(p)])], { stdio: "ignore" });
-  // strace attaches to each thread before the load starts.
+/** `load` (which resolves to wrk's counters) run while `tool ...args`
+ *  watches the server (it is given time to attach first, and stopped as
+ *  Ctrl-C would when the load is done): the requests made. */
+async function watched(tool, args, load) {
+  const child = spawn(tool, args, { stdio: "ignore" });
   await new Promise((resolve) => setTimeout(resolve, 1000));
   const { requests } = await load();
-  const exited = new Promise((resolve) => strace.once("exit", resolve));
-  strace.kill("SIGINT");
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGINT");
   await exited;
+  return requests;
+}
+
+/** `strace -c -f` on the processes `pids` while `load` runs: per request,
+ *  each system call made, and how many of those failed, most made first. */
+async function systemCalls(pids, load) {
+  const out = path.join(tempDir("citizen-tails-"), "strace.txt");
+  const requests = await watched("strace", ["-c", "-f", "-o", out, ...pids.flatMap((p) => ["-p", String(p)])], load);
   // "% time  seconds  usecs/call  calls  [errors]  syscall", then a total.
   return fs
     .readFileSync(out, "utf8")
@@ -74,21 +80,20 @@ async function systemCalls(pids, load) {
     .sort((a, b) => b.perRequest - a.perRequest);
 }
 
-/** Samples of the processes `pids` (cpu-clock, SAMPLE_HZ a second) while
- *  `load` runs: per request, the CPU time in user space and in the kernel,
- *  and the TOP user-space functions by their own time. */
+/** Samples a second of `perf record`'s cpu-clock event. */
 const SAMPLE_HZ = 4999;
+/** User-space functions listed per server. */
 const TOP = 8;
+
+/** `perf record` on the processes `pids` while `load` runs: per request,
+ *  the CPU time in user space and in the kernel, and the TOP user-space
+ *  functions by their own time. */
 async function sampled(pids, load) {
   const data = path.join(tempDir("citizen-tails-"), "perf.data");
-  const perf = spawn("perf", ["record", "-q", "-e", "cpu-clock", "-F", String(SAMPLE_HZ), "-o", data, "-p", pids.join(",")], { stdio: "ignore" });
-  await new Promise((resolve) => setTimeout(resolve, 500));
-  const { requests } = await load();
-  const exited = new Promise((resolve) => perf.once("exit", resolve));
-  perf.kill("SIGINT");
-  await exited;
+  const requests = await watched("perf", ["record", "-q", "-e", "cpu-clock", "-F", String(SAMPLE_HZ), "-o", data, "-p", pids.join(",")], load);
   const report = execFileSync("perf", ["report", "-i", data, "--sort", "sym", "-n", "--stdio"], { encoding: "utf8", maxBuffer: 64 << 20, stdio: ["ignore", "pipe", "ignore"] });
-  // "  12.34%  567  [k] symbol": share, samples, kernel (k) or user (.), name.
+  // "  12.34%  567  [k] symbol": share, samples, kernel (k) or user (.),
+  // name; the costliest first.
   const rows = report
     .split("\n")
     .map((l) => l.match(/^\s*[\d.]+%\s+(\d+)\s+\[(.)\]\s+(.*)$/))
