@@ -371,31 +371,23 @@ async fn accept<F, S, B>(
         if nodelay_each {
             let _ = tcp.set_nodelay(true);
         }
-        let io = watched::Watched::new(tcp, limits.idle, limits.write_stall);
-        let (svc, conn_state) = Begun::new((worker.connection)(peer));
-        let held = (permit, client);
+        let (svc, state) = Begun::new((worker.connection)(peer));
+        let accepted = Accepted {
+            io: watched::Watched::new(tcp, limits.idle, limits.write_stall),
+            worker: worker.clone(),
+            svc,
+            state,
+            peer,
+            _held: (permit, client),
+        };
         // On this worker (its runtime is the current one). Each kind its
         // own task, boxed: tokio would otherwise copy the future (a TLS
         // one's is a few KB) on each of its moves into the task (about
         // 900 instructions of a plain connection's, 5,000 of a TLS one's).
         if worker.tls.is_some() {
-            tokio::spawn(Box::pin(tls_connection(
-                worker.clone(),
-                io,
-                svc,
-                conn_state,
-                peer,
-                held,
-            )));
+            tokio::spawn(Box::pin(tls_connection(accepted)));
         } else {
-            tokio::spawn(Box::pin(plain_connection(
-                worker.clone(),
-                io,
-                svc,
-                conn_state,
-                peer,
-                held,
-            )));
+            tokio::spawn(Box::pin(plain_connection(accepted)));
         }
         // One connection per turn, as nginx accepts (without
         // multi_accept): what is ready on the sockets already open is
@@ -405,23 +397,33 @@ async fn accept<F, S, B>(
     }
 }
 
-/// What a connection holds until it ends: its share of the worker's
-/// connections, and of its client's.
-type Held = (tokio::sync::OwnedSemaphorePermit, Option<ClientSlot>);
-
-/// A plain connection served to its end: HTTP/1.1 (browsers speak HTTP/2
-/// over TLS only), so its first bytes are not looked at for HTTP/2's.
-async fn plain_connection<F, S, B>(
+/// A connection just accepted by `worker`, with its service, the state
+/// its draining reads, and what it holds until it ends: its share of the
+/// worker's connections, and of its client's.
+struct Accepted<F, S> {
     worker: Arc<Worker<F>>,
     io: watched::Watched<tokio::net::TcpStream>,
     svc: Begun<S>,
     state: ConnState,
     peer: SocketAddr,
-    _held: Held,
-) where
+    _held: (tokio::sync::OwnedSemaphorePermit, Option<ClientSlot>),
+}
+
+/// A plain connection served to its end: HTTP/1.1 (browsers speak HTTP/2
+/// over TLS only), so its first bytes are not looked at for HTTP/2's.
+async fn plain_connection<F, S, B>(accepted: Accepted<F, S>)
+where
     S: ConnectionService<B>,
     B: ResponseBody,
 {
+    let Accepted {
+        worker,
+        io,
+        svc,
+        state,
+        peer,
+        _held,
+    } = accepted;
     // Boxed where it is made: hyper's connection (about a KB) is not
     // copied again on its way into `drained`.
     let mut conn = Box::pin(worker.http1.serve_connection(TokioIo::new(io), svc));
@@ -433,25 +435,25 @@ async fn plain_connection<F, S, B>(
         &worker.draining,
     )
     .await;
-    if let Err(e) = result {
-        tracing::debug!(client = %peer, error = %e, "connection ended with an error");
-    }
+    log_error(peer, result);
 }
 
 /// A TLS connection served to its end: the handshake, bounded by the
 /// handshake limit, then HTTP/2 or HTTP/1.1 as ALPN said. One that
 /// negotiated `acme-tls/1` was a CA's validation and is closed once done.
-async fn tls_connection<F, S, B>(
-    worker: Arc<Worker<F>>,
-    io: watched::Watched<tokio::net::TcpStream>,
-    svc: Begun<S>,
-    state: ConnState,
-    peer: SocketAddr,
-    _held: Held,
-) where
+async fn tls_connection<F, S, B>(accepted: Accepted<F, S>)
+where
     S: ConnectionService<B>,
     B: ResponseBody,
 {
+    let Accepted {
+        worker,
+        io,
+        svc,
+        state,
+        peer,
+        _held,
+    } = accepted;
     let Some(acceptor) = &worker.tls else { return };
     let stream = match tokio::time::timeout(worker.handshake, acceptor.accept(io)).await {
         Ok(Ok(stream)) => stream,
@@ -475,6 +477,11 @@ async fn tls_connection<F, S, B>(
             drained(conn, |c| c.graceful_shutdown(), false, &state, draining).await
         }
     };
+    log_error(peer, result);
+}
+
+/// How a connection from `peer` ended, when it was with an error.
+fn log_error(peer: SocketAddr, result: Result<(), hyper::Error>) {
     if let Err(e) = result {
         tracing::debug!(client = %peer, error = %e, "connection ended with an error");
     }
