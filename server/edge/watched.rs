@@ -7,11 +7,12 @@
 //! cached page costs. Here a read only counts itself. The read timer is
 //! made when a read first waits (a connection whose request is there when
 //! it is accepted and that then closes needs none: two allocations and a
-//! clock read fewer per connection) and armed once per `idle` period; when it fires while a read is waiting, a
-//! count that moved since it was armed means the client spoke in that
-//! period, and the timer is armed for another; a count that did not means
-//! a whole period of silence, and the read fails with `TimedOut` (so a
-//! silent connection is closed after between one and two periods). Writes
+//! clock read fewer per connection) and armed once per `idle` period;
+//! when it fires while a read is waiting, a count that moved since it was
+//! armed means the client spoke in that period, and the timer is armed
+//! for another; a count that did not means a whole period of silence, and
+//! the read fails with `TimedOut` (so a silent connection is closed after
+//! between one and two periods). Writes
 //! rarely wait (a page fits the socket's buffer), so the write timer is
 //! armed when one starts waiting and the write fails once it has waited
 //! `write_stall` without the client reading a byte.
@@ -183,7 +184,8 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for Watched<T> {
     /// connection tasks): the close sends what is still queued, then the
     /// FIN, as the shutdown would have. One system call fewer per
     /// connection (1.7 µs of kernel time per new connection and request
-    /// in one run of `bench/tails.mjs`).
+    /// in one run of `bench/tails.mjs`, as /proc splits a thread's time,
+    /// which only approximates it: docs/performance.md).
     fn poll_shutdown(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         Poll::Ready(Ok(()))
     }
