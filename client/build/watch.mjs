@@ -41,7 +41,7 @@ export async function watchBuild(out) {
         // Tailwind's errors name no file: they come from the stylesheet.
         throw { errors: [{ text: e.message ?? String(e), location: { file: "client/styles.css", line: null, column: -1 } }] };
       });
-      const [ssr, client, cssText] = await Promise.all([contexts.ssr.rebuild(), contexts.client.rebuild(), css]);
+      const [ssr, client, cssText] = await settleAll([contexts.ssr.rebuild(), contexts.client.rebuild(), css]);
       generation += 1;
       const dir = path.join(out, `gen-${generation}`);
       const assetsDir = path.join(dir, "assets");
@@ -140,6 +140,19 @@ function watchTree(top, onChange) {
     }
   };
   add(top);
+}
+
+/** The results of `builds`, once every one has finished; when any failed,
+ *  throws their errors together. Not Promise.all, which rejects as soon as one
+ *  build fails: esbuild answers a context's rebuild() called while that
+ *  context is still building with the build in progress, so the next change's
+ *  rebuild would get the slower context's result of the old sources (a fix
+ *  saved then would still show the error it fixed, until the next save). */
+export async function settleAll(builds) {
+  const settled = await Promise.allSettled(builds);
+  const failed = settled.filter((s) => s.status === "rejected").map((s) => s.reason);
+  if (failed.length > 0) throw { errors: failed.flatMap((e) => e?.errors ?? [{ text: e?.message ?? String(e) }]) };
+  return settled.map((s) => s.value);
 }
 
 /** esbuild's or Tailwind's failure as a list of located messages, each once
