@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { after, afterEach, before, test } from "node:test";
-import { copyTree, edit, siteBinary, startDev, until } from "../ops/tools.mjs";
+import { copyTree, edit, siteBinary, sleep, startDev, until } from "../ops/tools.mjs";
 import { launchBrowser, watchConsole } from "./harness.mjs";
 
 let tree;
@@ -22,7 +22,13 @@ function change(file, from, to) {
 }
 
 const ok = (status) => status === 200;
-const get = (p, accept, ms) => until(`${dev.base}${p}`, accept, ms);
+/** Polls `p` until `accept` holds. Running out of time says what the terminal
+ *  said last too (the builder's reports, the reloads), which tells a missed
+ *  change from a failed build or a slow one. */
+const get = (p, accept, ms) =>
+  until(`${dev.base}${p}`, accept, ms).catch((e) => {
+    throw new Error(`${e.message}\n--- what \`citizen-site dev\` said last:\n${dev.output.slice(-4000)}`);
+  });
 /** What the terminal has said since `mark` (an earlier `dev.output.length`). */
 const said = (mark) => dev.output.slice(mark);
 
@@ -32,11 +38,29 @@ before(async () => {
 });
 
 afterEach(async () => {
+  const mark = dev.output.length;
   for (const [file, text] of originals) fs.writeFileSync(path.join(tree, file), text);
+  // Back to the sources as they were, built and served before the next test
+  // edits: every page renders again. (A page answering is not enough: an
+  // edit saved while the restoring build runs may reach that build's bundle
+  // but not its stylesheet, whose scan came first; the build after it has
+  // both, but a test reading the first would fail.)
+  await reloaded(mark, [...originals.keys()]);
   originals.clear();
-  // Back to the sources as they were: every page renders again.
   for (const p of ["/", "/blog", "/wallets"]) await get(p, ok);
 });
+
+/** Waits until the terminal, since `mark`, says a reload took in each of
+ *  `files` (with problems or without). */
+async function reloaded(mark, files, ms = 30_000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const lists = [...said(mark).matchAll(/dev: reloaded[^(\n]*\(([^)\n]*)\)/g)].map((m) => m[1].split(", "));
+    if (files.every((f) => lists.some((l) => l.includes(f)))) return;
+    if (Date.now() > deadline) throw new Error(`no reload of ${files.join(", ")} within ${ms} ms; \`citizen-site dev\` said:\n${said(mark).slice(-4000)}`);
+    await sleep(5);
+  }
+}
 
 after(async () => {
   await dev?.stop();
