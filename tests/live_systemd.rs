@@ -10,35 +10,41 @@
 //! guide's) lists it; HTTP redirects; five `systemctl restart`s under load
 //! (bench/swap-load.mjs) fail no request; and the journal holds no error.
 //!
-//! Safety: systemd never sees this machine's own files. The workplace's
-//! `live-systemd.sh` (../shared/tools/, or `LIVE_SYSTEMD`) boots it as PID
-//! 1 of its own PID namespace in a root that is an overlay of / whose
-//! writes go to a tmpfs, with fresh tmpfs on /tmp, /var/tmp and /run, its
-//! own mount, cgroup, UTS, IPC and network namespaces, and a target that
-//! starts nothing but sysinit. Never boot systemd on this machine's root:
-//! its boot-time clean-up empties the real /tmp.
+//! Then the operator's commands of docs/operate.md's "Under systemd",
+//! word for word too: intro, checkouts and team as the service's user; a
+//! backup between two posts; the restore with visitors arriving; the
+//! backup's posts back, the later one gone, every file the service's user's,
+//! and a post after it stored.
+//!
+//! Safety: systemd never sees this machine's own files. The project's own
+//! harness (`tests/support/throwaway_systemd.rs`) boots it as PID 1 of its
+//! own PID namespace in a root that is an overlay of / whose writes go to
+//! a tmpfs, with fresh tmpfs on /tmp, /var/tmp and /run, its own mount,
+//! cgroup, UTS, IPC and network namespaces, and a target that starts
+//! nothing but sysinit. Never boot systemd on this machine's root: its
+//! boot-time clean-up empties the real /tmp.
 //!
 //! Needs root, util-linux (unshare, nsenter), systemd, dbus, Node.js, curl
 //! and openssl (.ci/run installs them).
 
 mod support;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
+use support::throwaway_systemd::Throwaway;
 use support::{certificates, needs, Dir};
 
 const BIN: &str = env!("CARGO_BIN_EXE_citizen-site");
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
-/// The shell blocks of docs/deploy.md marked `<!-- deploy-step: NAME -->`,
-/// as an operator would paste them.
+/// The shell block of a guide marked `<!-- deploy-step: NAME -->`, as an
+/// operator would paste it.
 fn deploy_step(guide: &str, name: &str) -> String {
     let marker = format!("<!-- deploy-step: {name} -->");
     let after = guide
         .split(&marker)
         .nth(1)
-        .unwrap_or_else(|| panic!("docs/deploy.md has no step {marker}"));
+        .unwrap_or_else(|| panic!("no guide has the step {marker}"));
     let block = after
         .split("```sh\n")
         .nth(1)
@@ -54,17 +60,12 @@ fn deploy_step(guide: &str, name: &str) -> String {
         + "\n"
 }
 
-fn live_systemd_tool() -> PathBuf {
-    std::env::var_os("LIVE_SYSTEMD")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(ROOT).join("../shared/tools/live-systemd.sh"))
-}
-
 #[test]
 fn the_unit_and_its_sockets_serve_restart_under_load_and_log_no_error_under_a_live_systemd() {
     for (tool, package) in [
         ("unshare", "util-linux"),
         ("nsenter", "util-linux"),
+        ("ip", "iproute2"),
         ("systemctl", "systemd"),
         ("dbus-daemon", "dbus"),
         ("node", "nodejs"),
@@ -77,12 +78,6 @@ fn the_unit_and_its_sockets_serve_restart_under_load_and_log_no_error_under_a_li
         unsafe { libc::getuid() },
         0,
         "booting systemd in namespaces needs root"
-    );
-    let tool = live_systemd_tool();
-    assert!(
-        tool.is_file(),
-        "{} is needed (the workplace's tool; or set LIVE_SYSTEMD)",
-        tool.display()
     );
 
     let work = Dir::new("live-systemd");
@@ -110,29 +105,36 @@ fn the_unit_and_its_sockets_serve_restart_under_load_and_log_no_error_under_a_li
         site.join("swap-load.mjs"),
     )
     .unwrap();
-    let guide = std::fs::read_to_string(Path::new(ROOT).join("docs/deploy.md")).unwrap();
-    for step in ["own-certificate", "service", "operate"] {
-        std::fs::write(
-            site.join("steps").join(format!("{step}.sh")),
-            deploy_step(&guide, step),
-        )
-        .unwrap();
+    std::fs::copy(
+        Path::new(ROOT).join("tests/ops/live-systemd-inside.sh"),
+        site.join("inside.sh"),
+    )
+    .unwrap();
+    let deploy = std::fs::read_to_string(Path::new(ROOT).join("docs/deploy.md")).unwrap();
+    let operate = std::fs::read_to_string(Path::new(ROOT).join("docs/operate.md")).unwrap();
+    for (guide, steps) in [
+        (&deploy, &["own-certificate", "service", "operate"][..]),
+        (
+            &operate,
+            &["as-the-service", "commands", "backup", "restore"][..],
+        ),
+    ] {
+        for step in steps {
+            std::fs::write(
+                site.join("steps").join(format!("{step}.sh")),
+                deploy_step(guide, step),
+            )
+            .unwrap();
+        }
     }
 
-    let out = Command::new("timeout")
-        .arg("900")
-        .arg("bash")
-        .arg(&tool)
-        .arg(Path::new(ROOT).join("tests/ops/live-systemd-inside.sh"))
-        .env("LIVE_SYSTEMD_COPY", &site)
-        .output()
-        .unwrap();
-    let said = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let booted = Throwaway::boot(&work.0);
+    let (ok, said) = booted.run(&["bash", "/live/site/inside.sh"], 900);
     println!("{said}");
-    assert!(out.status.success(), "under a live systemd:\n{said}");
+    assert!(
+        ok,
+        "under a live systemd:\n{said}\n--- boot\n{}",
+        booted.log()
+    );
     assert!(said.contains("ok: no error in the journal"), "{said}");
 }

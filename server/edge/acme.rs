@@ -26,25 +26,21 @@
 //! chain), created readable by the server's user only. Nothing the robot
 //! logs holds a key.
 
-use std::future::Future;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use anyhow::Context;
-use axum::http;
-use bytes::Bytes;
-use http_body_util::BodyExt;
 use instant_acme::{
-    Account, AccountCredentials, AuthorizationStatus, BodyWrapper, BytesResponse, ChallengeType,
-    HttpClient, Identifier, NewAccount, NewOrder, OrderStatus, RetryPolicy,
+    Account, AccountCredentials, AuthorizationStatus, ChallengeType, Identifier, NewAccount,
+    NewOrder, OrderStatus, RetryPolicy,
 };
 use rustls::crypto::ring::sign::any_supported_type;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use rustls::sign::CertifiedKey;
 
+use super::acme_http::AcmeHttp;
 use super::certs::{self, rfc3339, Certs, ServedCert};
 
 /// Let's Encrypt's production directory, the default `ACME_DIRECTORY`.
@@ -371,65 +367,6 @@ fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     f.write_all(bytes)?;
     f.sync_all()?;
     std::fs::rename(&tmp, path)
-}
-
-/// instant-acme's requests, sent by reqwest: rustls with the web's roots
-/// (plus `ACME_DIRECTORY_CA`), 10 s to connect and 30 s per request.
-#[derive(Clone)]
-struct AcmeHttp(reqwest::Client);
-
-impl AcmeHttp {
-    fn new(extra_ca: Option<&[u8]>) -> anyhow::Result<AcmeHttp> {
-        let mut builder = reqwest::Client::builder()
-            .use_rustls_tls()
-            .connect_timeout(Duration::from_secs(10))
-            .timeout(Duration::from_secs(30))
-            .user_agent(concat!("citizen-site/", env!("CARGO_PKG_VERSION")));
-        if let Some(pem) = extra_ca {
-            for cert in reqwest::Certificate::from_pem_bundle(pem)
-                .context("ACME_DIRECTORY_CA: not a PEM certificate")?
-            {
-                builder = builder.add_root_certificate(cert);
-            }
-        }
-        Ok(AcmeHttp(
-            builder.build().context("setting up the ACME client")?,
-        ))
-    }
-}
-
-impl HttpClient for AcmeHttp {
-    fn request(
-        &self,
-        req: http::Request<BodyWrapper<Bytes>>,
-    ) -> Pin<Box<dyn Future<Output = Result<BytesResponse, instant_acme::Error>> + Send>> {
-        let client = self.0.clone();
-        Box::pin(async move {
-            let failed = |e: reqwest::Error| instant_acme::Error::Other(Box::new(e));
-            let (parts, body) = req.into_parts();
-            let body = body
-                .collect()
-                .await
-                .map(|c| c.to_bytes())
-                .unwrap_or_default();
-            let rsp = client
-                .request(parts.method, parts.uri.to_string())
-                .headers(parts.headers)
-                .body(body)
-                .send()
-                .await
-                .map_err(failed)?;
-            let mut out = http::Response::builder().status(rsp.status());
-            if let Some(headers) = out.headers_mut() {
-                *headers = rsp.headers().clone();
-            }
-            let bytes = rsp.bytes().await.map_err(failed)?;
-            let out = out
-                .body(http_body_util::Full::new(bytes))
-                .map_err(|e| instant_acme::Error::Other(Box::new(e)))?;
-            Ok(BytesResponse::from(out))
-        })
-    }
 }
 
 #[cfg(test)]

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs inside a throwaway root booted by a real systemd (tests/live_systemd.rs
-# starts it with ../shared/tools/live-systemd.sh): installs the site exactly
-# as docs/deploy.md's steps say (the steps/ files are those blocks, word for
-# word), then checks what a visitor and an operator would notice. Any
-# failure prints why and the service's journal, and exits non-zero.
+# boots it with tests/support/throwaway_systemd.rs): installs the site
+# exactly as docs/deploy.md's steps say, runs the operator's commands as
+# docs/operate.md's "Under systemd" says (the steps/ files are those blocks,
+# word for word), and checks what a visitor and an operator would notice.
+# Any failure prints why and the service's journal, and exits non-zero.
 set -euo pipefail
 cd /live/site
 site=example.org
@@ -97,6 +98,59 @@ while read -r name; do
   [ "$n" = 1 ] || fail "$name was acknowledged and is stored $n times"
 done < intros.txt
 echo "ok: five restarts under load, nothing failed; every acknowledged request stored once"
+
+# The operator's commands as the service's user (docs/operate.md, "Under
+# systemd"): the guide's steps run in one shell each, after the step that
+# defines `site`, as an operator pastes them into one session.
+as_service() { bash -c "$(cat steps/as-the-service.sh steps/$1.sh)"; }
+post() {
+  curl -sS "${https[@]}" -o /dev/null -w '%{http_code}' -H 'content-type: application/json' \
+    --data "{\"name\":\"$1\",\"contactPerson\":\"Ana\",\"email\":\"ana@example.org\",\"website\":\"https://example.org\",\"description\":\"Sent around a backup\",\"tags\":[\"Loyalty\"]}" \
+    "https://$site/api/save-to-notion"
+}
+stored_names() { as_service commands | grep -o 'Kept [A-Za-z]*' | sort -u | tr '\n' ' '; }
+[ "$(post 'Kept Before')" = 200 ] || fail "the post before the backup"
+listed=$(as_service commands) || fail "the guide's commands failed: $listed"
+echo "$listed" | grep -q 'Kept Before' || fail "intro list does not show the request: $listed"
+echo "$listed" | grep -q -e 'no checkouts recorded' -e 'checkout(s)' || fail "checkouts list said: $listed"
+echo "ok: intro, checkouts and team run as the service's user"
+said=$(as_service backup) || fail "the guide's backup failed: $said"
+echo "$said" | grep -q '^backed up to /var/lib/citizen-site/backup-2026-11-25.db' || fail "backup said: $said"
+echo "ok: $said"
+[ "$(post 'Kept After')" = 200 ] || fail "the post after the backup"
+# Visitors keep arriving during the restore: a page every 50 ms, each
+# answer's status noted (000: the connection was refused or failed).
+( while [ ! -e visitors.stop ]; do
+    curl -sS "${https[@]}" --max-time 10 -o /dev/null -w '%{http_code}\n' "https://$site/" 2>/dev/null || true
+    sleep 0.05
+  done >visitors.txt ) &
+visitors=$!
+sleep 1
+said=$(bash -c "$(cat steps/as-the-service.sh steps/restore.sh)" 2>&1)
+echo "$said" | grep -q '^restored /var/lib/citizen-site/citizen-site.db from /var/lib/citizen-site/backup-2026-11-25.db' || fail "restore said: $said"
+for _ in $(seq 120); do [ "$(systemctl is-active citizen-site)" = active ] && break; sleep 0.5; done
+[ "$(systemctl is-active citizen-site)" = active ] || fail "after the restore citizen-site is $(systemctl is-active citizen-site)"
+sleep 2
+touch visitors.stop
+wait $visitors
+served=$(grep -c '^200$' visitors.txt || true)
+refused=$(grep -c '^000$' visitors.txt || true)
+other=$(grep -v -e '^200$' -e '^000$' visitors.txt | sort | uniq -c | tr '\n' ' ')
+[ -z "$other" ] || fail "visitors got during the restore: $other"
+[ "$(tail -n 1 visitors.txt)" = 200 ] || fail "the last visitor got $(tail -n 1 visitors.txt)"
+echo "ok: restored with visitors arriving ($served pages served, $refused connections refused while the sockets were stopped): $(echo "$said" | tr '\n' ' ')"
+names=$(stored_names)
+[ "$names" = "Kept Before " ] || fail "after the restore the stored requests are '$names' (want the backup's 'Kept Before' and not the later 'Kept After')"
+bash steps/operate.sh | grep -q 'Live Town' || fail "the requests of the backup are not all back"
+pid=$(systemctl show -p MainPID --value citizen-site)
+service_uid=$(awk '/^Uid:/ {print $2}' "/proc/$pid/status")
+owners=$(find /var/lib/private/citizen-site -mindepth 1 -printf '%U %p\n' | grep -v "^$service_uid " || true)
+[ -z "$owners" ] || fail "files not owned by the service's user ($service_uid): $owners"
+ls /var/lib/private/citizen-site/citizen-site.db.replaced-* >/dev/null || fail "the replaced database was not kept"
+[ "$(post 'Kept Later')" = 200 ] || fail "the post after the restore"
+names=$(stored_names)
+[ "$names" = "Kept Before Kept Later " ] || fail "after a post the stored requests are '$names'"
+echo "ok: the backup's requests are back, the later one gone, every file the service's ($service_uid), a new post stored"
 
 # Nothing in the journal at error level: systemd's, or the site's own.
 errors=$(journalctl -u citizen-site -u citizen-site.socket -u citizen-site-http.socket -p err --no-pager -q -o cat || true)

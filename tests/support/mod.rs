@@ -8,6 +8,8 @@
 // Each test uses some of these.
 #![allow(dead_code)]
 
+pub mod throwaway_systemd;
+
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};

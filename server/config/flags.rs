@@ -1,0 +1,212 @@
+//! The flags of `serve` and `dev`, each with its environment variable and
+//! default: what an operator types. [`super::Config::from_args`] settles
+//! them into the configuration the application is built from.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::client_ip::Networks;
+use crate::edge::acme::{Challenge, LETS_ENCRYPT};
+use crate::telemetry::LogFormat;
+
+#[derive(Args, Debug, Clone)]
+pub struct ServeArgs {
+    /// Address to listen on for plain HTTP (behind a proxy; unused when
+    /// the server serves HTTPS itself).
+    #[arg(long, env = "ADDR", default_value = "127.0.0.1:3000")]
+    pub addr: SocketAddr,
+
+    /// Public base URL of the site: checkout return URLs and canonical links
+    /// [default: http://127.0.0.1:3000, or https://<first of TLS_DOMAINS>].
+    #[arg(long, env = "SITE_URL")]
+    pub site_url: Option<String>,
+
+    /// Serve HTTPS for these names (comma-separated), with a certificate
+    /// obtained and renewed from ACME_DIRECTORY.
+    #[arg(long, env = "TLS_DOMAINS")]
+    pub tls_domains: Option<String>,
+
+    /// The ACME directory certificates come from.
+    #[arg(long, env = "ACME_DIRECTORY", default_value = LETS_ENCRYPT)]
+    pub acme_directory: String,
+
+    /// Contact address of the ACME account (the CA's expiry warnings).
+    #[arg(long, env = "ACME_EMAIL")]
+    pub acme_email: Option<String>,
+
+    /// A PEM file of an extra CA to trust for ACME_DIRECTORY itself (a test CA).
+    #[arg(long, env = "ACME_DIRECTORY_CA")]
+    pub acme_directory_ca: Option<PathBuf>,
+
+    /// Where the ACME account key and the certificates are kept
+    /// [default: acme/ beside the SQLite file, or data/acme].
+    #[arg(long, env = "ACME_CACHE_DIR")]
+    pub acme_cache_dir: Option<PathBuf>,
+
+    /// How the CA validates the names: on the HTTPS port (tls-alpn-01) or
+    /// the HTTP port (http-01).
+    #[arg(long, env = "ACME_CHALLENGE", value_enum, default_value_t = Challenge::TlsAlpn01)]
+    pub acme_challenge: Challenge,
+
+    /// Serve HTTPS with this certificate chain (PEM) instead of ACME;
+    /// reloaded when the file changes. Needs TLS_KEY.
+    #[arg(long, env = "TLS_CERT")]
+    pub tls_cert: Option<PathBuf>,
+
+    /// The private key (PEM) of TLS_CERT.
+    #[arg(long, env = "TLS_KEY")]
+    pub tls_key: Option<PathBuf>,
+
+    /// Where HTTPS is served (with TLS_DOMAINS or TLS_CERT).
+    #[arg(long, env = "HTTPS_ADDR", default_value = "0.0.0.0:443")]
+    pub https_addr: SocketAddr,
+
+    /// Where the HTTP port answers ACME challenges and redirects to https
+    /// (with TLS_DOMAINS or TLS_CERT).
+    #[arg(long, env = "HTTP_ADDR", default_value = "0.0.0.0:80")]
+    pub http_addr: SocketAddr,
+
+    /// Connections open at once (an equal share for each connection
+    /// worker); more wait until one closes.
+    #[arg(long, env = "MAX_CONNECTIONS", default_value_t = 4096)]
+    pub max_connections: usize,
+
+    /// Connections one client address may hold at once when the server
+    /// serves HTTPS itself (TRUSTED_PROXIES are exempt); 0: no cap.
+    #[arg(long, env = "MAX_CONNECTIONS_PER_CLIENT", default_value_t = 256)]
+    pub max_connections_per_client: usize,
+
+    /// Fill an empty team table with the sample team (`dev` always does).
+    #[arg(long, env = "SAMPLE_TEAM")]
+    pub sample_team: bool,
+
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+
+    /// Stripe secret key; without it every plan shows 'Contact us for pricing'.
+    #[arg(long, env = "STRIPE_SECRET_KEY", hide_env_values = true)]
+    pub stripe_secret_key: Option<String>,
+
+    /// Secret that signs Stripe webhook events.
+    #[arg(long, env = "STRIPE_WEBHOOK_SECRET", hide_env_values = true)]
+    pub stripe_webhook_secret: Option<String>,
+
+    /// Stripe API base URL (tests point it at a local stand-in).
+    #[arg(
+        long,
+        env = "STRIPE_API_BASE",
+        default_value = "https://api.stripe.com"
+    )]
+    pub stripe_api_base: String,
+
+    #[command(flatten)]
+    pub notion: NotionArgs,
+
+    /// Render workers (V8 isolates); 0 means one per CPU.
+    #[arg(long, env = "SSR_WORKERS", default_value_t = 0)]
+    pub ssr_workers: usize,
+
+    /// Threads that accept and serve connections; 0 means one per CPU.
+    #[arg(long, env = "CONNECTION_WORKERS", default_value_t = 0)]
+    pub connection_workers: usize,
+
+    /// Longest a single render may run before its isolate is terminated.
+    #[arg(long, env = "SSR_DEADLINE_MS", default_value_t = 2000)]
+    pub ssr_deadline_ms: u64,
+
+    /// Rendered pages kept in memory; 0 turns the page cache off (benchmarks).
+    #[arg(long, env = "PAGE_CACHE_CAPACITY", default_value_t = 2_000)]
+    pub page_cache_capacity: u64,
+
+    /// How often the team table is read again for /about (seconds): a change
+    /// made with `citizen-site team` shows within this long.
+    #[arg(long, env = "TEAM_REFRESH_SECS", default_value_t = 5)]
+    pub team_refresh_secs: u64,
+
+    /// Log format.
+    #[arg(long, env = "LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+
+    /// Proxies whose `X-Forwarded-For` names the client: comma-separated
+    /// addresses or networks (`10.0.0.0/8,127.0.0.1`). Empty: the peer
+    /// address is the client, whatever the headers say.
+    #[arg(long, env = "TRUSTED_PROXIES", default_value = "")]
+    pub trusted_proxies: Networks,
+
+    /// Clients that may read `/metrics` (addresses or networks); others get 404.
+    #[arg(
+        long,
+        env = "METRICS_ALLOW",
+        default_value = "127.0.0.0/8,::1,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7"
+    )]
+    pub metrics_allow: Networks,
+
+    /// POST requests one client may make per minute (and in a burst) to the
+    /// form and checkout endpoints; 0 turns the limit off.
+    #[arg(long, env = "RATE_LIMIT_PER_MINUTE", default_value_t = 10)]
+    pub rate_limit_per_minute: u32,
+
+    /// Stripe lookups of checkout sessions one client may cause per minute
+    /// (and in a burst): the success page asks Stripe only for sessions it
+    /// has not seen lately, and a client over this sees the failure state
+    /// with 429. 0 turns the limit off.
+    #[arg(long, env = "SESSION_LOOKUPS_PER_MINUTE", default_value_t = 10)]
+    pub session_lookups_per_minute: u32,
+
+    /// On SIGTERM or Ctrl-C, how long in-flight requests may take to finish.
+    #[arg(long, env = "SHUTDOWN_GRACE_SECS", default_value_t = 10)]
+    pub shutdown_grace_secs: u64,
+
+    /// How long an intro request claimed by one process is reserved for it
+    /// before another process may retry it (after a crash).
+    #[arg(long, env = "INTRO_LEASE_SECS", default_value_t = 60)]
+    pub intro_lease_secs: u64,
+}
+
+/// The site's database, as the server and the operator's commands take it.
+#[derive(Args, Debug, Clone)]
+pub struct DatabaseArgs {
+    /// Database: `sqlite://...` (default: a file under ./data/) or `postgres://...`.
+    #[arg(
+        long,
+        env = "DATABASE_URL",
+        default_value = "sqlite://data/citizen-site.db",
+        global = true
+    )]
+    pub database_url: String,
+}
+
+/// Notion, which receives the intro requests: as the server and
+/// `citizen-site intro retry` take it.
+#[derive(Args, Debug, Clone)]
+pub struct NotionArgs {
+    /// Notion integration token; without it intro requests are only stored.
+    #[arg(long, env = "NOTION_TOKEN", hide_env_values = true)]
+    pub notion_token: Option<String>,
+
+    /// Notion database that receives intro requests.
+    #[arg(long, env = "NOTION_DATABASE_ID")]
+    pub notion_database_id: Option<String>,
+
+    /// Notion API base URL (tests point it at a local stand-in).
+    #[arg(
+        long,
+        env = "NOTION_API_BASE",
+        default_value = "https://api.notion.com"
+    )]
+    pub notion_api_base: String,
+}
+
+/// `citizen-site dev`: the options of `serve`, and the checkout to serve.
+#[derive(Args, Debug, Clone)]
+pub struct DevArgs {
+    /// The checkout whose sources are served (its client/, ssr-bundle/ and
+    /// content/, and its node_modules for the builder).
+    #[arg(long, default_value = ".")]
+    pub root: PathBuf,
+
+    #[command(flatten)]
+    pub serve: ServeArgs,
+}
