@@ -8,7 +8,7 @@
 #[cfg(all(feature = "test-hooks", not(debug_assertions)))]
 compile_error!(
     "the `test-hooks` feature lets tests inject faults into renders: it is for `cargo test` only, \
-     and a release build refuses it"
+     and a build without debug assertions (the release profile) refuses it"
 );
 
 // The layers of ARCHITECTURE.md, top first: a module imports only from its

@@ -22,7 +22,7 @@ pub struct AppState {
     /// The front end and content being served (see [`crate::site`]); read
     /// it with [`AppState::site`].
     pub(crate) site: ArcSwap<Site>,
-    pub pages: PageCache,
+    pub page_cache: PageCache,
     pub db: Db,
     /// The team table as last read ([`AppState::refresh_team`]); /about is
     /// cached by its version.
@@ -65,6 +65,6 @@ impl AppState {
     /// finishing its render after this is never served).
     pub fn replace_site(&self, site: Site) {
         self.site.store(Arc::new(site));
-        self.pages.invalidate_all();
+        self.page_cache.invalidate_all();
     }
 }

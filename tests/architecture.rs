@@ -439,3 +439,93 @@ fn no_shared_part_names_a_domains_table() {
         wrong.join("\n")
     );
 }
+
+/// ARCHITECTURE.md's "Where things live".
+fn layout_section() -> String {
+    let map =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("ARCHITECTURE.md"))
+            .unwrap();
+    let start = map
+        .find("## Where things live")
+        .expect("ARCHITECTURE.md has a section 'Where things live'");
+    let end = map[start + 3..]
+        .find("\n## ")
+        .map_or(map.len(), |e| start + 3 + e);
+    map[start..end].to_owned()
+}
+
+/// The entries of `entries` the layout does not name: a folder as
+/// `` `name/` ``, a file as `` `name` ``. Files whose extension is in
+/// `grouped` may be named as a group instead (`` `*.json` ``).
+fn unnamed(layout: &str, entries: &[(String, bool)], grouped: &[&str]) -> Vec<String> {
+    entries
+        .iter()
+        .filter(|(name, is_dir)| {
+            let named = if *is_dir {
+                layout.contains(&format!("`{name}/`"))
+            } else {
+                layout.contains(&format!("`{name}`"))
+                    || grouped.iter().any(|ext| {
+                        name.ends_with(&format!(".{ext}")) && layout.contains(&format!("`*.{ext}`"))
+                    })
+            };
+            !named
+        })
+        .map(|(name, is_dir)| format!("{name}{}", if *is_dir { "/" } else { "" }))
+        .collect()
+}
+
+/// The folder's entries, each with whether it is a folder.
+fn entries(dir: &str) -> Vec<(String, bool)> {
+    let mut out: Vec<(String, bool)> =
+        std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(dir))
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                (
+                    e.file_name().to_string_lossy().into_owned(),
+                    e.path().is_dir(),
+                )
+            })
+            .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn the_map_names_every_module_of_the_server_and_every_script_test_and_unit() {
+    let layout = layout_section();
+    let mut missing = Vec::new();
+    // Every module folder and top-level file of server/ (the files inside a
+    // folder may be described by its folder's line).
+    for name in unnamed(&layout, &entries("server"), &[]) {
+        missing.push(format!("server/{name}"));
+    }
+    // Every script of bench/; its data files may be named as a group.
+    for name in unnamed(&layout, &entries("bench"), &["json", "svg"]) {
+        missing.push(format!("bench/{name}"));
+    }
+    for dir in ["tests", "deploy"] {
+        for name in unnamed(&layout, &entries(dir), &[]) {
+            missing.push(format!("{dir}/{name}"));
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md's 'Where things live' does not name:\n{}",
+        missing.join("\n")
+    );
+}
+
+#[test]
+fn a_file_added_without_a_line_in_the_map_is_reported() {
+    let layout = layout_section();
+    let mut server = entries("server");
+    server.push(("jobs.rs".to_owned(), false));
+    server.push(("queue".to_owned(), true));
+    assert_eq!(unnamed(&layout, &server, &[]), ["jobs.rs", "queue/"]);
+    let mut bench = entries("bench");
+    bench.push(("soak.mjs".to_owned(), false));
+    bench.push(("soak-results.json".to_owned(), false));
+    assert_eq!(unnamed(&layout, &bench, &["json", "svg"]), ["soak.mjs"]);
+}

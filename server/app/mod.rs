@@ -90,7 +90,7 @@ impl Application {
         let metrics = Metrics::new();
         let forwarder = background::start_forwarder(&config, &db, &metrics, &mut tasks);
         let state = Arc::new(AppState {
-            pages: cache::new_cache(config.page_cache_capacity),
+            page_cache: cache::new_cache(config.page_cache_capacity),
             site: arc_swap::ArcSwap::from_pointee(site),
             db,
             team: crate::live::Live::new(Vec::new()),

@@ -11,6 +11,7 @@ pub mod blog;
 pub mod communities;
 pub mod error;
 pub mod front_matter;
+pub mod links;
 pub mod markdown;
 pub mod routes;
 
@@ -20,7 +21,8 @@ use crate::assets::Manifest;
 use blog::{Blog, Drafts};
 use communities::Communities;
 pub use error::{ContentError, ACCOUNTS_FILE, EMBEDS_FILE, INTRO_TAGS_FILE, ROUTES_FILE};
-use routes::RouteTable;
+use links::Links;
+use routes::{PageId, RouteTable};
 
 mod files {
     include!(concat!(env!("OUT_DIR"), "/content.rs"));
@@ -98,6 +100,8 @@ pub struct Content {
     pub blog: Blog,
     pub communities: Communities,
     pub routes: RouteTable,
+    /// Where the server sends visitors, read from `routes`.
+    pub links: Links,
     /// The intro-request tag options, in the form's order (the form reads
     /// the same file).
     pub intro_tags: Vec<String>,
@@ -112,7 +116,8 @@ pub struct Content {
 struct Parts {
     blog: Result<Blog, ContentError>,
     communities: Result<Communities, ContentError>,
-    routes: Result<RouteTable, ContentError>,
+    /// The route table and the links read from it.
+    routes: Result<(RouteTable, Links), ContentError>,
     intro_tags: Result<Vec<String>, ContentError>,
     frame_origins: Result<Vec<String>, ContentError>,
     accounts: Result<Accounts, ContentError>,
@@ -127,7 +132,10 @@ impl Parts {
             communities: source
                 .files("communities", "json")
                 .and_then(|f| Communities::parse(&f, manifest)),
-            routes: source.file(ROUTES_FILE).and_then(|t| RouteTable::parse(&t)),
+            routes: source
+                .file(ROUTES_FILE)
+                .and_then(|t| RouteTable::parse(&t))
+                .and_then(|table| Links::read(&table).map(|links| (table, links))),
             intro_tags: source
                 .file(INTRO_TAGS_FILE)
                 .and_then(|t| parse_intro_tags(&t)),
@@ -143,8 +151,8 @@ impl Content {
     /// Every concrete path of the route table: each published post's for
     /// `/blog/:postId` (what is prerendered, and what the sitemap chooses from).
     pub fn page_paths(&self) -> Vec<String> {
-        self.routes.concrete_paths(|param| match param {
-            "postId" => self.blog.ids().map(str::to_owned).collect(),
+        self.routes.concrete_paths(|page| match page {
+            PageId::Blog => self.blog.ids().map(str::to_owned).collect(),
             _ => Vec::new(),
         })
     }
@@ -156,10 +164,12 @@ impl Content {
         drafts: Drafts,
     ) -> Result<Content, ContentError> {
         let p = Parts::parse(source, manifest, drafts);
+        let (routes, links) = p.routes?;
         Ok(Content {
             blog: p.blog?,
             communities: p.communities?,
-            routes: p.routes?,
+            routes,
+            links,
             intro_tags: p.intro_tags?,
             frame_origins: p.frame_origins?,
             accounts: p.accounts?,
@@ -182,10 +192,13 @@ impl Content {
     ) -> (Content, Vec<ContentError>) {
         let p = Parts::parse(source, manifest, drafts);
         let mut errors = Vec::new();
+        let last_routes = previous.map(|c| (c.routes.clone(), c.links.clone()));
+        let (routes, links) = keep(p.routes, last_routes.as_ref(), &mut errors);
         let content = Content {
             blog: keep(p.blog, previous.map(|c| &c.blog), &mut errors),
             communities: keep(p.communities, previous.map(|c| &c.communities), &mut errors),
-            routes: keep(p.routes, previous.map(|c| &c.routes), &mut errors),
+            routes,
+            links,
             intro_tags: keep(p.intro_tags, previous.map(|c| &c.intro_tags), &mut errors),
             frame_origins: keep(
                 p.frame_origins,

@@ -260,16 +260,39 @@ impl RouteTable {
         Ok(RouteTable { routes })
     }
 
+    /// The path and query parameters of `page`'s first route without path
+    /// parameters (`/contact`), if it has one: where the server can send a
+    /// visitor to that page.
+    pub fn fixed(&self, page: PageId) -> Option<(String, &[QueryParam])> {
+        let route = self.routes.iter().find(|r| {
+            r.page == page && r.segments.iter().all(|s| matches!(s, Segment::Literal(_)))
+        })?;
+        let path: String = route
+            .segments
+            .iter()
+            .filter_map(|s| match s {
+                Segment::Literal(l) => Some(format!("/{l}")),
+                Segment::Param(_) => None,
+            })
+            .collect();
+        let path = if path.is_empty() {
+            "/".to_owned()
+        } else {
+            path
+        };
+        Some((path, &route.query))
+    }
+
     /// Every concrete path of the table, with `fill` giving the values of a
-    /// parameter (for `/blog/:postId`, the post ids).
-    pub fn concrete_paths(&self, fill: impl Fn(&str) -> Vec<String>) -> Vec<String> {
+    /// page's path parameter (for the blog's `/blog/:postId`, the post ids).
+    pub fn concrete_paths(&self, fill: impl Fn(PageId) -> Vec<String>) -> Vec<String> {
         let mut out = Vec::new();
         for r in &self.routes {
             let mut paths = vec![String::new()];
             for seg in &r.segments {
                 let values = match seg {
                     Segment::Literal(l) => vec![l.clone()],
-                    Segment::Param(p) => fill(p),
+                    Segment::Param(_) => fill(r.page),
                 };
                 paths = paths
                     .iter()
@@ -506,7 +529,7 @@ mod tests {
     #[test]
     fn concrete_paths_fill_parameters() {
         let paths = table().concrete_paths(|p| {
-            if p == "postId" {
+            if p == PageId::Blog {
                 vec!["a".into(), "b".into()]
             } else {
                 vec![]

@@ -35,7 +35,8 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 pub use self::axum_service::Axum;
-pub use self::serve::{serve, OutgoingBody, ServesConnection};
+pub use self::connection::{OutgoingBody, ServesConnection};
+pub use self::serve::serve;
 
 /// What one connection may hold (see the module doc).
 #[derive(Debug, Clone)]

@@ -46,16 +46,16 @@ pub struct Dispatcher {
     /// The API, assets, SEO files and health ([`super::router`]).
     router: Router,
     /// Pages ([`page_handler::pipeline`]).
-    pages: Router,
+    page_pipeline: Router,
 }
 
 impl Dispatcher {
     pub fn new(state: SharedState, router: Router) -> Dispatcher {
-        let pages = page_handler::pipeline(state.clone());
+        let page_pipeline = page_handler::pipeline(state.clone());
         Dispatcher {
             state,
             router,
-            pages,
+            page_pipeline,
         }
     }
 
@@ -88,7 +88,7 @@ impl hyper::service::Service<hyper::Request<Incoming>> for ConnectionService {
         let Dispatcher {
             state,
             router,
-            pages,
+            page_pipeline,
         } = &*self.dispatcher;
         // The site's own paths are pages by construction (the route table
         // refuses the server's segments), so the table of their latest
@@ -99,7 +99,7 @@ impl hyper::service::Service<hyper::Request<Incoming>> for ConnectionService {
         let to = if is_the_servers(request.uri().path()) {
             router
         } else {
-            pages
+            page_pipeline
         };
         Either::Right(forward(to, self.peer, request))
     }

@@ -60,8 +60,8 @@ async fn backlog(state: &SharedState) -> Option<store::Backlog> {
 }
 
 /// The Prometheus metrics, for clients in `METRICS_ALLOW` (loopback and
-/// private networks by default); anyone else gets the 404 any unknown path
-/// gets.
+/// private networks by default); anyone else gets a plain-text 404 ("Not
+/// found"), which says nothing of what is there.
 pub async fn metrics(
     State(state): State<SharedState>,
     Extension(client): Extension<ClientIp>,

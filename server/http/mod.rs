@@ -27,7 +27,7 @@ use crate::state::SharedState;
 /// running mode (`dev`'s reload script and its events), registered with
 /// [`ReservedRoutes::reserved_route`] too.
 pub fn router(state: SharedState, extra: Router<SharedState>) -> Router {
-    Router::new()
+    let router = Router::new()
         .merge(extra)
         .reserved_route("/sitemap.xml", get(seo_files::sitemap))
         .reserved_route("/robots.txt", get(seo_files::robots))
@@ -51,7 +51,16 @@ pub fn router(state: SharedState, extra: Router<SharedState>) -> Router {
         .reserved_route("/readyz", get(health::readyz))
         .reserved_route("/metrics", get(health::metrics))
         .fallback(page_handler::not_found)
-        .layer(DefaultBodyLimit::max(api::body::MAX_BODY))
+        .layer(DefaultBodyLimit::max(api::body::MAX_BODY));
+    with_middleware(router, state)
+}
+
+/// The middleware every response made by a handler goes through, the
+/// router's and the page pipeline's alike: compression for a body made for
+/// one request, then [`observe`] (request id, log line, metrics, security
+/// headers).
+pub fn with_middleware(router: Router<SharedState>, state: SharedState) -> Router {
+    router
         .layer(CompressionLayer::new())
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),

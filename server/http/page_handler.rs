@@ -9,7 +9,7 @@
 //!    with the bytes and headers kept with the page and nothing else (no
 //!    loader, no JSON, no hashing, no formatting).
 //! 2. [`page`]: any other is resolved once ([`pages::resolve`]), looked up
-//!    in the page cache, and on a miss made ([`make::cached`], or
+//!    in the page cache, and on a miss made ([`make::kept`], or
 //!    [`uncached`] for a page that is not kept), in the same call.
 //!
 //! Both get the same bookkeeping (request id, log line, metrics) and the
@@ -25,11 +25,10 @@ use axum::response::{IntoResponse, Redirect, Response};
 use axum::{Extension, Json, Router};
 use hyper::body::Incoming;
 use serde::Deserialize;
-use tower_http::compression::CompressionLayer;
 
 use super::api::set_retry_after;
-use super::observe::{self, RequestTrace, RouteLabel};
-use super::respond::{failed_response, uncached};
+use super::observe::{RequestTrace, RouteLabel};
+use super::respond::uncached;
 use crate::client_ip::{self, ClientIp};
 use crate::pages::make;
 use crate::pages::{self, load, Resolved};
@@ -61,14 +60,7 @@ pub fn latest(
 /// middleware (the request's id, log line, metrics and security headers;
 /// compression for a page made for one request).
 pub fn pipeline(state: SharedState) -> Router {
-    Router::new()
-        .fallback(page)
-        .layer(CompressionLayer::new())
-        .layer(axum::middleware::from_fn_with_state(
-            state.clone(),
-            observe::observe,
-        ))
-        .with_state(state)
+    super::with_middleware(Router::new().fallback(page), state)
 }
 
 /// A page request that step 1 did not answer: resolved once, then answered
@@ -91,21 +83,9 @@ pub async fn page(
     };
     note_not_found(&state, &route, uri.path());
     let mut res = match key {
-        Some(key) => match state.pages.get(&key).await {
-            Some(hit) => {
-                pages::remember_for_path(&site, &route, &key, &hit);
-                state.metrics.page_cache_hits.inc();
-                hit.page_response(headers)
-            }
-            None => {
-                // Made once however many ask together (a page inserted
-                // since the lookup is handed back without a render).
-                state.metrics.page_cache_misses.inc();
-                match make::cached(&state, &site, &route, key, plan, client.0).await {
-                    Ok(page) => page.page_response(headers),
-                    Err(failed) => failed_response(&failed),
-                }
-            }
+        Some(key) => match make::kept(&state, &site, &route, key, plan, client.0).await {
+            Ok(page) => page.page_response(headers),
+            Err(failed) => failed.as_ref().into_response(),
         },
         None => {
             let loaded = load::load(&state, &site.content, &route, plan, client.0).await;
@@ -181,7 +161,7 @@ pub async fn route_data(
     note_not_found(&state, &route, &path);
     // A page in the cache carries its route data: a hit reads no data.
     if let Some(key) = key {
-        if let Some(hit) = state.pages.get(&key).await {
+        if let Some(hit) = state.page_cache.get(&key).await {
             return hit.data_response(&headers);
         }
     }

@@ -21,19 +21,30 @@ pub async fn uncached(
 ) -> Response {
     let mut res = match make::uncached(state, site, route, &loaded).await {
         Ok((status, html)) => html_response(status, html, loaded.plan.cache_control),
-        Err(failed) => failed_response(&failed),
+        Err(failed) => failed.into_response(),
     };
     set_retry_after(&mut res, loaded.retry_after);
     res
 }
 
-pub fn failed_response(failed: &Failed) -> Response {
-    let mut res = html_response(failed.status, failed.html.clone(), "no-store");
-    if failed.retry_soon {
-        res.headers_mut()
-            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+/// A page that could not be made, as its error page: never stored by a
+/// cache, and a 503 asks to come back in a second. Every request that
+/// waited on the same render gets it (hence by reference).
+impl IntoResponse for &Failed {
+    fn into_response(self) -> Response {
+        let mut res = html_response(self.status, self.html.clone(), "no-store");
+        if self.retry_soon {
+            res.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        }
+        res
     }
-    res
+}
+
+impl IntoResponse for Failed {
+    fn into_response(self) -> Response {
+        (&self).into_response()
+    }
 }
 
 fn html_response(status: u16, html: String, cache_control: &'static str) -> Response {

@@ -64,10 +64,12 @@ pub async fn load(
     // until it has its arm here.
     let (status, data) = match page {
         DataPage::Blog => {
-            // An unknown post id shows the list (spec section 2).
+            // An unknown post id shows the list (spec section 2). The id is
+            // the post route's one path parameter.
             let post = route
                 .params
-                .get("postId")
+                .values()
+                .next()
                 .and_then(|id| content.blog.get(id))
                 .cloned();
             (
@@ -75,7 +77,7 @@ pub async fn load(
                 PageData::Blog(BlogData {
                     posts: content.blog.list(),
                     post,
-                    kind: plan.param("type").map(str::to_owned),
+                    kind: plan.only_param().map(str::to_owned),
                 }),
             )
         }
@@ -92,7 +94,7 @@ pub async fn load(
                 team: state.team.get().value.to_vec(),
             }),
         ),
-        DataPage::Success => match plan.param("session_id").map(str::to_owned) {
+        DataPage::Success => match plan.only_param().map(str::to_owned) {
             None => (
                 200,
                 PageData::Success(SuccessData {
@@ -158,7 +160,7 @@ pub async fn load(
         DataPage::Contact => (
             200,
             PageData::Contact(ContactData {
-                submitted: plan.param("submitted").is_some(),
+                submitted: plan.only_param().is_some(),
                 error: None,
                 values: None,
             }),
@@ -171,16 +173,18 @@ pub async fn load(
     }
 }
 
-/// The contact page for a form post that was refused: `status` and `error`
-/// say why, and the form is filled in again with what the visitor typed.
+/// The contact page (at `path`) for a form post that was refused: `status`
+/// and `error` say why, and the form is filled in again with what the
+/// visitor typed.
 pub fn contact_refused(
+    path: &str,
     status: u16,
     error: String,
     form: IntroForm,
     retry_after: Option<Duration>,
 ) -> Loaded {
     Loaded {
-        plan: Plan::private("/contact"),
+        plan: Plan::private(path),
         route: RouteData {
             status,
             data: PageData::Contact(ContactData {

@@ -31,13 +31,44 @@ pub struct Failed {
 }
 
 impl Failed {
-    fn internal(site: &Site) -> Failed {
+    /// A 500 whose page is `html` (the error screen, or `dev`'s problem page).
+    fn server_error(html: String) -> Failed {
         Failed {
             status: 500,
-            html: document::error_page(&site.front.manifest, 500, &messages().internal_error),
+            html,
             retry_soon: false,
         }
     }
+
+    /// A 500 with the spec's generic message.
+    fn internal(site: &Site) -> Failed {
+        Failed::server_error(document::error_page(
+            &site.front.manifest,
+            500,
+            &messages().internal_error,
+        ))
+    }
+}
+
+/// The kept page under `key`: the page cache's, or made now ([`cached`]).
+/// Either way the front pipeline answers its path with it from now on.
+pub async fn kept(
+    state: &AppState,
+    site: &Site,
+    route: &RouteMatch,
+    key: PageKey,
+    plan: super::Plan,
+    client: IpAddr,
+) -> Result<Arc<CachedPage>, Arc<Failed>> {
+    if let Some(hit) = state.page_cache.get(&key).await {
+        super::remember_for_path(site, route, &key, &hit);
+        state.metrics.page_cache_hits.inc();
+        return Ok(hit);
+    }
+    // Made once however many ask together (a page inserted since the
+    // lookup is handed back without a render).
+    state.metrics.page_cache_misses.inc();
+    cached(state, site, route, key, plan, client).await
 }
 
 /// The cached page under `key`, made if it is not there yet; the front
@@ -53,7 +84,7 @@ pub async fn cached(
 ) -> Result<Arc<CachedPage>, Arc<Failed>> {
     let key_of_page = key.clone();
     let page = state
-        .pages
+        .page_cache
         .try_get_with(key, async {
             let loaded = load::load(state, &site.content, route, plan, client).await;
             // One serialisation: embedded in the page and kept for route data.
@@ -125,11 +156,7 @@ async fn document_of(
     bootstrap: &str,
 ) -> Result<(u16, String), Failed> {
     if let Some(html) = site.dev.as_ref().and_then(|dev| dev.broken(route.page)) {
-        return Err(Failed {
-            status: 500,
-            html,
-            retry_soon: false,
-        });
+        return Err(Failed::server_error(html));
     }
     let m = &state.metrics;
     let started = std::time::Instant::now();
@@ -154,11 +181,11 @@ async fn document_of(
             Metrics::outcome(&m.render_failures, "error_screen");
             tracing::error!(%url, error = out.error.as_deref().unwrap_or(""), "render error");
             if let (Some(dev), Some(error)) = (&site.dev, &out.error) {
-                return Err(Failed {
-                    status: 500,
-                    html: dev.threw(out.page, error, out.stack.as_deref()),
-                    retry_soon: false,
-                });
+                return Err(Failed::server_error(dev.threw(
+                    out.page,
+                    error,
+                    out.stack.as_deref(),
+                )));
             }
             let html = document::page(
                 &front.manifest,
@@ -166,11 +193,7 @@ async fn document_of(
                 &head(state, site, route, loaded, &out),
                 &error_bootstrap(loaded),
             );
-            Err(Failed {
-                status: 500,
-                html,
-                retry_soon: false,
-            })
+            Err(Failed::server_error(html))
         }
         Ok(out) => Ok((
             out.status,

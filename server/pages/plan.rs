@@ -47,6 +47,13 @@ impl Plan {
             .find(|(k, _)| k == name)
             .map(|(_, v)| v.as_str())
     }
+
+    /// The value of the one query parameter a page's route declares, when
+    /// the request gave one: whatever `content/routes.json` names it (the
+    /// blog's filter, the success page's session id).
+    pub fn only_param(&self) -> Option<&str> {
+        self.params.first().map(|(_, v)| v.as_str())
+    }
 }
 
 /// The plan of `path?query` on `route`: the parameters its route declares

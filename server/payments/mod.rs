@@ -69,12 +69,20 @@ pub enum PaymentsError {
     Prices(Arc<str>),
 }
 
+/// Where Stripe's Checkout sends the visitor back: absolute URLs, the
+/// success page's with Stripe's `{CHECKOUT_SESSION_ID}` placeholder (the
+/// HTTP layer makes them from the route table).
+#[derive(Debug, Clone)]
+pub struct Returns {
+    pub success: String,
+    pub cancel: String,
+}
+
 pub struct Payments {
     client: Option<stripe::Client>,
     /// Outer bound on one Stripe call, pagination included (the client
     /// also bounds each HTTP attempt, connecting included).
     call_timeout: Duration,
-    site_url: String,
     webhook_secret: Option<String>,
     /// None until first read (always `Ok([])` when Stripe is off).
     prices: Live<Option<PriceList>>,
@@ -116,7 +124,6 @@ impl Payments {
         Ok(Payments {
             client,
             call_timeout: config.timeouts.stripe + config.timeouts.stripe / 2,
-            site_url: config.site_url.clone(),
             webhook_secret: config.stripe_webhook_secret.clone(),
             prices: Live::new(if stripe_on {
                 None
@@ -198,20 +205,25 @@ impl Payments {
         }
     }
 
-    /// A subscription Checkout session for an active price; its URL.
-    pub async fn checkout(&self, price_id: &str) -> Result<String, PaymentsError> {
+    /// A subscription Checkout session for an active price, returning to
+    /// `returns`; its URL.
+    pub async fn checkout(
+        &self,
+        price_id: &str,
+        returns: &Returns,
+    ) -> Result<String, PaymentsError> {
         let client = self.client()?;
         if !self.prices().await?.iter().any(|p| p.id == price_id) {
             return Err(PaymentsError::UnknownPrice(price_id.to_owned()));
         }
-        let success = format!(
-            "{}/success?session_id={{CHECKOUT_SESSION_ID}}",
-            self.site_url
-        );
-        let cancel = format!("{}/cancel", self.site_url);
         timed(
             self.call_timeout,
-            stripe::create_subscription_checkout(client, price_id, &success, &cancel),
+            stripe::create_subscription_checkout(
+                client,
+                price_id,
+                &returns.success,
+                &returns.cancel,
+            ),
         )
         .await
     }

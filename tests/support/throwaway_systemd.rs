@@ -253,6 +253,12 @@ impl Drop for Throwaway {
             // SAFETY: kill(2) has no memory preconditions.
             unsafe { libc::kill(self.pid1 as i32, libc::SIGKILL) };
         }
+        // The booter (`unshare --fork`) reaps systemd and exits with it;
+        // killed first, it would leave systemd a zombie.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while matches!(self.booter.try_wait(), Ok(None)) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
         let _ = self.booter.kill();
         let _ = self.booter.wait();
         let deadline = Instant::now() + Duration::from_secs(10);

@@ -20,52 +20,41 @@ use crate::intake::{IntroForm, IntroRequest};
 use crate::metrics::Metrics;
 use crate::state::SharedState;
 
+/// JSON in, JSON out for the page's script. A plain form post is
+/// redirected to the contact page's confirmation, or gets the contact page
+/// back with the message and what was typed.
 pub async fn save(
     State(state): State<SharedState>,
     Extension(client): Extension<ClientIp>,
     submission: Result<Submission, ApiError>,
-) -> Response {
+) -> Result<Response, ApiError> {
     let count = |outcome| Metrics::outcome(&state.metrics.intro_submissions, outcome);
-    let submission = match submission {
-        Ok(s) => s,
-        Err(e) => {
-            count("invalid");
-            return e.into_response();
-        }
-    };
-    let form = match submission.kind {
+    let submission = submission.inspect_err(|_| count("invalid"))?;
+    let kind = submission.kind;
+    let form = match kind {
         Kind::Json => body::json::<IntroForm>(&submission.bytes),
         Kind::Form => body::form_pairs(&submission.bytes).and_then(form_from_pairs),
     };
-    let kind = submission.kind;
-    let form = match form {
-        Ok(form) => form,
+    let (form, result) = match form {
+        Ok(form) => {
+            let result = match rate_limit(&state, client) {
+                Ok(()) => submit(&state, form.clone()).await,
+                Err(e) => Err(e),
+            };
+            (form, result)
+        }
         Err(e) => {
             count("invalid");
-            return answer(&state, kind, Err(e), IntroForm::default()).await;
+            (IntroForm::default(), Err(e))
         }
     };
-    if let Err(e) = rate_limit(&state, client) {
-        return answer(&state, kind, Err(e), form).await;
-    }
-    let result = submit(&state, form.clone()).await;
-    answer(&state, kind, result, form).await
-}
-
-/// JSON for the page's script; for a plain form post, a redirect or the
-/// contact page with the message and what was typed.
-async fn answer(
-    state: &SharedState,
-    kind: Kind,
-    result: Result<(), ApiError>,
-    form: IntroForm,
-) -> Response {
-    match (kind, result) {
-        (Kind::Json, Ok(())) => Json(IntroStored { success: true }).into_response(),
-        (Kind::Json, Err(e)) => e.into_response(),
+    match kind {
+        Kind::Json => result.map(|()| Json(IntroStored { success: true }).into_response()),
         // Post/redirect/get: a reload does not send it twice.
-        (Kind::Form, Ok(())) => Redirect::to("/contact?submitted=1").into_response(),
-        (Kind::Form, Err(e)) => contact_with_error(state, e, form).await,
+        Kind::Form => Ok(match result {
+            Ok(()) => Redirect::to(&state.site().content.links.contact_sent).into_response(),
+            Err(e) => contact_with_error(&state, e, form).await,
+        }),
     }
 }
 
@@ -142,11 +131,18 @@ fn form_from_pairs(pairs: Vec<(String, String)>) -> Result<IntroForm, ApiError> 
     })
 }
 
+/// The contact page with the refusal's message and what the visitor typed.
 async fn contact_with_error(state: &SharedState, e: ApiError, form: IntroForm) -> Response {
-    let loaded =
-        crate::pages::load::contact_refused(e.status.as_u16(), e.message, form, e.retry_after);
     let site = state.site();
-    let route = site.content.routes.find("/contact");
+    let path = &site.content.links.contact;
+    let loaded = crate::pages::load::contact_refused(
+        path,
+        e.status.as_u16(),
+        e.message,
+        form,
+        e.retry_after,
+    );
+    let route = site.content.routes.find(path);
     crate::http::respond::uncached(state, &site, &route, loaded).await
 }
 

@@ -59,6 +59,32 @@ impl IntoResponse for ApiError {
     }
 }
 
+/// A failure answered in plain text: the webhook's, read by Stripe's
+/// dashboard rather than a visitor.
+#[derive(Debug)]
+pub struct PlainError {
+    pub status: StatusCode,
+    pub message: std::borrow::Cow<'static, str>,
+}
+
+impl PlainError {
+    pub fn new(
+        status: StatusCode,
+        message: impl Into<std::borrow::Cow<'static, str>>,
+    ) -> PlainError {
+        PlainError {
+            status,
+            message: message.into(),
+        }
+    }
+}
+
+impl IntoResponse for PlainError {
+    fn into_response(self) -> Response {
+        (self.status, self.message).into_response()
+    }
+}
+
 /// Counts a POST from `client` against its rate limit: 429 with
 /// `Retry-After` when it is over.
 pub fn rate_limit(state: &AppState, client: ClientIp) -> Result<(), ApiError> {

@@ -9,23 +9,21 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::body::{self, Kind, Submission};
-use super::{rate_limit, ApiError};
+use super::{rate_limit, ApiError, PlainError};
 use crate::client_ip::ClientIp;
 use crate::contract::{CheckoutCreated, CheckoutRequest};
 use crate::messages::messages;
 use crate::payments::sessions::Miss;
-use crate::payments::{checkouts, PaymentsError};
+use crate::payments::{checkouts, PaymentsError, Returns};
 use crate::state::SharedState;
 
 /// `get-stripe-prices`: `{ prices }`.
-pub async fn prices(State(state): State<SharedState>) -> Response {
-    match state.payments.prices().await {
-        Ok(prices) => Json(json!({ "prices": *prices })).into_response(),
-        Err(e) => {
-            tracing::error!(error = %e, "Error fetching prices");
-            ApiError::new(StatusCode::BAD_GATEWAY, &messages().prices_failed).into_response()
-        }
-    }
+pub async fn prices(State(state): State<SharedState>) -> Result<Json<serde_json::Value>, ApiError> {
+    let prices = state.payments.prices().await.map_err(|e| {
+        tracing::error!(error = %e, "Error fetching prices");
+        ApiError::new(StatusCode::BAD_GATEWAY, &messages().prices_failed)
+    })?;
+    Ok(Json(json!({ "prices": *prices })))
 }
 
 /// `create-checkout-session`: JSON `{ priceId }` -> `{ url }`; the plain form
@@ -34,46 +32,43 @@ pub async fn create_checkout(
     State(state): State<SharedState>,
     Extension(client): Extension<ClientIp>,
     submission: Result<Submission, ApiError>,
-) -> Response {
-    let submission = match submission {
-        Ok(s) => s,
-        Err(e) => return e.into_response(),
-    };
+) -> Result<Response, ApiError> {
+    let submission = submission?;
     let form_post = submission.kind == Kind::Form;
     let price_id = match submission.kind {
-        Kind::Form => match body::form_pairs(&submission.bytes) {
-            Ok(pairs) => pairs
-                .into_iter()
-                .find(|(k, _)| k == "priceId")
-                .map(|(_, v)| v),
-            Err(e) => return e.into_response(),
-        },
-        Kind::Json => match body::json::<CheckoutRequest>(&submission.bytes) {
-            Ok(b) => Some(b.price_id),
-            Err(e) => return e.into_response(),
-        },
+        Kind::Form => body::form_pairs(&submission.bytes)?
+            .into_iter()
+            .find(|(k, _)| k == "priceId")
+            .map(|(_, v)| v),
+        Kind::Json => Some(body::json::<CheckoutRequest>(&submission.bytes)?.price_id),
     };
-    let Some(price_id) = price_id.filter(|p| !p.trim().is_empty()) else {
-        return ApiError::new(StatusCode::BAD_REQUEST, "priceId: required").into_response();
+    let price_id = price_id
+        .filter(|p| !p.trim().is_empty())
+        .ok_or_else(|| ApiError::new(StatusCode::BAD_REQUEST, "priceId: required"))?;
+    rate_limit(&state, client)?;
+    let links = state.site().content.links.clone();
+    let returns = Returns {
+        success: format!(
+            "{}{}{{CHECKOUT_SESSION_ID}}",
+            state.config.site_url, links.checkout_success
+        ),
+        cancel: format!("{}{}", state.config.site_url, links.checkout_cancel),
     };
-    if let Err(e) = rate_limit(&state, client) {
-        return e.into_response();
-    }
-    match state.payments.checkout(&price_id).await {
-        Ok(url) if form_post => Redirect::to(&url).into_response(),
-        Ok(url) => Json(CheckoutCreated { url }).into_response(),
+    match state.payments.checkout(&price_id, &returns).await {
+        Ok(url) if form_post => Ok(Redirect::to(&url).into_response()),
+        Ok(url) => Ok(Json(CheckoutCreated { url }).into_response()),
         Err(e) => {
             // Spec section 8: only logged, no message for the visitor.
             tracing::error!(price_id = %price_id, error = %e, "Error creating checkout session");
             if form_post {
-                return Redirect::to("/pricing").into_response();
+                return Ok(Redirect::to(&links.pricing).into_response());
             }
             let status = match e {
                 PaymentsError::UnknownPrice(_) => StatusCode::BAD_REQUEST,
                 PaymentsError::Off => StatusCode::SERVICE_UNAVAILABLE,
                 _ => StatusCode::BAD_GATEWAY,
             };
-            ApiError::new(status, &messages().checkout_unavailable).into_response()
+            Err(ApiError::new(status, &messages().checkout_unavailable))
         }
     }
 }
@@ -92,31 +87,25 @@ pub async fn verify(
     State(state): State<SharedState>,
     Extension(client): Extension<ClientIp>,
     submission: Result<Submission, ApiError>,
-) -> Response {
-    let body = match submission {
-        Ok(Submission {
-            kind: Kind::Json,
-            bytes,
-        }) => bytes,
-        Ok(_) => {
-            return ApiError::new(
-                StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                "Send the request as application/json",
-            )
-            .into_response()
-        }
-        Err(e) => return e.into_response(),
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let Submission {
+        kind: Kind::Json,
+        bytes,
+    } = submission?
+    else {
+        return Err(ApiError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Send the request as application/json",
+        ));
     };
-    let VerifyBody { session_id } = match body::json::<VerifyBody>(&body) {
-        Ok(b) => b,
-        Err(e) => return e.into_response(),
-    };
+    let VerifyBody { session_id } = body::json::<VerifyBody>(&bytes)?;
     if session_id.trim().is_empty() {
-        return ApiError::new(StatusCode::BAD_REQUEST, &messages().no_session_id).into_response();
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            &messages().no_session_id,
+        ));
     }
-    if let Err(e) = rate_limit(&state, client) {
-        return e.into_response();
-    }
+    rate_limit(&state, client)?;
     let verdict = state
         .payments
         .verdict(&state.db, &session_id, client.0)
@@ -125,15 +114,14 @@ pub async fn verify(
         state.metrics.rate_limited.inc();
     }
     match (&verdict.session, verdict.miss) {
-        (Some(session), None) => {
-            Json(json!({ "session": session, "state": verdict.state_name() })).into_response()
-        }
-        (_, miss) => ApiError {
+        (Some(session), None) => Ok(Json(
+            json!({ "session": session, "state": verdict.state_name() }),
+        )),
+        (_, miss) => Err(ApiError {
             status: miss_status(miss),
             message: messages().verify_failed.clone(),
             retry_after: verdict.retry_after(),
-        }
-        .into_response(),
+        }),
     }
 }
 
@@ -151,20 +139,19 @@ fn miss_status(miss: Option<Miss>) -> StatusCode {
 /// `POST /api/stripe-webhook`: signed events, each recorded once by its id
 /// (replays change nothing). A checkout that completes, and a delayed
 /// payment that later succeeds or fails, set the checkout's stored status.
-pub async fn webhook(State(state): State<SharedState>, req: Request) -> Response {
+pub async fn webhook(
+    State(state): State<SharedState>,
+    req: Request,
+) -> Result<Json<serde_json::Value>, PlainError> {
+    const OFF: &str = "webhooks are off: STRIPE_WEBHOOK_SECRET is unset";
     if !state.payments.webhooks_on() {
-        return (
-            StatusCode::SERVICE_UNAVAILABLE,
-            "webhooks are off: STRIPE_WEBHOOK_SECRET is unset",
-        )
-            .into_response();
+        return Err(PlainError::new(StatusCode::SERVICE_UNAVAILABLE, OFF));
     }
     if body::kind_of(req.headers()) != Some(Kind::Json) {
-        return (
+        return Err(PlainError::new(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "Stripe sends events as application/json",
-        )
-            .into_response();
+        ));
     }
     let signature = req
         .headers()
@@ -172,39 +159,32 @@ pub async fn webhook(State(state): State<SharedState>, req: Request) -> Response
         .and_then(|v| v.to_str().ok())
         .unwrap_or("")
         .to_owned();
-    let body = match body::read_limited(req, body::MAX_WEBHOOK_BODY).await {
-        Ok(b) => b,
-        Err(e) => return (e.status, e.message).into_response(),
-    };
-    let Ok(payload) = std::str::from_utf8(&body) else {
-        return (StatusCode::BAD_REQUEST, "payload is not UTF-8").into_response();
-    };
+    let body = body::read_limited(req, body::MAX_WEBHOOK_BODY)
+        .await
+        .map_err(|e| PlainError::new(e.status, e.message))?;
+    let payload = std::str::from_utf8(&body)
+        .map_err(|_| PlainError::new(StatusCode::BAD_REQUEST, "payload is not UTF-8"))?;
     let event = match state.payments.verify_webhook(payload, &signature) {
-        None => {
-            return (
-                StatusCode::SERVICE_UNAVAILABLE,
-                "webhooks are off: STRIPE_WEBHOOK_SECRET is unset",
-            )
-                .into_response()
-        }
+        None => return Err(PlainError::new(StatusCode::SERVICE_UNAVAILABLE, OFF)),
         Some(Err(e)) => {
             tracing::warn!(error = %e, "rejected a Stripe webhook");
-            return (StatusCode::BAD_REQUEST, "invalid or stale signature").into_response();
+            return Err(PlainError::new(
+                StatusCode::BAD_REQUEST,
+                "invalid or stale signature",
+            ));
         }
         Some(Ok(event)) => event,
     };
-    match checkouts::record_event(&state.db, &event, payload).await {
-        Ok(new) => {
-            if let (true, Some(id)) = (new, &event.checkout_session_id) {
-                // The success page asks Stripe again rather than show a stale state.
-                state.payments.forget_session(id).await;
-            }
-            Json(json!({ "received": true, "duplicate": !new })).into_response()
-        }
-        Err(e) => {
+    let new = checkouts::record_event(&state.db, &event, payload)
+        .await
+        .map_err(|e| {
             // 5xx: Stripe retries the delivery later.
             tracing::error!(event = %event.id, error = %e, "could not record a Stripe event");
-            (StatusCode::SERVICE_UNAVAILABLE, "try again later").into_response()
-        }
+            PlainError::new(StatusCode::SERVICE_UNAVAILABLE, "try again later")
+        })?;
+    if let (true, Some(id)) = (new, &event.checkout_session_id) {
+        // The success page asks Stripe again rather than show a stale state.
+        state.payments.forget_session(id).await;
     }
+    Ok(Json(json!({ "received": true, "duplicate": !new })))
 }
