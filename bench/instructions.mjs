@@ -19,7 +19,9 @@
 //
 //   node bench/instructions.mjs [--profile]
 //
-// alone measures one run of our server only (the quick loop while cutting).
+// alone measures one run of our server only (the quick loop while cutting),
+// each figure beside the recorded run's (bench/results.json) and how far
+// from it, in %.
 // `--profile` measures `/` on the `profiling` build (the release build with
 // its symbols: same code, names to read), prints where the instructions go
 // by library and function, and writes bench/profile.json and docs/performance.md's
@@ -270,6 +272,13 @@ export function byLibrary(file, requests) {
     .sort((x, y) => y.instructions - x.instructions);
 }
 
+/** How far `now` is from the mean of a recorded run's figures, in %. */
+export function fmtChange(now, recorded) {
+  const mean = recorded.reduce((a, b) => a + b, 0) / recorded.length;
+  const change = ((now - mean) / mean) * 100;
+  return `${change >= 0 ? "+" : ""}${change.toFixed(2)} %`;
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   need("valgrind", "valgrind");
   const profiling = process.argv.includes("--profile");
@@ -281,8 +290,14 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const expected = await bodies(ours.port, pages);
   const figures = await count(ours.child.pid, ours.port, ours.out, pages, expected);
   ours.child.kill("SIGKILL");
+  const recorded = JSON.parse(fs.readFileSync(path.join(root, "bench/results.json"), "utf8")).rows.instructions.pages;
   for (const page of pages) {
-    for (const enc of ENCODINGS) console.log(`${page} (${enc}): ${Math.round(figures[page][enc].instructions)} instructions per request (windows: ${figures[page][enc].windows.map(Math.round).join(", ")})`);
+    for (const enc of ENCODINGS) {
+      const now = figures[page][enc].instructions;
+      const then = recorded.find((r) => r.page === page && r.encoding === enc)?.ours;
+      const against = then ? `; recorded run ${then.map(Math.round).join(" / ")}, ${fmtChange(now, then)}` : "";
+      console.log(`${page} (${enc}): ${Math.round(now)} instructions per request (windows: ${figures[page][enc].windows.map(Math.round).join(", ")})${against}`);
+    }
   }
   if (profiling) {
     const libraries = byLibrary(figures["/"].gzip.file, REQUESTS);

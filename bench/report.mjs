@@ -17,6 +17,7 @@ const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..")
 /** Each table: its marker's name, the JSON file it is drawn from, the
  *  guide it is in, and how it is drawn. */
 const TABLES = [
+  { id: "bench/results.json#summary", source: "bench/results.json", doc: "docs/performance.md", render: summaryTable },
   { id: "bench/results.json", source: "bench/results.json", doc: "docs/performance.md", render: (r) => benchTable(r).rows },
   { id: "bench/results.json#swaps", source: "bench/results.json", doc: "docs/deploy.md", render: swapsTable },
   { id: "bench/profile.json", source: "bench/profile.json", doc: "docs/performance.md", render: profileTable },
@@ -183,6 +184,35 @@ export function benchTable(r) {
 }
 
 /** Row 11's kinds, as the table names them. */
+/** The guide's opening table: the headline figure of each row that has a
+ *  peer, what the ratio compares and which way is better. */
+function summaryTable(r) {
+  const { instructions: ins, cached, connections: conn, render, tlsInstructions: ti, tlsThroughput: tt, tlsConnections: tc, swaps } = r.rows;
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const worstPage = ins.pages.find((p) => p.page === ins.worst.page && p.encoding === ins.worst.encoding);
+  const worstCached = cached.pages.find((p) => p.page === cached.worst.page);
+  const worstTls = ti.kinds.find((k) => k.kind === ti.worst.kind);
+  const n = (x, d = 0) => x.toLocaleString("en-US", { minimumFractionDigits: d, maximumFractionDigits: d });
+  const rows = [
+    [`instructions per cached page, worst page (${ins.worst.page}, ${ins.worst.encoding}; row 1)`, n(median(worstPage.ours)), n(median(worstPage.nginx)), f(ins.worst.ratio, 2), "lower"],
+    [`requests per second, cached pages, worst page (${cached.worst.page}; row 2)`, n(worstCached.ours.rps), n(worstCached.nginx.rps), f(cached.worst.ratio, 2), "higher"],
+    [`p99 latency at ${conn.keepAlive.connections} open connections, ms (row 3)`, f(conn.keepAlive.ours.p99, 2), f(conn.keepAlive.nginx.p99, 2), f(conn.keepAlive.ours.p99 / conn.keepAlive.nginx.p99, 2), "lower"],
+    [`p50 latency, a new connection per request, ms (row 3)`, f(conn.perRequest.ours.p50, 2), f(conn.perRequest.nginx.p50, 2), f(conn.perRequest.ours.p50 / conn.perRequest.nginx.p50, 2), "lower"],
+    [`renders per second, page cache off, against Node (row 4)`, n(render.ours.rps), n(render.node.rps), f(render.ours.rps / render.node.rps, 2), "higher"],
+    [`HTTPS: instructions, worst kind (${KINDS[ti.worst.kind]}; row 11)`, n(median(worstTls.ours)), n(median(worstTls.nginx)), f(ti.worst.ratio, 2), "lower"],
+    [`HTTPS: requests per second, HTTP/2 (row 12)`, n(tt.http2.ours.rps), n(tt.http2.nginx.rps), f(tt.http2.ours.rps / tt.http2.nginx.rps, 2), "higher"],
+    [`HTTPS: p50 latency, a new TLS connection per request, ms (row 13)`, f(tc.perRequest.ours.p50, 2), f(tc.perRequest.nginx.p50, 2), f(tc.perRequest.ours.p50 / tc.perRequest.nginx.p50, 2), "lower"],
+    [`requests failed during ${swaps.upgrades} upgrades under load (row 10)`, n(swaps.failed), "-", "-", "0"],
+  ];
+  return [
+    `Run of ${r.date} (${r.cores} cores; ${r.nginx}, Node ${r.node}). The peer is nginx, or Node for renders.`,
+    "",
+    "| figure | ours | peer | ours / peer | better when |",
+    "| --- | --- | --- | --- | --- |",
+    ...rows.map((row) => `| ${row.join(" | ")} |`),
+  ].join("\n");
+}
+
 const KINDS = {
   keepAliveH1: "a cached hit, keep-alive HTTP/1.1",
   keepAliveH2: "a cached hit, keep-alive HTTP/2",

@@ -13,13 +13,18 @@
 //      connection per request (wrk, as row 3)
 //  14. memory: resident memory with 1,000 and 10,000 idle TLS connections,
 //      and what each connection adds
+//
+//   node bench/tls.mjs
+//
+// alone measures row 11 for our server only, one run, each figure beside
+// the recorded run's (bench/results.json) and how far from it, in %.
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import http2 from "node:http2";
 import https from "node:https";
 import path from "node:path";
-import { sleep, startSite } from "../tests/ops/tools.mjs";
-import { checkAnswer, connection, CONNECTIONS, requestBytes, SITE_URL, windows } from "./instructions.mjs";
+import { freePort, need, root, siteBinary, sleep, startSite, tempDir, waitFor } from "../tests/ops/tools.mjs";
+import { bodies, checkAnswer, connection, CONNECTIONS, COUNTED_ENV, fmtChange, requestBytes, SITE_URL, valgrind, windows } from "./instructions.mjs";
 
 /** Requests per window of row 11's keep-alive rows: the connections are
  *  opened (and their handshakes made) before the warm-up, not counted. */
@@ -288,4 +293,31 @@ export async function idleMemory(pids, port, ca, pages, count) {
   await Promise.all(clients.map((c) => new Promise((resolve) => (c.child.exitCode !== null ? resolve() : c.child.on("exit", resolve)))));
   if (stillOpen !== count) throw new Error(`${count - stillOpen} of ${count} idle connections were closed before the reading (all were open ${openMs} ms after the first began)`);
   return { connections: count, openMs, beforeKb: before.rss, rssKb: during.rss, peakKb: during.peak, perConnectionKb: (during.rss - before.rss) / count };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  need("valgrind", "valgrind");
+  const dir = tempDir("citizen-callgrind-tls-");
+  const bin = siteBinary("release");
+  // The bytes every answer is checked against, from a plain server of the
+  // same binary (the pages do not depend on the scheme they are served on).
+  const plainPort = await freePort();
+  const plain = startSite(bin, plainPort, { SITE_URL, ...COUNTED_ENV });
+  await waitFor(`http://127.0.0.1:${plainPort}/readyz`);
+  const sha = (await bodies(plainPort, [TLS_PAGE]))[TLS_PAGE][TLS_ENCODING];
+  plain.kill("SIGKILL");
+  const certs = certificate(dir);
+  const port = await freePort();
+  const out = path.join(dir, "ours-tls.out");
+  const ours = await startOursTls(bin, certs, port, await freePort(), { wrap: valgrind(out), readyMs: 600_000, env: COUNTED_ENV });
+  const { figures, negotiated } = await countTls(ours.pid, port, out, certs.ca, sha);
+  ours.kill("SIGKILL");
+  const recorded = JSON.parse(fs.readFileSync(path.join(root, "bench/results.json"), "utf8")).rows.tlsInstructions?.kinds ?? [];
+  console.log(`${negotiated.protocol}, ${negotiated.cipher}, ${negotiated.group}; ${TLS_PAGE} in ${TLS_ENCODING}`);
+  for (const [kind, figure] of Object.entries(figures)) {
+    const then = recorded.find((k) => k.kind === kind)?.ours;
+    const against = then ? `; recorded run ${then.map(Math.round).join(" / ")}, ${fmtChange(figure.instructions, then)}` : "";
+    console.log(`${kind}: ${Math.round(figure.instructions)} instructions (windows: ${figure.windows.map(Math.round).join(", ")})${against}`);
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
 }

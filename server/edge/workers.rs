@@ -12,9 +12,10 @@
 //! a new connection per request its p50 1.5 times (docs/performance.md,
 //! "Where the time went").
 //!
-//! Everything else (renders on the V8 threads, the database, Stripe,
-//! background work) is where it was: a connection's task awaits it as
-//! before, from its worker.
+//! A connection's handlers, loaders and database and Stripe calls run on
+//! its worker's runtime too. Renders run on the V8 threads (a connection's
+//! task awaits them from its worker), and background work on the main
+//! runtime.
 
 use std::sync::OnceLock;
 use std::thread;
