@@ -3,7 +3,8 @@
 //! `tests/live_systemd.rs`): a temporary folder removed when dropped, the
 //! check for a Debian tool, which names the package rather than install
 //! it, a free port, curl, waiting for a condition, and a test CA with a
-//! certificate.
+//! certificate. [`throwaway_systemd`] boots a real systemd in a throwaway
+//! root for `tests/live_systemd.rs`.
 
 // Each test uses some of these.
 #![allow(dead_code)]
