@@ -30,9 +30,9 @@ pub async fn uncached(
 /// A page that could not be made, as its error page: never stored by a
 /// cache, and a 503 asks to come back in a second. Every request that
 /// waited on the same render gets it (hence by reference).
-impl IntoResponse for &Failed {
+impl IntoResponse for Failed {
     fn into_response(self) -> Response {
-        let mut res = html_response(self.status, self.html.clone(), "no-store");
+        let mut res = html_response(self.status, self.html, "no-store");
         if self.retry_soon {
             res.headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
@@ -41,9 +41,9 @@ impl IntoResponse for &Failed {
     }
 }
 
-impl IntoResponse for Failed {
+impl IntoResponse for &Failed {
     fn into_response(self) -> Response {
-        (&self).into_response()
+        self.clone().into_response()
     }
 }
 

@@ -22,7 +22,7 @@ use crate::state::AppState;
 
 /// A page that could not be made: the parts of its error response, shared
 /// by every request that waited on the same render.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Failed {
     pub status: u16,
     pub html: String,

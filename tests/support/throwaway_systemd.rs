@@ -24,7 +24,8 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+
+use super::wait;
 
 /// Units masked inside: each would act on this machine (kernel settings,
 /// modules, devices, the clock, the network, mounts, entropy) or start
@@ -159,34 +160,25 @@ impl Throwaway {
             pid1: 0,
             groups,
         };
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while booted.pid1 == 0 {
+        // Found, or the booter gave up.
+        wait(20, || {
             booted.pid1 = first_of_namespace(booted.booter.id()).unwrap_or(0);
-            if booted.pid1 == 0 {
-                assert!(
-                    Instant::now() < deadline && booted.booter.try_wait().unwrap().is_none(),
-                    "systemd did not start:\n{}",
-                    booted.log()
-                );
-                std::thread::sleep(Duration::from_millis(100));
-            }
-        }
+            booted.pid1 != 0 || !matches!(booted.booter.try_wait(), Ok(None))
+        });
+        assert!(booted.pid1 != 0, "systemd did not start:\n{}", booted.log());
         // Its network namespace starts with loopback down.
         booted.inside(&["ip", "link", "set", "lo", "up"]);
-        let deadline = Instant::now() + Duration::from_secs(90);
-        loop {
-            let state = booted.inside(&["systemctl", "is-system-running"]);
-            let state = String::from_utf8_lossy(&state.stdout).trim().to_string();
-            if state == "running" || state == "degraded" {
-                break;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "systemd is still {state:?} after 90 s:\n{}",
-                booted.log()
-            );
-            std::thread::sleep(Duration::from_millis(300));
-        }
+        let mut state = String::new();
+        let up = wait(90, || {
+            let out = booted.inside(&["systemctl", "is-system-running"]);
+            state = String::from_utf8_lossy(&out.stdout).trim().to_string();
+            state == "running" || state == "degraded"
+        });
+        assert!(
+            up,
+            "systemd is still {state:?} after 90 s:\n{}",
+            booted.log()
+        );
         booted
     }
 
@@ -221,23 +213,16 @@ impl Throwaway {
             .stderr(out)
             .spawn()
             .expect("nsenter runs (util-linux)");
-        let deadline = Instant::now() + Duration::from_secs(secs);
-        let status = loop {
-            if let Some(status) = child.try_wait().unwrap() {
-                break Some(status);
-            }
-            if Instant::now() > deadline {
-                let _ = child.kill();
-                let _ = child.wait();
-                break None;
-            }
-            std::thread::sleep(Duration::from_millis(200));
-        };
+        let ended = wait(secs, || !matches!(child.try_wait(), Ok(None)));
+        if !ended {
+            let _ = child.kill();
+        }
+        let status = child.wait().unwrap();
         let mut said = std::fs::read_to_string(&out_path).unwrap_or_default();
-        if status.is_none() {
+        if !ended {
             said.push_str(&format!("\n(killed after {secs} s)\n"));
         }
-        (status.is_some_and(|s| s.success()), said)
+        (ended && status.success(), said)
     }
 
     /// What the booting process printed.
@@ -255,16 +240,10 @@ impl Drop for Throwaway {
         }
         // The booter (`unshare --fork`) reaps systemd and exits with it;
         // killed first, it would leave systemd a zombie.
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while matches!(self.booter.try_wait(), Ok(None)) && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        wait(10, || !matches!(self.booter.try_wait(), Ok(None)));
         let _ = self.booter.kill();
         let _ = self.booter.wait();
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while self.groups.iter().any(|g| holds_processes(g)) && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        wait(10, || !self.groups.iter().any(|g| holds_processes(g)));
         for group in &self.groups {
             remove_tree(group);
         }

@@ -46,7 +46,8 @@ pub async fn create_checkout(
         .filter(|p| !p.trim().is_empty())
         .ok_or_else(|| ApiError::new(StatusCode::BAD_REQUEST, "priceId: required"))?;
     rate_limit(&state, client)?;
-    let links = state.site().content.links.clone();
+    let site = state.site();
+    let links = &site.content.links;
     let returns = Returns {
         success: format!(
             "{}{}{{CHECKOUT_SESSION_ID}}",
