@@ -12,7 +12,7 @@ use ts_rs::TS;
 pub use crate::content::blog::{Post, PostSummary};
 pub use crate::content::communities::FeaturedCommunity;
 pub use crate::content::routes::PageId;
-pub use crate::intake::IntroForm;
+pub use crate::intake::{FieldError, IntroForm};
 pub use crate::payments::stripe::{
     PaymentState, PriceInterval, PriceRecord, ProductInfo, ProductMetadata, VerifiedSession,
 };
@@ -74,6 +74,8 @@ pub struct ContactData {
     pub error: Option<String>,
     /// What that refused post held, to fill the form in again.
     pub values: Option<IntroForm>,
+    /// The fields of that post to fix, each marked with what to do.
+    pub fields: Vec<FieldError>,
 }
 
 /// /terms.
@@ -165,6 +167,10 @@ pub struct ApiFailure {
     #[ts(type = "false")]
     pub success: bool,
     pub error: String,
+    /// A refused form: each field to fix, with what to do.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[ts(optional, as = "Option<Vec<FieldError>>")]
+    pub fields: Vec<FieldError>,
 }
 
 /// Where the generated declarations live, from the crate root.
@@ -214,6 +220,7 @@ pub fn server_types() -> String {
         ProductMetadata,
         ContactData,
         IntroForm,
+        FieldError,
         TermsData,
         SuccessData,
         PaymentState,

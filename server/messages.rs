@@ -34,6 +34,21 @@ pub struct Messages {
     /// The reasons the error screen shows after its status.
     pub internal_error: String,
     pub unavailable: String,
+    /// What the contact form shows at each field in error.
+    pub field_errors: FieldErrors,
+}
+
+/// The contact form's per-field advice (the spec's alert names no field; a
+/// screen-reader user hears these at the field itself).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct FieldErrors {
+    pub name_missing: String,
+    pub email_missing: String,
+    pub email_invalid: String,
+    pub website_invalid: String,
+    /// `{max}` is the limit in characters.
+    pub too_long: String,
 }
 
 static MESSAGES: LazyLock<Messages> = LazyLock::new(|| {
@@ -53,6 +68,12 @@ impl Messages {
     }
 }
 
+impl FieldErrors {
+    pub fn too_long(&self, max: usize) -> String {
+        self.too_long.replace("{max}", &max.to_string())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -68,5 +89,6 @@ mod tests {
             m.too_many_requests(7),
             "Too many requests. Please wait 7 seconds and try again."
         );
+        assert_eq!(m.field_errors.too_long(200), "Use at most 200 characters");
     }
 }

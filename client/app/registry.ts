@@ -15,6 +15,8 @@ export interface PageRegistry {
   render<K extends PageId>(id: K, data: PageDataMap[K] | undefined, state: LoadState): ReactNode;
   /** The page's title and description for its data, once loaded. */
   meta<K extends PageId>(id: K, data: PageDataMap[K] | undefined): PageMeta | undefined;
+  /** What a new view of the page shows, if the page says (PageModule.view). */
+  view<K extends PageId>(id: K, data: PageDataMap[K] | undefined, search: URLSearchParams): string | undefined;
 }
 
 /** The data a route carries (undefined for a page without a loader). */
@@ -31,6 +33,7 @@ function registryOf(loaded: Partial<PageModules>, load: (id: PageId) => Promise<
       return mod ? createElement(mod.default, { data, state }) : null;
     },
     meta: (id, data) => loaded[id]?.meta(data),
+    view: (id, data, search) => loaded[id]?.view?.(data, search),
   };
 }
 

@@ -20,14 +20,26 @@ export function ErrorScreen({ status, message }: { status?: number; message: str
 
 interface State {
   error: Error | null;
+  /** The view the error belongs to. */
+  view: string;
+}
+
+interface BoundaryProps {
+  children: ReactNode;
+  /** The view on screen (path and query): another view tries the page
+   *  again, without remounting it (focus stays where it was). */
+  view: string;
 }
 
 /** Catches a page that throws while rendering in the browser: the visitor
  *  sees the spec's screen, the console gets the detail. */
-export class ErrorBoundary extends Component<{ children: ReactNode }, State> {
-  state: State = { error: null };
-  static getDerivedStateFromError(error: Error): State {
+export class ErrorBoundary extends Component<BoundaryProps, State> {
+  state: State = { error: null, view: this.props.view };
+  static getDerivedStateFromError(error: Error): Partial<State> {
     return { error };
+  }
+  static getDerivedStateFromProps(props: BoundaryProps, state: State): Partial<State> | null {
+    return props.view === state.view ? null : { error: null, view: props.view };
   }
   componentDidCatch(error: Error, info: ErrorInfo) {
     console.error("A page failed to render:", error, info.componentStack);

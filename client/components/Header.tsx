@@ -1,5 +1,5 @@
 import { Menu, X } from "lucide-react";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { Link, useLocation } from "react-router";
 import { Logo } from "./Logo";
 
@@ -15,6 +15,7 @@ export const NAV_ITEMS = [
 
 export function Header() {
   const [open, setOpen] = useState(false);
+  const toggle = useRef<HTMLButtonElement>(null);
   const { pathname } = useLocation();
   // A followed link (or Back) closes the mobile menu: the menu is reset while
   // rendering the new path, so it never paints open over the new page.
@@ -23,9 +24,29 @@ export function Header() {
     setMenuPath(pathname);
     setOpen(false);
   }
+  // Escape closes the open menu from anywhere in it and puts focus back on
+  // its button (where a keyboard user opened it).
+  useEffect(() => {
+    if (!open) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "Escape") return;
+      setOpen(false);
+      toggle.current?.focus();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [open]);
 
   return (
-    <header className="sticky top-0 z-40 border-b border-slate-200 bg-white/95 backdrop-blur">
+    <header
+      className="sticky top-0 z-40 border-b border-slate-200 bg-white/95 backdrop-blur"
+      // The open menu closes when focus moves on to an element in the page,
+      // so it never covers the element that has focus.
+      onBlur={(e) => {
+        const next = e.relatedTarget;
+        if (open && next instanceof Node && !e.currentTarget.contains(next)) setOpen(false);
+      }}
+    >
       <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:left-4 focus:top-4 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2">
         Skip to content
       </a>
@@ -49,6 +70,7 @@ export function Header() {
           </Link>
         </div>
         <button
+          ref={toggle}
           type="button"
           className="inline-flex items-center justify-center rounded-md p-2 text-slate-700 hover:bg-slate-100 md:hidden"
           aria-controls="mobile-menu"

@@ -211,7 +211,11 @@ error: string | null,
 /**
  * What that refused post held, to fill the form in again.
  */
-values: IntroForm | null, };
+values: IntroForm | null, 
+/**
+ * The fields of that post to fix, each marked with what to do.
+ */
+fields: Array<FieldError>, };
 
 /**
  * What the form sends, as sent (JSON from the script, or form fields).
@@ -226,6 +230,12 @@ submissionId: string,
  * The honeypot: a field people never see or fill; bots do.
  */
 fax?: string, };
+
+/**
+ * A form field the visitor must fix: its name (IntroForm's, which the
+ * form's inputs carry) and what to do, shown at the field.
+ */
+export type FieldError = { field: string, message: string, };
 
 /**
  * /terms.
@@ -303,7 +313,11 @@ export type IntroStored = { success: true, };
 /**
  * Every API failure: the message the visitor is shown (which field, why).
  */
-export type ApiFailure = { success: false, error: string, };
+export type ApiFailure = { success: false, error: string, 
+/**
+ * A refused form: each field to fix, with what to do.
+ */
+fields?: Array<FieldError>, };
 
 /** Every page id, in the route table's order (the client checks the table's names against it). */
 export const PAGE_IDS: readonly PageId[] = ["Home", "Wallets", "Services", "About", "Community", "Blog", "NfcWallet", "MobileApp", "DiscordWallet", "Pricing", "Contact", "Ctzn", "Privacy", "Terms", "Success", "Cancel", "NotFound"];

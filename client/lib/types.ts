@@ -15,6 +15,7 @@ export type {
   ContactData,
   ErrorNotice,
   FeaturedCommunity,
+  FieldError,
   IntroForm,
   PageData,
   PageId,
@@ -66,6 +67,9 @@ export interface PageMeta {
 export interface PageModule<D> {
   default: (props: PageProps<D>) => React.ReactNode;
   meta: (data: D | undefined) => PageMeta;
+  /** What a new view of the page shows (the same path, another query: a
+   *  filter, a toggle), said to a screen reader; the title when absent. */
+  view?: (data: D | undefined, search: URLSearchParams) => string;
 }
 
 /** Every page's module, each checked against its own data type. */

@@ -103,20 +103,65 @@ pub struct IntroRequest {
     pub submission_id: Option<uuid::Uuid>,
 }
 
-/// Why a form was refused; the message names the field.
+/// A form field the visitor must fix: its name (IntroForm's, which the
+/// form's inputs carry) and what to do, shown at the field.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct FieldError {
+    pub field: String,
+    pub message: String,
+}
+
+/// Why a form was refused: the message the API answers with (the spec's,
+/// or one that names the field) and each field the visitor must fix.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Invalid {
-    /// The spec's message for an empty name or email.
-    MissingRequired,
-    Field(String),
+pub struct Invalid {
+    pub message: String,
+    /// The text fields in error, in the form's order; empty for a rule no
+    /// text field breaks (an unknown tag, a bad submission id).
+    pub fields: Vec<FieldError>,
+}
+
+impl Invalid {
+    /// The spec's message for an empty name or email, and which is empty.
+    fn missing(name: bool, email: bool) -> Invalid {
+        let m = crate::messages::messages();
+        let advice = &m.field_errors;
+        let fields = [
+            (name, "name", &advice.name_missing),
+            (email, "email", &advice.email_missing),
+        ]
+        .into_iter()
+        .filter(|(empty, _, _)| *empty)
+        .map(|(_, field, message)| FieldError {
+            field: field.into(),
+            message: message.clone(),
+        })
+        .collect();
+        Invalid {
+            message: m.missing_fields.clone(),
+            fields,
+        }
+    }
+
+    /// `message` names the field; `advice` is what the form shows at a
+    /// text field (None for the others).
+    fn field(message: String, field: &str, advice: Option<String>) -> Invalid {
+        Invalid {
+            message,
+            fields: advice
+                .map(|message| FieldError {
+                    field: field.into(),
+                    message,
+                })
+                .into_iter()
+                .collect(),
+        }
+    }
 }
 
 impl fmt::Display for Invalid {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Invalid::MissingRequired => f.write_str(&crate::messages::messages().missing_fields),
-            Invalid::Field(m) => f.write_str(m),
-        }
+        f.write_str(&self.message)
     }
 }
 
@@ -125,31 +170,46 @@ impl IntroRequest {
     /// among `tag_options` (the site's, `content/site/intro-tags.json`).
     pub fn parse(form: IntroForm, tag_options: &[String]) -> Result<IntroRequest, Invalid> {
         let name = form.name.trim().to_owned();
-        if name.is_empty() || form.email.trim().is_empty() {
-            return Err(Invalid::MissingRequired);
+        let (no_name, no_email) = (name.is_empty(), form.email.trim().is_empty());
+        if no_name || no_email {
+            return Err(Invalid::missing(no_name, no_email));
         }
-        let field = |m: String| Invalid::Field(m);
-        limit("name", &name, MAX_NAME).map_err(field)?;
+        let advice = &crate::messages::messages().field_errors;
+        limit("name", &name, MAX_NAME)?;
         let contact_person = form.contact_person.trim().to_owned();
-        limit("contactPerson", &contact_person, MAX_NAME).map_err(field)?;
-        let email = EmailAddress::parse(&form.email).map_err(field)?;
+        limit("contactPerson", &contact_person, MAX_NAME)?;
+        let email = EmailAddress::parse(&form.email).map_err(|message| {
+            let too_long = form.email.trim().len() > MAX_EMAIL;
+            let at_field = if too_long {
+                advice.too_long(MAX_EMAIL)
+            } else {
+                advice.email_invalid.clone()
+            };
+            Invalid::field(message, "email", Some(at_field))
+        })?;
         let website = form.website.trim().to_owned();
-        limit("website", &website, MAX_WEBSITE).map_err(field)?;
+        limit("website", &website, MAX_WEBSITE)?;
         if !website.is_empty() {
             let ok = ammonia::Url::parse(&website)
                 .is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some());
             if !ok {
-                return Err(field("website: not a valid http(s) URL".into()));
+                return Err(Invalid::field(
+                    "website: not a valid http(s) URL".into(),
+                    "website",
+                    Some(advice.website_invalid.clone()),
+                ));
             }
         }
         let description = form.description.trim().to_owned();
-        limit("description", &description, MAX_DESCRIPTION).map_err(field)?;
+        limit("description", &description, MAX_DESCRIPTION)?;
         let mut tags: Vec<String> = Vec::new();
         for tag in form.tags {
             let Some(known) = tag_options.iter().find(|t| **t == tag) else {
-                return Err(field(format!(
-                    "tags: {tag:?} is not one of the tag options"
-                )));
+                return Err(Invalid::field(
+                    format!("tags: {tag:?} is not one of the tag options"),
+                    "tags",
+                    None,
+                ));
             };
             if !tags.iter().any(|t| t == known) {
                 tags.push(known.clone());
@@ -158,10 +218,9 @@ impl IntroRequest {
         tags.sort_by_key(|t| tag_options.iter().position(|o| o == t));
         let submission_id = match form.submission_id.trim() {
             "" => None,
-            raw => Some(
-                uuid::Uuid::parse_str(raw)
-                    .map_err(|_| field("submissionId: not a valid id".into()))?,
-            ),
+            raw => Some(uuid::Uuid::parse_str(raw).map_err(|_| {
+                Invalid::field("submissionId: not a valid id".into(), "submissionId", None)
+            })?),
         };
         Ok(IntroRequest {
             name,
@@ -175,9 +234,15 @@ impl IntroRequest {
     }
 }
 
-fn limit(field: &str, value: &str, max: usize) -> Result<(), String> {
+/// A text field's length rule.
+fn limit(field: &str, value: &str, max: usize) -> Result<(), Invalid> {
     if value.chars().count() > max {
-        Err(format!("{field}: at most {max} characters"))
+        let advice = crate::messages::messages().field_errors.too_long(max);
+        Err(Invalid::field(
+            format!("{field}: at most {max} characters"),
+            field,
+            Some(advice),
+        ))
     } else {
         Ok(())
     }
@@ -203,22 +268,45 @@ mod tests {
 
     #[test]
     fn name_and_email_are_required_with_the_spec_message() {
-        for f in [
-            IntroForm {
-                name: "  ".into(),
-                ..form()
-            },
-            IntroForm {
-                email: "".into(),
-                ..form()
-            },
+        let blank = IntroForm {
+            name: "  ".into(),
+            email: "".into(),
+            ..form()
+        };
+        for (f, marked) in [
+            (
+                IntroForm {
+                    name: "  ".into(),
+                    ..form()
+                },
+                vec![("name", "Enter your community's name")],
+            ),
+            (
+                IntroForm {
+                    email: "".into(),
+                    ..form()
+                },
+                vec![("email", "Enter an email address")],
+            ),
+            (
+                blank,
+                vec![
+                    ("name", "Enter your community's name"),
+                    ("email", "Enter an email address"),
+                ],
+            ),
         ] {
+            let err = IntroRequest::parse(f, &tag_options()).unwrap_err();
             assert_eq!(
-                IntroRequest::parse(f, &tag_options())
-                    .unwrap_err()
-                    .to_string(),
+                err.to_string(),
                 "Missing required fields: Please fill in the name and email address."
             );
+            let fields: Vec<(&str, &str)> = err
+                .fields
+                .iter()
+                .map(|f| (f.field.as_str(), f.message.as_str()))
+                .collect();
+            assert_eq!(fields, marked);
         }
     }
 
@@ -276,11 +364,43 @@ mod tests {
             ),
         ];
         for (f, prefix) in cases {
-            let err = IntroRequest::parse(f, &tag_options())
-                .unwrap_err()
-                .to_string();
-            assert!(err.starts_with(prefix), "{err}");
+            let err = IntroRequest::parse(f, &tag_options()).unwrap_err();
+            assert!(err.to_string().starts_with(prefix), "{err}");
+            // A text field is marked with what to do; a tag is no text field.
+            let field = prefix.trim_end_matches(':');
+            let marked: Vec<&str> = err.fields.iter().map(|f| f.field.as_str()).collect();
+            if field == "tags" {
+                assert!(marked.is_empty(), "{marked:?}");
+            } else {
+                assert_eq!(marked, [field], "{err}");
+            }
         }
+        let advice = |f: IntroForm| {
+            IntroRequest::parse(f, &tag_options()).unwrap_err().fields[0]
+                .message
+                .clone()
+        };
+        assert_eq!(
+            advice(IntroForm {
+                email: "a@localhost".into(),
+                ..form()
+            }),
+            "Enter an email address like name@example.org"
+        );
+        assert_eq!(
+            advice(IntroForm {
+                website: "ftp://example.org".into(),
+                ..form()
+            }),
+            "Enter the website's full address, starting with https:// or http://"
+        );
+        assert_eq!(
+            advice(IntroForm {
+                name: "x".repeat(201),
+                ..form()
+            }),
+            "Use at most 200 characters"
+        );
     }
 
     #[test]
@@ -372,10 +492,17 @@ mod tests {
                         distinct.dedup();
                         prop_assert_eq!(distinct.len(), r.tags.len());
                     }
-                    Err(Invalid::MissingRequired) => {}
-                    Err(Invalid::Field(m)) => {
-                        let field = m.split(':').next().unwrap_or("");
-                        prop_assert!(["name", "contactPerson", "email", "website", "description", "tags", "submissionId"].contains(&field), "{}", m);
+                    Err(e) if e.message == crate::messages::messages().missing_fields => {
+                        let marked: Vec<&str> = e.fields.iter().map(|f| f.field.as_str()).collect();
+                        prop_assert!(!marked.is_empty() && marked.iter().all(|f| ["name", "email"].contains(f)), "{:?}", marked);
+                    }
+                    Err(e) => {
+                        let field = e.message.split(':').next().unwrap_or("");
+                        prop_assert!(["name", "contactPerson", "email", "website", "description", "tags", "submissionId"].contains(&field), "{}", e.message);
+                        // A text field's rule marks that field, and only it.
+                        let marked: Vec<&str> = e.fields.iter().map(|f| f.field.as_str()).collect();
+                        let expected: Vec<&str> = if ["tags", "submissionId"].contains(&field) { vec![] } else { vec![field] };
+                        prop_assert_eq!(marked, expected);
                     }
                 }
             }

@@ -13,7 +13,7 @@ use crate::contract::{
     AboutData, BlogData, ContactData, DataPage, PageData, PricingData, RouteData, SuccessData,
     TermsData, WalletsData,
 };
-use crate::intake::IntroForm;
+use crate::intake::{FieldError, IntroForm};
 use crate::messages::messages;
 use crate::payments::sessions::Miss;
 use crate::payments::stripe::PaymentState;
@@ -163,6 +163,7 @@ pub async fn load(
                 submitted: plan.only_param().is_some(),
                 error: None,
                 values: None,
+                fields: Vec::new(),
             }),
         ),
     };
@@ -174,12 +175,13 @@ pub async fn load(
 }
 
 /// The contact page (at `path`) for a form post that was refused: `status`
-/// and `error` say why, and the form is filled in again with what the
-/// visitor typed.
+/// and `error` say why, `fields` are marked with what to fix, and the form
+/// is filled in again with what the visitor typed.
 pub fn contact_refused(
     path: &str,
     status: u16,
     error: String,
+    fields: Vec<FieldError>,
     form: IntroForm,
     retry_after: Option<Duration>,
 ) -> Loaded {
@@ -191,6 +193,7 @@ pub fn contact_refused(
                 submitted: false,
                 error: Some(error),
                 values: Some(form),
+                fields,
             }),
         },
         retry_after,

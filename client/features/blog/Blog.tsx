@@ -15,6 +15,21 @@ export function meta(data: BlogData | undefined): PageMeta {
   };
 }
 
+/** What a new filter shows, said to a screen reader (the list's count). */
+export function view(data: BlogData | undefined, search: URLSearchParams): string {
+  const { active, filtered } = filterPosts(data?.posts ?? [], search.get("type"));
+  if (filtered.length === 0) return "No posts found for the selected category";
+  const what = active ? `${active} posts` : "All posts";
+  return `${what}: ${filtered.length} shown`;
+}
+
+/** The posts of one type (spec section 4: exact match; All shows every
+ *  post), and which type that is. */
+function filterPosts(posts: PostSummary[], type: string | null) {
+  const active = type && type !== "All" ? type : null;
+  return { active, filtered: active ? posts.filter((p) => p.type === active) : posts };
+}
+
 /** The list and a single post share this screen (spec section 2). */
 export default function Blog({ data, state }: PageProps<BlogData>) {
   const { pathname } = useLocation();
@@ -60,8 +75,7 @@ function SinglePost({ post }: { post: Post }) {
 
 function PostList({ posts, type }: { posts: PostSummary[]; type: string | null }) {
   const types = [...new Set(posts.map((p) => p.type))];
-  const active = type && type !== "All" ? type : null;
-  const filtered = active ? posts.filter((p) => p.type === active) : posts;
+  const { active, filtered } = filterPosts(posts, type);
   const [featured, ...rest] = filtered;
 
   return (

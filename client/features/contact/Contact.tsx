@@ -6,9 +6,10 @@ import { ExternalLink } from "../../components/ExternalLink";
 import { PageHero } from "../../components/Bands";
 import type { ContactData, PageMeta, PageProps } from "../../lib/types";
 
-export function meta(): PageMeta {
+export function meta(data: ContactData | undefined): PageMeta {
   return {
-    title: "Request an Intro — Citizen Wallet",
+    // A refused post says so first: the title is read as the page loads.
+    title: `${data?.error ? "Error: " : ""}Request an Intro — Citizen Wallet`,
     description:
       "Request an intro: tell Citizen Wallet about your community, whether local currency, loyalty, events or NFC cards, and we will get back to you.",
   };

@@ -13,16 +13,17 @@ import {
 import type { ContactField } from "../../../content/site/types";
 import type { ApiFailure, Assert, ContactData, IntroForm, IntroStored, Same } from "../../lib/types";
 import { Toaster, useToasts } from "./Toast";
+import { checkField, checkForm, firstMarked, marksOf, type FieldMarks, type TextField } from "./checks";
 
-const inputClass =
+const INPUT_CLASS =
   "mt-1 block w-full rounded-lg border border-slate-300 bg-white px-3 py-2 text-slate-900 shadow-sm placeholder:text-slate-400 focus:border-brand-600 focus:outline-none focus:ring-2 focus:ring-brand-600/30";
+/** A field in error: a red border as well as its message. */
+const INPUT_ERROR_CLASS = "border-red-700 border-2";
 
-/** The form's text inputs: the server's fields but the tag boxes, the
- *  submission id and the honeypot. */
-type TextField = Exclude<keyof IntroForm, "tags" | "submissionId" | "fax">;
 /** The labelled fields of the content are exactly these. */
 export type FieldsAreTheServers = Assert<Same<(typeof CONTACT_FIELDS)[number]["name"], TextField>>;
 const FIELDS: readonly (ContactField & { name: TextField })[] = CONTACT_FIELDS;
+const ORDER: readonly TextField[] = FIELDS.map((f) => f.name);
 
 /** Reads the form as the JSON the save-to-notion function expects. */
 function readForm(form: HTMLFormElement): Omit<IntroForm, "submissionId"> {
@@ -59,21 +60,60 @@ export function ContactForm({ initial = {} }: { initial?: ContactFormState }) {
   const { toasts, toast, dismiss } = useToasts();
   const [submitting, setSubmitting] = useState(false);
   const [validation, setValidation] = useState<string | null>(null);
+  // The fields to fix: from a refused post without JavaScript (the server's
+  // marks), then from each submit.
+  const [marks, setMarks] = useState<FieldMarks>(() => marksOf(initial.fields, ORDER));
+  const formRef = useRef<HTMLFormElement>(null);
+  const focusAfterMarks = useRef<TextField | undefined>(undefined);
   const redirect = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   // Kept across retries of one submission, renewed after it succeeds.
   const submissionId = useRef<string | null>(null);
 
   useEffect(() => () => clearTimeout(redirect.current), []);
+  // With the script running, its marks replace the browser's bubbles (the
+  // browser still checks the types: ./checks.ts reads its verdict).
+  useEffect(() => {
+    if (formRef.current) formRef.current.noValidate = true;
+  }, []);
+  // Focus goes to the first field in error once it carries its mark, so a
+  // screen reader reads the field with its message.
+  useEffect(() => {
+    const name = focusAfterMarks.current;
+    focusAfterMarks.current = undefined;
+    const input = name && formRef.current?.elements.namedItem(name);
+    if (input instanceof HTMLElement) input.focus();
+  }, [marks]);
+
+  function showMarks(next: FieldMarks) {
+    focusAfterMarks.current = firstMarked(next, ORDER);
+    setMarks(next);
+  }
+
+  /** A marked field the visitor has put right loses its mark. */
+  function onFieldChange(e: FormEvent<HTMLFormElement>) {
+    const target = e.target;
+    if (!(target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement)) return;
+    const name = target.name as TextField;
+    if (marks[name] === undefined || checkField(e.currentTarget, name)) return;
+    const rest = { ...marks };
+    delete rest[name];
+    setMarks(rest);
+    if (firstMarked(rest, ORDER) === undefined) setValidation(null);
+  }
 
   async function onSubmit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const form = e.currentTarget;
     const request = readForm(form);
-    if (!request.name || !request.email) {
-      setValidation(CONTACT_MESSAGES.missingFields);
+    const found = checkForm(form, ORDER);
+    if (firstMarked(found, ORDER) !== undefined) {
+      const missing = !request.name || !request.email;
+      setValidation(missing ? CONTACT_MESSAGES.missingFields : Object.values(found).join(". "));
+      showMarks(found);
       return;
     }
     setValidation(null);
+    setMarks({});
     setSubmitting(true);
     submissionId.current ??= newSubmissionId();
     try {
@@ -83,8 +123,13 @@ export function ContactForm({ initial = {} }: { initial?: ContactFormState }) {
         body: JSON.stringify({ ...request, submissionId: submissionId.current }),
       });
       const body = (await res.json().catch(() => null)) as IntroStored | ApiFailure | null;
-      // A refused request carries the server's message (which field, why).
-      if (!res.ok) throw new Error(body && "error" in body && typeof body.error === "string" ? body.error : CONTACT_MESSAGES.fallbackError);
+      // A refused request carries the server's message (which field, why)
+      // and marks the fields to fix.
+      if (!res.ok) {
+        const failure = body && "error" in body ? body : null;
+        if (failure?.fields?.length) showMarks(marksOf(failure.fields, ORDER));
+        throw new Error(typeof failure?.error === "string" ? failure.error : CONTACT_MESSAGES.fallbackError);
+      }
       if (body?.success !== true) throw new Error(CONTACT_MESSAGES.noSuccess);
       toast({ title: CONTACT_MESSAGES.successTitle, description: CONTACT_MESSAGES.successDescription });
       submissionId.current = null;
@@ -101,13 +146,19 @@ export function ContactForm({ initial = {} }: { initial?: ContactFormState }) {
     }
   }
 
+  // After a refused post without JavaScript, the browser puts focus on the
+  // first field in error as the page loads.
+  const autoFocused = firstMarked(marksOf(initial.fields, ORDER), ORDER);
+
   return (
     <>
       <form
+        ref={formRef}
         method="post"
         action={CONTACT_ENDPOINT}
         noValidate={false}
         onSubmit={onSubmit}
+        onChange={onFieldChange}
         aria-describedby="contact-required-hint"
         className="space-y-6"
       >
@@ -126,7 +177,13 @@ export function ContactForm({ initial = {} }: { initial?: ContactFormState }) {
         )}
         <div className="grid gap-6 sm:grid-cols-2">
           {FIELDS.map((field) => (
-            <Field key={field.name} field={field} value={initial.values?.[field.name]} />
+            <Field
+              key={field.name}
+              field={field}
+              value={initial.values?.[field.name]}
+              error={marks[field.name]}
+              autoFocus={field.name === autoFocused}
+            />
           ))}
         </div>
 
@@ -180,9 +237,25 @@ export function ContactForm({ initial = {} }: { initial?: ContactFormState }) {
   );
 }
 
-function Field({ field, value }: { field: ContactField; value?: string }) {
+interface FieldProps {
+  field: ContactField;
+  value?: string;
+  /** What to fix, when the field is in error. */
+  error?: string;
+  autoFocus: boolean;
+}
+
+function Field({ field, value, error, autoFocus }: FieldProps) {
   const id = `contact-${field.name}`;
+  const errorId = `${id}-error`;
   const wide = field.type === "textarea";
+  // Marked invalid and described by its own message (read with the field).
+  const marked = {
+    "aria-invalid": error ? true : undefined,
+    "aria-describedby": error ? errorId : undefined,
+    autoFocus: autoFocus || undefined,
+  };
+  const inputClass = error ? `${INPUT_CLASS} ${INPUT_ERROR_CLASS}` : INPUT_CLASS;
   return (
     <div className={wide ? "sm:col-span-2" : undefined}>
       <label htmlFor={id} className="block text-sm font-medium text-slate-900">
@@ -191,8 +264,14 @@ function Field({ field, value }: { field: ContactField; value?: string }) {
           <span className="text-red-700" aria-hidden="true"> *</span>
         )}
       </label>
+      {error && (
+        <p id={errorId} className="mt-1 text-sm font-medium text-red-700">
+          <span className="sr-only">Error: </span>
+          {error}
+        </p>
+      )}
       {wide ? (
-        <textarea id={id} name={field.name} rows={4} defaultValue={value} placeholder={field.placeholder} className={inputClass} />
+        <textarea id={id} name={field.name} rows={4} defaultValue={value} placeholder={field.placeholder} className={inputClass} {...marked} />
       ) : (
         <input
           id={id}
@@ -205,6 +284,7 @@ function Field({ field, value }: { field: ContactField; value?: string }) {
           placeholder={field.placeholder}
           autoComplete={field.autoComplete}
           className={inputClass}
+          {...marked}
         />
       )}
     </div>

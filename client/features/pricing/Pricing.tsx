@@ -1,7 +1,7 @@
 import { ArrowRight, Check, Coins, LoaderCircle, RefreshCw } from "lucide-react";
 import { Link, useSearchParams } from "react-router";
 import { LINKS } from "../../../content/site/links";
-import { BILLING_INTERVAL, PLANS, PRICING_TEXT, SELF_HOSTED } from "./content";
+import { BILLING_INTERVAL, BILLING_OPTIONS, PLANS, PRICING_TEXT, SELF_HOSTED } from "./content";
 import { ExternalLink } from "../../components/ExternalLink";
 import { PageHero } from "../../components/Bands";
 import { PricingPlanCard } from "./PricingPlanCard";
@@ -17,6 +17,14 @@ export function meta(): PageMeta {
     description:
       "Community Light, Community Standard and Community Pro: hosted Citizen Wallet plans billed monthly or yearly, or self-host for free.",
   };
+}
+
+/** What the billing toggle changed, said to a screen reader. */
+export function view(data: PricingData | undefined, search: URLSearchParams): string {
+  if (data?.error) return PRICING_TEXT.error;
+  const billing = billingFromParam(search.get("billing"));
+  const label = BILLING_OPTIONS.find((o) => o.value === billing)?.label ?? billing;
+  return `${label} prices shown`;
 }
 
 export default function Pricing({ data, state }: PageProps<PricingData>) {

@@ -63,7 +63,7 @@ async fn submit(state: &SharedState, form: IntroForm) -> Result<(), ApiError> {
     let bot = form.is_bot();
     let request = IntroRequest::parse(form, &state.site().content.intro_tags).map_err(|e| {
         count("invalid");
-        ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, e.to_string())
+        ApiError::invalid(e)
     })?;
     // A bot is told it worked (so it learns nothing) and its request is
     // kept aside, never forwarded: a person whose browser filled the hidden
@@ -139,6 +139,7 @@ async fn contact_with_error(state: &SharedState, e: ApiError, form: IntroForm) -
         path,
         e.status.as_u16(),
         e.message,
+        e.fields,
         form,
         e.retry_after,
     );

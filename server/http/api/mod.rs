@@ -12,6 +12,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 
 use crate::client_ip::ClientIp;
+use crate::intake::{FieldError, Invalid};
 use crate::state::AppState;
 
 /// An API failure: the status and the message the visitor's toast shows.
@@ -21,6 +22,8 @@ pub struct ApiError {
     pub message: String,
     /// Sent as `Retry-After` (429, 503).
     pub retry_after: Option<Duration>,
+    /// A refused form's fields to fix.
+    pub fields: Vec<FieldError>,
 }
 
 impl ApiError {
@@ -29,6 +32,15 @@ impl ApiError {
             status,
             message: message.into(),
             retry_after: None,
+            fields: Vec::new(),
+        }
+    }
+
+    /// A form that breaks the spec's rules (422), with its fields to fix.
+    pub fn invalid(invalid: Invalid) -> ApiError {
+        ApiError {
+            fields: invalid.fields,
+            ..ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, invalid.message)
         }
     }
 }
@@ -51,6 +63,7 @@ impl IntoResponse for ApiError {
             Json(crate::contract::ApiFailure {
                 success: false,
                 error: self.message,
+                fields: self.fields,
             }),
         )
             .into_response();
@@ -92,9 +105,11 @@ pub fn rate_limit(state: &AppState, client: ClientIp) -> Result<(), ApiError> {
         state.metrics.rate_limited.inc();
         tracing::warn!(client = %client.0, retry_after = wait.as_secs(), "rate limit reached");
         ApiError {
-            status: StatusCode::TOO_MANY_REQUESTS,
-            message: crate::messages::messages().too_many_requests(wait.as_secs().max(1)),
             retry_after: Some(wait),
+            ..ApiError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                crate::messages::messages().too_many_requests(wait.as_secs().max(1)),
+            )
         }
     })
 }

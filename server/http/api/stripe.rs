@@ -119,9 +119,8 @@ pub async fn verify(
             json!({ "session": session, "state": verdict.state_name() }),
         )),
         (_, miss) => Err(ApiError {
-            status: miss_status(miss),
-            message: messages().verify_failed.clone(),
             retry_after: verdict.retry_after(),
+            ..ApiError::new(miss_status(miss), messages().verify_failed.clone())
         }),
     }
 }
