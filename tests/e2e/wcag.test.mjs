@@ -1,0 +1,161 @@
+// WCAG 2.2 AA criteria axe does not judge, measured in Chromium on every
+// route: focus not obscured by the sticky header (2.4.11), reflow at 320 CSS
+// px (1.4.10), target size (2.5.8), reduced motion (2.3.3's practice) and
+// text spacing (1.4.12). docs/accessibility.md says how each is judged.
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import { after, before, test } from "node:test";
+import { launchBrowser, startServer } from "./harness.mjs";
+import { hydrated } from "./keyboard.mjs";
+import { TEXT_SPACING, focusPlace, smallTargets, spacingProblems } from "./wcag.mjs";
+import { startStripe } from "./stripe-standin.mjs";
+
+let server;
+let stripe;
+let browser;
+
+const TABLE = JSON.parse(fs.readFileSync(new URL("../../content/routes.json", import.meta.url), "utf8")).routes;
+const ROUTES = [
+  ...TABLE.map((r) => r.path.replace(":postId", "nfc-integration")),
+  "/blog?type=Events",
+  "/pricing?billing=yearly",
+  "/success?session_id=cs_test_1",
+  "/no-such-page",
+];
+const PHONE = { width: 390, height: 844 };
+const DESKTOP = { width: 1280, height: 800 };
+
+before(async () => {
+  let siteBase = "";
+  stripe = await startStripe(() => siteBase);
+  server = await startServer({ STRIPE_SECRET_KEY: "sk_test_e2e", STRIPE_API_BASE: stripe.base });
+  siteBase = server.base;
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  server?.stop();
+  stripe?.stop();
+});
+
+async function visit(page, path) {
+  await page.goto(`${server.base}${path}`, { waitUntil: "networkidle" });
+  await hydrated(page);
+}
+
+/** Every focus stop of the page, tabbing with `key`: the stops that are
+ *  partly or wholly under the sticky header (the page's only content that
+ *  stays in place; a text field scrolled in just far enough to show its
+ *  caret at the window's bottom is the browser's doing and is allowed). */
+async function hiddenStops(page, key) {
+  const hidden = [];
+  let stops = 0;
+  for (; stops < 400; stops++) {
+    await page.keyboard.press(key);
+    const at = await page.evaluate(focusPlace);
+    if (!at) break;
+    if (!at.inHeader && at.top < at.headerBottom - 0.5) {
+      hidden.push(`${at.name} at ${Math.round(at.top)} (header ends at ${Math.round(at.headerBottom)})`);
+    }
+  }
+  assert.ok(stops > 3 && stops < 400, `${key}: ${stops} stops`);
+  return hidden;
+}
+
+test("no focused element hides under the sticky header, tabbing either way, on any route", async () => {
+  const found = [];
+  for (const viewport of [DESKTOP, PHONE]) {
+    // Without smooth scrolling, so each stop is measured where it ends up
+    // (a smooth scroll ends at the same place, later).
+    const context = await browser.newContext({ viewport, reducedMotion: "reduce" });
+    const page = await context.newPage();
+    for (const path of ROUTES) {
+      await visit(page, path);
+      for (const h of await hiddenStops(page, "Tab")) found.push(`${viewport.width}px ${path} Tab: ${h}`);
+      // Backwards from the end of the page, as the report found it.
+      await page.evaluate(() => {
+        document.activeElement?.blur();
+        window.scrollTo(0, document.documentElement.scrollHeight);
+      });
+      for (const h of await hiddenStops(page, "Shift+Tab")) found.push(`${viewport.width}px ${path} Shift+Tab: ${h}`);
+    }
+    await context.close();
+  }
+  assert.deepEqual(found, []);
+});
+
+test("no route scrolls sideways at 320 CSS px", async () => {
+  const page = await browser.newPage({ viewport: { width: 320, height: 640 } });
+  const wide = [];
+  for (const path of ROUTES) {
+    await visit(page, path);
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    if (width > 320) wide.push(`${path}: ${width}px`);
+  }
+  assert.deepEqual(wide, []);
+  await page.close();
+});
+
+test("targets are 24 CSS px or spaced as WCAG 2.2 allows, at phone and desktop widths", async () => {
+  const found = [];
+  for (const viewport of [PHONE, DESKTOP]) {
+    const page = await browser.newPage({ viewport });
+    for (const path of ROUTES) {
+      await visit(page, path);
+      for (const t of await page.evaluate(smallTargets)) found.push(`${viewport.width}px ${path}: ${t}`);
+    }
+    // The open mobile menu's links too.
+    if (viewport === PHONE) {
+      await page.getByRole("button", { name: "Open menu" }).click();
+      for (const t of await page.evaluate(smallTargets)) found.push(`menu: ${t}`);
+    }
+    await page.close();
+  }
+  assert.deepEqual(found, []);
+});
+
+test("nothing animates for a visitor who asks for reduced motion; the logo strip moves for the others", async () => {
+  const running = (page) =>
+    page.evaluate(() => ({
+      animations: document.getAnimations().filter((a) => a.playState === "running").map((a) => a.animationName ?? a.constructor.name),
+      scroll: getComputedStyle(document.documentElement).scrollBehavior,
+    }));
+  const still = await browser.newContext({ reducedMotion: "reduce", viewport: DESKTOP });
+  const page = await still.newPage();
+  const moving = [];
+  for (const path of ROUTES) {
+    await visit(page, path);
+    const now = await running(page);
+    if (now.animations.length > 0 || now.scroll !== "auto") moving.push(`${path}: ${JSON.stringify(now)}`);
+  }
+  assert.deepEqual(moving, []);
+  await still.close();
+
+  // The same check sees motion where there is some.
+  const plain = await browser.newPage({ viewport: DESKTOP });
+  await visit(plain, "/");
+  const home = await running(plain);
+  assert.ok(home.animations.includes("marquee"), `the home page's strip moves: ${JSON.stringify(home)}`);
+  assert.equal(home.scroll, "smooth");
+  await plain.close();
+});
+
+test("the text spacing WCAG 1.4.12 allows clips and overlaps no text, at phone and desktop widths", async () => {
+  const found = [];
+  for (const viewport of [PHONE, DESKTOP]) {
+    // The visitor's own style sheet (a bookmarklet or an extension), which
+    // the site's policy would refuse from a page script.
+    const context = await browser.newContext({ viewport, bypassCSP: true, reducedMotion: "reduce" });
+    const page = await context.newPage();
+    for (const path of ROUTES) {
+      await visit(page, path);
+      const before = await page.evaluate(spacingProblems);
+      assert.deepEqual(before, [], `${viewport.width}px ${path} before the spacing`);
+      await page.addStyleTag({ content: TEXT_SPACING });
+      for (const p of await page.evaluate(spacingProblems)) found.push(`${viewport.width}px ${path}: ${p}`);
+    }
+    await context.close();
+  }
+  assert.deepEqual(found, []);
+});
