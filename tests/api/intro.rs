@@ -30,38 +30,69 @@ fn valid() -> Value {
 async fn the_server_validates_every_field_and_names_it() {
     let app = spawn_app().await;
     let url = format!("{}/api/save-to-notion", app.base);
+    // The message names the field; `fields` marks each text field to fix
+    // with what to do (the form shows it at the field).
+    let mark = |field: &str, message: &str| json!([{ "field": field, "message": message }]);
     let cases = [
         (
             json!({ "name": "", "email": "a@b.example" }),
             MISSING_REQUIRED.to_string(),
+            mark("name", "Enter your community's name"),
         ),
         (
             json!({ "name": "X", "email": "" }),
             MISSING_REQUIRED.to_string(),
+            mark("email", "Enter an email address"),
+        ),
+        (
+            json!({ "name": " ", "email": "" }),
+            MISSING_REQUIRED.to_string(),
+            json!([
+                { "field": "name", "message": "Enter your community's name" },
+                { "field": "email", "message": "Enter an email address" },
+            ]),
         ),
         (
             json!({ "name": "X", "email": "nope" }),
             "email: not a valid email address".into(),
+            mark("email", "Enter an email address like name@example.org"),
         ),
         (
             json!({ "name": "X", "email": "a@b.example", "website": "ftp://x.example" }),
             "website: not a valid http(s) URL".into(),
-        ),
-        (
-            json!({ "name": "X", "email": "a@b.example", "tags": ["Gardening"] }),
-            "tags: \"Gardening\" is not one of the tag options".into(),
+            mark(
+                "website",
+                "Enter the website's full address, starting with https:// or http://",
+            ),
         ),
         (
             json!({ "name": "X".repeat(201), "email": "a@b.example" }),
             "name: at most 200 characters".into(),
+            mark("name", "Use at most 200 characters"),
         ),
     ];
-    for (body, message) in cases {
+    for (body, message, fields) in cases {
         let res = app.client.post(&url).json(&body).send().await.unwrap();
         assert_eq!(res.status(), 422, "{body}");
         let json: Value = res.json().await.unwrap();
-        assert_eq!(json, json!({ "success": false, "error": message }));
+        assert_eq!(
+            json,
+            json!({ "success": false, "error": message, "fields": fields })
+        );
     }
+    // A rule no text field breaks marks none.
+    let res = app
+        .client
+        .post(&url)
+        .json(&json!({ "name": "X", "email": "a@b.example", "tags": ["Gardening"] }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 422);
+    assert_eq!(
+        res.json::<Value>().await.unwrap(),
+        json!({ "success": false, "error": "tags: \"Gardening\" is not one of the tag options" })
+    );
     let res = app
         .client
         .post(&url)
@@ -178,6 +209,28 @@ async fn the_form_works_without_javascript() {
     assert!(
         main.contains(r#"checked="" value="Events""#),
         "ticked tags stay ticked"
+    );
+    // The field in error is marked, described by its own message and
+    // focused as the page loads; the others are not marked.
+    let input = |id: &str| {
+        let at = main.find(&format!(r#"id="{id}""#)).expect(id);
+        let start = main[..at].rfind('<').unwrap();
+        &main[start..start + main[start..].find('>').unwrap()]
+    };
+    let email = input("contact-email");
+    assert!(
+        email.contains(r#"aria-invalid="true""#)
+            && email.contains(r#"aria-describedby="contact-email-error""#)
+            && email.contains("autofocus"),
+        "{email}"
+    );
+    let error = &main[main.find(r#"id="contact-email-error""#).unwrap()..];
+    assert!(visible_text(&error[..error.find("</p>").unwrap()])
+        .contains("Error: Enter an email address like name@example.org"));
+    assert!(!input("contact-name").contains("aria-invalid"));
+    assert!(
+        element(&html, "title").contains("Error: Request an Intro"),
+        "the title says so first"
     );
     assert_eq!(store::pending_count(&app.state.db).await.unwrap(), 1);
 }
