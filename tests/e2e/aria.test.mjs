@@ -10,10 +10,9 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { after, before, test } from "node:test";
-import { launchBrowser, startServer } from "./harness.mjs";
+import { test } from "node:test";
+import { siteWithStripe } from "./harness.mjs";
 import { hydrated } from "./keyboard.mjs";
-import { startStripe } from "./stripe-standin.mjs";
 
 const DIR = new URL("./aria/", import.meta.url).pathname;
 const UPDATE = process.env.UPDATE_ARIA_SNAPSHOTS === "1";
@@ -24,23 +23,7 @@ const ROUTES = [
   "/no-such-page",
 ];
 
-let server;
-let stripe;
-let browser;
-
-before(async () => {
-  let siteBase = "";
-  stripe = await startStripe(() => siteBase);
-  server = await startServer({ STRIPE_SECRET_KEY: "sk_test_e2e", STRIPE_API_BASE: stripe.base });
-  siteBase = server.base;
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  server?.stop();
-  stripe?.stop();
-});
+const site = siteWithStripe();
 
 /** The snapshot's file for a route: "/" is home, "/blog/x" is blog-x,
  *  "/success?session_id=x" is success-session_id-x. */
@@ -74,10 +57,10 @@ function check(file, snapshot) {
 }
 
 test("every route's main content gives screen readers the tree kept in tests/e2e/aria", async () => {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const page = await site.browser.newPage({ viewport: { width: 1280, height: 800 } });
   const problems = [];
   for (const route of ROUTES) {
-    await page.goto(`${server.base}${route}`, { waitUntil: "networkidle" });
+    await page.goto(`${site.server.base}${route}`, { waitUntil: "networkidle" });
     await hydrated(page);
     problems.push(check(fileOf(route), await page.locator("main").ariaSnapshot()));
   }
@@ -87,14 +70,14 @@ test("every route's main content gives screen readers the tree kept in tests/e2e
 
 test("the header, the open mobile menu and the footer give the tree kept in tests/e2e/aria", async () => {
   const problems = [];
-  const desktop = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  await desktop.goto(`${server.base}/`, { waitUntil: "networkidle" });
+  const desktop = await site.browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await desktop.goto(`${site.server.base}/`, { waitUntil: "networkidle" });
   await hydrated(desktop);
   problems.push(check(path.join(DIR, "_header.yml"), await desktop.locator("header").ariaSnapshot()));
   problems.push(check(path.join(DIR, "_footer.yml"), await desktop.locator("footer").ariaSnapshot()));
   await desktop.close();
-  const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
-  await phone.goto(`${server.base}/`, { waitUntil: "networkidle" });
+  const phone = await site.browser.newPage({ viewport: { width: 390, height: 844 } });
+  await phone.goto(`${site.server.base}/`, { waitUntil: "networkidle" });
   await hydrated(phone);
   await phone.getByRole("button", { name: "Open menu" }).click();
   await phone.locator("#mobile-menu").waitFor();

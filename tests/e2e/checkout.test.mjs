@@ -1,31 +1,14 @@
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import { launchBrowser, startServer, watchConsole } from "./harness.mjs";
-import { startStripe } from "./stripe-standin.mjs";
+import { test } from "node:test";
+import { siteWithStripe, watchConsole } from "./harness.mjs";
 
-let server;
-let stripe;
-let browser;
-
-before(async () => {
-  let siteBase = "";
-  stripe = await startStripe(() => siteBase);
-  server = await startServer({ STRIPE_SECRET_KEY: "sk_test_e2e", STRIPE_API_BASE: stripe.base });
-  siteBase = server.base;
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  server?.stop();
-  stripe?.stop();
-});
+const site = siteWithStripe();
 
 test("choosing a plan opens Stripe Checkout in a new tab, and the success page verifies it", async () => {
-  const context = await browser.newContext();
+  const context = await site.browser.newContext();
   const page = await context.newPage();
   const problems = watchConsole(page);
-  await page.goto(`${server.base}/pricing`, { waitUntil: "networkidle" });
+  await page.goto(`${site.server.base}/pricing`, { waitUntil: "networkidle" });
   const card = page.locator("article", { has: page.getByRole("heading", { name: "Community Standard" }) });
   assert.ok(await card.getByText("€49", { exact: true }).isVisible());
   assert.ok(await card.getByText("€490 per year (save 2 months)").isVisible());
@@ -36,14 +19,14 @@ test("choosing a plan opens Stripe Checkout in a new tab, and the success page v
 
   const [tab] = await Promise.all([context.waitForEvent("page"), card.getByRole("button", { name: "Get Started" }).click()]);
   await tab.waitForURL(/\/__checkout\/cs_test_1$/);
-  assert.equal(page.url(), `${server.base}/pricing`, "the pricing page stays where it was");
-  assert.equal(stripe.created.length, 1);
-  assert.equal(stripe.created[0].mode, "subscription");
-  assert.equal(stripe.created[0]["line_items[0][price]"], "price_std_m");
-  assert.equal(stripe.created[0].success_url, `${server.base}/success?session_id={CHECKOUT_SESSION_ID}`);
+  assert.equal(page.url(), `${site.server.base}/pricing`, "the pricing page stays where it was");
+  assert.equal(site.stripe.created.length, 1);
+  assert.equal(site.stripe.created[0].mode, "subscription");
+  assert.equal(site.stripe.created[0]["line_items[0][price]"], "price_std_m");
+  assert.equal(site.stripe.created[0].success_url, `${site.server.base}/success?session_id={CHECKOUT_SESSION_ID}`);
 
   // Stripe sends the buyer back to the success page with the session id.
-  await tab.goto(`${server.base}/success?session_id=cs_test_1`, { waitUntil: "networkidle" });
+  await tab.goto(`${site.server.base}/success?session_id=cs_test_1`, { waitUntil: "networkidle" });
   await tab.getByRole("heading", { name: "Payment Successful!" }).waitFor();
   assert.ok(await tab.getByText("jenny@example.com").isVisible());
   assert.ok(await tab.getByText("49.00 EUR").isVisible());
@@ -52,9 +35,9 @@ test("choosing a plan opens Stripe Checkout in a new tab, and the success page v
 });
 
 test("a SEPA checkout that is complete but not yet paid says the payment is processing", async () => {
-  const page = await browser.newPage();
+  const page = await site.browser.newPage();
   const problems = watchConsole(page);
-  await page.goto(`${server.base}/success?session_id=cs_test_sepa1`, { waitUntil: "networkidle" });
+  await page.goto(`${site.server.base}/success?session_id=cs_test_sepa1`, { waitUntil: "networkidle" });
   await page.getByRole("heading", { name: "Payment Processing" }).waitFor();
   assert.ok(await page.getByText(/being confirmed by your bank/).isVisible());
   assert.equal(await page.getByText("Payment Successful!").count(), 0);
@@ -64,36 +47,36 @@ test("a SEPA checkout that is complete but not yet paid says the payment is proc
 });
 
 test("without JavaScript the plan button posts and is redirected to Checkout", async () => {
-  const context = await browser.newContext({ javaScriptEnabled: false });
+  const context = await site.browser.newContext({ javaScriptEnabled: false });
   const page = await context.newPage();
-  await page.goto(`${server.base}/pricing?billing=yearly`);
+  await page.goto(`${site.server.base}/pricing?billing=yearly`);
   const card = page.locator("article", { has: page.getByRole("heading", { name: "Community Standard" }) });
   assert.ok(await card.getByText("Save 1 months").isVisible());
-  const before = stripe.created.length;
+  const before = site.stripe.created.length;
   await card.getByRole("button", { name: "Get Started" }).click();
   await page.waitForURL(/\/__checkout\/cs_test_\d+$/);
-  assert.equal(stripe.created.length, before + 1);
-  assert.equal(stripe.created.at(-1)["line_items[0][price]"], "price_std_y");
+  assert.equal(site.stripe.created.length, before + 1);
+  assert.equal(site.stripe.created.at(-1)["line_items[0][price]"], "price_std_y");
   await context.close();
 });
 
 test("the contact form sends a request and goes home after two seconds", async () => {
-  const page = await browser.newPage();
+  const page = await site.browser.newPage();
   const problems = watchConsole(page);
-  await page.goto(`${server.base}/contact`, { waitUntil: "networkidle" });
+  await page.goto(`${site.server.base}/contact`, { waitUntil: "networkidle" });
   await page.getByLabel("Community Name").fill("Riverbend");
   await page.getByLabel("Email").fill("ana@riverbend.example");
   await page.getByLabel("Loyalty").check();
   await page.getByRole("button", { name: /submit/i }).click();
   await page.getByText("Request submitted!").waitFor();
   assert.ok(await page.getByText("Thank you for your submission. We'll get back to you soon!").isVisible());
-  await page.waitForURL(`${server.base}/`, { timeout: 5000 });
+  await page.waitForURL(`${site.server.base}/`, { timeout: 5000 });
   assert.deepEqual(problems, []);
   await page.close();
 
   // A refused request shows the server's message in a destructive toast.
-  const again = await browser.newPage();
-  await again.goto(`${server.base}/contact`, { waitUntil: "networkidle" });
+  const again = await site.browser.newPage();
+  await again.goto(`${site.server.base}/contact`, { waitUntil: "networkidle" });
   await again.getByLabel("Community Name").fill("Riverbend");
   await again.getByLabel("Email").fill("ana@localhost");
   await again.getByRole("button", { name: /submit/i }).click();
@@ -102,10 +85,10 @@ test("the contact form sends a request and goes home after two seconds", async (
 });
 
 test("a contact request whose answer was lost is sent again as the same submission and stored once", async () => {
-  const page = await browser.newPage();
-  const metric = async (line) => (await (await fetch(`${server.base}/metrics`)).text()).split("\n").find((l) => l.startsWith(line));
+  const page = await site.browser.newPage();
+  const metric = async (line) => (await (await fetch(`${site.server.base}/metrics`)).text()).split("\n").find((l) => l.startsWith(line));
   const storedBefore = await metric('intro_submissions_total{outcome="stored"}');
-  await page.goto(`${server.base}/contact`, { waitUntil: "networkidle" });
+  await page.goto(`${site.server.base}/contact`, { waitUntil: "networkidle" });
   let lost = 0;
   await page.route("**/api/save-to-notion", async (route) => {
     if (lost++ === 0) {

@@ -4,8 +4,10 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { after, before } from "node:test";
 import { chromium } from "playwright-core";
 import { freePort } from "../ops/tools.mjs";
+import { startStripe } from "./stripe-standin.mjs";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..", "..");
 
@@ -94,4 +96,25 @@ export function watchConsole(page) {
   });
   page.on("pageerror", (err) => problems.push(`pageerror: ${err.message}`));
   return problems;
+}
+
+/** For a test file: the server on the Stripe stand-in (its prices, its
+ *  checkout) and Chromium, started before the file's tests and stopped
+ *  after them. The returned object's `server`, `stripe` and `browser` are
+ *  there once the tests run. */
+export function siteWithStripe() {
+  const site = {};
+  before(async () => {
+    let siteBase = "";
+    site.stripe = await startStripe(() => siteBase);
+    site.server = await startServer({ STRIPE_SECRET_KEY: "sk_test_e2e", STRIPE_API_BASE: site.stripe.base });
+    siteBase = site.server.base;
+    site.browser = await launchBrowser();
+  });
+  after(async () => {
+    await site.browser?.close();
+    site.server?.stop();
+    site.stripe?.stop();
+  });
+  return site;
 }

@@ -2,40 +2,23 @@
 // Enter, Space, Escape), asserting at each step where focus is and what the
 // live regions hold: what a keyboard user and a screen-reader user get.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import { launchBrowser, startServer, watchConsole } from "./harness.mjs";
+import { test } from "node:test";
+import { siteWithStripe, watchConsole } from "./harness.mjs";
 import { announced, focused, focusedNode, hydrated, press, tabTo, waitAnnounced } from "./keyboard.mjs";
-import { startStripe } from "./stripe-standin.mjs";
 
-let server;
-let stripe;
-let browser;
-
-before(async () => {
-  let siteBase = "";
-  stripe = await startStripe(() => siteBase);
-  server = await startServer({ STRIPE_SECRET_KEY: "sk_test_e2e", STRIPE_API_BASE: stripe.base });
-  siteBase = server.base;
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  server?.stop();
-  stripe?.stop();
-});
+const site = siteWithStripe();
 
 /** The title the server gives the page at `path` (what a client-side
  *  arrival there must announce). */
 async function titleOf(path) {
-  const html = await (await fetch(`${server.base}${path}`)).text();
+  const html = await (await fetch(`${site.server.base}${path}`)).text();
   return html.match(/<title>([^<]*)<\/title>/)[1].replace(/&amp;/g, "&");
 }
 
 async function open(path, viewport = { width: 1280, height: 800 }) {
-  const page = await browser.newPage({ viewport });
+  const page = await site.browser.newPage({ viewport });
   const problems = watchConsole(page);
-  await page.goto(`${server.base}${path}`, { waitUntil: "networkidle" });
+  await page.goto(`${site.server.base}${path}`, { waitUntil: "networkidle" });
   await hydrated(page);
   return { page, problems };
 }
@@ -67,7 +50,7 @@ test("a header link followed with Enter is announced, focus starts on the new he
   assert.equal(await page.locator("#route-announcer[aria-live=polite]").count(), 1);
   await tabTo(page, (f) => f.inHeader && f.text === "Pricing");
   await press(page, "Enter");
-  await page.waitForURL(`${server.base}/pricing`);
+  await page.waitForURL(`${site.server.base}/pricing`);
   await waitAnnounced(page, "Pricing — Citizen Wallet");
   const heading = await onHeading(page, "Pricing");
   assert.ok(heading.focusVisible, "a keyboard user sees where focus went");
@@ -101,13 +84,13 @@ test("footer links and the logo are reached and followed by keyboard", async () 
   const privacy = await tabTo(page, (f) => f.inFooter && f.text === "Privacy Policy");
   assert.equal(privacy.href, "/privacy");
   await press(page, "Enter");
-  await page.waitForURL(`${server.base}/privacy`);
+  await page.waitForURL(`${site.server.base}/privacy`);
   await waitAnnounced(page, await titleOf("/privacy"));
   assert.equal((await focused(page)).tag, "h1");
   // Backwards from the heading: the header's last stop, then to the logo.
   await tabTo(page, (f) => f.inHeader && f.text === "Citizen Wallet home", { key: "Shift+Tab" });
   await press(page, "Enter");
-  await page.waitForURL(`${server.base}/`);
+  await page.waitForURL(`${site.server.base}/`);
   await waitAnnounced(page, await titleOf("/"));
   assert.equal((await focused(page)).tag, "h1");
   assert.deepEqual(problems, []);
@@ -158,7 +141,7 @@ test("a blog filter chosen with Enter announces what is shown and keeps focus on
   const all = await shown();
   await tabTo(page, (f) => f.inMain && f.text === "Events");
   await press(page, "Enter");
-  await page.waitForURL(`${server.base}/blog?type=Events`);
+  await page.waitForURL(`${site.server.base}/blog?type=Events`);
   await page.getByRole("heading", { name: "Events Posts (1)" }).waitFor();
   await waitAnnounced(page, "Events posts: 2 shown");
   assert.equal(await shown(), 2);
@@ -192,7 +175,7 @@ test("the billing toggle is worked with Tab, Shift+Tab and Enter, says which pri
   const toggle = page.getByRole("navigation", { name: "Billing period" });
   await tabTo(page, (f) => f.text === "Yearly");
   await press(page, "Enter");
-  await page.waitForURL(`${server.base}/pricing?billing=yearly`);
+  await page.waitForURL(`${site.server.base}/pricing?billing=yearly`);
   await waitAnnounced(page, "Yearly prices shown");
   assert.equal((await focused(page)).text, "Yearly", "focus stays on the toggle");
   assert.equal(await toggle.getByRole("link", { name: "Yearly" }).getAttribute("aria-current"), "page");
@@ -222,21 +205,21 @@ test("a tooltip opens on keyboard focus, is the trigger's description, and Escap
 });
 
 test("a plan's checkout button opens Stripe's stand-in in a new tab from the keyboard", async () => {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const context = await site.browser.newContext({ viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
-  await page.goto(`${server.base}/pricing`, { waitUntil: "networkidle" });
+  await page.goto(`${site.server.base}/pricing`, { waitUntil: "networkidle" });
   await hydrated(page);
-  const before = stripe.created.length;
+  const before = site.stripe.created.length;
   // The first plan with a price (Community Standard; Light has none here).
   await tabTo(page, (f) => f.tag === "button" && f.text === "Get Started");
   const [tab] = await Promise.all([context.waitForEvent("page"), press(page, "Enter")]);
   await tab.waitForURL(/\/__checkout\/cs_test_\d+$/);
-  assert.equal(stripe.created.length, before + 1);
-  assert.equal(stripe.created.at(-1)["line_items[0][price]"], "price_std_m");
+  assert.equal(site.stripe.created.length, before + 1);
+  assert.equal(site.stripe.created.at(-1)["line_items[0][price]"], "price_std_m");
   // Space works on the same button.
   const [again] = await Promise.all([context.waitForEvent("page"), press(page, "Space")]);
   await again.waitForURL(/\/__checkout\/cs_test_\d+$/);
-  assert.equal(stripe.created.length, before + 2);
+  assert.equal(site.stripe.created.length, before + 2);
   await context.close();
 });
 
@@ -291,7 +274,7 @@ test("an empty contact form submitted with Enter focuses the first missing field
   await page.keyboard.press("Enter");
   await page.getByRole("status").filter({ hasText: "Request submitted!" }).waitFor();
   assert.match(await page.getByRole("status").filter({ hasText: "Request submitted!" }).innerText(), /Thank you for your submission/);
-  await page.waitForURL(`${server.base}/`, { timeout: 5_000 });
+  await page.waitForURL(`${site.server.base}/`, { timeout: 5_000 });
   await waitAnnounced(page, await titleOf("/"));
   assert.equal((await focused(page)).tag, "h1");
   // The refusal above is the one failed load expected.
@@ -300,12 +283,12 @@ test("an empty contact form submitted with Enter focuses the first missing field
 });
 
 test("without JavaScript, the refused form comes back with the same fields marked and the first one focused", async () => {
-  const context = await browser.newContext({ javaScriptEnabled: false });
+  const context = await site.browser.newContext({ javaScriptEnabled: false });
   const page = await context.newPage();
-  await page.goto(`${server.base}/contact`);
+  await page.goto(`${site.server.base}/contact`);
   await page.getByLabel("Contact Person").fill("Ana");
   await page.getByRole("button", { name: "Submit Request" }).press("Enter");
-  await page.waitForURL(`${server.base}/api/save-to-notion`);
+  await page.waitForURL(`${site.server.base}/api/save-to-notion`);
   assert.match(await page.title(), /^Error: Request an Intro/);
   assert.ok(await page.getByRole("alert").filter({ hasText: "Missing required fields: Please fill in the name and email address." }).isVisible());
   assert.equal(await page.evaluate(() => document.activeElement?.id), "contact-name", "the first field in error has focus");
@@ -326,7 +309,7 @@ test("the 404 page's link home is reached and followed by keyboard", async () =>
   const home = await tabTo(page, (f) => f.inMain && f.text === "Return to Home");
   assert.ok(home.focusVisible);
   await press(page, "Enter");
-  await page.waitForURL(`${server.base}/`);
+  await page.waitForURL(`${site.server.base}/`);
   await waitAnnounced(page, await titleOf("/"));
   assert.equal((await focused(page)).tag, "h1");
   await page.close();

@@ -4,15 +4,12 @@
 // text spacing (1.4.12). docs/accessibility.md says how each is judged.
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import { after, before, test } from "node:test";
-import { launchBrowser, startServer } from "./harness.mjs";
+import { test } from "node:test";
+import { siteWithStripe } from "./harness.mjs";
 import { hydrated } from "./keyboard.mjs";
 import { TEXT_SPACING, focusPlace, smallTargets, spacingProblems } from "./wcag.mjs";
-import { startStripe } from "./stripe-standin.mjs";
 
-let server;
-let stripe;
-let browser;
+const site = siteWithStripe();
 
 const TABLE = JSON.parse(fs.readFileSync(new URL("../../content/routes.json", import.meta.url), "utf8")).routes;
 const ROUTES = [
@@ -25,22 +22,9 @@ const ROUTES = [
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 800 };
 
-before(async () => {
-  let siteBase = "";
-  stripe = await startStripe(() => siteBase);
-  server = await startServer({ STRIPE_SECRET_KEY: "sk_test_e2e", STRIPE_API_BASE: stripe.base });
-  siteBase = server.base;
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  server?.stop();
-  stripe?.stop();
-});
 
 async function visit(page, path) {
-  await page.goto(`${server.base}${path}`, { waitUntil: "networkidle" });
+  await page.goto(`${site.server.base}${path}`, { waitUntil: "networkidle" });
   await hydrated(page);
 }
 
@@ -68,7 +52,7 @@ test("no focused element hides under the sticky header, tabbing either way, on a
   for (const viewport of [DESKTOP, PHONE]) {
     // Without smooth scrolling, so each stop is measured where it ends up
     // (a smooth scroll ends at the same place, later).
-    const context = await browser.newContext({ viewport, reducedMotion: "reduce" });
+    const context = await site.browser.newContext({ viewport, reducedMotion: "reduce" });
     const page = await context.newPage();
     for (const path of ROUTES) {
       await visit(page, path);
@@ -86,7 +70,7 @@ test("no focused element hides under the sticky header, tabbing either way, on a
 });
 
 test("no route scrolls sideways at 320 CSS px", async () => {
-  const page = await browser.newPage({ viewport: { width: 320, height: 640 } });
+  const page = await site.browser.newPage({ viewport: { width: 320, height: 640 } });
   const wide = [];
   for (const path of ROUTES) {
     await visit(page, path);
@@ -100,7 +84,7 @@ test("no route scrolls sideways at 320 CSS px", async () => {
 test("targets are 24 CSS px or spaced as WCAG 2.2 allows, at phone and desktop widths", async () => {
   const found = [];
   for (const viewport of [PHONE, DESKTOP]) {
-    const page = await browser.newPage({ viewport });
+    const page = await site.browser.newPage({ viewport });
     for (const path of ROUTES) {
       await visit(page, path);
       for (const t of await page.evaluate(smallTargets)) found.push(`${viewport.width}px ${path}: ${t}`);
@@ -121,7 +105,7 @@ test("nothing animates for a visitor who asks for reduced motion; the logo strip
       animations: document.getAnimations().filter((a) => a.playState === "running").map((a) => a.animationName ?? a.constructor.name),
       scroll: getComputedStyle(document.documentElement).scrollBehavior,
     }));
-  const still = await browser.newContext({ reducedMotion: "reduce", viewport: DESKTOP });
+  const still = await site.browser.newContext({ reducedMotion: "reduce", viewport: DESKTOP });
   const page = await still.newPage();
   const moving = [];
   for (const path of ROUTES) {
@@ -133,7 +117,7 @@ test("nothing animates for a visitor who asks for reduced motion; the logo strip
   await still.close();
 
   // The same check sees motion where there is some.
-  const plain = await browser.newPage({ viewport: DESKTOP });
+  const plain = await site.browser.newPage({ viewport: DESKTOP });
   await visit(plain, "/");
   const home = await running(plain);
   assert.ok(home.animations.includes("marquee"), `the home page's strip moves: ${JSON.stringify(home)}`);
@@ -146,7 +130,7 @@ test("the text spacing WCAG 1.4.12 allows clips and overlaps no text, at phone a
   for (const viewport of [PHONE, DESKTOP]) {
     // The visitor's own style sheet (a bookmarklet or an extension), which
     // the site's policy would refuse from a page script.
-    const context = await browser.newContext({ viewport, bypassCSP: true, reducedMotion: "reduce" });
+    const context = await site.browser.newContext({ viewport, bypassCSP: true, reducedMotion: "reduce" });
     const page = await context.newPage();
     for (const path of ROUTES) {
       await visit(page, path);
