@@ -240,6 +240,9 @@ test("an empty contact form submitted with Enter focuses the first missing field
   assert.equal(await page.locator(`[id="${await email.getAttribute("aria-describedby")}"]`).textContent(), "Error: Enter an email address");
   // Fields that are not in error are not marked.
   assert.equal(await page.locator("#contact-website").getAttribute("aria-invalid"), null);
+  // A sighted visitor sees the mark too: a field in error has another border.
+  const border = (id) => page.evaluate((i) => getComputedStyle(document.getElementById(i)).borderColor, id);
+  assert.notEqual(await border("contact-email"), await border("contact-website"), "the field in error has its own border");
 
   // The mark clears as the field is put right; the other stays.
   await page.keyboard.type("Riverbend");

@@ -16,9 +16,9 @@ import { Toaster, useToasts } from "./Toast";
 import { checkField, checkForm, firstMarked, marksOf, type FieldMarks, type TextField } from "./checks";
 
 const INPUT_CLASS =
-  "mt-1 block w-full rounded-lg border border-slate-300 bg-white px-3 py-2 text-slate-900 shadow-sm placeholder:text-slate-400 focus:border-brand-600 focus:outline-none focus:ring-2 focus:ring-brand-600/30";
-/** A field in error: a red border as well as its message. */
-const INPUT_ERROR_CLASS = "border-red-700 border-2";
+  "mt-1 block w-full rounded-lg bg-white px-3 py-2 text-slate-900 shadow-sm placeholder:text-slate-400 focus:border-brand-600 focus:outline-none focus:ring-2 focus:ring-brand-600/30";
+/** A field's border: thicker and red in error (its message says why). */
+const BORDER_CLASS = { ok: "border border-slate-300", error: "border-2 border-red-700" };
 
 /** The labelled fields of the content are exactly these. */
 export type FieldsAreTheServers = Assert<Same<(typeof CONTACT_FIELDS)[number]["name"], TextField>>;
@@ -255,7 +255,7 @@ function Field({ field, value, error, autoFocus }: FieldProps) {
     "aria-describedby": error ? errorId : undefined,
     autoFocus: autoFocus || undefined,
   };
-  const inputClass = error ? `${INPUT_CLASS} ${INPUT_ERROR_CLASS}` : INPUT_CLASS;
+  const inputClass = `${INPUT_CLASS} ${error ? BORDER_CLASS.error : BORDER_CLASS.ok}`;
   return (
     <div className={wide ? "sm:col-span-2" : undefined}>
       <label htmlFor={id} className="block text-sm font-medium text-slate-900">
