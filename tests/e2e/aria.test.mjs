@@ -11,14 +11,12 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { siteWithStripe } from "./harness.mjs";
-import { hydrated } from "./keyboard.mjs";
+import { TABLE_PATHS, hydrated, siteWithStripe } from "./harness.mjs";
 
 const DIR = new URL("./aria/", import.meta.url).pathname;
 const UPDATE = process.env.UPDATE_ARIA_SNAPSHOTS === "1";
-const TABLE = JSON.parse(fs.readFileSync(new URL("../../content/routes.json", import.meta.url), "utf8")).routes;
 const ROUTES = [
-  ...TABLE.map((r) => r.path.replace(":postId", "nfc-integration")),
+  ...TABLE_PATHS,
   "/success?session_id=cs_test_1",
   "/no-such-page",
 ];

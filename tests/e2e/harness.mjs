@@ -11,6 +11,12 @@ import { startStripe } from "./stripe-standin.mjs";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..", "..");
 
+/** Every route of content/routes.json (a new one is checked without an
+ *  edit to the tests), the post route with a real post. */
+export const TABLE_PATHS = JSON.parse(fs.readFileSync(path.join(root, "content", "routes.json"), "utf8")).routes.map((r) =>
+  r.path.replace(":postId", "nfc-integration"),
+);
+
 export async function startServer(env = {}) {
   const bin = process.env.CITIZEN_SITE_BIN ?? path.join(root, "target", "debug", "citizen-site");
   if (!fs.existsSync(bin)) throw new Error(`server binary not found at ${bin}: run cargo build first`);
@@ -117,4 +123,9 @@ export function siteWithStripe() {
     site.stripe?.stop();
   });
   return site;
+}
+
+/** Waits until React has hydrated the page (its handlers are attached). */
+export function hydrated(page) {
+  return page.waitForFunction(() => Object.keys(document.getElementById("root") ?? {}).some((k) => k.startsWith("__reactContainer")));
 }

@@ -58,11 +58,6 @@ export async function waitAnnounced(page, text) {
   }
 }
 
-/** Waits until React has hydrated the page (its handlers are attached). */
-export function hydrated(page) {
-  return page.waitForFunction(() => Object.keys(document.getElementById("root") ?? {}).some((k) => k.startsWith("__reactContainer")));
-}
-
 /** The focused element as the accessibility tree has it: role, name,
  *  description and whether it is marked invalid. */
 export async function focusedNode(page) {
@@ -81,24 +76,4 @@ export async function focusedNode(page) {
   } finally {
     await cdp.detach();
   }
-}
-
-/** Waits until scrolling (smooth scrolling included) has stopped. */
-export function scrollSettled(page) {
-  return page.evaluate(
-    () =>
-      new Promise((resolve) => {
-        let last = -1;
-        let still = 0;
-        const started = performance.now();
-        const step = () => {
-          const y = window.scrollY;
-          still = y === last ? still + 1 : 0;
-          last = y;
-          if (still >= 3 || performance.now() - started > 2_000) resolve();
-          else requestAnimationFrame(step);
-        };
-        requestAnimationFrame(step);
-      }),
-  );
 }

@@ -3,8 +3,8 @@
 // live regions hold: what a keyboard user and a screen-reader user get.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { siteWithStripe, watchConsole } from "./harness.mjs";
-import { announced, focused, focusedNode, hydrated, press, tabTo, waitAnnounced } from "./keyboard.mjs";
+import { hydrated, siteWithStripe, watchConsole } from "./harness.mjs";
+import { announced, focused, focusedNode, press, tabTo, waitAnnounced } from "./keyboard.mjs";
 
 const site = siteWithStripe();
 

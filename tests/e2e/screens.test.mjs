@@ -1,15 +1,13 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import fs from "node:fs";
-import { launchBrowser, startServer, watchConsole } from "./harness.mjs";
+import { TABLE_PATHS, hydrated, launchBrowser, startServer, watchConsole } from "./harness.mjs";
 
 let server;
 let browser;
 
 // Every route of the table (a new one is checked without an edit here),
 // and the payment page with a session.
-const TABLE = JSON.parse(fs.readFileSync(new URL("../../content/routes.json", import.meta.url), "utf8")).routes;
-const ROUTES = [...TABLE.map((r) => r.path.replace(":postId", "nfc-integration")), "/success?session_id=cs_test_1"];
+const ROUTES = [...TABLE_PATHS, "/success?session_id=cs_test_1"];
 
 before(async () => {
   server = await startServer();
@@ -29,7 +27,7 @@ test("every route hydrates under the security headers without warnings or CSP vi
     const csp = res.headers()["content-security-policy"] ?? "";
     assert.ok(csp.includes("script-src 'self'") && csp.includes("frame-ancestors 'none'"), `${path}: served without its policy`);
     // Hydrated: React attached its handlers (the page's script ran under the policy).
-    await page.waitForFunction(() => Object.keys(document.getElementById("root")).some((k) => k.startsWith("__reactContainer")));
+    await hydrated(page);
     const bad = await page.$$eval('a[href^="http"]', (as) =>
       as.filter((a) => a.target !== "_blank" || !a.rel.includes("noopener")).map((a) => a.outerHTML.slice(0, 120)),
     );
@@ -108,7 +106,7 @@ test("tooltips open after 700 ms, not before", async () => {
   // moves it, so the assertions are about the page's 700 ms, not the machine's.
   await page.clock.install();
   await page.goto(`${server.base}/pricing`, { waitUntil: "networkidle" });
-  await page.waitForFunction(() => Object.keys(document.getElementById("root")).some((k) => k.startsWith("__reactContainer")));
+  await hydrated(page);
   await page.clock.pauseAt(Date.now() + 60_000);
   const trigger = page.getByRole("button", { name: /^About / }).first();
   const tipId = await trigger.getAttribute("aria-describedby");

@@ -3,17 +3,14 @@
 // px (1.4.10), target size (2.5.8), reduced motion (2.3.3's practice) and
 // text spacing (1.4.12). docs/accessibility.md says how each is judged.
 import assert from "node:assert/strict";
-import fs from "node:fs";
 import { test } from "node:test";
-import { siteWithStripe } from "./harness.mjs";
-import { hydrated } from "./keyboard.mjs";
+import { TABLE_PATHS, hydrated, siteWithStripe } from "./harness.mjs";
 import { TEXT_SPACING, focusPlace, smallTargets, spacingProblems } from "./wcag.mjs";
 
 const site = siteWithStripe();
 
-const TABLE = JSON.parse(fs.readFileSync(new URL("../../content/routes.json", import.meta.url), "utf8")).routes;
 const ROUTES = [
-  ...TABLE.map((r) => r.path.replace(":postId", "nfc-integration")),
+  ...TABLE_PATHS,
   "/blog?type=Events",
   "/pricing?billing=yearly",
   "/success?session_id=cs_test_1",

@@ -61,8 +61,10 @@ export function ContactForm({ initial = {} }: { initial?: ContactFormState }) {
   const [submitting, setSubmitting] = useState(false);
   const [validation, setValidation] = useState<string | null>(null);
   // The fields to fix: from a refused post without JavaScript (the server's
-  // marks), then from each submit.
-  const [marks, setMarks] = useState<FieldMarks>(() => marksOf(initial.fields, ORDER));
+  // marks, and the first of them has focus as the page loads), then from
+  // each submit.
+  const [refused] = useState<FieldMarks>(() => marksOf(initial.fields, ORDER));
+  const [marks, setMarks] = useState<FieldMarks>(refused);
   const formRef = useRef<HTMLFormElement>(null);
   const focusAfterMarks = useRef<TextField | undefined>(undefined);
   const redirect = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
@@ -146,9 +148,7 @@ export function ContactForm({ initial = {} }: { initial?: ContactFormState }) {
     }
   }
 
-  // After a refused post without JavaScript, the browser puts focus on the
-  // first field in error as the page loads.
-  const autoFocused = firstMarked(marksOf(initial.fields, ORDER), ORDER);
+  const autoFocused = firstMarked(refused, ORDER);
 
   return (
     <>
