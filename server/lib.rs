@@ -38,6 +38,7 @@ pub mod content;
 pub mod intake;
 pub mod payments;
 pub mod team;
+pub mod tls;
 
 // Layer shared: parts every layer may use, which know nothing above them.
 pub mod assets;

@@ -18,7 +18,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("http", &["http", "dev"]),
     ("pages", &["pages"]),
     ("serving", &["state", "site", "render", "seo", "contract"]),
-    ("domains", &["content", "intake", "payments", "team"]),
+    ("domains", &["content", "intake", "payments", "team", "tls"]),
     (
         "shared",
         &[
@@ -38,7 +38,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
 ];
 
-const DOMAINS: &[&str] = &["content", "intake", "payments", "team"];
+const DOMAINS: &[&str] = &["content", "intake", "payments", "team", "tls"];
 
 fn server() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("server")

@@ -12,184 +12,16 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rustls::pki_types::{CertificateDer, ServerName};
-
 mod support;
 
-use support::{curl, free_port, needs, wait, Dir};
+use support::tls_site::{served_serial, spawn, tls_client, visit, Pebble, Proc, TestCa};
+use support::{curl, free_port, wait, Dir};
 
 const BIN: &str = env!("CARGO_BIN_EXE_citizen-site");
-
-/// A process killed when dropped.
-struct Proc {
-    child: Child,
-    log: PathBuf,
-}
-
-impl Proc {
-    fn log(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-
-    /// SIGTERM, and waits for the exit.
-    fn stop(mut self) -> String {
-        let _ = Command::new("kill")
-            .arg("-TERM")
-            .arg(self.child.id().to_string())
-            .status();
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while Instant::now() < deadline {
-            if self.child.try_wait().unwrap().is_some() {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        self.log()
-    }
-
-    fn running(&mut self) -> bool {
-        self.child.try_wait().unwrap().is_none()
-    }
-}
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn spawn(cmd: &mut Command, log: PathBuf) -> Proc {
-    let out = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&log)
-        .unwrap();
-    let child = cmd
-        .stdin(Stdio::null())
-        .stdout(out.try_clone().unwrap())
-        .stderr(out)
-        .spawn()
-        .unwrap();
-    Proc { child, log }
-}
-
-/// A CA of the test's own, and a certificate it signed for `names`.
-struct TestCa {
-    cert: rcgen::Certificate,
-    issuer: rcgen::Issuer<'static, rcgen::KeyPair>,
-}
-
-impl TestCa {
-    fn new() -> TestCa {
-        let key = rcgen::KeyPair::generate().unwrap();
-        let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
-        params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-        params
-            .distinguished_name
-            .push(rcgen::DnType::CommonName, "citizen-site test CA");
-        let cert = params.self_signed(&key).unwrap();
-        let issuer = rcgen::Issuer::new(params, key);
-        TestCa { cert, issuer }
-    }
-
-    /// (certificate PEM, key PEM), valid from `from` to `until` seconds from now.
-    fn leaf(&self, names: &[&str], from: i64, until: i64) -> (String, String) {
-        let key = rcgen::KeyPair::generate().unwrap();
-        let mut params =
-            rcgen::CertificateParams::new(names.iter().map(|s| s.to_string()).collect::<Vec<_>>())
-                .unwrap();
-        let now = time::OffsetDateTime::now_utc();
-        params.not_before = now + time::Duration::seconds(from);
-        params.not_after = now + time::Duration::seconds(until);
-        let cert = params.signed_by(&key, &self.issuer).unwrap();
-        (cert.pem(), key.serialize_pem())
-    }
-
-    fn pem(&self) -> String {
-        self.cert.pem()
-    }
-}
-
-/// Debian's pebble on ports of its own, validating challenges on the
-/// site's HTTP and HTTPS ports.
-struct Pebble {
-    _proc: Proc,
-    dir: Dir,
-    api: u16,
-    management: u16,
-    /// The CA of pebble's own listener (ACME_DIRECTORY_CA).
-    listener_ca: PathBuf,
-}
-
-impl Pebble {
-    fn start(http_port: u16, tls_port: u16) -> Pebble {
-        needs("pebble", "pebble");
-        let dir = Dir::new("pebble");
-        let ca = TestCa::new();
-        let (cert, key) = ca.leaf(&["localhost", "127.0.0.1"], -60, 86400);
-        std::fs::write(dir.0.join("cert.pem"), cert).unwrap();
-        std::fs::write(dir.0.join("key.pem"), key).unwrap();
-        let listener_ca = dir.0.join("ca.pem");
-        std::fs::write(&listener_ca, ca.pem()).unwrap();
-        let (api, management) = (free_port(), free_port());
-        let config = serde_json::json!({"pebble": {
-            "listenAddress": format!("127.0.0.1:{api}"),
-            "managementListenAddress": format!("127.0.0.1:{management}"),
-            "certificate": dir.0.join("cert.pem"),
-            "privateKey": dir.0.join("key.pem"),
-            "httpPort": http_port,
-            "tlsPort": tls_port,
-            "ocspResponderURL": "",
-            "externalAccountBindingRequired": false
-        }});
-        std::fs::write(dir.0.join("config.json"), config.to_string()).unwrap();
-        let proc = spawn(
-            Command::new("pebble")
-                .arg("-config")
-                .arg(dir.0.join("config.json"))
-                .env("PEBBLE_VA_NOSLEEP", "1")
-                .env("PEBBLE_WFE_NONCEREJECT", "0")
-                // Every order validates its names afresh.
-                .env("PEBBLE_AUTHZREUSE", "0"),
-            dir.0.join("pebble.log"),
-        );
-        let pebble = Pebble {
-            _proc: proc,
-            dir,
-            api,
-            management,
-            listener_ca,
-        };
-        let up = wait(20, || {
-            std::net::TcpStream::connect(("127.0.0.1", api)).is_ok()
-                && std::net::TcpStream::connect(("127.0.0.1", management)).is_ok()
-        });
-        assert!(up, "pebble did not start: {}", pebble._proc.log());
-        pebble
-    }
-
-    fn directory(&self) -> String {
-        format!("https://127.0.0.1:{}/dir", self.api)
-    }
-
-    /// The root that signs the certificates pebble issues (made at its start).
-    fn issuing_root(&self) -> PathBuf {
-        let path = self.dir.0.join("issuing-root.pem");
-        let out = curl(&[
-            "--cacert",
-            self.listener_ca.to_str().unwrap(),
-            &format!("https://127.0.0.1:{}/roots/0", self.management),
-        ]);
-        assert!(out.contains("BEGIN CERTIFICATE"), "{out}");
-        std::fs::write(&path, out).unwrap();
-        path
-    }
-}
 
 /// The site's settings for one test: its ports, database and logs.
 struct Site {
@@ -249,46 +81,6 @@ impl Site {
         std::fs::write(&key_file, &key).unwrap();
         (root, cert_file, key_file)
     }
-}
-
-/// The serial of the certificate the site presents for `name`, checked
-/// against `roots` (PEM), or None when no handshake succeeds.
-fn served_serial(port: u16, name: &str, roots: &Path) -> Option<String> {
-    let mut store = rustls::RootCertStore::empty();
-    let pem = std::fs::read(roots).ok()?;
-    for cert in rustls_pemfile_certs(&pem) {
-        store.add(cert).ok()?;
-    }
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let config = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .ok()?
-        .with_root_certificates(store)
-        .with_no_client_auth();
-    let mut conn = rustls::ClientConnection::new(
-        Arc::new(config),
-        ServerName::try_from(name.to_owned()).ok()?,
-    )
-    .ok()?;
-    let mut tcp = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
-    tcp.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
-    while conn.is_handshaking() {
-        conn.complete_io(&mut tcp).ok()?;
-    }
-    let der = conn.peer_certificates()?.first()?.clone();
-    let (_, cert) = x509_parser::parse_x509_certificate(&der).ok()?;
-    Some(
-        cert.raw_serial_as_string()
-            .replace(':', "")
-            .to_ascii_uppercase(),
-    )
-}
-
-fn rustls_pemfile_certs(pem: &[u8]) -> Vec<CertificateDer<'static>> {
-    use rustls::pki_types::pem::PemObject;
-    CertificateDer::pem_slice_iter(pem)
-        .filter_map(Result::ok)
-        .collect()
 }
 
 fn assert_no_key_in(log: &str) {
@@ -416,12 +208,17 @@ fn a_certificate_from_acme_serves_every_page_over_http2_and_a_restart_reuses_it(
     ]);
     assert_eq!(out, "308", "a post is sent on as a post");
 
-    // The account and the certificate are kept beside the database, readable by the server only.
+    // The account and the certificate are in the database every server
+    // shares; the local copy of the certificate (for a start while the
+    // database is away) is beside it, readable by the server only.
+    let shared = stored_tls(&site, &directory);
+    assert_eq!(shared.certificate_serial.as_deref(), Some(serial.as_str()));
+    assert!(shared.account, "the ACME account is in the database");
     let cache = site.dir.0.join("acme");
     let files: Vec<PathBuf> = walk(&cache);
     assert!(
-        files.iter().any(|f| f.ends_with("account.json"))
-            && files.iter().any(|f| f.ends_with("localhost.pem")),
+        files.iter().any(|f| f.ends_with("localhost.pem"))
+            && !files.iter().any(|f| f.ends_with("account.json")),
         "{files:?}"
     );
     for f in &files {
@@ -456,6 +253,29 @@ fn a_certificate_from_acme_serves_every_page_over_http2_and_a_restart_reuses_it(
         "{log}"
     );
     assert_no_key_in(&log);
+}
+
+/// What the site's database holds of its HTTPS identity.
+struct StoredTls {
+    account: bool,
+    certificate_serial: Option<String>,
+}
+
+fn stored_tls(site: &Site, directory: &str) -> StoredTls {
+    use citizen_site::tls::store;
+    let url = format!("sqlite://{}/site.db", site.dir.0.display());
+    tokio::runtime::Runtime::new().unwrap().block_on(async {
+        let db = citizen_site::db::Db::connect_lazy(&url).unwrap();
+        let found = StoredTls {
+            account: store::account(&db, directory).await.unwrap().is_some(),
+            certificate_serial: store::certificate_stamp(&db, directory, "localhost")
+                .await
+                .unwrap()
+                .map(|(serial, _)| serial),
+        };
+        db.pool.close().await;
+        found
+    })
 }
 
 fn walk(dir: &Path) -> Vec<PathBuf> {
@@ -715,54 +535,6 @@ fn an_unreachable_directory_is_retried_while_the_http_port_keeps_redirecting() {
         log.contains("retry_in=5s") && log.contains("retry_in=10s"),
         "the wait doubles:\n{log}"
     );
-}
-
-/// A TLS client of `versions` that trusts `roots`: it keeps the sessions it
-/// is given in a store of its own (a returning visitor), or keeps none.
-fn tls_client(
-    roots: &Path,
-    versions: &[&'static rustls::SupportedProtocolVersion],
-    resumption: rustls::client::Resumption,
-) -> Arc<rustls::ClientConfig> {
-    let mut store = rustls::RootCertStore::empty();
-    for cert in rustls_pemfile_certs(&std::fs::read(roots).unwrap()) {
-        store.add(cert).unwrap();
-    }
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let mut config = rustls::ClientConfig::builder_with_provider(provider)
-        .with_protocol_versions(versions)
-        .unwrap()
-        .with_root_certificates(store)
-        .with_no_client_auth();
-    config.alpn_protocols = vec![b"http/1.1".to_vec()];
-    config.resumption = resumption;
-    Arc::new(config)
-}
-
-/// One visit: a handshake and a GET of `/readyz` read to its end (a TLS 1.3
-/// ticket comes after the handshake). Whether the handshake was full or
-/// resumed (a resumed one sends no certificate), and the answer's status
-/// line.
-fn visit(port: u16, config: &Arc<rustls::ClientConfig>) -> (rustls::HandshakeKind, String) {
-    use std::io::Write;
-    let mut conn =
-        rustls::ClientConnection::new(config.clone(), ServerName::try_from("localhost").unwrap())
-            .unwrap();
-    let mut tcp = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
-    tcp.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    let mut tls = rustls::Stream::new(&mut conn, &mut tcp);
-    tls.write_all(b"GET /readyz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
-        .unwrap();
-    let mut answer = Vec::new();
-    // The server's close_notify ends it; an abrupt close after the answer
-    // is as good here.
-    let _ = tls.read_to_end(&mut answer);
-    let status = String::from_utf8_lossy(&answer)
-        .lines()
-        .next()
-        .unwrap_or_default()
-        .to_owned();
-    (conn.handshake_kind().expect("the handshake ended"), status)
 }
 
 #[test]

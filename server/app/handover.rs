@@ -14,6 +14,13 @@
 //!   `NOTIFY_SOCKET`. Only once the child says `READY=1` (its pages
 //!   rendered) does the old one stop accepting and drain; a child that
 //!   exits or is not ready in time is stopped, and the old one serves on.
+//! - **Both** (`systemctl reload`, whose `ExecReload=` is `citizen-site
+//!   upgrade --pid $MAINPID`): as above, and once the child is ready the
+//!   old process tells systemd `MAINPID=<child>` before it drains, so
+//!   systemd follows the new process (`NotifyAccess=main`: only the main
+//!   process may say so). The child is handed systemd's `NOTIFY_SOCKET` in
+//!   [`SUPERVISOR`], and says what it says next (`STOPPING=1`, the next
+//!   reload's `MAINPID=`) there.
 //!
 //! Either way the sockets named `https` and `http` are the HTTPS and HTTP
 //! ports (`HTTPS_ADDR`, `HTTP_ADDR`), and behind a proxy the one named
@@ -38,6 +45,9 @@ pub const HTTP: &str = "http";
 /// successor's `LISTEN_PID` cannot be known before it runs, so the
 /// successor checks that its parent is that process instead.
 const PREDECESSOR: &str = "CITIZEN_SITE_PREDECESSOR";
+/// Set by a server under a service manager for the successor it starts:
+/// the manager's `NOTIFY_SOCKET`, for the successor once it is ready.
+pub const SUPERVISOR: &str = "CITIZEN_SITE_SUPERVISOR";
 /// How long a successor has to become ready before it is stopped: a start
 /// renders every page first (a few seconds).
 pub const SUCCESSOR_TIMEOUT: Duration = Duration::from_secs(60);
@@ -48,8 +58,9 @@ pub struct Inherited {
     sockets: Vec<(String, TcpListener)>,
     /// Started by a server handing over to it (rather than by systemd).
     pub from_predecessor: bool,
-    /// A service manager started it and watches it (`NOTIFY_SOCKET`, not
-    /// from a predecessor): restarts go through the manager, not SIGUSR2.
+    /// A service manager watches it: systemd started it (`NOTIFY_SOCKET`),
+    /// or a predecessor systemd watched ([`SUPERVISOR`]). A handover then
+    /// tells the manager the new main process.
     pub supervised: bool,
     /// The binary's path as started (a successor is started from it).
     pub exe: Option<PathBuf>,
@@ -69,14 +80,26 @@ impl Inherited {
             .ok()
             .and_then(|p| p.parse::<u32>().ok())
             == Some(parent);
+        let own_socket = std::env::var_os("NOTIFY_SOCKET");
+        let supervisor = match from_predecessor {
+            true => std::env::var_os(SUPERVISOR),
+            false => own_socket.clone(),
+        };
         // SAFETY: the caller guarantees no other thread runs.
         unsafe {
             if from_predecessor {
                 std::env::set_var("LISTEN_PID", std::process::id().to_string());
             }
             std::env::remove_var(PREDECESSOR);
+            std::env::remove_var(SUPERVISOR);
         }
-        let supervised = !from_predecessor && std::env::var_os("NOTIFY_SOCKET").is_some();
+        let supervised = supervisor.is_some();
+        let _ = NOTIFY.set(Notify {
+            first: own_socket.map(PathBuf::from),
+            then: supervisor.map(PathBuf::from),
+            ready: std::sync::atomic::AtomicBool::new(false),
+            handed_over: std::sync::atomic::AtomicBool::new(false),
+        });
         // SAFETY: as above.
         let passed = unsafe { sd_notify::listen_fds_with_names_and_unset_env() }
             .context("reading the sockets passed in LISTEN_FDS")?;
@@ -152,21 +175,70 @@ fn check_listening(fd: RawFd) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Where this process's notifications go: `first` (systemd's socket, or
+/// the predecessor's) until it is ready, `then` (the service manager's,
+/// when one watches) from then on.
+struct Notify {
+    first: Option<PathBuf>,
+    then: Option<PathBuf>,
+    ready: std::sync::atomic::AtomicBool,
+    /// A successor is the main process now: this one says nothing more.
+    handed_over: std::sync::atomic::AtomicBool,
+}
+
+static NOTIFY: std::sync::OnceLock<Notify> = std::sync::OnceLock::new();
+
 /// Tells the service manager (or the predecessor) that the site is ready:
 /// nothing when no one asked (`NOTIFY_SOCKET` unset).
 pub fn notify_ready() {
-    notify(&[sd_notify::NotifyState::Ready]);
+    let Some(n) = NOTIFY.get() else { return };
+    send(n.first.as_deref(), "READY=1");
+    n.ready.store(true, std::sync::atomic::Ordering::Release);
 }
 
-/// Tells the service manager that the server is stopping (draining).
+/// Tells the service manager that the server is stopping (draining),
+/// unless it handed over to a successor (which the manager now watches).
 pub fn notify_stopping() {
-    notify(&[sd_notify::NotifyState::Stopping]);
+    let Some(n) = NOTIFY.get() else { return };
+    if !n.handed_over.load(std::sync::atomic::Ordering::Acquire) {
+        send(n.manager(), "STOPPING=1");
+    }
 }
 
-fn notify(states: &[sd_notify::NotifyState]) {
-    if let Err(e) = sd_notify::notify(states) {
-        // A predecessor that has exited has no socket left: nothing to tell.
-        tracing::debug!(error = %e, "NOTIFY_SOCKET did not take the notification");
+impl Notify {
+    /// The service manager's socket, now.
+    fn manager(&self) -> Option<&Path> {
+        if self.ready.load(std::sync::atomic::Ordering::Acquire) {
+            self.then.as_deref().or(self.first.as_deref())
+        } else {
+            self.first.as_deref()
+        }
+    }
+}
+
+/// Tells the service manager that `pid` is the main process from now on.
+fn notify_main_pid(pid: u32) {
+    let Some(n) = NOTIFY.get() else { return };
+    send(n.manager(), &format!("MAINPID={pid}"));
+    n.handed_over
+        .store(true, std::sync::atomic::Ordering::Release);
+}
+
+/// One datagram to a notification socket: a path, or an abstract name
+/// (`@...`). A socket gone (a predecessor that has exited) is no error.
+fn send(to: Option<&Path>, message: &str) {
+    use std::os::linux::net::SocketAddrExt;
+    use std::os::unix::ffi::OsStrExt;
+    let Some(to) = to else { return };
+    let bytes = to.as_os_str().as_bytes();
+    let addr = match bytes.strip_prefix(b"@") {
+        Some(name) => std::os::unix::net::SocketAddr::from_abstract_name(name),
+        None => std::os::unix::net::SocketAddr::from_pathname(to),
+    };
+    let sent =
+        addr.and_then(|addr| UnixDatagram::unbound()?.send_to_addr(message.as_bytes(), &addr));
+    if let Err(e) = sent {
+        tracing::debug!(error = %e, socket = %to.display(), "the notification socket did not take {message}");
     }
 }
 
@@ -191,14 +263,12 @@ impl Handover {
             return std::future::pending().await;
         };
         while usr2.recv().await.is_some() {
-            if self.supervised {
-                let why = "a service manager runs this server (NOTIFY_SOCKET): publish with its restart (systemctl restart citizen-site), which keeps the sockets open";
-                tracing::error!("SIGUSR2: {why}");
-                report(&format!("refused {why}"));
-                continue;
-            }
             match self.start_successor().await {
                 Ok(pid) => {
+                    if self.supervised {
+                        // systemd follows the new process from now on.
+                        notify_main_pid(pid);
+                    }
                     tracing::info!(successor = pid, "upgrade: the new binary is ready and serving; this process stops accepting and drains");
                     report(&format!("ready {pid}"));
                     return;
@@ -235,11 +305,15 @@ impl Handover {
             .env("LISTEN_FDNAMES", names.join(":"))
             .env("NOTIFY_SOCKET", dir.socket())
             .env(PREDECESSOR, std::process::id().to_string())
+            .env_remove(SUPERVISOR)
             .stdin(std::process::Stdio::null())
             // Stopped with this server should it be stopped while it waits
             // (SIGTERM during an upgrade stops the site; a successor not yet
             // ready has accepted nothing).
             .kill_on_drop(true);
+        if let Some(manager) = NOTIFY.get().and_then(|n| n.then.as_deref()) {
+            command.env(SUPERVISOR, manager);
+        }
         // SAFETY: the step only calls dup2, async-signal-safe.
         unsafe {
             command.pre_exec(passed.placing());

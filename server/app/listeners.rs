@@ -14,8 +14,12 @@ use tokio::task::JoinHandle;
 
 use crate::client_ip::Networks;
 use crate::config::{CertSource, Config, TlsSettings};
+use crate::db::Db;
+use crate::edge::tickets::TicketKeys;
 use crate::edge::{self, certs::Certs, redirect::Redirect, Addresses, Limits};
 use crate::http::dispatch::Dispatcher;
+use crate::tls::tickets::TicketSchedule;
+use crate::tls::Identity;
 
 use super::handover::{self, Inherited};
 
@@ -39,6 +43,7 @@ impl Listeners {
     pub async fn bind(
         config: &Config,
         inherited: &mut Inherited,
+        db: &Db,
     ) -> anyhow::Result<(Listeners, Vec<JoinHandle<()>>)> {
         warn_if_few_open_files(config);
         let Some(tls) = &config.tls else {
@@ -58,14 +63,11 @@ impl Listeners {
             None => bind(tls.http_addr, "HTTP_ADDR").await?,
         };
         warn_if_left(inherited);
-        let (certs, tasks) = certificates(tls)?;
+        let (acceptor, certs, tasks) = certificates(tls, db)?;
         let listeners = Listeners::Tls {
             https,
             http,
-            acceptor: tokio_rustls::TlsAcceptor::from(
-                edge::certs::server_config(certs.clone())
-                    .context("making the session ticket key (the system's random source)")?,
-            ),
+            acceptor,
             redirect: Redirect::new(&config.site_url, tls.domains(), certs),
         };
         Ok((listeners, tasks))
@@ -142,21 +144,38 @@ impl Listeners {
     }
 }
 
-/// The certificate store HTTPS serves from, filled from the operator's
-/// files or by ACME, and the task that keeps it current.
-fn certificates(tls: &TlsSettings) -> anyhow::Result<(Arc<Certs>, Vec<JoinHandle<()>>)> {
+/// The HTTPS port's TLS, with the certificate store it serves from and
+/// the session-ticket keys, filled from the operator's files or by ACME
+/// and kept current from the database every server shares (`tls`); and
+/// the tasks that do it.
+fn certificates(
+    tls: &TlsSettings,
+    db: &Db,
+) -> anyhow::Result<(tokio_rustls::TlsAcceptor, Arc<Certs>, Vec<JoinHandle<()>>)> {
     let certs = Certs::new();
-    let task = match &tls.certs {
+    let schedule = TicketSchedule::every(tls.ticket_period);
+    let tickets = TicketKeys::new(schedule.lifetime, schedule.keep())
+        .context("making the session ticket key (the system's random source)")?;
+    let identity = Identity::new(db.clone(), certs.clone(), tickets.clone(), schedule);
+    let mut tasks = Vec::new();
+    let acme = match &tls.certs {
         CertSource::Files { cert, key } => {
             let served = edge::certs::load_files(cert, key).map_err(|e| anyhow::anyhow!(e))?;
             let valid_until = edge::certs::rfc3339(served.info.not_after);
             tracing::info!(serial = %served.info.serial, %valid_until, "HTTPS: TLS_CERT is in service");
             certs.deploy(served);
-            edge::certs::watch_files(certs.clone(), cert.clone(), key.clone())
+            tasks.push(edge::certs::watch_files(
+                certs.clone(),
+                cert.clone(),
+                key.clone(),
+            ));
+            None
         }
-        CertSource::Acme(acme) => edge::acme::start(acme.clone(), certs.clone())?,
+        CertSource::Acme(acme) => Some(acme.clone()),
     };
-    Ok((certs, vec![task]))
+    tasks.extend(identity.start(acme)?);
+    let config = edge::certs::server_config(certs.clone(), &tickets);
+    Ok((tokio_rustls::TlsAcceptor::from(config), certs, tasks))
 }
 
 /// One descriptor per connection: says so when the process may open fewer

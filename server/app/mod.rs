@@ -73,7 +73,9 @@ impl Application {
         // that shows a message.
         crate::messages::messages();
         crate::db::sqlite_file::make_folder(&config.database_url)?;
-        let (listeners, mut tasks) = Listeners::bind(&config, &mut inherited).await?;
+        // Connects on first use: HTTPS reads its shared state from it.
+        let db = Db::connect_lazy_with(&config.database_url, &config.timeouts)?;
+        let (listeners, mut tasks) = Listeners::bind(&config, &mut inherited, &db).await?;
         let handover = Handover {
             sockets: Arc::new(listeners.for_successor()?),
             supervised: inherited.supervised,
@@ -85,7 +87,7 @@ impl Application {
             .sqlite_path()
             .map(|file| ServerLock::hold(&file))
             .transpose()?;
-        let db = open_database(&config).await?;
+        migrate_database(&db, &config).await;
         tasks.push(db.spawn_monitor());
         let metrics = Metrics::new();
         let forwarder = background::start_forwarder(&config, &db, &metrics, &mut tasks);
@@ -237,14 +239,13 @@ async fn site(config: &Config) -> anyhow::Result<(Site, Option<dev::DevServer>)>
     }
 }
 
-/// The site's database, migrated (with the sample team in an empty table
+/// Migrates the site's database (with the sample team in an empty table
 /// when asked). One that cannot be reached is not fatal: pages still
 /// render without it (an empty team list), and the monitor migrates it once
 /// it is reachable.
-async fn open_database(config: &Config) -> anyhow::Result<Db> {
-    let db = Db::connect_lazy_with(&config.database_url, &config.timeouts)?;
+async fn migrate_database(db: &Db, config: &Config) {
     match db.migrate().await {
-        Ok(()) if config.sample_team => match crate::team::seed_sample(&db).await {
+        Ok(()) if config.sample_team => match crate::team::seed_sample(db).await {
             Ok(0) => {}
             Ok(n) => tracing::info!(
                 members = n,
@@ -257,7 +258,6 @@ async fn open_database(config: &Config) -> anyhow::Result<Db> {
             tracing::error!(error = %e, "the database is unreachable at start; serving without it until it is back")
         }
     }
-    Ok(db)
 }
 
 /// After the listeners: the forwarder gets until `deadline` (at least

@@ -10,7 +10,7 @@ use serde_json::json;
 use super::print_json;
 use crate::config::sqlite_path;
 use crate::db::sqlite_file::{self, Counts};
-use crate::{intake, payments, team};
+use crate::{intake, payments, team, tls};
 
 /// The site's own tables, each named by the domain that owns it: a file
 /// without one of them is not a database of this site, and their rows are
@@ -51,10 +51,12 @@ pub async fn restore(database_url: &str, file: &Path, json: bool) -> anyhow::Res
     let Some(database) = sqlite_path(database_url) else {
         bail!("DATABASE_URL is a PostgreSQL database: restore a pg_dump file with pg_restore (pg_restore --clean --dbname \"$DATABASE_URL\" FILE); nothing was changed")
     };
-    let done = sqlite_file::restore(&database, file, &TABLES).await?;
+    // The HTTPS identity (certificates, ticket keys) never goes back in
+    // time: the restored file keeps the one of the database it replaces.
+    let done = sqlite_file::restore(&database, file, &TABLES, &tls::store::TABLES).await?;
     if json {
         print_json(
-            &json!({ "database": database, "from": file, "counts": counts_json(&done.counts), "replaced": done.replaced }),
+            &json!({ "database": database, "from": file, "counts": counts_json(&done.counts), "replaced": done.replaced, "tls_kept": !done.kept.is_empty() }),
         );
     } else {
         println!(
@@ -65,6 +67,9 @@ pub async fn restore(database_url: &str, file: &Path, json: bool) -> anyhow::Res
         );
         if let Some(aside) = &done.replaced {
             println!("the database it replaced is kept as {}", aside.display());
+        }
+        if !done.kept.is_empty() {
+            println!("the HTTPS identity (account, certificates, session-ticket keys) is the replaced database's, not the backup's: it never goes back in time");
         }
     }
     Ok(())

@@ -71,8 +71,8 @@ pub enum Operate {
     /// Publish the binary now at this path without dropping a connection:
     /// the running server starts it with its listening sockets, waits until
     /// it is ready, then drains and exits. A new binary that fails to start
-    /// is stopped, and the old one serves on. (Under systemd, use
-    /// `systemctl restart citizen-site`.)
+    /// is stopped, and the old one serves on. (Under systemd,
+    /// `systemctl reload citizen-site` runs it.)
     Upgrade {
         /// The server's process id (default: the one process started from
         /// this binary's path).

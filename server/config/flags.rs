@@ -55,6 +55,12 @@ pub struct ServeArgs {
     #[arg(long, env = "TLS_CERT")]
     pub tls_cert: Option<PathBuf>,
 
+    /// Tests only: how long one session-ticket key seals new tickets, in
+    /// seconds (6 hours otherwise).
+    #[cfg(feature = "test-hooks")]
+    #[arg(long, env = "TLS_TICKET_PERIOD_SECS", hide = true)]
+    pub tls_ticket_period_secs: Option<u64>,
+
     /// The private key (PEM) of TLS_CERT.
     #[arg(long, env = "TLS_KEY")]
     pub tls_key: Option<PathBuf>,
@@ -134,6 +140,13 @@ pub struct ServeArgs {
     /// address is the client, whatever the headers say.
     #[arg(long, env = "TRUSTED_PROXIES", default_value = "")]
     pub trusted_proxies: Networks,
+
+    /// TCP balancers whose connections open with a PROXY protocol v2 header
+    /// naming the visitor (HAProxy's send-proxy-v2): comma-separated
+    /// addresses or networks. Their connections without one are refused,
+    /// as is a header from any other address. Empty: none.
+    #[arg(long, env = "PROXY_PROTOCOL_FROM", default_value = "")]
+    pub proxy_protocol_from: Networks,
 
     /// Clients that may read `/metrics` (addresses or networks); others get 404.
     #[arg(

@@ -157,6 +157,7 @@ impl Config {
                     .filter(|n| *n > 0 && tls.is_some()),
                 header_read: tls.is_some().then_some(Limits::HEADER_READ),
                 workers: a.connection_workers,
+                proxy_from: a.proxy_protocol_from,
                 ..Limits::default()
             },
             tls,

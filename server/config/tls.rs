@@ -4,17 +4,24 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::Context;
 
 use super::{sqlite_dir, ServeArgs};
 use crate::edge::acme::AcmeSettings;
 
+/// How long one session-ticket key seals new tickets.
+pub const TICKET_PERIOD: Duration = Duration::from_secs(6 * 3600);
+
 #[derive(Debug, Clone)]
 pub struct TlsSettings {
     pub https_addr: SocketAddr,
     pub http_addr: SocketAddr,
     pub certs: CertSource,
+    /// How long one session-ticket key seals new tickets (6 hours; tests
+    /// may shorten it, `TLS_TICKET_PERIOD_SECS` under `test-hooks`).
+    pub ticket_period: Duration,
 }
 
 #[derive(Debug, Clone)]
@@ -115,10 +122,17 @@ pub(super) fn tls_settings(a: &ServeArgs) -> anyhow::Result<Option<TlsSettings>>
         "HTTPS_ADDR and HTTP_ADDR are the same address ({})",
         a.https_addr
     );
+    #[cfg(feature = "test-hooks")]
+    let ticket_period = a.tls_ticket_period_secs.map(Duration::from_secs);
+    #[cfg(not(feature = "test-hooks"))]
+    let ticket_period = None;
     Ok(Some(TlsSettings {
         https_addr: a.https_addr,
         http_addr: a.http_addr,
         certs,
+        ticket_period: ticket_period
+            .filter(|p| !p.is_zero())
+            .unwrap_or(TICKET_PERIOD),
     }))
 }
 

@@ -178,6 +178,8 @@ pub async fn backup(db: &Db, dest: &Path, tables: &[&'static str]) -> anyhow::Re
 #[derive(Debug, Clone)]
 pub struct Restored {
     pub counts: Counts,
+    /// The tables kept from the database it replaced, with their rows.
+    pub kept: Counts,
     /// Where the database it replaced was kept.
     pub replaced: Option<PathBuf>,
 }
@@ -185,11 +187,15 @@ pub struct Restored {
 /// Puts the backup `from` in place of the SQLite database `database`, for a
 /// stopped server. `from` must be a sound database of this site, made by
 /// this version or an older one; the database it replaces is kept beside it
-/// (`<database>.replaced-<time>`), never deleted.
+/// (`<database>.replaced-<time>`), never deleted. The rows of the tables
+/// `keep` names come from the database it replaces, not from the backup
+/// (state that must never go back in time, which the caller names: this
+/// module knows no domain's tables).
 pub async fn restore(
     database: &Path,
     from: &Path,
     tables: &[&'static str],
+    keep: &[&'static str],
 ) -> anyhow::Result<Restored> {
     let mut header = [0u8; 16];
     let read = File::open(from).and_then(|mut f| f.read_exact(&mut header));
@@ -214,8 +220,14 @@ pub async fn restore(
     let incoming = suffixed(database, &format!(".restoring-{}", std::process::id()));
     std::fs::copy(from, &incoming)
         .with_context(|| format!("copying {} to {}", from.display(), incoming.display()))?;
-    let counts = match inspect(&incoming, from, tables).await {
-        Ok(counts) => counts,
+    let checked = async {
+        let counts = inspect(&incoming, from, tables).await?;
+        let kept = keep_from(&incoming, database, keep).await?;
+        Ok::<_, anyhow::Error>((counts, kept))
+    }
+    .await;
+    let (counts, kept) = match checked {
+        Ok(done) => done,
         Err(e) => {
             remove_with_sidecars(&incoming);
             return Err(e);
@@ -227,7 +239,71 @@ pub async fn restore(
     }
     let replaced = swapped?;
     sync_dir(&dir);
-    Ok(Restored { counts, replaced })
+    Ok(Restored {
+        counts,
+        kept,
+        replaced,
+    })
+}
+
+/// Brings `incoming` (a checked copy of a backup) up to this version's
+/// tables, then gives each table of `keep` the rows it has in `current`,
+/// the database being replaced (if there is one and it has that table).
+async fn keep_from(
+    incoming: &Path,
+    current: &Path,
+    keep: &[&'static str],
+) -> anyhow::Result<Counts> {
+    if keep.is_empty() {
+        return Ok(Counts::new());
+    }
+    let db = Db::connect_lazy(&format!("sqlite://{}?mode=rw", incoming.display()))?;
+    let result = async {
+        db.migrate()
+            .await
+            .context("bringing the backup up to this version's tables")?;
+        let mut kept = Counts::new();
+        if !current.exists() {
+            return Ok(kept);
+        }
+        let path = current
+            .to_str()
+            .with_context(|| format!("{} is not a UTF-8 path", current.display()))?;
+        let mut conn = db.pool.acquire().await?;
+        sqlx::query("ATTACH DATABASE $1 AS replaced")
+            .bind(path)
+            .execute(&mut *conn)
+            .await
+            .with_context(|| format!("reading {}", current.display()))?;
+        for table in keep {
+            let present = sqlx::query(
+                "SELECT COUNT(*) FROM replaced.sqlite_master WHERE type = 'table' AND name = $1",
+            )
+            .bind(*table)
+            .fetch_one(&mut *conn)
+            .await?
+            .try_get::<i64, _>(0)?;
+            if present == 0 {
+                continue;
+            }
+            sqlx::query(&format!("DELETE FROM main.{table}"))
+                .execute(&mut *conn)
+                .await?;
+            let copied = sqlx::query(&format!(
+                "INSERT INTO main.{table} SELECT * FROM replaced.{table}"
+            ))
+            .execute(&mut *conn)
+            .await?;
+            kept.push((*table, copied.rows_affected() as i64));
+        }
+        sqlx::query("DETACH DATABASE replaced")
+            .execute(&mut *conn)
+            .await?;
+        Ok::<_, anyhow::Error>(kept)
+    }
+    .await;
+    db.pool.close().await;
+    result
 }
 
 /// With no server running on `database`, moves it aside (with its write-ahead

@@ -14,10 +14,10 @@ use instant_acme::{BodyWrapper, BytesResponse, HttpClient};
 /// instant-acme's requests, sent by reqwest: rustls with the web's roots
 /// (plus `ACME_DIRECTORY_CA`), 10 s to connect and 30 s per request.
 #[derive(Clone)]
-pub(super) struct AcmeHttp(reqwest::Client);
+pub struct AcmeHttp(reqwest::Client);
 
 impl AcmeHttp {
-    pub(super) fn new(extra_ca: Option<&[u8]>) -> anyhow::Result<AcmeHttp> {
+    pub fn new(extra_ca: Option<&[u8]>) -> anyhow::Result<AcmeHttp> {
         let mut builder = reqwest::Client::builder()
             .use_rustls_tls()
             .connect_timeout(Duration::from_secs(10))

@@ -21,7 +21,7 @@ use std::time::{Duration, SystemTime};
 use arc_swap::ArcSwapOption;
 use rustls::crypto::ring::sign::any_supported_type;
 use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use rustls::server::{ClientHello, ResolvesServerCert};
 use rustls::sign::CertifiedKey;
 use rustls::ServerConfig;
@@ -36,8 +36,9 @@ pub const FILE_CHECK_EVERY: Duration = Duration::from_secs(2);
 #[derive(Default)]
 pub struct Certs {
     current: ArcSwapOption<ServedCert>,
-    /// TLS-ALPN-01: the challenge certificate per domain being validated.
-    alpn_challenges: Mutex<HashMap<String, Arc<CertifiedKey>>>,
+    /// TLS-ALPN-01: the challenge certificate per domain being validated,
+    /// with the digest it carries (hex).
+    alpn_challenges: Mutex<HashMap<String, (String, Arc<CertifiedKey>)>>,
     /// HTTP-01: the key authorization per token being validated.
     http_challenges: Mutex<HashMap<String, String>>,
 }
@@ -82,8 +83,42 @@ impl Certs {
         self.current.store(Some(Arc::new(served)));
     }
 
-    pub fn set_alpn_challenge(&self, domain: &str, key: CertifiedKey) {
-        lock(&self.alpn_challenges).insert(domain.to_ascii_lowercase(), Arc::new(key));
+    /// Answers TLS-ALPN-01 for `domain` with a certificate carrying
+    /// `digest` (the SHA-256 of the key authorization, hex).
+    pub fn set_alpn_challenge(&self, domain: &str, digest: &str) -> anyhow::Result<()> {
+        let bytes = (0..digest.len() / 2)
+            .map(|i| u8::from_str_radix(digest.get(2 * i..2 * i + 2).unwrap_or("zz"), 16))
+            .collect::<Result<Vec<u8>, _>>()
+            .map_err(|_| anyhow::anyhow!("a challenge digest is not hex"))?;
+        let key = alpn_certificate(domain, &bytes)?;
+        lock(&self.alpn_challenges).insert(
+            domain.to_ascii_lowercase(),
+            (digest.to_owned(), Arc::new(key)),
+        );
+        Ok(())
+    }
+
+    /// The pending challenges become `http` (token, key authorization) and
+    /// `alpn` (domain, digest): those another server's order stored. A
+    /// challenge certificate already made for the same digest is kept.
+    pub fn replace_challenges(&self, http: HashMap<String, String>, alpn: Vec<(String, String)>) {
+        *lock(&self.http_challenges) = http;
+        let wanted: HashMap<String, String> = alpn
+            .into_iter()
+            .map(|(d, digest)| (d.to_ascii_lowercase(), digest))
+            .collect();
+        let made: HashMap<String, String> = lock(&self.alpn_challenges)
+            .iter()
+            .map(|(d, (digest, _))| (d.clone(), digest.clone()))
+            .collect();
+        lock(&self.alpn_challenges).retain(|d, (digest, _)| wanted.get(d) == Some(digest));
+        for (domain, digest) in wanted {
+            if made.get(&domain) != Some(&digest) {
+                if let Err(e) = self.set_alpn_challenge(&domain, &digest) {
+                    tracing::warn!(error = %e, %domain, "HTTPS: a stored TLS-ALPN-01 challenge cannot be answered");
+                }
+            }
+        }
     }
 
     pub fn set_http_challenge(&self, token: &str, key_authorization: &str) {
@@ -112,7 +147,9 @@ impl ResolvesServerCert for Certs {
             .is_some_and(|mut protocols| protocols.any(|p| p == ACME_TLS_ALPN));
         if validating {
             let name = hello.server_name()?.to_ascii_lowercase();
-            return lock(&self.alpn_challenges).get(&name).cloned();
+            return lock(&self.alpn_challenges)
+                .get(&name)
+                .map(|(_, key)| key.clone());
         }
         self.current
             .load()
@@ -126,15 +163,16 @@ impl ResolvesServerCert for Certs {
 /// validation protocol, which only the CA asks for.
 ///
 /// A returning visitor resumes its session (no certificate, no signature)
-/// however many others came between: the session is sealed into the
-/// ticket it holds (rustls's ticketer: ChaCha20-Poly1305 under a random
-/// key made in memory, a new key every 6 hours, a ticket accepted for 12),
-/// so the server remembers nothing per visitor. TLS 1.3 always resumes by
-/// ticket; a TLS 1.2 client that takes no tickets resumes by session id,
-/// from rustls's in-memory cache of the last 256 such sessions. The keys
-/// die with the process: after a restart or an upgrade each visitor makes
-/// one full handshake again.
-pub fn server_config(certs: Arc<Certs>) -> Result<Arc<ServerConfig>, rustls::Error> {
+/// however many others came between, on whichever server of the site it
+/// lands, before and after a publish: the session is sealed into the ticket
+/// it holds, under a key every server shares ([`super::tickets`]), so no
+/// server remembers anything per visitor. TLS 1.3 always resumes by ticket;
+/// a TLS 1.2 client that takes no tickets resumes by session id, from
+/// rustls's in-memory cache of the last 256 such sessions in this process.
+pub fn server_config(
+    certs: Arc<Certs>,
+    tickets: &Arc<super::tickets::TicketKeys>,
+) -> Arc<ServerConfig> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut config = ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
@@ -142,8 +180,25 @@ pub fn server_config(certs: Arc<Certs>) -> Result<Arc<ServerConfig>, rustls::Err
         .with_no_client_auth()
         .with_cert_resolver(certs);
     config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec(), ACME_TLS_ALPN.to_vec()];
-    config.ticketer = rustls::crypto::ring::Ticketer::new()?;
-    Ok(Arc::new(config))
+    config.ticketer = tickets.ticketer();
+    Arc::new(config)
+}
+
+/// The self-signed certificate a TLS-ALPN-01 validation must see for
+/// `domain`: its one name, and the SHA-256 of the key authorization in the
+/// critical acmeIdentifier extension (RFC 8737, section 3).
+pub fn alpn_certificate(domain: &str, digest: &[u8]) -> anyhow::Result<CertifiedKey> {
+    let key = rcgen::KeyPair::generate()?;
+    let mut params = rcgen::CertificateParams::new(vec![domain.to_owned()])?;
+    params.custom_extensions = vec![rcgen::CustomExtension::new_acme_identifier(digest)];
+    let cert = params.self_signed(&key)?;
+    let signing = any_supported_type(&PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(
+        key.serialize_der(),
+    )))?;
+    Ok(CertifiedKey::new(
+        vec![CertificateDer::from(cert.der().to_vec())],
+        signing,
+    ))
 }
 
 /// A certificate chain and its private key, both PEM, checked to belong
@@ -369,5 +424,21 @@ mod tests {
         .unwrap();
         assert!(err.starts_with("TLS_CERT: holds no certificate"), "{err}");
         assert!(!err.contains("PRIVATE KEY-----"), "{err}");
+    }
+
+    #[test]
+    fn the_alpn_challenge_certificate_names_the_domain_and_carries_the_digest() {
+        let digest = [7u8; 32];
+        let key = alpn_certificate("site.example", &digest).unwrap();
+        let (_, cert) = x509_parser::parse_x509_certificate(&key.cert[0]).unwrap();
+        let ext = cert
+            .extensions()
+            .iter()
+            .find(|e| e.oid.to_id_string() == "1.3.6.1.5.5.7.1.31")
+            .expect("acmeIdentifier");
+        assert!(ext.critical);
+        // An OCTET STRING of the 32-byte digest.
+        assert_eq!(ext.value, [&[0x04, 32][..], &digest[..]].concat());
+        assert_eq!(info(&key.cert[0]).unwrap().names, ["site.example"]);
     }
 }

@@ -16,23 +16,29 @@
 //! nothing, and a write the client does not read. A request's body is
 //! bounded where it is read (`http::api::body`). So a slow or hostile
 //! client holds at most its own connections, for seconds, and visitors are
-//! still served (docs/deploy.md, "Facing the internet").
+//! still served (docs/deploy.md, "Facing the internet"). Behind a TCP
+//! balancer the operator names, each connection first says whose it is
+//! ([`proxy_protocol`]), and those bounds apply to the visitor.
 
 pub mod acme;
-mod acme_http;
+pub mod acme_http;
 mod axum_service;
 pub mod certs;
 mod connection;
 mod drain;
 mod per_client;
+pub mod proxy_protocol;
 pub mod redirect;
 mod serve;
 mod signal;
+pub mod tickets;
 pub mod watched;
 pub mod workers;
 
 use std::net::SocketAddr;
 use std::time::Duration;
+
+use crate::client_ip::Networks;
 
 pub use self::axum_service::Axum;
 pub use self::connection::{OutgoingBody, ServesConnection};
@@ -66,6 +72,9 @@ pub struct Limits {
     /// Threads that accept and serve connections ([`workers`]); 0: one per
     /// core. Fixed by the first listener served.
     pub workers: usize,
+    /// The balancers whose connections open with a PROXY protocol v2
+    /// header naming the visitor ([`proxy_protocol`]); empty: none.
+    pub proxy_from: Networks,
 }
 
 impl Limits {
@@ -83,6 +92,7 @@ impl Default for Limits {
             idle: Duration::from_secs(60),
             write_stall: Duration::from_secs(30),
             workers: 0,
+            proxy_from: Networks::default(),
         }
     }
 }

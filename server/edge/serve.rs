@@ -15,6 +15,7 @@ use super::connection::{
 };
 use super::drain::Begun;
 use super::per_client::PerClient;
+use super::proxy_protocol::{self, Header};
 use super::signal::Signal;
 use super::{watched, workers, Limits};
 use crate::client_ip::Networks;
@@ -150,7 +151,7 @@ impl Drop for StopOnDrop {
 /// worker, until `stop` is set.
 async fn accept<F, S, B>(
     listener: TcpListener,
-    shared: &Shared,
+    shared: &Arc<Shared>,
     worker: Arc<Worker<F>>,
     nodelay_each: bool,
 ) where
@@ -158,7 +159,6 @@ async fn accept<F, S, B>(
     S: ServesConnection<B>,
     B: OutgoingBody,
 {
-    let limits = &shared.limits;
     // Waited for across the whole loop: registered once, not once per
     // connection.
     let stop = shared.stop.signal();
@@ -182,49 +182,90 @@ async fn accept<F, S, B>(
             },
             () = &mut stop => break,
         };
-        let client = match limits
-            .max_per_client
-            .filter(|_| !shared.exempt.contains(peer.ip()))
-        {
-            Some(max) => match shared.per_client.take(peer.ip(), max) {
-                Some(slot) => Some(slot),
-                None => {
-                    if let Some(held_back) = shared.refusals.admit() {
-                        tracing::warn!(client = %peer.ip(), max, held_back, "a client holds its maximum of open connections; refusing another");
+        let proxied = &shared.limits.proxy_from;
+        if !proxied.is_empty() && proxied.contains(peer.ip()) {
+            // A balancer: the visitor's address comes first (bounded like
+            // a handshake), then the connection is admitted as the visitor's.
+            let (shared, worker) = (shared.clone(), worker.clone());
+            tokio::spawn(async move {
+                let mut tcp = tcp;
+                let read =
+                    tokio::time::timeout(shared.limits.handshake, proxy_protocol::read(&mut tcp))
+                        .await;
+                match read {
+                    Ok(Ok(Header::Proxied(visitor))) => {
+                        admit(tcp, visitor, permit, &shared, &worker, nodelay_each)
                     }
-                    continue;
+                    Ok(Ok(Header::Local)) => {
+                        admit(tcp, peer, permit, &shared, &worker, nodelay_each)
+                    }
+                    Ok(Err(why)) => {
+                        if let Some(held_back) = shared.refusals.admit() {
+                            tracing::warn!(balancer = %peer.ip(), error = %why, held_back, "a connection from a balancer (PROXY_PROTOCOL_FROM) refused");
+                        }
+                    }
+                    Err(_) => {
+                        if let Some(held_back) = shared.refusals.admit() {
+                            tracing::warn!(balancer = %peer.ip(), held_back, "a connection from a balancer (PROXY_PROTOCOL_FROM) sent no PROXY header in time");
+                        }
+                    }
                 }
-            },
-            None => None,
-        };
-        if nodelay_each {
-            let _ = tcp.set_nodelay(true);
-        }
-        let (svc, state) = Begun::new((worker.connection)(peer));
-        let accepted = Accepted {
-            io: watched::Watched::new(tcp, limits.idle, limits.write_stall),
-            worker: worker.clone(),
-            svc,
-            state,
-            peer,
-            _held: (permit, client),
-        };
-        // On this worker (its runtime is the current one). Each kind its
-        // own task, boxed: tokio would otherwise copy the future (a TLS
-        // one's is a few KB) on each of its moves into the task (about
-        // 900 instructions of a plain connection's, 5,000 of a TLS one's).
-        if worker.tls.is_some() {
-            tokio::spawn(Box::pin(tls_connection(accepted)));
+            });
         } else {
-            tokio::spawn(Box::pin(plain_connection(accepted)));
+            admit(tcp, peer, permit, shared, &worker, nodelay_each);
         }
-        // One connection per turn, as nginx accepts (without
-        // multi_accept): what is ready on the sockets already open is
-        // served before the next accept (p50 with a new connection per
-        // request 1.81 -> 1.68 ms in one run of bench/tails.mjs).
         tokio::task::yield_now().await;
     }
 }
+/// Serves one accepted connection as `peer`'s (the visitor's, behind a
+/// balancer): unless `peer` already holds its share of connections.
+fn admit<F, S, B>(
+    tcp: tokio::net::TcpStream,
+    peer: SocketAddr,
+    permit: tokio::sync::OwnedSemaphorePermit,
+    shared: &Shared,
+    worker: &Arc<Worker<F>>,
+    nodelay_each: bool,
+) where
+    F: Fn(SocketAddr) -> S + Send + Sync + 'static,
+    S: ServesConnection<B>,
+    B: OutgoingBody,
+{
+    let limits = &shared.limits;
+    let client = match limits
+        .max_per_client
+        .filter(|_| !shared.exempt.contains(peer.ip()))
+    {
+        Some(max) => match shared.per_client.take(peer.ip(), max) {
+            Some(slot) => Some(slot),
+            None => {
+                if let Some(held_back) = shared.refusals.admit() {
+                    tracing::warn!(client = %peer.ip(), max, held_back, "a client holds its maximum of open connections; refusing another");
+                }
+                return;
+            }
+        },
+        None => None,
+    };
+    if nodelay_each {
+        let _ = tcp.set_nodelay(true);
+    }
+    let (svc, state) = Begun::new((worker.connection)(peer));
+    let accepted = Accepted {
+        io: watched::Watched::new(tcp, limits.idle, limits.write_stall),
+        worker: worker.clone(),
+        svc,
+        state,
+        peer,
+        _held: (permit, client),
+    };
+    if worker.tls.is_some() {
+        tokio::spawn(Box::pin(tls_connection(accepted)));
+    } else {
+        tokio::spawn(Box::pin(plain_connection(accepted)));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

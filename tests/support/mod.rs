@@ -10,6 +10,7 @@
 #![allow(dead_code)]
 
 pub mod throwaway_systemd;
+pub mod tls_site;
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};

@@ -1,0 +1,251 @@
+//! Session tickets that every server of the site can open: the keys come
+//! from the site's database (kept current by `tls::tickets`), so a visitor
+//! who resumed on one server, or before a publish, resumes on another, or
+//! after it.
+//!
+//! A ticket is `key id (8 bytes) | nonce (12) | ChaCha20-Poly1305 of the
+//! session`, the key id authenticated with it. [`TicketKeys`] holds the
+//! keys this process knows, swapped in whole; a handshake reads them
+//! without a lock or a system call beyond the nonce's random bytes (as
+//! rustls's own ticketer does). Which key seals is decided by time alone: a
+//! key seals from its start, the latest start that has passed wins, so
+//! every process seals with the same key once it holds it, and a key is
+//! published a whole period before its start (see `tls::tickets`).
+//!
+//! Until the database answers, a process seals with a key of its own
+//! (whose tickets resume on it alone): HTTPS never waits for the database.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use arc_swap::ArcSwap;
+use ring::aead::{self, LessSafeKey, UnboundKey, CHACHA20_POLY1305};
+use ring::rand::{SecureRandom, SystemRandom};
+use rustls::server::ProducesTickets;
+
+/// The bytes that name the key a ticket is sealed with.
+const ID_LEN: usize = 8;
+const NONCE_LEN: usize = 12;
+/// The id of the process's own key (database keys are numbered by period).
+pub const LOCAL_KEY: u64 = u64::MAX;
+
+/// One key: its id, when it starts sealing, when it is forgotten.
+pub struct TicketKey {
+    pub id: u64,
+    /// Unix milliseconds from which it seals new tickets.
+    pub starts_ms: i64,
+    /// Unix milliseconds after which a ticket it sealed is refused.
+    pub ends_ms: i64,
+    key: LessSafeKey,
+}
+
+impl TicketKey {
+    /// A key from its 32 secret bytes.
+    pub fn new(id: u64, starts_ms: i64, ends_ms: i64, secret: &[u8; 32]) -> TicketKey {
+        let key = UnboundKey::new(&CHACHA20_POLY1305, secret)
+            .expect("a ChaCha20-Poly1305 key is 32 bytes");
+        TicketKey {
+            id,
+            starts_ms,
+            ends_ms,
+            key: LessSafeKey::new(key),
+        }
+    }
+}
+
+impl std::fmt::Debug for TicketKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TicketKey")
+            .field("id", &self.id)
+            .field("starts_ms", &self.starts_ms)
+            .field("ends_ms", &self.ends_ms)
+            .finish_non_exhaustive()
+    }
+}
+
+/// 32 bytes from the system's random source.
+pub fn random_secret() -> Option<[u8; 32]> {
+    let mut secret = [0u8; 32];
+    SystemRandom::new().fill(&mut secret).ok()?;
+    Some(secret)
+}
+
+/// The keys this process knows (see the module doc).
+#[derive(Debug)]
+pub struct TicketKeys {
+    keys: ArcSwap<Vec<TicketKey>>,
+    /// The lifetime told to clients, in seconds.
+    lifetime: u32,
+}
+
+impl TicketKeys {
+    /// A store holding this process's own key, valid from the epoch (so
+    /// any key from the database starts later and wins) for `keep`.
+    pub fn new(lifetime: Duration, keep: Duration) -> Result<Arc<TicketKeys>, rustls::Error> {
+        let secret = random_secret().ok_or(rustls::Error::FailedToGetRandomBytes)?;
+        let ends = crate::db::now_ms() + keep.as_millis() as i64;
+        Ok(Arc::new(TicketKeys {
+            keys: ArcSwap::from_pointee(vec![TicketKey::new(LOCAL_KEY, 0, ends, &secret)]),
+            lifetime: lifetime.as_secs().min(u64::from(u32::MAX)) as u32,
+        }))
+    }
+
+    /// Replaces the keys: `keys` from the database, and this process's own
+    /// key for as long as it lives (its tickets are still out there).
+    pub fn replace(&self, mut keys: Vec<TicketKey>) {
+        let now = crate::db::now_ms();
+        let current = self.keys.load();
+        if let Some(local) = current
+            .iter()
+            .find(|k| k.id == LOCAL_KEY && k.ends_ms > now)
+        {
+            keys.push(TicketKey {
+                id: LOCAL_KEY,
+                starts_ms: 0,
+                ends_ms: local.ends_ms,
+                key: local.key.clone(),
+            });
+        }
+        keys.sort_by_key(|k| std::cmp::Reverse(k.starts_ms));
+        self.keys.store(Arc::new(keys));
+    }
+
+    /// The ids of the keys held, newest start first.
+    pub fn ids(&self) -> Vec<u64> {
+        self.keys.load().iter().map(|k| k.id).collect()
+    }
+
+    /// The id of the key that seals at `now_ms`.
+    pub fn sealing(&self, now_ms: i64) -> Option<u64> {
+        sealing(&self.keys.load(), now_ms).map(|k| k.id)
+    }
+
+    /// rustls's view of these keys.
+    pub fn ticketer(self: &Arc<Self>) -> Arc<dyn ProducesTickets> {
+        Arc::new(Ticketer(self.clone()))
+    }
+}
+
+/// The key with the latest start that has passed and an end that has not.
+fn sealing(keys: &[TicketKey], now_ms: i64) -> Option<&TicketKey> {
+    keys.iter()
+        .find(|k| k.starts_ms <= now_ms && now_ms < k.ends_ms)
+}
+
+#[derive(Debug)]
+struct Ticketer(Arc<TicketKeys>);
+
+impl ProducesTickets for Ticketer {
+    fn enabled(&self) -> bool {
+        true
+    }
+
+    fn lifetime(&self) -> u32 {
+        self.0.lifetime
+    }
+
+    fn encrypt(&self, message: &[u8]) -> Option<Vec<u8>> {
+        let keys = self.0.keys.load();
+        let key = sealing(&keys, crate::db::now_ms())?;
+        let mut nonce = [0u8; NONCE_LEN];
+        SystemRandom::new().fill(&mut nonce).ok()?;
+        let id = key.id.to_be_bytes();
+        let mut out =
+            Vec::with_capacity(ID_LEN + NONCE_LEN + message.len() + CHACHA20_POLY1305.tag_len());
+        out.extend_from_slice(&id);
+        out.extend_from_slice(&nonce);
+        out.extend_from_slice(message);
+        let tag = key
+            .key
+            .seal_in_place_separate_tag(
+                aead::Nonce::assume_unique_for_key(nonce),
+                aead::Aad::from(id),
+                &mut out[ID_LEN + NONCE_LEN..],
+            )
+            .ok()?;
+        out.extend_from_slice(tag.as_ref());
+        Some(out)
+    }
+
+    fn decrypt(&self, ticket: &[u8]) -> Option<Vec<u8>> {
+        if ticket.len() < ID_LEN + NONCE_LEN + CHACHA20_POLY1305.tag_len() {
+            return None;
+        }
+        let (id, rest) = ticket.split_at(ID_LEN);
+        let (nonce, sealed) = rest.split_at(NONCE_LEN);
+        let id: [u8; ID_LEN] = id.try_into().ok()?;
+        let keys = self.0.keys.load();
+        let now = crate::db::now_ms();
+        let key = keys
+            .iter()
+            .find(|k| k.id == u64::from_be_bytes(id) && now < k.ends_ms)?;
+        let mut out = sealed.to_vec();
+        let len = key
+            .key
+            .open_in_place(
+                aead::Nonce::try_assume_unique_for_key(nonce).ok()?,
+                aead::Aad::from(id),
+                &mut out,
+            )
+            .ok()?
+            .len();
+        out.truncate(len);
+        Some(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn store() -> Arc<TicketKeys> {
+        TicketKeys::new(Duration::from_secs(600), Duration::from_secs(3600)).unwrap()
+    }
+
+    #[test]
+    fn a_ticket_opens_on_another_process_holding_the_same_key_and_nowhere_else() {
+        let now = crate::db::now_ms();
+        let secret = [9u8; 32];
+        let (a, b, c) = (store(), store(), store());
+        a.replace(vec![TicketKey::new(7, now - 1000, now + 60_000, &secret)]);
+        b.replace(vec![TicketKey::new(7, now - 1000, now + 60_000, &secret)]);
+        c.replace(vec![TicketKey::new(
+            7,
+            now - 1000,
+            now + 60_000,
+            &[1u8; 32],
+        )]);
+        let ticket = a.ticketer().encrypt(b"the session").unwrap();
+        assert_eq!(&ticket[..8], &7u64.to_be_bytes());
+        assert_eq!(b.ticketer().decrypt(&ticket).unwrap(), b"the session");
+        assert_eq!(c.ticketer().decrypt(&ticket), None, "another secret");
+        let mut altered = ticket.clone();
+        *altered.last_mut().unwrap() ^= 1;
+        assert_eq!(b.ticketer().decrypt(&altered), None, "an altered ticket");
+        assert_eq!(b.ticketer().decrypt(&ticket[..20]), None, "a short one");
+    }
+
+    #[test]
+    fn the_latest_started_key_seals_a_published_key_waits_and_an_ended_one_is_forgotten() {
+        let now = crate::db::now_ms();
+        let keys = store();
+        assert_eq!(keys.sealing(now), Some(LOCAL_KEY), "its own key at first");
+        let own = keys.ticketer().encrypt(b"early").unwrap();
+        keys.replace(vec![
+            TicketKey::new(1, now - 20_000, now - 1, &[1; 32]),
+            TicketKey::new(2, now - 10_000, now + 60_000, &[2; 32]),
+            TicketKey::new(3, now + 10_000, now + 90_000, &[3; 32]),
+        ]);
+        assert_eq!(keys.sealing(now), Some(2), "3 is published, not started");
+        assert_eq!(keys.sealing(now + 10_000), Some(3));
+        assert_eq!(keys.ids(), [3, 2, 1, LOCAL_KEY]);
+        assert_eq!(
+            keys.ticketer().decrypt(&own).unwrap(),
+            b"early",
+            "its own key still opens the tickets it sealed"
+        );
+        let mut old = 1u64.to_be_bytes().to_vec();
+        old.extend([0u8; 40]);
+        assert_eq!(keys.ticketer().decrypt(&old), None, "key 1 has ended");
+    }
+}

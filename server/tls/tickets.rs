@@ -1,0 +1,195 @@
+//! The session-ticket keys every server shares, rotated without a gap.
+//!
+//! Time is cut into periods ([`TicketSchedule::period`], 6 hours). The key
+//! of period `n` seals every new ticket from the start of `n` to the start
+//! of `n + 1`, on every server. It is stored a whole period before it seals:
+//! while `n` runs, each server makes sure `n + 1` has its key (the first to
+//! store one wins; everyone reads it back), and reads the keys every second.
+//! So every server holds a key before any server seals with it, and a
+//! ticket opens wherever the visitor lands. A key still opens tickets for
+//! [`TicketSchedule::lifetime`] after its period ends (the lifetime clients
+//! are told), then it is forgotten, in memory and in the database.
+//!
+//! A server also writes back a key it holds that the database lacks (a
+//! restored database), so the fleet's keys never go back.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use crate::db::{now_ms, Db};
+use crate::edge::tickets::{random_secret, TicketKey, TicketKeys};
+
+use super::store::{self, StoredKey};
+
+/// The periods and the lifetime of tickets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TicketSchedule {
+    pub period: Duration,
+    pub lifetime: Duration,
+}
+
+impl TicketSchedule {
+    /// A schedule whose period is `period` and lifetime twice that.
+    pub fn every(period: Duration) -> TicketSchedule {
+        TicketSchedule {
+            period,
+            lifetime: period * 2,
+        }
+    }
+
+    /// How long a process's own key (before the database answers) lives.
+    pub fn keep(&self) -> Duration {
+        self.period + self.lifetime
+    }
+
+    fn period_ms(&self) -> i64 {
+        (self.period.as_millis() as i64).max(1)
+    }
+}
+
+/// What a process last read, to tell a change.
+pub type Seen = BTreeMap<(i64, i64), String>;
+
+/// One round: the current and next periods get their keys, ended keys are
+/// forgotten, keys this process holds that the database lacks go back,
+/// and `keys` takes the database's set if it changed since `seen`.
+pub async fn sync(
+    db: &Db,
+    schedule: TicketSchedule,
+    keys: &TicketKeys,
+    seen: &mut Seen,
+) -> Result<(), sqlx::Error> {
+    let now = now_ms();
+    let length = schedule.period_ms();
+    let lifetime = schedule.lifetime.as_millis() as i64;
+    let mut stored = store::ticket_keys(db).await?;
+    let current = now / length;
+    let mut wrote = false;
+    // Keys this process had that the database lost (a restore), if live.
+    for ((period, period_ms), secret) in seen.iter() {
+        let live = (period + 1) * period_ms + lifetime > now;
+        if live && !stored.iter().any(|k| k.period == *period) {
+            let key = StoredKey {
+                period: *period,
+                period_ms: *period_ms,
+                secret: secret.clone(),
+            };
+            store::put_ticket_key(db, &key).await?;
+            stored.push(key);
+            wrote = true;
+        }
+    }
+    for period in [current, current + 1] {
+        if !stored
+            .iter()
+            .any(|k| k.period == period && k.period_ms == length)
+        {
+            let Some(secret) = random_secret() else {
+                tracing::warn!("no random bytes for a session-ticket key; trying again");
+                return Ok(());
+            };
+            let key = StoredKey {
+                period,
+                period_ms: length,
+                secret: hex(&secret),
+            };
+            store::put_ticket_key(db, &key).await?;
+            wrote = true;
+        }
+    }
+    store::forget_ticket_keys(db, now - lifetime).await?;
+    if wrote {
+        stored = store::ticket_keys(db).await?;
+    }
+    let read: Seen = stored
+        .iter()
+        .filter(|k| (k.period + 1) * k.period_ms + lifetime > now)
+        .map(|k| ((k.period, k.period_ms), k.secret.clone()))
+        .collect();
+    if &read != seen {
+        let loaded: Vec<TicketKey> = read
+            .iter()
+            .filter_map(|((period, period_ms), secret)| {
+                let secret = unhex(secret)?;
+                let starts = period * period_ms;
+                Some(TicketKey::new(
+                    *period as u64,
+                    starts,
+                    starts + period_ms + lifetime,
+                    &secret,
+                ))
+            })
+            .collect();
+        tracing::debug!(
+            keys = loaded.len(),
+            "session-ticket keys read from the database"
+        );
+        keys.replace(loaded);
+        *seen = read;
+    }
+    Ok(())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex(text: &str) -> Option<[u8; 32]> {
+    let mut out = [0u8; 32];
+    if text.len() != 64 {
+        return None;
+    }
+    for (i, byte) in out.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(text.get(2 * i..2 * i + 2)?, 16).ok()?;
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::edge::tickets::LOCAL_KEY;
+
+    #[tokio::test]
+    async fn two_servers_seal_with_the_same_key_and_the_next_one_is_stored_before_it_seals() {
+        let dir = std::env::temp_dir().join(format!("citizen-tickets-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let db = Db::connect_lazy(&format!("sqlite://{}/t.db", dir.display())).unwrap();
+        db.migrate().await.unwrap();
+        let schedule = TicketSchedule::every(Duration::from_secs(3600));
+        let new = || TicketKeys::new(schedule.lifetime, schedule.keep()).unwrap();
+        let (a, b) = (new(), new());
+        let (mut seen_a, mut seen_b) = (Seen::new(), Seen::new());
+        sync(&db, schedule, &a, &mut seen_a).await.unwrap();
+        sync(&db, schedule, &b, &mut seen_b).await.unwrap();
+        let now = now_ms();
+        let current = (now / 3_600_000) as u64;
+        assert_eq!(a.ids(), [current + 1, current, LOCAL_KEY]);
+        assert_eq!(seen_a, seen_b, "one key per period, whoever stored it");
+        assert_eq!(a.sealing(now), Some(current));
+        assert_eq!(
+            a.sealing((current as i64 + 1) * 3_600_000),
+            Some(current + 1)
+        );
+        let ticket = a.ticketer().encrypt(b"session").unwrap();
+        assert_eq!(b.ticketer().decrypt(&ticket).unwrap(), b"session");
+
+        // A restored database lost the keys: they are written back.
+        sqlx::query("DELETE FROM tls_ticket_keys")
+            .execute(&db.pool)
+            .await
+            .unwrap();
+        sync(&db, schedule, &a, &mut seen_a).await.unwrap();
+        let c = new();
+        sync(&db, schedule, &c, &mut Seen::new()).await.unwrap();
+        assert_eq!(c.ticketer().decrypt(&ticket).unwrap(), b"session");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_secret_survives_its_text_form() {
+        let secret = random_secret().unwrap();
+        assert_eq!(unhex(&hex(&secret)), Some(secret));
+        assert_eq!(unhex("zz"), None);
+    }
+}
