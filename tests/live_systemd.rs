@@ -32,33 +32,10 @@ mod support;
 use std::path::Path;
 
 use support::throwaway_systemd::Throwaway;
-use support::{certificates, needs, Dir};
+use support::{certificates, deploy_step, needs, Dir};
 
 const BIN: &str = env!("CARGO_BIN_EXE_citizen-site");
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
-
-/// The shell block of a guide marked `<!-- deploy-step: NAME -->`, as an
-/// operator would paste it.
-fn deploy_step(guide: &str, name: &str) -> String {
-    let marker = format!("<!-- deploy-step: {name} -->");
-    let after = guide
-        .split(&marker)
-        .nth(1)
-        .unwrap_or_else(|| panic!("no guide has the step {marker}"));
-    let block = after
-        .split("```sh\n")
-        .nth(1)
-        .and_then(|b| b.split("```").next())
-        .unwrap_or_else(|| panic!("step {name} is not followed by a sh block"));
-    block
-        .lines()
-        .map(|l| l.strip_prefix("   ").unwrap_or(l))
-        .map(str::trim_end)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join("\n")
-        + "\n"
-}
 
 #[test]
 fn the_unit_and_its_sockets_serve_restart_under_load_and_log_no_error_under_a_live_systemd() {

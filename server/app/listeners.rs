@@ -44,7 +44,7 @@ impl Listeners {
         config: &Config,
         inherited: &mut Inherited,
         db: &Db,
-    ) -> anyhow::Result<(Listeners, Vec<JoinHandle<()>>)> {
+    ) -> anyhow::Result<(Listeners, Vec<JoinHandle<()>>, Option<Arc<Identity>>)> {
         warn_if_few_open_files(config);
         let Some(tls) = &config.tls else {
             let plain = match inherited.take_plain()? {
@@ -52,7 +52,7 @@ impl Listeners {
                 None => bind(config.addr, "ADDR").await?,
             };
             warn_if_left(inherited);
-            return Ok((Listeners::Plain(plain), Vec::new()));
+            return Ok((Listeners::Plain(plain), Vec::new(), None));
         };
         let https = match inherited.take(handover::HTTPS) {
             Some(socket) => adopt(socket, handover::HTTPS)?,
@@ -63,14 +63,14 @@ impl Listeners {
             None => bind(tls.http_addr, "HTTP_ADDR").await?,
         };
         warn_if_left(inherited);
-        let (acceptor, certs, tasks) = certificates(tls, db)?;
+        let (acceptor, certs, identity, tasks) = certificates(tls, db)?;
         let listeners = Listeners::Tls {
             https,
             http,
             acceptor,
             redirect: Redirect::new(&config.site_url, tls.domains(), certs),
         };
-        Ok((listeners, tasks))
+        Ok((listeners, tasks, Some(identity)))
     }
 
     /// Copies of the sockets (the same kernel sockets) to pass to a
@@ -144,14 +144,11 @@ impl Listeners {
     }
 }
 
-/// The HTTPS port's TLS, with the certificate store it serves from and
-/// the session-ticket keys, filled from the operator's files or by ACME
-/// and kept current from the database every server shares (`tls`); and
-/// the tasks that do it.
-fn certificates(
-    tls: &TlsSettings,
-    db: &Db,
-) -> anyhow::Result<(tokio_rustls::TlsAcceptor, Arc<Certs>, Vec<JoinHandle<()>>)> {
+/// The HTTPS port's TLS and the certificate store it serves from, filled
+/// from the operator's files or by ACME; the identity that keeps it and
+/// the session-ticket keys current from the database every server shares
+/// (`tls`), and the tasks that do it.
+fn certificates(tls: &TlsSettings, db: &Db) -> anyhow::Result<Certificates> {
     let certs = Certs::new();
     let schedule = TicketSchedule::every(tls.ticket_period);
     let tickets = TicketKeys::new(schedule.lifetime, schedule.keep())
@@ -175,8 +172,20 @@ fn certificates(
     };
     tasks.extend(identity.start(acme)?);
     let config = edge::certs::server_config(certs.clone(), &tickets);
-    Ok((tokio_rustls::TlsAcceptor::from(config), certs, tasks))
+    Ok((
+        tokio_rustls::TlsAcceptor::from(config),
+        certs,
+        identity,
+        tasks,
+    ))
 }
+
+type Certificates = (
+    tokio_rustls::TlsAcceptor,
+    Arc<Certs>,
+    Arc<Identity>,
+    Vec<JoinHandle<()>>,
+);
 
 /// One descriptor per connection: says so when the process may open fewer
 /// files than `MAX_CONNECTIONS` needs (after raising its limit where it may).

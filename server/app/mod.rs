@@ -36,6 +36,9 @@ use listeners::Listeners;
 /// `/metrics` as `http_not_found_total`).
 pub const NOT_FOUND_LOG_PER_MINUTE: u32 = 20;
 
+/// How long a start waits for the shared TLS state when the database is up.
+const TLS_STATE_WAIT: Duration = Duration::from_secs(5);
+
 pub struct Application {
     listeners: Listeners,
     state: SharedState,
@@ -75,7 +78,8 @@ impl Application {
         crate::db::sqlite_file::make_folder(&config.database_url)?;
         // Connects on first use: HTTPS reads its shared state from it.
         let db = Db::connect_lazy_with(&config.database_url, &config.timeouts)?;
-        let (listeners, mut tasks) = Listeners::bind(&config, &mut inherited, &db).await?;
+        let (listeners, mut tasks, identity) =
+            Listeners::bind(&config, &mut inherited, &db).await?;
         let handover = Handover {
             sockets: Arc::new(listeners.for_successor()?),
             supervised: inherited.supervised,
@@ -89,6 +93,14 @@ impl Application {
             .transpose()?;
         migrate_database(&db, &config).await;
         tasks.push(db.spawn_monitor());
+        if let Some(identity) = identity.filter(|_| db.is_up()) {
+            // The shared TLS state (ticket keys above all) before any page
+            // is made, so "ready" means it resumes the fleet's sessions.
+            let read = tokio::time::timeout(TLS_STATE_WAIT, identity.read.wait()).await;
+            if read.is_err() {
+                tracing::warn!("HTTPS: the shared TLS state was not read within {TLS_STATE_WAIT:?}; going on with this process's own");
+            }
+        }
         let metrics = Metrics::new();
         let forwarder = background::start_forwarder(&config, &db, &metrics, &mut tasks);
         let state = Arc::new(AppState {

@@ -125,7 +125,7 @@ pub(super) fn tls_settings(a: &ServeArgs) -> anyhow::Result<Option<TlsSettings>>
     #[cfg(feature = "test-hooks")]
     let ticket_period = a.tls_ticket_period_secs.map(Duration::from_secs);
     #[cfg(not(feature = "test-hooks"))]
-    let ticket_period = None;
+    let ticket_period: Option<Duration> = None;
     Ok(Some(TlsSettings {
         https_addr: a.https_addr,
         http_addr: a.http_addr,

@@ -48,6 +48,10 @@ pub struct Identity {
     pub schedule: TicketSchedule,
     /// The certificate this process put in service from ACME, as stored.
     served: Mutex<Option<StoredCert>>,
+    /// Set once the shared state has been read (the first round of
+    /// [`Identity::sync`]): a server says it is ready only after, so the
+    /// successor of an upgrade resumes the sessions of its predecessor.
+    pub read: crate::live::Flag,
 }
 
 impl Identity {
@@ -63,6 +67,7 @@ impl Identity {
             tickets,
             schedule,
             served: Mutex::new(None),
+            read: crate::live::Flag::default(),
         })
     }
 
@@ -108,8 +113,14 @@ impl Identity {
         let mut failing = false;
         loop {
             if !self.db.is_up() {
-                // Down, or not migrated yet: the monitor says when it is back.
-                tokio::time::sleep(SYNC_EVERY).await;
+                // Down, or not migrated yet: the monitor says when it is back
+                // (looked at often until the first round, which a start awaits).
+                let wait = if self.read.is_set() {
+                    SYNC_EVERY
+                } else {
+                    Duration::from_millis(50)
+                };
+                tokio::time::sleep(wait).await;
                 continue;
             }
             let round = async {
@@ -121,6 +132,9 @@ impl Identity {
                 Ok::<_, sqlx::Error>(())
             }
             .await;
+            if round.is_ok() {
+                self.read.set();
+            }
             match round {
                 Ok(()) if failing => {
                     tracing::info!("HTTPS: the shared TLS state is read from the database again");

@@ -150,3 +150,28 @@ pub fn certificates(dir: &std::path::Path, name: &str) {
         "ext",
     ]);
 }
+
+/// The block of a guide marked `<!-- deploy-step: NAME -->` (the first
+/// fenced block after the marker, whatever its language), as an operator
+/// would paste it.
+pub fn deploy_step(guide: &str, name: &str) -> String {
+    let marker = format!("<!-- deploy-step: {name} -->");
+    let after = guide
+        .split(&marker)
+        .nth(1)
+        .unwrap_or_else(|| panic!("no guide has the step {marker}"));
+    let block = after
+        .split("```")
+        .nth(1)
+        .and_then(|b| b.split_once('\n'))
+        .map(|(_, body)| body)
+        .unwrap_or_else(|| panic!("step {name} is not followed by a fenced block"));
+    block
+        .lines()
+        .map(|l| l.strip_prefix("   ").unwrap_or(l))
+        .map(str::trim_end)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
+}

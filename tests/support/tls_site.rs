@@ -203,6 +203,55 @@ impl Pebble {
 /// The serial of the certificate the site presents for `name`, checked
 /// against `roots` (PEM), or None when no handshake succeeds.
 pub fn served_serial(port: u16, name: &str, roots: &Path) -> Option<String> {
+    served_serial_via(port, name, roots, Route::default())
+}
+
+/// How a test reaches a server: from `from` (a loopback address of its
+/// own, or the system's choice), and as a balancer would, with a PROXY
+/// protocol v2 header naming `visitor` first.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Route {
+    pub from: Option<std::net::IpAddr>,
+    pub visitor: Option<std::net::SocketAddr>,
+}
+
+impl Route {
+    /// As the balancer would, for `visitor`.
+    pub fn for_visitor(visitor: &str) -> Route {
+        Route {
+            from: None,
+            visitor: Some(visitor.parse().unwrap()),
+        }
+    }
+
+    /// From the loopback address `from`, without a header.
+    pub fn from(from: &str) -> Route {
+        Route {
+            from: Some(from.parse().unwrap()),
+            visitor: None,
+        }
+    }
+
+    /// A connection to `port` on 127.0.0.1 taken this way.
+    pub fn connect(&self, port: u16) -> std::io::Result<std::net::TcpStream> {
+        use std::io::Write;
+        let to = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+        let socket = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None)?;
+        if let Some(from) = self.from {
+            socket.bind(&std::net::SocketAddr::new(from, 0).into())?;
+        }
+        socket.connect_timeout(&to.into(), Duration::from_secs(5))?;
+        let mut tcp: std::net::TcpStream = socket.into();
+        tcp.set_read_timeout(Some(Duration::from_secs(10)))?;
+        if let Some(visitor) = self.visitor {
+            tcp.write_all(&citizen_site::edge::proxy_protocol::header(visitor, to))?;
+        }
+        Ok(tcp)
+    }
+}
+
+/// [`served_serial`], reaching the server by `route`.
+pub fn served_serial_via(port: u16, name: &str, roots: &Path, route: Route) -> Option<String> {
     let mut store = rustls::RootCertStore::empty();
     let pem = std::fs::read(roots).ok()?;
     for cert in rustls_pemfile_certs(&pem) {
@@ -219,8 +268,7 @@ pub fn served_serial(port: u16, name: &str, roots: &Path) -> Option<String> {
         ServerName::try_from(name.to_owned()).ok()?,
     )
     .ok()?;
-    let mut tcp = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
-    tcp.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+    let mut tcp = route.connect(port).ok()?;
     while conn.is_handshaking() {
         conn.complete_io(&mut tcp).ok()?;
     }
@@ -276,14 +324,23 @@ pub fn visit_as(
     name: &str,
     config: &Arc<rustls::ClientConfig>,
 ) -> (rustls::HandshakeKind, String) {
+    visit_via(port, name, config, Route::default())
+}
+
+/// [`visit_as`], reaching the server by `route`.
+pub fn visit_via(
+    port: u16,
+    name: &str,
+    config: &Arc<rustls::ClientConfig>,
+    route: Route,
+) -> (rustls::HandshakeKind, String) {
     use std::io::Write;
     let mut conn = rustls::ClientConnection::new(
         config.clone(),
         ServerName::try_from(name.to_owned()).unwrap(),
     )
     .unwrap();
-    let mut tcp = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
-    tcp.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut tcp = route.connect(port).unwrap();
     let mut tls = rustls::Stream::new(&mut conn, &mut tcp);
     tls.write_all(
         format!("GET /readyz HTTP/1.1\r\nHost: {name}\r\nConnection: close\r\n\r\n").as_bytes(),
