@@ -1001,3 +1001,90 @@ async fn a_stalled_forwarder_shows_in_the_metrics_the_readiness_and_the_log() {
         site.stop().await;
     }
 }
+
+/// The HTTPS identity (certificate, ticket keys, account) is not the site's
+/// data: a restore of an older backup keeps the one of the database it
+/// replaces, so it never goes back to an older certificate or key.
+#[tokio::test]
+async fn a_restore_keeps_the_https_identity_of_the_database_it_replaces() {
+    use citizen_site::tls::store as tls;
+    let dir = TempDir::new();
+    let url = format!("sqlite://{}", dir.path().join("site.db").display());
+    let cert = |serial: &str, not_after: i64| tls::StoredCert {
+        pem: format!("pem of {serial}"),
+        serial: serial.into(),
+        not_before: 0,
+        not_after,
+    };
+    let key = |period: i64| tls::StoredKey {
+        period,
+        period_ms: 1000,
+        secret: format!("{period:064}"),
+    };
+    let db = Db::connect_lazy(&url).unwrap();
+    db.migrate().await.unwrap();
+    tls::put_certificate(&db, "dir", "site.example", &cert("01", 1_000))
+        .await
+        .unwrap();
+    tls::put_ticket_key(&db, &key(5)).await.unwrap();
+    tls::put_account(&db, "dir", "the account").await.unwrap();
+    let form = IntroForm {
+        name: "Before the backup".into(),
+        email: "b@example.org".into(),
+        ..Default::default()
+    };
+    store::insert(&db, &IntroRequest::parse(form, &[]).unwrap())
+        .await
+        .unwrap();
+    db.pool.close().await;
+
+    let backup = dir.path().join("backup.db");
+    let ran = operate(&url, &["backup", backup.to_str().unwrap()], &[]).await;
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+
+    // After the backup: a renewal, the next ticket key, and the data moves on.
+    let db = Db::connect_lazy(&url).unwrap();
+    tls::put_certificate(&db, "dir", "site.example", &cert("02", 2_000))
+        .await
+        .unwrap();
+    tls::put_ticket_key(&db, &key(6)).await.unwrap();
+    sqlx::query("DELETE FROM intro_requests")
+        .execute(&db.pool)
+        .await
+        .unwrap();
+    db.pool.close().await;
+
+    let ran = operate(&url, &["restore", backup.to_str().unwrap(), "--json"], &[]).await;
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert_eq!(ran.json()["tls_kept"], json!(true), "{}", ran.stdout);
+    let ran = operate(&url, &["restore", backup.to_str().unwrap()], &[]).await;
+    assert!(
+        ran.stdout.contains("it never goes back in time"),
+        "the operator is told: {}",
+        ran.stdout
+    );
+
+    let db = Db::connect_lazy(&url).unwrap();
+    assert_eq!(
+        tls::certificate(&db, "dir", "site.example").await.unwrap(),
+        Some(cert("02", 2_000)),
+        "the renewed certificate, not the backup's"
+    );
+    let periods: Vec<i64> = tls::ticket_keys(&db)
+        .await
+        .unwrap()
+        .iter()
+        .map(|k| k.period)
+        .collect();
+    assert_eq!(periods, [5, 6], "the newer ticket key is kept");
+    assert_eq!(
+        tls::account(&db, "dir").await.unwrap().as_deref(),
+        Some("the account")
+    );
+    let restored: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM intro_requests")
+        .fetch_one(&db.pool)
+        .await
+        .unwrap();
+    assert_eq!(restored, 1, "the site's data is the backup's");
+    db.pool.close().await;
+}
