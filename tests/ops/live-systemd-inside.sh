@@ -64,40 +64,78 @@ got=$(curl -sS --resolve "$site:80:127.0.0.1" -o /dev/null -w '%{http_code} %{re
 [ "$got" = "301 https://$site/about?x=1" ] || fail "http://$site/about?x=1: $got"
 echo "ok: http redirects"
 
-# systemctl restart under load: five times, nothing failed.
+# Publishing under load: five `systemctl restart`s, then three `systemctl
+# reload`s (each to a new copy of the binary, as a publish installs one);
+# nothing may fail, every acknowledged request is stored once, and the
+# worst wait of each is printed on the line `waits:` (the bench row,
+# bench/reload.mjs).
 expect=$(node /live/site/swap-load.mjs snapshot --url "https://$site" --connect 127.0.0.1:443 --ca ca.pem)
 echo "$expect" > expect.json
-mkfifo marks
-node /live/site/swap-load.mjs load --url "https://$site" --connect 127.0.0.1:443 --ca ca.pem \
-  --expect expect.json --post-every-ms 7000 <marks >report.json &
-load=$!
-exec 3>marks
-sleep 2
-for i in 1 2 3 4 5; do
-  echo swap >&3
+restart_once() {
   systemctl restart citizen-site
-  [ "$(systemctl is-active citizen-site)" = active ] || fail "restart $i: $(systemctl is-active citizen-site)"
-  echo settled >&3
-  sleep 1.5
-done
-echo stop >&3
-exec 3>&-
-wait $load
-node -e '
-  const r = JSON.parse(require("fs").readFileSync("report.json", "utf8"));
-  console.log(`restarts: ${r.requests} requests (${JSON.stringify(r.byClient)}), ${r.failed} failed, retried ${JSON.stringify(r.retried)}, latency steady ${JSON.stringify(r.latencyMs.steady)} during restarts ${JSON.stringify(r.latencyMs.duringSwaps)} (ms)`);
-  if (r.failed) { console.log(r.failures.join("\n")); process.exit(1); }
-  if (r.swaps !== 5 || r.serials.length !== 1) { console.log("swaps", r.swaps, "serials", r.serials); process.exit(1); }
-  for (const c of ["http1-keepalive", "http2", "new-connection", "intro"]) if (!(r.byClient[c] > 0)) { console.log("no", c); process.exit(1); }
-  require("fs").writeFileSync("intros.txt", r.intros.join("\n") + "\n");
-' || fail "requests failed during the restarts"
-stored=$(bash -c "$(cat steps/operate.sh) --json")
-while read -r name; do
-  [ -z "$name" ] && continue
-  n=$(echo "$stored" | grep -c "\"name\": \"$name\"" || true)
-  [ "$n" = 1 ] || fail "$name was acknowledged and is stored $n times"
-done < intros.txt
+  [ "$(systemctl is-active citizen-site)" = active ] || fail "restart: $(systemctl is-active citizen-site)"
+}
+reload_once() {
+  local old new
+  install -m 0755 /live/site/citizen-site /usr/local/bin/citizen-site
+  old=$(systemctl show -p MainPID --value citizen-site)
+  systemctl reload citizen-site || fail "systemctl reload failed"
+  new=$(systemctl show -p MainPID --value citizen-site)
+  [ "$new" != "$old" ] && [ "$new" != 0 ] || fail "the main PID is still $old after a reload"
+  [ "$(systemctl is-active citizen-site)" = active ] || fail "reload: $(systemctl is-active citizen-site)"
+  # (The overlay may show the path of its upper layer.)
+  exe=$(readlink "/proc/$new/exe" || true)
+  case "$exe" in */usr/local/bin/citizen-site) ;; *) fail "pid $new runs $exe, not the installed binary" ;; esac
+}
+under_load() { # NAME COUNT STEP
+  local name=$1 count=$2 step=$3 i
+  rm -f marks && mkfifo marks
+  node /live/site/swap-load.mjs load --url "https://$site" --connect 127.0.0.1:443 --ca ca.pem \
+    --expect expect.json --post-every-ms 7000 <marks >"report-$name.json" &
+  local load=$!
+  exec 3>marks
+  sleep 2
+  for i in $(seq "$count"); do
+    echo swap >&3
+    $step
+    echo settled >&3
+    sleep 1.5
+  done
+  echo stop >&3
+  exec 3>&-
+  wait $load
+  NAME=$name COUNT=$count node -e '
+    const { NAME: name, COUNT: count } = process.env;
+    const r = JSON.parse(require("fs").readFileSync(`report-${name}.json`, "utf8"));
+    console.log(`${name}: ${r.requests} requests (${JSON.stringify(r.byClient)}), ${r.failed} failed, retried ${JSON.stringify(r.retried)}, latency steady ${JSON.stringify(r.latencyMs.steady)} during ${JSON.stringify(r.latencyMs.duringSwaps)} (ms)`);
+    if (r.failed) { console.log(r.failures.join("\n")); process.exit(1); }
+    if (r.swaps !== Number(count) || r.serials.length !== 1) { console.log("swaps", r.swaps, "serials", r.serials); process.exit(1); }
+    for (const c of ["http1-keepalive", "http2", "new-connection", "intro"]) if (!(r.byClient[c] > 0)) { console.log("no", c); process.exit(1); }
+    require("fs").writeFileSync(`intros-${name}.txt`, r.intros.join("\n") + "\n");
+  ' || fail "requests failed during the ${name}s"
+  stored=$(bash -c "$(cat steps/operate.sh) --json")
+  while read -r who; do
+    [ -z "$who" ] && continue
+    n=$(echo "$stored" | grep -c "\"name\": \"$who\"" || true)
+    [ "$n" = 1 ] || fail "$who was acknowledged and is stored $n times"
+  done < "intros-$name.txt"
+}
+under_load restart 5 restart_once
 echo "ok: five restarts under load, nothing failed; every acknowledged request stored once"
+under_load reload 3 reload_once
+echo "ok: three reloads under load, nothing failed, a new main PID each time; every acknowledged request stored once"
+node -e '
+  const fs = require("fs");
+  const of = (name) => JSON.parse(fs.readFileSync(`report-${name}.json`, "utf8"));
+  const waits = {};
+  for (const name of ["restart", "reload"]) {
+    const r = of(name);
+    waits[name] = { swaps: r.swaps, requests: r.requests, failed: r.failed, steady: r.latencyMs.steady, during: r.latencyMs.duringSwaps };
+  }
+  console.log(`worst wait: systemctl restart ${waits.restart.during.max} ms, systemctl reload ${waits.reload.during.max} ms`);
+  console.log(`waits: ${JSON.stringify(waits)}`);
+'
+
 
 # The operator's commands as the service's user (docs/operate.md, "Under
 # systemd"): the guide's steps run in one shell each, after the step that
@@ -168,3 +206,18 @@ errors=$(journalctl -u citizen-site -u citizen-site.socket -u citizen-site-http.
 site_errors=$(journalctl -u citizen-site --no-pager -o cat | grep '"level":"ERROR"' || true)
 [ -z "$errors$site_errors" ] || fail "the journal holds errors: $errors $site_errors"
 echo "ok: no error in the journal"
+
+# Last (its error is meant): a reload to a binary that exits at once
+# reports the failure, and the old process serves on.
+install -m 0755 /live/site/citizen-site /usr/local/lib/citizen-site-good
+printf '#!/bin/sh\n[ "$1" = upgrade ] && exec /usr/local/lib/citizen-site-good "$@"\nexit 3\n' > /live/site/broken
+install -m 0755 /live/site/broken /usr/local/bin/citizen-site
+old=$(systemctl show -p MainPID --value citizen-site)
+if said=$(systemctl reload citizen-site 2>&1); then fail "a reload to a broken binary succeeded: $said"; fi
+[ "$(systemctl show -p MainPID --value citizen-site)" = "$old" ] || fail "the main PID changed on a failed reload"
+[ "$(systemctl is-active citizen-site)" = active ] || fail "after a failed reload: $(systemctl is-active citizen-site)"
+got=$(curl -sS "${https[@]}" -o /dev/null -w '%{http_code}' "https://$site/about")
+[ "$got" = 200 ] || fail "after a failed reload, /about: $got"
+journalctl -u citizen-site --no-pager | grep -q "the upgrade failed, pid $old keeps serving" || fail "the journal does not say why the reload failed"
+install -m 0755 /live/site/citizen-site /usr/local/bin/citizen-site
+echo "ok: a reload to a binary that exits at once failed, and pid $old serves on"
