@@ -3,6 +3,7 @@
 //
 //   bench/results.json            <- node bench/run.mjs                      -> docs/performance.md
 //                                    (row 10 alone: node bench/swaps.mjs)    -> docs/deploy.md
+//                                    (row 15: node bench/reload.mjs)         -> docs/deploy.md
 //   bench/profile.json            <- node bench/instructions.mjs --profile   -> docs/performance.md
 //   tests/lighthouse/results.json <- node tests/lighthouse/run.mjs --record  -> docs/search-engines.md
 //
@@ -20,6 +21,7 @@ const TABLES = [
   { id: "bench/results.json#summary", source: "bench/results.json", doc: "docs/performance.md", render: summaryTable },
   { id: "bench/results.json", source: "bench/results.json", doc: "docs/performance.md", render: (r) => benchTable(r).rows },
   { id: "bench/results.json#swaps", source: "bench/results.json", doc: "docs/deploy.md", render: swapsTable },
+  { id: "bench/results.json#reloads", source: "bench/results.json", doc: "docs/deploy.md", render: reloadsTable },
   { id: "bench/profile.json", source: "bench/profile.json", doc: "docs/performance.md", render: profileTable },
   { id: "tests/lighthouse/results.json", source: "tests/lighthouse/results.json", doc: "docs/search-engines.md", render: lighthouseTable },
 ];
@@ -53,6 +55,9 @@ export const TARGETS = {
   binary: 90,
   /** Row 10: requests failed during the upgrades under load. */
   swapFailures: 0,
+  /** Row 15: the worst wait during a `systemctl reload` under load, ms
+   *  (none may fail either: swapFailures). */
+  reloadWorstMs: 100,
   /** Row 11: instructions over TLS, at most this share of nginx's on every
    *  kind (keep-alive HTTP/1.1 and HTTP/2, full and resumed handshake). */
   tlsInstructions: 1.0,
@@ -131,6 +136,11 @@ export function benchTable(r) {
   check(cached.rssMb < t.rss && render.rssMb < t.rss, "row 7: RSS");
   check(binaryMb <= t.binary, "row 9: binary size");
   if (swaps) check(swaps.failed <= t.swapFailures, `row 10: ${swaps.failed} requests failed during the upgrades`);
+  const { reloads } = r.rows;
+  if (reloads) {
+    check(reloads.reload.failed + reloads.restart.failed <= t.swapFailures, `row 15: ${reloads.reload.failed} requests failed during the reloads, ${reloads.restart.failed} during the restarts`);
+    check(reloads.reload.during.max < t.reloadWorstMs, `row 15: the worst wait during a reload ${f(reloads.reload.during.max, 1)} ms`);
+  }
   const worst = cached.pages.find((p) => p.page === cached.worst.page);
   const runs = (xs) => xs.map(thousands).join(" / ");
   const hc = (label, c, target) => [
@@ -157,6 +167,9 @@ export function benchTable(r) {
     ...(swaps ? [
       [`10. requests failed during ${swaps.upgrades} upgrades under load (HTTPS, ${thousands(swaps.requests)} requests${swaps.date === r.date ? "" : `, run of ${swaps.date}`})`, "-", String(swaps.failed), "-", String(t.swapFailures)],
       ["    latency p99 / worst, ms: the same load without swaps (peer column) and during swaps", `${f(swaps.withoutSwaps.p99, 1)} / ${f(swaps.withoutSwaps.max, 1)}`, `${f(swaps.duringSwaps.p99, 1)} / ${f(swaps.duringSwaps.max, 1)}`, f(swaps.duringSwaps.max / swaps.withoutSwaps.max, 2), "-"],
+    ] : []),
+    ...(reloads ? [
+      [`15. worst wait during a publish under systemd, ms: restart (peer column) and reload (${reloads.restart.swaps} and ${reloads.reload.swaps} under load${reloads.date === r.date ? "" : `, run of ${reloads.date}`})`, f(reloads.restart.during.max, 1), f(reloads.reload.during.max, 1), f(reloads.reload.during.max / reloads.restart.during.max, 2), `< ${t.reloadWorstMs}; 0 failed`],
     ] : []),
     ...(ti ? [
       [`11. over TLS (${ti.negotiated.protocol}, ${ti.negotiated.cipher}, ${ti.negotiated.group}), instructions (callgrind, ${ti.runs} runs, ${ti.page} in ${ti.encoding}): worst (${KINDS[ti.worst.kind]})`, "", "", f(ti.worst.ratio, 3), `<= ${f(t.tlsInstructions, 1)}`],
@@ -279,6 +292,21 @@ export function swapsTable(r) {
     ["latency p50 / p99 / worst during swaps, ms", `${f(w.duringSwaps.p50, 1)} / ${f(w.duringSwaps.p99, 1)} / ${f(w.duringSwaps.max, 1)}`],
   ];
   return `Row 10 of the bench, run of ${w.date} (\`node bench/swaps.mjs\`, release build, HTTPS on loopback, ${r.cores} cores):\n\n${markdown(["", ""], rows)}`;
+}
+
+/** Row 15 for the deploy guide: publishing under systemd, reload against restart. */
+export function reloadsTable(r) {
+  const w = r.rows.reloads;
+  if (!w) throw new Error("bench/results.json has no row 15 (reloads): run node bench/reload.mjs");
+  const both = (of) => [of(w.restart), of(w.reload)];
+  const rows = [
+    ["publishes under load", ...both((x) => String(x.swaps))],
+    ["requests during them (keep-alive HTTP/1.1, HTTP/2, a new connection each, form posts)", ...both((x) => thousands(x.requests))],
+    ["requests failed", ...both((x) => String(x.failed))],
+    ["latency p50 / p99 / worst without a publish, ms", ...both((x) => `${f(x.steady.p50, 1)} / ${f(x.steady.p99, 1)} / ${f(x.steady.max, 1)}`)],
+    ["latency p50 / p99 / worst during one, ms", ...both((x) => `${f(x.during.p50, 1)} / ${f(x.during.p99, 1)} / ${f(x.during.max, 1)}`)],
+  ];
+  return `Row 15 of the bench, run of ${w.date} (\`node bench/reload.mjs\`, release build, HTTPS on loopback under a live systemd, ${r.cores} cores; target: the worst wait during a reload under ${TARGETS.reloadWorstMs} ms):\n\n${markdown(["", "`systemctl restart`", "`systemctl reload`"], rows)}`;
 }
 
 export function lighthouseTable(r) {

@@ -61,6 +61,10 @@ async fn run(cli: Cli, inherited: Inherited) -> anyhow::Result<()> {
             // Standard output is the command's (a table, JSON, an export):
             // only warnings and errors are logged, to standard error.
             telemetry::init_cli();
+            // A reader that has read enough (`| grep -q`, `| head`) ends the
+            // command quietly, as it ends any Unix tool, not with a panic.
+            // SAFETY: setting a signal's disposition to its default.
+            unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
             if let Err(e) = command.run().await {
                 // The message and its causes, for a person: no backtrace.
                 eprintln!("error: {e:#}");

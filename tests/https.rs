@@ -253,6 +253,54 @@ fn a_certificate_from_acme_serves_every_page_over_http2_and_a_restart_reuses_it(
         "{log}"
     );
     assert_no_key_in(&log);
+
+    // Upgrading from a version that kept the account and the certificate
+    // in ACME_CACHE_DIR alone: they are taken over, nothing is ordered.
+    let folder = files
+        .iter()
+        .find(|f| f.ends_with("localhost.pem"))
+        .and_then(|f| f.parent())
+        .unwrap()
+        .to_path_buf();
+    let account = take_tls_state(&site, &directory);
+    std::fs::write(folder.join("account.json"), &account).unwrap();
+    let server = site.start(&env);
+    let taken = wait(30, || {
+        let shared = stored_tls(&site, &directory);
+        shared.account && shared.certificate_serial.as_deref() == Some(serial.as_str())
+    });
+    assert!(taken, "the files are in the database:\n{}", server.log());
+    assert_eq!(
+        served_serial(site.https, "localhost", &root).as_deref(),
+        Some(serial.as_str())
+    );
+    let log = server.stop();
+    assert!(!log.contains("ordering a certificate"), "{log}");
+    assert!(
+        log.contains("the ACME account kept by an older version is in the database now"),
+        "{log}"
+    );
+}
+
+/// Empties the database's TLS state, as a database an older version made
+/// would be; returns the account's credentials it held.
+fn take_tls_state(site: &Site, directory: &str) -> String {
+    let url = format!("sqlite://{}/site.db", site.dir.0.display());
+    tokio::runtime::Runtime::new().unwrap().block_on(async {
+        let db = citizen_site::db::Db::connect_lazy(&url).unwrap();
+        let account = citizen_site::tls::store::account(&db, directory)
+            .await
+            .unwrap()
+            .expect("an account");
+        for table in citizen_site::tls::store::TABLES {
+            sqlx::query(&format!("DELETE FROM {table}"))
+                .execute(&db.pool)
+                .await
+                .unwrap();
+        }
+        db.pool.close().await;
+        account
+    })
 }
 
 /// What the site's database holds of its HTTPS identity.

@@ -131,6 +131,6 @@ fn the_unit_and_its_sockets_serve_restart_under_load_and_log_no_error_under_a_li
     println!("worst waits under load (this build): {waits}");
     // For bench/reload.mjs, which runs this test on a release build.
     if let Ok(out) = std::env::var("LIVE_SYSTEMD_WAITS_OUT") {
-        std::fs::write(out, &waits).unwrap();
+        std::fs::write(out, waits).unwrap();
     }
 }

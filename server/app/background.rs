@@ -64,13 +64,13 @@ pub fn forget_idle_clients(state: &Arc<AppState>) -> JoinHandle<()> {
 /// Reads the team and the prices, then renders every static page into the
 /// cache once the isolates are loaded; `/readyz` turns ready after, so the
 /// first visitors never wait on V8.
-pub fn prerender(state: &Arc<AppState>) {
+pub fn prerender(state: &Arc<AppState>, pace: crate::pages::make::Pace) {
     let state = state.clone();
     tokio::spawn(async move {
         tokio::join!(state.refresh_team(), state.payments.price_list());
         if state.site().front.pool.wait_ready().await.is_ok() {
             let started = std::time::Instant::now();
-            let n = crate::pages::make::prerender(&state).await;
+            let n = crate::pages::make::prerender(&state, pace).await;
             tracing::info!(pages = n, took = ?started.elapsed(), "prerendered");
             give_back_freed_memory();
             state.prerendered.set();

@@ -129,7 +129,14 @@ impl Application {
                 tokio::spawn(async move { first.refresh_team().await });
                 state.prerendered.set();
             }
-            None => background::prerender(&state),
+            // A successor shares the cores with the predecessor serving.
+            None => background::prerender(
+                &state,
+                match inherited.from_predecessor {
+                    true => crate::pages::make::Pace::QuarterOfACore,
+                    false => crate::pages::make::Pace::Full,
+                },
+            ),
         }
         Ok(Application {
             listeners,

@@ -4,7 +4,8 @@
 //!
 //! A visitor's handshake reads memory only (`edge::certs`,
 //! `edge::tickets`). Each process keeps that memory current from the
-//! database every [`SYNC_EVERY`] ([`Identity::sync`]): a certificate
+//! database every [`SYNC_EVERY`] (the ticket keys every
+//! [`TICKET_SYNC_EVERY`]; [`Identity::sync`]): a certificate
 //! another server obtained is put in service with no restart, the
 //! challenges another server's order stored are answered here too, and the
 //! ticket keys rotate on the schedule [`tickets`] describes. One process at
@@ -37,8 +38,11 @@ use crate::edge::tickets::TicketKeys;
 use store::StoredCert;
 use tickets::TicketSchedule;
 
-/// How often each process reads the shared state.
+/// How often each process reads the challenges and the certificate.
 pub const SYNC_EVERY: Duration = Duration::from_secs(1);
+/// How often it reads the session-ticket keys (more often when a period is
+/// shorter than four times this, as in tests).
+pub const TICKET_SYNC_EVERY: Duration = Duration::from_secs(5);
 
 /// One process's view of the shared identity.
 pub struct Identity {
@@ -111,6 +115,12 @@ impl Identity {
     async fn sync(self: Arc<Self>, acme: Option<AcmeSettings>) {
         let mut seen = tickets::Seen::new();
         let mut failing = false;
+        // The ticket keys change once a period and are stored a period
+        // ahead: read less often than the challenges (a few statements a
+        // second would show in a handshake's share of the process's work).
+        let ticket_every = (self.schedule.period / 4).min(TICKET_SYNC_EVERY);
+        let mut tickets_read: Option<tokio::time::Instant> = None;
+        let mut account_taken_over = false;
         loop {
             if !self.db.is_up() {
                 // Down, or not migrated yet: the monitor says when it is back
@@ -124,8 +134,15 @@ impl Identity {
                 continue;
             }
             let round = async {
-                tickets::sync(&self.db, self.schedule, &self.tickets, &mut seen).await?;
+                if tickets_read.is_none_or(|at| at.elapsed() >= ticket_every) {
+                    tickets::sync(&self.db, self.schedule, &self.tickets, &mut seen).await?;
+                    tickets_read = Some(tokio::time::Instant::now());
+                }
                 if let Some(settings) = &acme {
+                    if !account_taken_over {
+                        self.take_over_account(settings).await?;
+                        account_taken_over = true;
+                    }
                     self.sync_challenges().await?;
                     self.sync_certificate(settings).await?;
                 }
@@ -148,6 +165,24 @@ impl Identity {
             }
             tokio::time::sleep(SYNC_EVERY).await;
         }
+    }
+
+    /// The account an older version kept in `ACME_CACHE_DIR`, stored in
+    /// the database if it has none for this directory (the certificate's
+    /// local copy goes there through [`Identity::sync_certificate`]).
+    async fn take_over_account(&self, settings: &AcmeSettings) -> Result<(), sqlx::Error> {
+        let file = settings.account_file();
+        let Ok(credentials) = std::fs::read_to_string(&file) else {
+            return Ok(());
+        };
+        if store::account(&self.db, &settings.directory)
+            .await?
+            .is_none()
+        {
+            store::put_account(&self.db, &settings.directory, &credentials).await?;
+            tracing::info!(file = %file.display(), "HTTPS: the ACME account kept by an older version is in the database now");
+        }
+        Ok(())
     }
 
     async fn sync_challenges(&self) -> Result<(), sqlx::Error> {

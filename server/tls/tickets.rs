@@ -4,7 +4,8 @@
 //! of period `n` seals every new ticket from the start of `n` to the start
 //! of `n + 1`, on every server. It is stored a whole period before it seals:
 //! while `n` runs, each server makes sure `n + 1` has its key (the first to
-//! store one wins; everyone reads it back), and reads the keys every second.
+//! store one wins; everyone reads it back), and reads the keys every few
+//! seconds (`tls::TICKET_SYNC_EVERY`, or a quarter of a shorter period).
 //! So every server holds a key before any server seals with it, and a
 //! ticket opens wherever the visitor lands. A key still opens tickets for
 //! [`TicketSchedule::lifetime`] after its period ends (the lifetime clients
@@ -97,7 +98,12 @@ pub async fn sync(
             wrote = true;
         }
     }
-    store::forget_ticket_keys(db, now - lifetime).await?;
+    if stored
+        .iter()
+        .any(|k| (k.period + 1) * k.period_ms < now - lifetime)
+    {
+        store::forget_ticket_keys(db, now - lifetime).await?;
+    }
     if wrote {
         stored = store::ticket_keys(db).await?;
     }

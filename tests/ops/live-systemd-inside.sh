@@ -190,7 +190,8 @@ window=$(awk '$3 == "000" { if (!seen) before = served_end; seen = 1; after = ""
 echo "ok: restored with visitors arriving ($served pages served; $refused connections refused, over $window ms, while the sockets were stopped): $(echo "$said" | tr '\n' ' ')"
 names=$(stored_names)
 [ "$names" = "Kept Before " ] || fail "after the restore the stored requests are '$names' (want the backup's 'Kept Before' and not the later 'Kept After')"
-bash steps/operate.sh | grep -q 'Live Town' || fail "the requests of the backup are not all back"
+listed=$(bash steps/operate.sh)
+echo "$listed" | grep -q 'Live Town' || fail "the requests of the backup are not all back"
 pid=$(systemctl show -p MainPID --value citizen-site)
 service_uid=$(awk '/^Uid:/ {print $2}' "/proc/$pid/status")
 owners=$(find /var/lib/private/citizen-site -mindepth 1 -printf '%U %p\n' | grep -v "^$service_uid " || true)
@@ -218,6 +219,7 @@ if said=$(systemctl reload citizen-site 2>&1); then fail "a reload to a broken b
 [ "$(systemctl is-active citizen-site)" = active ] || fail "after a failed reload: $(systemctl is-active citizen-site)"
 got=$(curl -sS "${https[@]}" -o /dev/null -w '%{http_code}' "https://$site/about")
 [ "$got" = 200 ] || fail "after a failed reload, /about: $got"
-journalctl -u citizen-site --no-pager | grep -q "the upgrade failed, pid $old keeps serving" || fail "the journal does not say why the reload failed"
+logged=$(journalctl -u citizen-site --no-pager)
+echo "$logged" | grep -q "the upgrade failed, pid $old keeps serving" || fail "the journal does not say why the reload failed"
 install -m 0755 /live/site/citizen-site /usr/local/bin/citizen-site
 echo "ok: a reload to a binary that exits at once failed, and pid $old serves on"
