@@ -290,6 +290,19 @@ impl Fleet {
             .collect()
     }
 
+    /// A visit to server `i` by `visitor` (a client that keeps its
+    /// tickets), reached as the balancer would for the visitor `from`:
+    /// whether its handshake was full or resumed.
+    fn visit(
+        &self,
+        i: usize,
+        visitor: &Arc<rustls::ClientConfig>,
+        from: &str,
+    ) -> rustls::HandshakeKind {
+        let route = Route::for_visitor(from);
+        visit_via(self.servers[i].https, NAMES[0], visitor, route).0
+    }
+
     /// The serial each server presents for `name`, probed directly (as
     /// the balancer would, for a visitor of the test's).
     fn serials(&self, name: &str, root: &Path) -> Vec<Option<String>> {
@@ -552,31 +565,16 @@ fn three_servers_on_postgres_behind_haproxy_share_one_certificate_its_renewal_an
     // A session from one server resumes on the others (TLS 1.3 and 1.2).
     for version in [&rustls::version::TLS13, &rustls::version::TLS12] {
         let visitor = returning(&root, version);
-        let on = |i: usize| {
-            visit_via(
-                fleet.servers[i].https,
-                NAMES[0],
-                &visitor,
-                Route::for_visitor("192.0.2.5:1000"),
-            )
-        };
-        assert_eq!(on(0).0, Full, "{version:?}: the first visit");
-        assert_eq!(on(1).0, Resumed, "{version:?}: on the second server");
-        assert_eq!(on(2).0, Resumed, "{version:?}: on the third server");
+        let on = |i| fleet.visit(i, &visitor, "192.0.2.5:1000");
+        assert_eq!(on(0), Full, "{version:?}: the first visit");
+        assert_eq!(on(1), Resumed, "{version:?}: on the second server");
+        assert_eq!(on(2), Resumed, "{version:?}: on the third server");
     }
 
     // Across a key rotation (4 s periods): a ticket from before the period
     // changes resumes on another server after it.
     let visitor = returning(&root, &rustls::version::TLS13);
-    let on = |i: usize| {
-        visit_via(
-            fleet.servers[i].https,
-            NAMES[0],
-            &visitor,
-            Route::for_visitor("192.0.2.6:1000"),
-        )
-        .0
-    };
+    let on = |i| fleet.visit(i, &visitor, "192.0.2.6:1000");
     assert_eq!(on(0), Full);
     std::thread::sleep(Duration::from_millis(4500));
     assert_eq!(on(1), Resumed, "a ticket of the previous period");
@@ -589,16 +587,7 @@ fn three_servers_on_postgres_behind_haproxy_share_one_certificate_its_renewal_an
 
     // After an upgrade of the first server: its new process resumes it.
     let visitor = returning(&root, &rustls::version::TLS13);
-    let on = |i: usize| {
-        visit_via(
-            fleet.servers[i].https,
-            NAMES[0],
-            &visitor,
-            Route::for_visitor("192.0.2.7:1000"),
-        )
-        .0
-    };
-    assert_eq!(on(0), Full);
+    assert_eq!(fleet.visit(0, &visitor, "192.0.2.7:1000"), Full);
     let pid = fleet.server(0).child.id();
     let started = Instant::now();
     let out = Command::new(BIN)
@@ -620,7 +609,11 @@ fn three_servers_on_postgres_behind_haproxy_share_one_certificate_its_renewal_an
             .unwrap_or_else(|| panic!("the new pid: {said}")),
     );
     println!("the upgrade took {:?}: {said}", started.elapsed());
-    assert_eq!(on(0), Resumed, "after the upgrade");
+    assert_eq!(
+        fleet.visit(0, &visitor, "192.0.2.7:1000"),
+        Resumed,
+        "after the upgrade"
+    );
 
     // The renewal: done once, served by every server without a restart.
     let renewed = wait(90, || {
