@@ -168,9 +168,6 @@ export function benchTable(r) {
       [`10. requests failed during ${swaps.upgrades} upgrades under load (HTTPS, ${thousands(swaps.requests)} requests${swaps.date === r.date ? "" : `, run of ${swaps.date}`})`, "-", String(swaps.failed), "-", String(t.swapFailures)],
       ["    latency p99 / worst, ms: the same load without swaps (peer column) and during swaps", `${f(swaps.withoutSwaps.p99, 1)} / ${f(swaps.withoutSwaps.max, 1)}`, `${f(swaps.duringSwaps.p99, 1)} / ${f(swaps.duringSwaps.max, 1)}`, f(swaps.duringSwaps.max / swaps.withoutSwaps.max, 2), "-"],
     ] : []),
-    ...(reloads ? [
-      [`15. worst wait during a publish under systemd, ms: restart (peer column) and reload (${reloads.restart.swaps} and ${reloads.reload.swaps} under load${reloads.date === r.date ? "" : `, run of ${reloads.date}`})`, f(reloads.restart.during.max, 1), f(reloads.reload.during.max, 1), f(reloads.reload.during.max / reloads.restart.during.max, 2), `< ${t.reloadWorstMs}; 0 failed`],
-    ] : []),
     ...(ti ? [
       [`11. over TLS (${ti.negotiated.protocol}, ${ti.negotiated.cipher}, ${ti.negotiated.group}), instructions (callgrind, ${ti.runs} runs, ${ti.page} in ${ti.encoding}): worst (${KINDS[ti.worst.kind]})`, "", "", f(ti.worst.ratio, 3), `<= ${f(t.tlsInstructions, 1)}`],
       ...ti.kinds.map((k) => [`    ${KINDS[k.kind]}`, runs(k.nginx), runs(k.ours), f(k.ratio, 3), `<= ${f(t.tlsInstructions, 1)}`]),
@@ -188,6 +185,9 @@ export function benchTable(r) {
       [`${i ? "   " : "14."} ${thousands(m.connections)} idle TLS connections: resident memory, MB (peak)`, `${f(m.nginx.rssKb / 1024)} (${f(m.nginx.peakKb / 1024)})`, `${f(m.ours.rssKb / 1024)} (${f(m.ours.peakKb / 1024)})`, "-", "-"],
       ["    KB each connection adds", f(m.nginx.perConnectionKb, 1), f(m.ours.perConnectionKb, 1), f(m.ours.perConnectionKb / m.nginx.perConnectionKb, 2), `<= ${f(GOALS.tlsMemory, 1)} (goal)`],
     ]),
+    ...(reloads ? [
+      [`15. worst wait during a publish under systemd, ms: restart (peer column) and reload (${reloads.restart.swaps} and ${reloads.reload.swaps} under load${reloads.date === r.date ? "" : `, run of ${reloads.date}`})`, f(reloads.restart.during.max, 1), f(reloads.reload.during.max, 1), f(reloads.reload.during.max / reloads.restart.during.max, 2), `< ${t.reloadWorstMs}; 0 failed`],
+    ] : []),
   ];
   const s = r.settings;
   const head =

@@ -1,10 +1,12 @@
 //! What the tests that run the binary as a process share (`tests/https.rs`,
-//! `tests/deploy.rs`, `tests/new_page.rs`, `tests/swaps.rs`,
-//! `tests/live_systemd.rs`): a temporary folder removed when dropped, the
-//! check for a Debian tool, which names the package rather than install
-//! it, a free port, curl, waiting for a condition, and a test CA with a
-//! certificate. [`throwaway_systemd`] boots a real systemd in a throwaway
-//! root for `tests/live_systemd.rs`.
+//! `tests/fleet.rs`, `tests/deploy.rs`, `tests/new_page.rs`,
+//! `tests/swaps.rs`, `tests/live_systemd.rs`): a temporary folder removed
+//! when dropped, the check for a Debian tool, which names the package
+//! rather than install it, a free port, curl, waiting for a condition, a
+//! test CA with a certificate, and a guide's block as an operator pastes
+//! it. [`tls_site`] holds the HTTPS tests' parts (pebble, TLS clients),
+//! [`throwaway_systemd`] boots a real systemd in a throwaway root for
+//! `tests/live_systemd.rs`.
 
 // Each test uses some of these.
 #![allow(dead_code)]
