@@ -2,13 +2,15 @@
 //! answers while one is being obtained.
 //!
 //! [`Certs`] is rustls's certificate resolver: a TLS handshake takes the
-//! current certificate, swapped in whole when the ACME robot
-//! ([`super::acme`]) obtains a new one or the operator's files
-//! (`TLS_CERT`, `TLS_KEY`) change ([`watch_files`]), so a renewal needs no
-//! restart and no connection sees half of one. A handshake that asks for
-//! the `acme-tls/1` protocol is the CA validating a TLS-ALPN-01 challenge
-//! (RFC 8737) and gets that challenge's certificate instead; the HTTP port
-//! answers HTTP-01 tokens from here too ([`Certs::http_challenge`]).
+//! current certificate, swapped in whole when a new one comes (ordered by
+//! `tls::robot`, or by another server and read from the database by
+//! `tls::Identity`) or the operator's files (`TLS_CERT`, `TLS_KEY`)
+//! change ([`watch_files`]), so a renewal needs no restart and no
+//! connection sees half of one. A handshake that asks for the `acme-tls/1`
+//! protocol is the CA validating a TLS-ALPN-01 challenge (RFC 8737) and
+//! gets that challenge's certificate instead; the HTTP port answers HTTP-01
+//! tokens from here too ([`Certs::http_challenge`]). The answers are those
+//! of any server's order, read from the database.
 //!
 //! Nothing here logs or returns key material: errors name the file and
 //! what is wrong with it, never its contents.
