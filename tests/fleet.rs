@@ -8,8 +8,9 @@
 //! On PostgreSQL (TLS-ALPN-01): one order reaches pebble, every server
 //! serves the same serial, each server answers every pending validation
 //! when probed directly, the servers see the visitors' addresses through
-//! the PROXY protocol (and refuse a header from elsewhere, and a
-//! balancer's connection without one), a session from one server resumes
+//! the PROXY protocol (in their logs and their per-client cap; a header
+//! from elsewhere is refused, and so is a balancer's connection without
+//! one), a session from one server resumes
 //! on the others, after an upgrade and across a ticket-key rotation, a
 //! renewal is done once and served by every server without a restart, and
 //! a server restarted while its database is unreachable (a proxy the test
@@ -445,6 +446,7 @@ fn three_servers_on_postgres_behind_haproxy_share_one_certificate_its_renewal_an
         ("PROXY_PROTOCOL_FROM", "127.0.0.1"),
         ("TLS_TICKET_PERIOD_SECS", "4"),
         ("RATE_LIMIT_PER_MINUTE", "0"),
+        ("MAX_CONNECTIONS_PER_CLIENT", "8"),
     ] {
         fleet.set(k, v);
     }
@@ -537,6 +539,29 @@ fn three_servers_on_postgres_behind_haproxy_share_one_certificate_its_renewal_an
             fleet.logs()
         );
     }
+    // The per-client cap counts the visitor the header names, not the
+    // balancer every connection comes from: a visitor holding its 8 is
+    // refused a ninth, another visitor is served meanwhile.
+    let web2 = fleet.servers[1].https;
+    let held: Vec<TcpStream> = (0..8)
+        .map(|_| Route::for_visitor("192.0.2.60:1000").connect(web2).unwrap())
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let mut ninth = Route::for_visitor("192.0.2.60:1001").connect(web2).unwrap();
+    ninth
+        .set_read_timeout(Some(Duration::from_secs(2)))
+        .unwrap();
+    let mut byte = [0u8; 1];
+    let closed = match ninth.read(&mut byte) {
+        Ok(n) => n == 0,
+        Err(e) => e.kind() == std::io::ErrorKind::ConnectionReset,
+    };
+    assert!(closed, "the visitor's ninth connection is closed at once");
+    assert!(
+        served_serial_via(web2, NAMES[0], &root, Route::for_visitor("192.0.2.61:1000")).is_some(),
+        "another visitor behind the same balancer is served"
+    );
+    drop(held);
     // A PROXY header from an address not named is not one (the TLS
     // handshake fails on it); a named balancer's connection without one is
     // closed unanswered.
