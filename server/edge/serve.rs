@@ -214,6 +214,10 @@ async fn accept<F, S, B>(
         } else {
             admit(tcp, peer, permit, shared, &worker, nodelay_each);
         }
+        // One connection per turn, as nginx accepts (without
+        // multi_accept): what is ready on the sockets already open is
+        // served before the next accept (p50 with a new connection per
+        // request 1.81 -> 1.68 ms in one run of bench/tails.mjs).
         tokio::task::yield_now().await;
     }
 }
@@ -259,6 +263,10 @@ fn admit<F, S, B>(
         peer,
         _held: (permit, client),
     };
+    // On this worker (its runtime is the current one). Each kind its
+    // own task, boxed: tokio would otherwise copy the future (a TLS
+    // one's is a few KB) on each of its moves into the task (about
+    // 900 instructions of a plain connection's, 5,000 of a TLS one's).
     if worker.tls.is_some() {
         tokio::spawn(Box::pin(tls_connection(accepted)));
     } else {
