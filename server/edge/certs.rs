@@ -39,11 +39,14 @@ pub const FILE_CHECK_EVERY: Duration = Duration::from_secs(2);
 pub struct Certs {
     current: ArcSwapOption<ServedCert>,
     /// TLS-ALPN-01: the challenge certificate per domain being validated,
-    /// with the digest it carries (hex).
-    alpn_challenges: Mutex<HashMap<String, (String, Arc<CertifiedKey>)>>,
+    /// with the digest it carries.
+    alpn_challenges: Mutex<HashMap<String, AlpnAnswer>>,
     /// HTTP-01: the key authorization per token being validated.
     http_challenges: Mutex<HashMap<String, String>>,
 }
+
+/// A TLS-ALPN-01 answer: the digest it carries, and its certificate.
+type AlpnAnswer = (Vec<u8>, Arc<CertifiedKey>);
 
 /// A certificate in service, with what the logs and `/readyz` say of it.
 pub struct ServedCert {
@@ -86,16 +89,12 @@ impl Certs {
     }
 
     /// Answers TLS-ALPN-01 for `domain` with a certificate carrying
-    /// `digest` (the SHA-256 of the key authorization, hex).
-    pub fn set_alpn_challenge(&self, domain: &str, digest: &str) -> anyhow::Result<()> {
-        let bytes = (0..digest.len() / 2)
-            .map(|i| u8::from_str_radix(digest.get(2 * i..2 * i + 2).unwrap_or("zz"), 16))
-            .collect::<Result<Vec<u8>, _>>()
-            .map_err(|_| anyhow::anyhow!("a challenge digest is not hex"))?;
-        let key = alpn_certificate(domain, &bytes)?;
+    /// `digest` (the SHA-256 of the key authorization).
+    pub fn set_alpn_challenge(&self, domain: &str, digest: &[u8]) -> anyhow::Result<()> {
+        let key = alpn_certificate(domain, digest)?;
         lock(&self.alpn_challenges).insert(
             domain.to_ascii_lowercase(),
-            (digest.to_owned(), Arc::new(key)),
+            (digest.to_vec(), Arc::new(key)),
         );
         Ok(())
     }
@@ -103,22 +102,23 @@ impl Certs {
     /// The pending challenges become `http` (token, key authorization) and
     /// `alpn` (domain, digest): those another server's order stored. A
     /// challenge certificate already made for the same digest is kept.
-    pub fn replace_challenges(&self, http: HashMap<String, String>, alpn: Vec<(String, String)>) {
+    pub fn replace_challenges(&self, http: HashMap<String, String>, alpn: Vec<(String, Vec<u8>)>) {
         *lock(&self.http_challenges) = http;
-        let wanted: HashMap<String, String> = alpn
+        let wanted: HashMap<String, Vec<u8>> = alpn
             .into_iter()
             .map(|(d, digest)| (d.to_ascii_lowercase(), digest))
             .collect();
-        let made: HashMap<String, String> = lock(&self.alpn_challenges)
-            .iter()
-            .map(|(d, (digest, _))| (d.clone(), digest.clone()))
-            .collect();
-        lock(&self.alpn_challenges).retain(|d, (digest, _)| wanted.get(d) == Some(digest));
-        for (domain, digest) in wanted {
-            if made.get(&domain) != Some(&digest) {
-                if let Err(e) = self.set_alpn_challenge(&domain, &digest) {
-                    tracing::warn!(error = %e, %domain, "HTTPS: a stored TLS-ALPN-01 challenge cannot be answered");
-                }
+        let missing: Vec<(String, Vec<u8>)> = {
+            let mut made = lock(&self.alpn_challenges);
+            made.retain(|d, (digest, _)| wanted.get(d) == Some(digest));
+            wanted
+                .into_iter()
+                .filter(|(d, _)| !made.contains_key(d))
+                .collect()
+        };
+        for (domain, digest) in missing {
+            if let Err(e) = self.set_alpn_challenge(&domain, &digest) {
+                tracing::warn!(error = %e, %domain, "HTTPS: a stored TLS-ALPN-01 challenge cannot be answered");
             }
         }
     }

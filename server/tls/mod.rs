@@ -24,10 +24,11 @@ pub mod store;
 pub mod tickets;
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::Context;
+use arc_swap::ArcSwapOption;
 use tokio::task::JoinHandle;
 
 use crate::db::Db;
@@ -51,7 +52,7 @@ pub struct Identity {
     pub tickets: Arc<TicketKeys>,
     pub schedule: TicketSchedule,
     /// The certificate this process put in service from ACME, as stored.
-    served: Mutex<Option<StoredCert>>,
+    served: ArcSwapOption<StoredCert>,
     /// Set once the shared state has been read (the first round of
     /// [`Identity::sync`]): a server says it is ready only after, so the
     /// successor of an upgrade resumes the sessions of its predecessor.
@@ -70,7 +71,7 @@ impl Identity {
             certs,
             tickets,
             schedule,
-            served: Mutex::new(None),
+            served: ArcSwapOption::empty(),
             read: crate::live::Flag::default(),
         })
     }
@@ -97,7 +98,7 @@ impl Identity {
                     renew_from = %rfc3339(served.info.renew_at()),
                     "HTTPS: the stored certificate is in service"
                 );
-                *lock(&self.served) = Some(stored(&served, &pem));
+                self.served.store(Some(Arc::new(stored(&served, &pem))));
                 self.certs.deploy(served);
             }
             tasks.push(tokio::spawn(robot::run(
@@ -193,7 +194,12 @@ impl Identity {
                 "http-01" => {
                     http.insert(c.name, c.answer);
                 }
-                _ => alpn.push((c.name, c.answer)),
+                _ => match unhex(&c.answer) {
+                    Some(digest) => alpn.push((c.name, digest)),
+                    None => {
+                        tracing::warn!(domain = %c.name, "HTTPS: a stored TLS-ALPN-01 answer is not hex; not answered")
+                    }
+                },
             }
         }
         self.certs.replace_challenges(http, alpn);
@@ -206,7 +212,7 @@ impl Identity {
     pub async fn sync_certificate(&self, settings: &AcmeSettings) -> Result<(), sqlx::Error> {
         let (directory, names) = (&settings.directory, settings.names_key());
         let stamp = store::certificate_stamp(&self.db, directory, &names).await?;
-        let served = lock(&self.served).clone();
+        let served = self.served.load_full();
         let served_until = served.as_ref().map_or(i64::MIN, |s| s.not_after);
         match stamp {
             Some((_, not_after)) if not_after > served_until => {
@@ -241,7 +247,7 @@ impl Identity {
         if let Err(e) = acme::write_private(&file, pem.as_bytes()) {
             tracing::warn!(error = %e, file = %file.display(), "HTTPS: the local copy of the certificate cannot be written (a start while the database is away would serve none)");
         }
-        *lock(&self.served) = Some(stored(&served, &pem));
+        self.served.store(Some(Arc::new(stored(&served, &pem))));
         self.certs.deploy(served);
     }
 }
@@ -261,6 +267,17 @@ fn stored(served: &ServedCert, pem: &str) -> StoredCert {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
+/// Bytes as lowercase hex, as the database keeps digests and secrets.
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// [`hex`]'s text back to bytes, or None when it is not hex.
+fn unhex(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..text.len() / 2)
+        .map(|i| u8::from_str_radix(text.get(2 * i..2 * i + 2)?, 16).ok())
+        .collect()
 }

@@ -37,7 +37,7 @@ use instant_acme::{
 };
 
 use super::store::{self, Challenge as StoredChallenge};
-use super::{Identity, SYNC_EVERY};
+use super::{hex, Identity, SYNC_EVERY};
 use crate::edge::acme::{usable, AcmeSettings, Challenge};
 use crate::edge::acme_http::AcmeHttp;
 use crate::edge::certs::{rfc3339, ServedCert};
@@ -199,12 +199,7 @@ async fn order(
             Challenge::TlsAlpn01 => StoredChallenge {
                 kind: "tls-alpn-01".into(),
                 name: domain.to_ascii_lowercase(),
-                answer: key_authorization
-                    .digest()
-                    .as_ref()
-                    .iter()
-                    .map(|b| format!("{b:02x}"))
-                    .collect(),
+                answer: hex(key_authorization.digest().as_ref()),
             },
             Challenge::Http01 => StoredChallenge {
                 kind: "http-01".into(),
@@ -216,7 +211,9 @@ async fn order(
             .await
             .with_context(|| format!("storing the answer for {domain} in the database"))?;
         match settings.challenge {
-            Challenge::TlsAlpn01 => identity.certs.set_alpn_challenge(&domain, &stored.answer)?,
+            Challenge::TlsAlpn01 => identity
+                .certs
+                .set_alpn_challenge(&domain, key_authorization.digest().as_ref())?,
             Challenge::Http01 => identity
                 .certs
                 .set_http_challenge(&stored.name, &stored.answer),

@@ -21,6 +21,7 @@ use crate::db::{now_ms, Db};
 use crate::edge::tickets::{random_secret, TicketKey, TicketKeys};
 
 use super::store::{self, StoredKey};
+use super::{hex, unhex};
 
 /// The periods and the lifetime of tickets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -116,7 +117,7 @@ pub async fn sync(
         let loaded: Vec<TicketKey> = read
             .iter()
             .filter_map(|((period, period_ms), secret)| {
-                let secret = unhex(secret)?;
+                let secret: [u8; 32] = unhex(secret)?.try_into().ok()?;
                 let starts = period * period_ms;
                 Some(TicketKey::new(
                     *period as u64,
@@ -134,21 +135,6 @@ pub async fn sync(
         *seen = read;
     }
     Ok(())
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn unhex(text: &str) -> Option<[u8; 32]> {
-    let mut out = [0u8; 32];
-    if text.len() != 64 {
-        return None;
-    }
-    for (i, byte) in out.iter_mut().enumerate() {
-        *byte = u8::from_str_radix(text.get(2 * i..2 * i + 2)?, 16).ok()?;
-    }
-    Some(out)
 }
 
 #[cfg(test)]
@@ -195,7 +181,8 @@ mod tests {
     #[test]
     fn a_secret_survives_its_text_form() {
         let secret = random_secret().unwrap();
-        assert_eq!(unhex(&hex(&secret)), Some(secret));
+        assert_eq!(unhex(&hex(&secret)), Some(secret.to_vec()));
         assert_eq!(unhex("zz"), None);
+        assert_eq!(unhex("abc"), None);
     }
 }
