@@ -51,15 +51,11 @@ export function reloadRow(bin) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { writeReadme, TARGETS } = await import("./report.mjs");
+  const { recordRow, TARGETS } = await import("./report.mjs");
   const bin = siteBinary();
   console.error("row 15: systemctl restart and reload under load, under a live systemd...");
   const row = reloadRow(bin);
-  const file = path.join(root, "bench/results.json");
-  const results = JSON.parse(fs.readFileSync(file, "utf8"));
-  results.rows.reloads = row;
-  fs.writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
-  writeReadme();
+  recordRow("reloads", row);
   console.log(JSON.stringify(row, null, 2));
   const ok = row.reload.failed === 0 && row.restart.failed === 0 && row.reload.during.max < TARGETS.reloadWorstMs;
   process.exit(ok ? 0 : 1);

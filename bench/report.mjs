@@ -332,6 +332,17 @@ function rendered(doc, text) {
   return text;
 }
 
+/** A row measured on its own (`node bench/swaps.mjs`, `node
+ *  bench/reload.mjs`): put in bench/results.json as `rows[name]`, and
+ *  every guide's tables rewritten. */
+export function recordRow(name, row) {
+  const file = path.join(root, "bench/results.json");
+  const results = JSON.parse(fs.readFileSync(file, "utf8"));
+  results.rows[name] = row;
+  fs.writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+  writeReadme();
+}
+
 /** Rewrites every guide's tables from the JSON files (each measuring command calls it). */
 export function writeReadme() {
   for (const doc of DOCS) {

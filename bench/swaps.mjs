@@ -17,7 +17,6 @@ import { freePort, need, siteBinary, tempDir } from "../tests/ops/tools.mjs";
 import { snapshot, startLoad } from "./swap-load.mjs";
 import { certificate, readyTls } from "./tls.mjs";
 
-const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 export const UPGRADES = 5;
 /** The load alone before the first swap, and after each, ms. */
 const STEADY_MS = Number(process.env.BENCH_SWAP_STEADY_MS ?? 5000);
@@ -89,15 +88,11 @@ export async function swapRow(bin) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { writeReadme } = await import("./report.mjs");
+  const { recordRow } = await import("./report.mjs");
   const bin = siteBinary();
   console.error(`row 10: ${UPGRADES} upgrades under load...`);
   const row = await swapRow(bin);
-  const file = path.join(root, "bench/results.json");
-  const results = JSON.parse(fs.readFileSync(file, "utf8"));
-  results.rows.swaps = row;
-  fs.writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
-  writeReadme();
+  recordRow("swaps", row);
   console.log(JSON.stringify(row, null, 2));
   process.exit(row.failed === 0 ? 0 : 1);
 }
