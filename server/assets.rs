@@ -1,8 +1,8 @@
 //! The front end's build outputs: the asset manifest, and the files served
-//! under `/assets/`. `serve` uses the build compiled into the binary (the SSR
+//! under `/assets/`. `serve` uses the build in the binary's payload (the SSR
 //! bundle, its V8 snapshot and every hashed asset with its precompressed
-//! brotli and gzip bodies, see build.rs); `dev` uses the folder of its latest
-//! watch build.
+//! brotli and gzip bodies, see server/payload/); `dev` uses the folder of
+//! its latest watch build.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -11,17 +11,31 @@ use std::sync::OnceLock;
 use axum::http::{header, HeaderMap};
 use serde::Deserialize;
 
-/// One file served under `/assets/`.
+use crate::payload::{self, Payload};
+
+/// One file served under `/assets/`, from the payload.
 #[derive(Debug)]
 pub struct EmbeddedFile {
-    pub url: &'static str,
-    pub content_type: &'static str,
+    pub url: String,
+    pub content_type: String,
     pub body: &'static [u8],
     pub br: Option<&'static [u8]>,
     pub gzip: Option<&'static [u8]>,
 }
 
-include!(concat!(env!("OUT_DIR"), "/assets.rs"));
+/// The server bundle of the binary's payload.
+pub fn ssr_bundle() -> &'static str {
+    payload::get()
+        .text("ssr.js")
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The V8 startup snapshot of [`ssr_bundle`], made when the payload was.
+pub fn ssr_snapshot() -> &'static [u8] {
+    payload::get()
+        .bytes("ssr.snap")
+        .unwrap_or_else(|| panic!("ssr.snap is not in the binary's payload"))
+}
 
 /// What the esbuild script reports about the client build.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -85,9 +99,15 @@ pub struct ManifestFile {
 }
 
 impl Manifest {
-    /// The manifest compiled into this binary.
+    /// The manifest of the binary's payload.
     pub fn embedded() -> Manifest {
-        serde_json::from_str(MANIFEST_JSON).expect("build.rs wrote a valid manifest")
+        Manifest::of(payload::get()).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The manifest of `payload`.
+    pub fn of(payload: &Payload) -> Result<Manifest, String> {
+        serde_json::from_str(payload.text("manifest.json")?)
+            .map_err(|e| format!("the payload's manifest.json: {e}"))
     }
 
     /// The hashed URL of `content/images/PATH`, if the build has that file.
@@ -141,13 +161,31 @@ impl AssetFiles {
     }
 }
 
-/// Looks an embedded file up by its URL path (`/assets/...`).
+/// Looks a file of the payload up by its URL path (`/assets/...`).
 pub fn file(url: &str) -> Option<&'static EmbeddedFile> {
-    static INDEX: OnceLock<HashMap<&'static str, &'static EmbeddedFile>> = OnceLock::new();
+    static INDEX: OnceLock<HashMap<String, EmbeddedFile>> = OnceLock::new();
     INDEX
-        .get_or_init(|| FILES.iter().map(|f| (f.url, f)).collect())
+        .get_or_init(|| {
+            let payload = payload::get();
+            Manifest::embedded()
+                .files
+                .into_iter()
+                .map(|f| {
+                    let at = |ext: &str| payload.bytes(&format!("web/{}{ext}", f.file));
+                    let file = EmbeddedFile {
+                        body: at("").unwrap_or_else(|| {
+                            panic!("{} is in the manifest, not in the payload", f.file)
+                        }),
+                        br: at(".br"),
+                        gzip: at(".gz"),
+                        url: f.url.clone(),
+                        content_type: f.content_type,
+                    };
+                    (f.url, file)
+                })
+                .collect()
+        })
         .get(url)
-        .copied()
 }
 
 /// How a body is sent: the encodings the build makes.

@@ -50,6 +50,7 @@ pub mod html;
 pub mod live;
 pub mod messages;
 pub mod metrics;
+pub mod payload;
 pub mod rate_limit;
 pub mod security;
 pub mod telemetry;

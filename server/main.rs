@@ -48,6 +48,16 @@ fn main() -> anyhow::Result<()> {
 }
 
 async fn run(cli: Cli, inherited: Inherited) -> anyhow::Result<()> {
+    // The site this binary carries, read and checked before a server starts:
+    // a missing, cut or altered payload stops it here, with the reason (so an
+    // upgrade to it fails and the old server serves on). The operator's
+    // commands do not read it.
+    if !matches!(cli.command, Some(Command::Operate(_))) {
+        if let Err(why) = citizen_site::payload::load() {
+            eprintln!("error: {why}");
+            std::process::exit(1);
+        }
+    }
     let config: Config = match cli.command {
         Some(Command::Serve(args)) => {
             telemetry::init(args.log_format);

@@ -1,6 +1,7 @@
 //! Every message that the server and the pages both show, read from
 //! `content/site/messages.json` (the pages import the same file). The file
-//! is compiled in and checked at start: a missing or unknown key is an error.
+//! is in the binary's payload and checked at start (and by `pack`): a
+//! missing or unknown key is an error.
 
 use std::sync::LazyLock;
 
@@ -52,9 +53,16 @@ pub struct FieldErrors {
 }
 
 static MESSAGES: LazyLock<Messages> = LazyLock::new(|| {
-    serde_json::from_str(include_str!("../content/site/messages.json"))
-        .unwrap_or_else(|e| panic!("{MESSAGES_FILE}: {e}"))
+    crate::payload::get()
+        .text(MESSAGES_FILE)
+        .and_then(parse)
+        .unwrap_or_else(|e| panic!("{e}"))
 });
+
+/// The catalogue in `text`; Err names the file and what is wrong.
+pub fn parse(text: &str) -> Result<Messages, String> {
+    serde_json::from_str(text).map_err(|e| format!("{MESSAGES_FILE}: {e}"))
+}
 
 /// The catalogue (parsed once: `Application::build` asks for it at start).
 pub fn messages() -> &'static Messages {

@@ -8,10 +8,12 @@
 //! - [`checkouts`]: the checkouts Stripe's webhook recorded.
 //! - [`backup`]: a copy of the SQLite database, and putting one back.
 //! - [`upgrade`]: the running server hands over to a new binary.
+//! - [`pack`]: a new binary, this one's engine with a checkout's site.
 
 pub mod backup;
 pub mod checkouts;
 pub mod intro;
+pub mod pack;
 pub mod team;
 pub mod upgrade;
 
@@ -68,6 +70,16 @@ pub enum Operate {
         #[arg(long)]
         json: bool,
     },
+    /// Write a new binary at OUT: this one's engine with the site of the
+    /// checkout it is run in (its front end, posts and communities), built
+    /// without the Rust compiler. Refuses a checkout whose changes need the
+    /// engine built again (anything under server/, Cargo.toml, Cargo.lock,
+    /// a page or data type in content/routes.json), a broken content file,
+    /// and an OUT that exists. Needs Node.js and the checkout's npm packages.
+    Pack {
+        /// The new binary: a path that does not exist yet.
+        out: PathBuf,
+    },
     /// Publish the binary now at this path without dropping a connection:
     /// the running server starts it with its listening sockets, waits until
     /// it is ready, then drains and exits. A new binary that fails to start
@@ -94,6 +106,10 @@ impl Operate {
                 backup::restore(&db.database_url, &file, json).await
             }
             Operate::Upgrade { pid } => upgrade::run(pid, std::time::Duration::from_secs(30)).await,
+            Operate::Pack { out } => {
+                let root = std::env::current_dir().context("the current directory")?;
+                tokio::task::spawn_blocking(move || pack::run(&root, &out)).await?
+            }
         }
     }
 }

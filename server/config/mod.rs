@@ -179,8 +179,8 @@ impl Config {
                 workers,
                 queue: workers * 64,
                 deadline: Duration::from_millis(a.ssr_deadline_ms),
-                bundle: crate::assets::SSR_BUNDLE.into(),
-                snapshot: Some(crate::assets::SSR_SNAPSHOT),
+                bundle: crate::assets::ssr_bundle().into(),
+                snapshot: Some(crate::assets::ssr_snapshot()),
                 #[cfg(feature = "test-hooks")]
                 hooks: RenderHooks::default(),
             },

@@ -2,7 +2,7 @@
 //! (Markdown -> sanitized HTML), community configs, the route table, the
 //! intro-request tags, the embedded frames' origins and the site's own
 //! accounts elsewhere. `serve` parses the
-//! copies compiled into the binary once at start; `dev` parses the files of a
+//! copies in the binary's payload once at start; `dev` parses the files of a
 //! checkout on every change. Both go through [`Content::load`]'s parsers, so a
 //! malformed file fails the same way in each, naming the file (and the line
 //! where the parser can tell).
@@ -18,21 +18,18 @@ pub mod routes;
 use std::path::Path;
 
 use crate::assets::Manifest;
+use crate::payload::Payload;
 use blog::{Blog, Drafts};
 use communities::Communities;
 pub use error::{ContentError, ACCOUNTS_FILE, EMBEDS_FILE, INTRO_TAGS_FILE, ROUTES_FILE};
 use links::Links;
 use routes::{PageId, RouteTable};
 
-mod files {
-    include!(concat!(env!("OUT_DIR"), "/content.rs"));
-}
-
 /// Where the content files are read from.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub enum Source<'a> {
-    /// The copies compiled into the binary (`serve`).
-    Embedded,
+    /// The copies in a binary's payload (`serve`; `pack` checks the one it makes).
+    Payload(&'a Payload),
     /// A checkout's `content/` folder (`dev`).
     Dir(&'a Path),
 }
@@ -40,17 +37,16 @@ pub enum Source<'a> {
 impl Source<'_> {
     /// Every `*.ext` file of `content/<dir>/` as (file name, text), by name.
     fn files(&self, dir: &str, ext: &str) -> Result<Vec<(String, String)>, ContentError> {
-        let owned = |list: &[(&str, &str)]| {
-            list.iter()
-                .map(|(n, t)| ((*n).to_owned(), (*t).to_owned()))
-                .collect()
-        };
         match self {
-            Source::Embedded => Ok(match dir {
-                "blog" => owned(files::BLOG_FILES),
-                "communities" => owned(files::COMMUNITY_FILES),
-                _ => Vec::new(),
-            }),
+            Source::Payload(payload) => payload
+                .names_in(&format!("content/{dir}"), ext)
+                .into_iter()
+                .map(|path| {
+                    let text = payload.text(path).map_err(|e| ContentError::new(path, e))?;
+                    let name = path.rsplit('/').next().unwrap_or(path);
+                    Ok((name.to_owned(), text.to_owned()))
+                })
+                .collect(),
             Source::Dir(root) => {
                 let folder = format!("content/{dir}");
                 let unreadable =
@@ -80,14 +76,10 @@ impl Source<'_> {
     /// One file, by its path from the root.
     fn file(&self, path: &str) -> Result<String, ContentError> {
         match self {
-            Source::Embedded => Ok(match path {
-                ROUTES_FILE => include_str!("../../content/routes.json"),
-                INTRO_TAGS_FILE => include_str!("../../content/site/intro-tags.json"),
-                EMBEDS_FILE => include_str!("../../content/site/embeds.json"),
-                ACCOUNTS_FILE => include_str!("../../content/site/accounts.json"),
-                other => return Err(ContentError::new(other, "is not compiled into the binary")),
-            }
-            .to_owned()),
+            Source::Payload(payload) => payload
+                .text(path)
+                .map(str::to_owned)
+                .map_err(|e| ContentError::new(path, e)),
             Source::Dir(root) => std::fs::read_to_string(root.join(path))
                 .map_err(|e| ContentError::new(path, format!("cannot be read: {e}"))),
         }
@@ -176,9 +168,13 @@ impl Content {
         })
     }
 
-    /// The content of the binary, as `serve` shows it (no drafts).
+    /// The content of the binary's payload, as `serve` shows it (no drafts).
     pub fn embedded(manifest: &Manifest) -> Result<Content, ContentError> {
-        Content::load(Source::Embedded, manifest, Drafts::Hide)
+        Content::load(
+            Source::Payload(crate::payload::get()),
+            manifest,
+            Drafts::Hide,
+        )
     }
 
     /// Every part that parses; a part that does not keeps its value in

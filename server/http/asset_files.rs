@@ -40,7 +40,7 @@ pub async fn asset(State(state): State<SharedState>, req: Request) -> Response {
     let h = res.headers_mut();
     h.insert(
         header::CONTENT_TYPE,
-        HeaderValue::from_static(file.content_type),
+        HeaderValue::from_static(file.content_type.as_str()),
     );
     h.insert(
         header::CACHE_CONTROL,

@@ -1,0 +1,174 @@
+//! The site's payload, made from a checkout: the front end built by
+//! `client/build.mjs` (the SSR bundle, its V8 startup snapshot, the manifest,
+//! every asset with its brotli and gzip bodies) and the content files the
+//! server reads (`content/**/*.md` and `*.json`, images aside: those are
+//! assets). build.rs compiles this file too (`#[path]`): `cargo build` and
+//! `citizen-site pack` make the payload with this one code.
+//!
+//! Names in the payload: `ssr.js`, `ssr.snap`, `manifest.json`,
+//! `web/<file>` (a file of the manifest, and `.br` / `.gz` beside it), and
+//! `content/...` as in the checkout.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::front_matter;
+
+/// The folders of `content/` the payload does not carry (the build makes
+/// assets of them).
+const NOT_CONTENT: [&str; 1] = ["content/images"];
+
+/// The payload's files, made from the checkout at `root` in the empty
+/// folder `work`. `warn` hears what does not stop the build (a post that
+/// does not parse gets no preview card; the server says why at start).
+pub fn files(
+    root: &Path,
+    work: &Path,
+    warn: &mut dyn FnMut(String),
+) -> Result<Vec<(String, Vec<u8>)>, String> {
+    let posts = work.join("posts.json");
+    std::fs::write(&posts, published_posts(root, warn)?.to_string())
+        .map_err(|e| format!("{}: {e}", posts.display()))?;
+    let web = work.join("web");
+    let node = std::env::var("NODE").unwrap_or_else(|_| "node".into());
+    let status = Command::new(&node)
+        .arg("client/build.mjs")
+        .arg(&web)
+        .env("SITE_POSTS", &posts)
+        .current_dir(root)
+        .status()
+        .map_err(|e| {
+            format!("building the front end: could not start {node:?} ({e}); is Node.js installed?")
+        })?;
+    if !status.success() {
+        return Err(format!(
+            "building the front end (node client/build.mjs) failed with {status}: its output is above"
+        ));
+    }
+    let read = |name: &str| {
+        std::fs::read(web.join(name)).map_err(|e| format!("{}: {e}", web.join(name).display()))
+    };
+    let manifest_json = read("manifest.json")?;
+    let manifest: serde_json::Value = serde_json::from_slice(&manifest_json)
+        .map_err(|e| format!("the build's manifest.json: {e}"))?;
+    let bundle = read("ssr.js")?;
+    let mut out = vec![
+        ("ssr.snap".to_owned(), snapshot(&bundle)?),
+        ("ssr.js".to_owned(), bundle),
+        ("manifest.json".to_owned(), manifest_json),
+    ];
+    for f in manifest["files"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+    {
+        let file = f["file"]
+            .as_str()
+            .ok_or("the build's manifest lists a file without a path")?;
+        let compressed = f["compressed"].as_bool().unwrap_or(false);
+        let variants: &[&str] = if compressed {
+            &["", ".br", ".gz"]
+        } else {
+            &[""]
+        };
+        for ext in variants {
+            let name = format!("{file}{ext}");
+            out.push((format!("web/{name}"), read(&name)?));
+        }
+    }
+    let mut content = Vec::new();
+    walk(root, "content", &mut content)?;
+    content.sort();
+    for name in content {
+        let bytes = std::fs::read(root.join(&name)).map_err(|e| format!("{name}: {e}"))?;
+        out.push((name, bytes));
+    }
+    Ok(out)
+}
+
+/// The content files the server reads, under `dir`.
+fn walk(root: &Path, dir: &str, out: &mut Vec<String>) -> Result<(), String> {
+    let entries = std::fs::read_dir(root.join(dir)).map_err(|e| format!("{dir}: {e}"))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| format!("{dir}: {e}"))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let path = format!("{dir}/{name}");
+        if name.starts_with('.') || NOT_CONTENT.contains(&path.as_str()) {
+            continue;
+        }
+        if entry
+            .file_type()
+            .map_err(|e| format!("{path}: {e}"))?
+            .is_dir()
+        {
+            walk(root, &path, out)?;
+        } else if name.ends_with(".md") || name.ends_with(".json") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// The published posts (id, title, type) for the build's preview cards. A
+/// post that does not parse gets no card: the server refuses to start on it
+/// and says where it is wrong.
+fn published_posts(root: &Path, warn: &mut dyn FnMut(String)) -> Result<serde_json::Value, String> {
+    let dir = root.join("content/blog");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    files.retain(|p| p.extension().is_some_and(|e| e == "md"));
+    files.sort();
+    let mut posts = Vec::new();
+    for file in files {
+        let text =
+            std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+        match front_matter::split(&text)
+            .map_err(str::to_owned)
+            .and_then(|(front, _)| front_matter::parse(front).map_err(|e| e.to_string()))
+        {
+            Ok(fm) if !fm.draft => {
+                posts.push(serde_json::json!({ "id": fm.id, "title": fm.title, "type": fm.kind }))
+            }
+            Ok(_) => {}
+            Err(e) => warn(format!(
+                "{}: {}",
+                file.display(),
+                e.lines().next().unwrap_or_default()
+            )),
+        }
+    }
+    Ok(serde_json::Value::Array(posts))
+}
+
+/// A V8 startup snapshot with the SSR bundle already evaluated: an isolate
+/// made from it is ready to render without parsing or running React's
+/// module code again.
+fn snapshot(bundle: &[u8]) -> Result<Vec<u8>, String> {
+    use deno_core::snapshot::{create_snapshot, CreateSnapshotOptions};
+    let bundle = String::from_utf8(bundle.to_vec()).map_err(|_| "ssr.js is not UTF-8")?;
+    let failed = std::sync::Arc::new(std::sync::Mutex::new(None));
+    let failure = failed.clone();
+    let made = create_snapshot(
+        CreateSnapshotOptions {
+            cargo_manifest_dir: env!("CARGO_MANIFEST_DIR"),
+            startup_snapshot: None,
+            skip_op_registration: false,
+            extensions: vec![],
+            extension_transpiler: None,
+            with_runtime_cb: Some(Box::new(move |rt| {
+                if let Err(e) = rt.execute_script("ssr.js", bundle.clone()) {
+                    *failure.lock().unwrap() = Some(e.to_string());
+                }
+                // Settle what module code queued, so no live handle is left.
+                rt.v8_isolate().perform_microtask_checkpoint();
+            })),
+        },
+        None,
+    )
+    .map_err(|e| format!("creating the V8 snapshot: {e}"))?;
+    if let Some(e) = failed.lock().unwrap().take() {
+        return Err(format!("the SSR bundle does not run: {e}"));
+    }
+    Ok(made.output.to_vec())
+}

@@ -1,0 +1,180 @@
+//! `citizen-site pack OUT`: publishes content without the Rust compiler.
+//! Run in a checkout, it makes the site's payload from it with the code
+//! build.rs runs ([`make`]), checks it as a server would at start, and
+//! writes a new binary at OUT: this binary's engine, byte for byte, with
+//! the new payload in place of its own (server/payload/).
+//!
+//! It refuses, writing nothing, a checkout whose changes the engine cannot
+//! carry ([`engine`]: its inputs' hashes are compiled in), a content file
+//! that does not parse (the message `dev` shows), a payload a server would
+//! refuse, and an OUT that exists.
+
+pub mod engine;
+pub mod make;
+
+use std::io::Write as _;
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{bail, Context};
+
+use crate::assets::Manifest;
+use crate::content::blog::Drafts;
+use crate::content::{Content, Source};
+use crate::payload::{self, elf, format, Payload};
+// make.rs reaches the front matter parser as `super::front_matter`, in the
+// library and in build.rs alike.
+use crate::content::front_matter;
+
+/// Packs the checkout at `root` into a new binary at `out`.
+pub fn run(root: &Path, out: &Path) -> anyhow::Result<()> {
+    let started = Instant::now();
+    if out.symlink_metadata().is_ok() {
+        bail!(
+            "{} exists: pack writes a new file and never replaces one (name another, or remove it)",
+            out.display()
+        );
+    }
+    let dir = match out.parent() {
+        Some(p) if p.as_os_str().is_empty() => Path::new("."),
+        Some(p) => p,
+        None => bail!("{} is not a file's path", out.display()),
+    };
+    if !dir.is_dir() {
+        bail!(
+            "{} is not a folder: OUT goes in an existing one",
+            dir.display()
+        );
+    }
+    if !root.join("client/build.mjs").is_file() {
+        bail!(
+            "{} is not a citizen-site checkout (it has no client/build.mjs): run pack in one",
+            root.display()
+        );
+    }
+    if !root.join("node_modules/esbuild").is_dir() {
+        bail!(
+            "{} has no node_modules: run `npm install` there first",
+            root.display()
+        );
+    }
+    let changed = engine_changes(&engine::inputs(root).map_err(anyhow::Error::msg)?);
+    if !changed.is_empty() {
+        bail!(
+            "this checkout changes the engine, which a pack cannot carry:\n{}\nbuild the binary again (cargo build --release) and pack with that one",
+            changed.iter().map(|c| format!("  {c}")).collect::<Vec<_>>().join("\n")
+        );
+    }
+
+    let work = WorkDir::new()?;
+    // The snapshot maker prints its progress on stdout: to stderr with it,
+    // stdout is this command's one line.
+    let files = to_stderr(|| make::files(root, &work.0, &mut |w| eprintln!("warning: {w}")))
+        .map_err(anyhow::Error::msg)?;
+    let bytes: &'static [u8] =
+        Box::leak(format::encode(&payload::engine_hash(), &files).into_boxed_slice());
+    drop(files);
+    check(&Payload::read(bytes).map_err(anyhow::Error::msg)?)?;
+
+    let exe = std::fs::read("/proc/self/exe").context("reading this binary (/proc/self/exe)")?;
+    let packed = elf::replace(&exe, bytes).map_err(anyhow::Error::msg)?;
+    write_new(out, &packed)?;
+    println!(
+        "packed {} in {:.1} s: this binary's engine with the site of {} ({:.1} MB, of which the site {:.1} MB)",
+        out.display(),
+        started.elapsed().as_secs_f64(),
+        root.display(),
+        packed.len() as f64 / 1e6,
+        bytes.len() as f64 / 1e6,
+    );
+    Ok(())
+}
+
+/// How the checkout's engine inputs differ from this binary's, one line each.
+fn engine_changes(checkout: &[(String, String)]) -> Vec<String> {
+    let ours = payload::ENGINE_INPUTS;
+    let mut out = Vec::new();
+    for (name, sha) in checkout {
+        match ours.iter().find(|(n, _)| n == name) {
+            None => out.push(format!("{name} (new)")),
+            Some((_, s)) if s != sha => out.push(format!("{name} (changed)")),
+            Some(_) => {}
+        }
+    }
+    for (name, _) in ours {
+        if !checkout.iter().any(|(n, _)| n == name) {
+            out.push(format!("{name} (removed)"));
+        }
+    }
+    out
+}
+
+/// What `serve` parses at start, parsed now: the content files, the
+/// messages, the manifest. A payload that passes starts.
+fn check(payload: &Payload) -> anyhow::Result<()> {
+    let manifest = Manifest::of(payload).map_err(anyhow::Error::msg)?;
+    Content::load(Source::Payload(payload), &manifest, Drafts::Hide)?;
+    payload
+        .text(crate::messages::MESSAGES_FILE)
+        .and_then(|text| crate::messages::parse(text).map(drop))
+        .map_err(anyhow::Error::msg)?;
+    Ok(())
+}
+
+/// Writes `bytes` at `out`, executable, all or nothing: to a hidden file
+/// beside it first, then linked in place (which fails if `out` appeared
+/// meanwhile: nothing is replaced).
+fn write_new(out: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let name = out.file_name().context("OUT has no file name")?;
+    let temp = out.with_file_name(format!(
+        ".{}.pack-{}",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let written = (|| -> std::io::Result<()> {
+        let mut f = std::fs::File::create_new(&temp)?;
+        f.write_all(bytes)?;
+        f.set_permissions(std::fs::Permissions::from_mode(0o755))?;
+        f.sync_all()?;
+        std::fs::hard_link(&temp, out)
+    })();
+    let _ = std::fs::remove_file(&temp);
+    written.with_context(|| format!("writing {}", out.display()))
+}
+
+/// Runs `f` with standard output going to standard error.
+fn to_stderr<T>(f: impl FnOnce() -> T) -> T {
+    let _ = std::io::stdout().flush();
+    // SAFETY: dup/dup2/close on the process's own standard descriptors.
+    let saved = unsafe { libc::dup(1) };
+    if saved < 0 || unsafe { libc::dup2(2, 1) } < 0 {
+        return f();
+    }
+    let out = f();
+    let _ = std::io::stdout().flush();
+    // SAFETY: as above; `saved` is the descriptor dup returned.
+    unsafe {
+        libc::dup2(saved, 1);
+        libc::close(saved);
+    }
+    out
+}
+
+/// The build's scratch folder, removed when dropped.
+struct WorkDir(PathBuf);
+
+impl WorkDir {
+    fn new() -> anyhow::Result<WorkDir> {
+        let dir = std::env::temp_dir().join(format!("citizen-site-pack-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        Ok(WorkDir(dir))
+    }
+}
+
+impl Drop for WorkDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}

@@ -1,0 +1,418 @@
+//! `citizen-site pack`: a post published without the Rust compiler.
+//!
+//! In a copy of this checkout, the binary
+//! `cargo test` built packs the site into a new binary, which must answer
+//! every route (each page, post, asset, the sitemap, a 404) with the very
+//! status, headers and bytes the built binary does, in each encoding; after
+//! a one-word change to a post, the packed binary serves the change. `pack`
+//! refuses, writing nothing, a change to the engine's inputs, a broken
+//! post and an OUT that exists. A binary whose payload is missing, cut short
+//! or altered does not start and says which; an upgrade to one leaves the
+//! old server serving.
+//!
+//! Needs Node.js (as the build does).
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use citizen_site::assets::Manifest;
+use citizen_site::content::Content;
+use citizen_site::payload::elf;
+use support::{free_port, needs, wait, Dir};
+
+const BIN: &str = env!("CARGO_BIN_EXE_citizen-site");
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+const POST: &str = "content/blog/brussels-pay-launch.md";
+
+/// A copy of the checkout's sources, to edit: what `pack` reads.
+fn checkout_copy(dir: &Path) -> PathBuf {
+    let root = dir.join("checkout");
+    std::fs::create_dir_all(&root).unwrap();
+    for file in [
+        "build.rs",
+        "Cargo.toml",
+        "Cargo.lock",
+        "package.json",
+        "package-lock.json",
+        "tsconfig.json",
+    ] {
+        std::fs::copy(Path::new(ROOT).join(file), root.join(file)).unwrap();
+    }
+    let status = Command::new("cp")
+        .args([
+            "-r",
+            "client",
+            "ssr-bundle",
+            "content",
+            "server",
+            "migrations",
+        ])
+        .arg(&root)
+        .current_dir(ROOT)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    // Hard links, not a symlink: esbuild names a module by its real path,
+    // and a path outside the checkout would change the chunks' hashes.
+    let modules = Path::new(ROOT).join("node_modules");
+    let linked = Command::new("cp")
+        .arg("-al")
+        .arg(&modules)
+        .arg(&root)
+        .status()
+        .unwrap();
+    if !linked.success() {
+        let copied = Command::new("cp")
+            .arg("-a")
+            .arg(&modules)
+            .arg(&root)
+            .status()
+            .unwrap();
+        assert!(copied.success());
+    }
+    root
+}
+
+fn pack(root: &Path, out: &Path) -> Output {
+    Command::new(BIN)
+        .arg("pack")
+        .arg(out)
+        .current_dir(root)
+        .output()
+        .unwrap()
+}
+
+fn said(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// `binary` serving on a port of its own, killed when dropped.
+struct Server {
+    child: Child,
+    port: u16,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve(binary: &Path, data: &Path) -> Server {
+    std::fs::create_dir_all(data).unwrap();
+    let port = free_port();
+    let child = Command::new(binary)
+        .arg("serve")
+        .env("ADDR", format!("127.0.0.1:{port}"))
+        // The same URL for both: canonical links are in the pages.
+        .env("SITE_URL", "http://localhost")
+        .env(
+            "DATABASE_URL",
+            format!("sqlite://{}/site.db", data.display()),
+        )
+        .env("SSR_WORKERS", "1")
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(data.join("server.log")).unwrap())
+        .spawn()
+        .unwrap();
+    let mut server = Server { child, port };
+    let ok = wait(90, || {
+        server.child.try_wait().unwrap().is_some() || get(port, "/readyz", "identity").0 == 200
+    });
+    assert!(
+        ok && server.child.try_wait().unwrap().is_none(),
+        "{} did not get ready: {}",
+        binary.display(),
+        std::fs::read_to_string(data.join("server.log")).unwrap_or_default()
+    );
+    server
+}
+
+/// Status, headers (but the date and the request's id) and the body as
+/// sent, for one GET.
+fn get(port: u16, path: &str, encoding: &str) -> (u16, Vec<(String, String)>, Vec<u8>) {
+    use std::io::{Read, Write};
+    let Ok(mut s) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
+        return (0, Vec::new(), Vec::new());
+    };
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: localhost\r\nAccept-Encoding: {encoding}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut raw = Vec::new();
+    if s.read_to_end(&mut raw).is_err() {
+        return (0, Vec::new(), Vec::new());
+    }
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .unwrap_or(raw.len());
+    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let mut lines = head.split("\r\n");
+    let status = lines
+        .next()
+        .and_then(|l| l.split(' ').nth(1))
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let headers = lines
+        .filter_map(|l| l.split_once(": "))
+        .map(|(k, v)| (k.to_ascii_lowercase(), v.to_owned()))
+        .filter(|(k, _)| k != "date" && k != "x-request-id")
+        .collect();
+    (
+        status,
+        headers,
+        raw.get(split + 4..).unwrap_or_default().to_vec(),
+    )
+}
+
+/// Every route the site answers: each page and post, each asset, and what
+/// is not a page.
+fn routes() -> Vec<String> {
+    let manifest = Manifest::embedded();
+    let content = Content::embedded(&manifest).unwrap();
+    let mut paths = content.page_paths();
+    paths.extend(manifest.files.iter().map(|f| f.url.clone()));
+    paths.extend(
+        [
+            "/sitemap.xml",
+            "/robots.txt",
+            "/no-such-page",
+            "/blog/no-such-post",
+        ]
+        .map(String::from),
+    );
+    paths
+}
+
+#[test]
+fn a_packed_binary_answers_as_the_built_one_and_publishes_a_changed_post() {
+    needs("node", "nodejs");
+    let dir = Dir::new("pack");
+    let root = checkout_copy(&dir.0);
+
+    // The same checkout, packed: every route, byte for byte.
+    let same = dir.0.join("same-site");
+    let out = pack(&root, &same);
+    assert!(out.status.success(), "{}", said(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.starts_with("packed "),
+        "one line on stdout: {stdout}"
+    );
+    let built = serve(Path::new(BIN), &dir.0.join("built"));
+    let packed = serve(&same, &dir.0.join("packed"));
+    let routes = routes();
+    assert!(routes.len() > 40, "{routes:?}");
+    let mut compared = 0;
+    for path in &routes {
+        for encoding in ["br", "gzip", "identity"] {
+            let a = get(built.port, path, encoding);
+            let b = get(packed.port, path, encoding);
+            assert_ne!(a.0, 0, "{path} ({encoding}) was not answered");
+            assert_eq!(
+                (a.0, &a.1),
+                (b.0, &b.1),
+                "{path} ({encoding}): status and headers"
+            );
+            assert!(a.2 == b.2, "{path} ({encoding}): the bodies differ");
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, routes.len() * 3);
+    drop(packed);
+
+    // A one-word change to a post, published by a pack.
+    let post = root.join(POST);
+    let text = std::fs::read_to_string(&post).unwrap();
+    let word = "Brussels";
+    assert!(text.contains(word));
+    // The last one: in the body, not the title.
+    let at = text.rfind(word).unwrap();
+    std::fs::write(
+        &post,
+        format!("{}Bruxelles{}", &text[..at], &text[at + word.len()..]),
+    )
+    .unwrap();
+    let changed = dir.0.join("new-site");
+    let started = Instant::now();
+    let out = pack(&root, &changed);
+    assert!(out.status.success(), "{}", said(&out));
+    eprintln!(
+        "pack after a one-word change: {:.1} s (debug build)",
+        started.elapsed().as_secs_f64()
+    );
+    let new = serve(&changed, &dir.0.join("changed"));
+    let page =
+        |port| String::from_utf8(get(port, "/blog/brussels-pay-launch", "identity").2).unwrap();
+    assert!(
+        page(new.port).contains("Bruxelles"),
+        "the changed post is served"
+    );
+    assert!(!page(built.port).contains("Bruxelles"));
+    for path in routes.iter().filter(|p| !p.starts_with("/assets/")) {
+        let (status, _, _) = get(new.port, path, "br");
+        let want = get(built.port, path, "br").0;
+        assert_eq!(status, want, "{path} on the new binary");
+    }
+}
+
+#[test]
+fn pack_refuses_what_it_cannot_carry_and_writes_nothing() {
+    needs("node", "nodejs");
+    let dir = Dir::new("pack-refusals");
+    let root = checkout_copy(&dir.0);
+    let out = dir.0.join("new-site");
+    let refused = |why: &str, expect: &[&str]| {
+        let res = pack(&root, &out);
+        let text = said(&res);
+        assert!(!res.status.success(), "{why}: packed anyway: {text}");
+        for e in expect {
+            assert!(text.contains(e), "{why}: {e:?} not in {text}");
+        }
+        assert!(!out.exists(), "{why}: {} was written", out.display());
+        let left: Vec<_> = std::fs::read_dir(&dir.0)
+            .unwrap()
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|n| n.contains("pack-"))
+            .collect();
+        assert!(left.is_empty(), "{why}: left {left:?}");
+    };
+    let edit = |file: &str, f: &dyn Fn(&str) -> String| {
+        let path = root.join(file);
+        let before = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, f(&before)).unwrap();
+        before
+    };
+
+    // The engine's inputs: server code, the manifest, a page type.
+    for (file, line) in [
+        ("server/site.rs", "server/site.rs (changed)"),
+        ("Cargo.toml", "Cargo.toml (changed)"),
+    ] {
+        let before = edit(file, &|t| format!("{t}\n// an edit\n"));
+        refused(file, &["changes the engine", line, "cargo build --release"]);
+        std::fs::write(root.join(file), before).unwrap();
+    }
+    std::fs::write(root.join("server/extra.rs"), "// new\n").unwrap();
+    refused("a new server file", &["server/extra.rs (new)"]);
+    std::fs::remove_file(root.join("server/extra.rs")).unwrap();
+    let routes = "content/routes.json";
+    let before = edit(routes, &|t| {
+        t.replacen("\"page\": \"About\"", "\"page\": \"AboutUs\"", 1)
+    });
+    assert_ne!(
+        before,
+        std::fs::read_to_string(root.join(routes)).unwrap(),
+        "the table has an About page"
+    );
+    refused(
+        "a new page type",
+        &["content/routes.json (pages and data types) (changed)"],
+    );
+    std::fs::write(root.join(routes), before).unwrap();
+
+    // A broken post: the message `dev` shows for it.
+    let before = edit(POST, &|t| t.replacen("title", "titel", 1));
+    refused("a broken post", &[POST]);
+    std::fs::write(root.join(POST), before).unwrap();
+
+    // An OUT that exists is left as it is.
+    std::fs::write(&out, "mine").unwrap();
+    let res = pack(&root, &out);
+    assert!(!res.status.success());
+    assert!(said(&res).contains("exists"), "{}", said(&res));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "mine");
+}
+
+/// `BIN` with its payload's bytes changed by `damage`.
+fn damaged(dir: &Path, name: &str, damage: impl FnOnce(&mut Vec<u8>, elf::Place)) -> PathBuf {
+    let mut bytes = std::fs::read(BIN).unwrap();
+    let place = elf::find(bytes.as_slice()).unwrap();
+    damage(&mut bytes, place);
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    path
+}
+
+#[test]
+fn a_damaged_payload_stops_the_binary_and_the_upgrade_to_it() {
+    let dir = Dir::new("pack-damaged");
+    let altered = damaged(&dir.0, "altered", |b, p| {
+        b[(p.offset + p.size) as usize - 100] ^= 1;
+    });
+    let cut = damaged(&dir.0, "cut", |b, p| {
+        b.truncate((p.offset + p.size / 2) as usize)
+    });
+    let unnamed = damaged(&dir.0, "unnamed", |b, _| {
+        let name = b".citizen_payload\0";
+        let at = b.windows(name.len()).rposition(|w| w == name).unwrap();
+        b[at + 1] = b'C';
+    });
+    for (binary, why) in [
+        (&altered, "the payload was altered"),
+        (&cut, "the binary is truncated"),
+        (&unnamed, "carries no site payload"),
+    ] {
+        let port = free_port();
+        let mut child = Command::new(binary)
+            .env("ADDR", format!("127.0.0.1:{port}"))
+            .env(
+                "DATABASE_URL",
+                format!("sqlite://{}/site.db", dir.0.display()),
+            )
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stopped = wait(30, || child.try_wait().unwrap().is_some());
+        if !stopped {
+            let _ = child.kill();
+        }
+        let out = child.wait_with_output().unwrap();
+        let text = said(&out);
+        assert!(stopped, "{why}: the binary started: {text}");
+        assert_eq!(out.status.code(), Some(1), "{why}: {text}");
+        assert!(
+            text.contains("this binary cannot serve") && text.contains(why),
+            "{text}"
+        );
+    }
+
+    // The upgrade to an altered binary fails; the server serves on.
+    let bin = dir.0.join("bin/citizen-site");
+    std::fs::create_dir_all(bin.parent().unwrap()).unwrap();
+    std::fs::copy(BIN, &bin).unwrap();
+    let server = serve(&bin, &dir.0.join("data"));
+    let next = bin.with_extension("new");
+    std::fs::copy(&altered, &next).unwrap();
+    std::fs::rename(&next, &bin).unwrap();
+    let out = Command::new(&bin)
+        .args(["upgrade", "--pid", &server.child.id().to_string()])
+        .output()
+        .unwrap();
+    assert!(
+        !out.status.success(),
+        "the upgrade says it failed: {}",
+        said(&out)
+    );
+    assert!(said(&out).contains("keeps serving"), "{}", said(&out));
+    assert_eq!(
+        get(server.port, "/", "br").0,
+        200,
+        "the old server serves on"
+    );
+    let log = std::fs::read_to_string(dir.0.join("data/server.log")).unwrap();
+    assert!(log.contains("the payload was altered"), "{log}");
+}
