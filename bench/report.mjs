@@ -4,6 +4,7 @@
 //   bench/results.json            <- node bench/run.mjs                      -> docs/performance.md
 //                                    (row 10 alone: node bench/swaps.mjs)    -> docs/deploy.md
 //                                    (row 15: node bench/reload.mjs)         -> docs/deploy.md
+//                                    (row 16: node bench/publish.mjs)        -> docs/content.md
 //   bench/profile.json            <- node bench/instructions.mjs --profile   -> docs/performance.md
 //   tests/lighthouse/results.json <- node tests/lighthouse/run.mjs --record  -> docs/search-engines.md
 //
@@ -22,6 +23,7 @@ const TABLES = [
   { id: "bench/results.json", source: "bench/results.json", doc: "docs/performance.md", render: (r) => benchTable(r).rows },
   { id: "bench/results.json#swaps", source: "bench/results.json", doc: "docs/deploy.md", render: swapsTable },
   { id: "bench/results.json#reloads", source: "bench/results.json", doc: "docs/deploy.md", render: reloadsTable },
+  { id: "bench/results.json#publish", source: "bench/results.json", doc: "docs/content.md", render: publishTable },
   { id: "bench/profile.json", source: "bench/profile.json", doc: "docs/performance.md", render: profileTable },
   { id: "tests/lighthouse/results.json", source: "tests/lighthouse/results.json", doc: "docs/search-engines.md", render: lighthouseTable },
 ];
@@ -58,6 +60,12 @@ export const TARGETS = {
   /** Row 15: the worst wait during a `systemctl reload` under load, ms
    *  (none may fail either: swapFailures). */
   reloadWorstMs: 100,
+  /** Row 16: `citizen-site pack` after a one-word change to a post, s
+   *  (median; none of the publishes under load may fail: swapFailures). */
+  packSeconds: 10,
+  /** Row 16: a packed binary's start to ready, at most this much over the
+   *  built one's. */
+  packedStart: 0.1,
   /** Row 11: instructions over TLS, at most this share of nginx's on every
    *  kind (keep-alive HTTP/1.1 and HTTP/2, full and resumed handshake). */
   tlsInstructions: 1.0,
@@ -141,6 +149,12 @@ export function benchTable(r) {
     check(reloads.reload.failed + reloads.restart.failed <= t.swapFailures, `row 15: ${reloads.reload.failed} requests failed during the reloads, ${reloads.restart.failed} during the restarts`);
     check(reloads.reload.during.max < t.reloadWorstMs, `row 15: the worst wait during a reload ${f(reloads.reload.during.max, 1)} ms`);
   }
+  const { publish } = r.rows;
+  if (publish) {
+    check(publish.packMedianSeconds <= t.packSeconds, `row 16: pack took ${f(publish.packMedianSeconds, 1)} s`);
+    check(publish.failed <= t.swapFailures, `row 16: ${publish.failed} requests failed during the publishes`);
+    check(publish.startMs.packed <= publish.startMs.built * (1 + t.packedStart), `row 16: a packed binary starts in ${f(publish.startMs.packed, 0)} ms, the built one in ${f(publish.startMs.built, 0)}`);
+  }
   const worst = cached.pages.find((p) => p.page === cached.worst.page);
   const runs = (xs) => xs.map(thousands).join(" / ");
   const hc = (label, c, target) => [
@@ -187,6 +201,9 @@ export function benchTable(r) {
     ]),
     ...(reloads ? [
       [`15. worst wait during a publish under systemd, ms: restart (peer column) and reload (${reloads.restart.swaps} and ${reloads.reload.swaps} under load${reloads.date === r.date ? "" : `, run of ${reloads.date}`})`, f(reloads.restart.during.max, 1), f(reloads.reload.during.max, 1), f(reloads.reload.during.max / reloads.restart.during.max, 2), `< ${t.reloadWorstMs}; 0 failed`],
+    ] : []),
+    ...(publish ? [
+      [`16. a one-word change to a post to a new binary, s: cargo build --release (peer column) and citizen-site pack${publish.date === r.date ? "" : ` (run of ${publish.date})`}`, publish.cargoMedianSeconds === null ? "-" : f(publish.cargoMedianSeconds, 1), f(publish.packMedianSeconds, 1), publish.cargoMedianSeconds === null ? "-" : `${f(publish.cargoMedianSeconds / publish.packMedianSeconds, 0)}x`, `<= ${t.packSeconds}; 0 failed`],
     ] : []),
   ];
   const s = r.settings;
@@ -307,6 +324,23 @@ export function reloadsTable(r) {
     ["latency p50 / p99 / worst during one, ms", ...both((x) => `${f(x.during.p50, 1)} / ${f(x.during.p99, 1)} / ${f(x.during.max, 1)}`)],
   ];
   return `Row 15 of the bench, run of ${w.date} (\`node bench/reload.mjs\`, release build, HTTPS on loopback under a live systemd, ${r.cores} cores; target: the worst wait during a reload under ${TARGETS.reloadWorstMs} ms):\n\n${markdown(["", "`systemctl restart`", "`systemctl reload`"], rows)}`;
+}
+
+/** Row 16 for the content guide: a post published with `pack`. */
+export function publishTable(r) {
+  const w = r.rows.publish;
+  if (!w) throw new Error("bench/results.json has no row 16 (publish): run node bench/publish.mjs");
+  const rows = [
+    ["`citizen-site pack` after a one-word change to a post, s (median; runs)", `${f(w.packMedianSeconds, 1)} (${w.packSeconds.map((x) => f(x, 1)).join(", ")})`],
+    ["`cargo build --release` after the same change, s (the peer)", w.cargoMedianSeconds === null ? "not run" : `${f(w.cargoMedianSeconds, 1)} (${f(w.cargoMedianSeconds / w.packMedianSeconds, 0)}x)`],
+    ["the new binary, MB", f(w.binaryMb, 1)],
+    ["start to ready (every page made), ms (median): built binary / packed binary", `${f(w.startMs.built, 0)} / ${f(w.startMs.packed, 0)}`],
+    ["publishes under load (`citizen-site upgrade` to each packed binary), each s", `${w.publishes} (${w.upgradeSeconds.map((x) => f(x, 2)).join(", ")})`],
+    ["requests during them (keep-alive HTTP/1.1, HTTP/2, a new connection each, form posts)", thousands(w.requests)],
+    ["requests failed", String(w.failed)],
+    ["latency p99 / worst without a publish, and during one, ms", `${f(w.withoutPublish.p99, 1)} / ${f(w.withoutPublish.max, 1)}, ${f(w.duringPublish.p99, 1)} / ${f(w.duringPublish.max, 1)}`],
+  ];
+  return `Row 16 of the bench, run of ${w.date} (\`node bench/publish.mjs\`, release build, ${r.cores} cores; targets: pack at most ${TARGETS.packSeconds} s, none failed, a packed binary's start within ${f(TARGETS.packedStart * 100, 0)} % of the built one's):\n\n${markdown(["", ""], rows)}`;
 }
 
 export function lighthouseTable(r) {

@@ -25,20 +25,17 @@ const BETWEEN_MS = Number(process.env.BENCH_SWAP_BETWEEN_MS ?? 2000);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** A new file renamed over the old, as an operator publishes a binary. */
-function install(bin, at) {
+export function install(bin, at) {
   fs.copyFileSync(bin, `${at}.new`);
   fs.chmodSync(`${at}.new`, 0o755);
   fs.renameSync(`${at}.new`, at);
 }
 
-export async function swapRow(bin) {
-  need("openssl", "openssl");
-  const dir = tempDir("citizen-swaps-");
-  const certs = certificate(dir);
-  const at = path.join(dir, "citizen-site");
-  install(bin, at);
+/** The binary at `at` serving HTTPS with `certs` (made by tls.mjs's
+ *  `certificate`) on a free port, its database in `dir`, once ready. */
+export async function serveTls(at, certs, dir) {
   const port = await freePort();
-  const server = spawn(at, ["serve"], {
+  const child = spawn(at, ["serve"], {
     env: {
       PATH: process.env.PATH,
       TLS_CERT: certs.cert,
@@ -51,11 +48,24 @@ export async function swapRow(bin) {
     },
     stdio: ["ignore", "ignore", "ignore"],
   });
-  let pid = server.pid;
   try {
     await readyTls(port, certs.ca);
-    const url = `https://localhost:${port}`;
-    const options = { url, ca: certs.caFile };
+  } catch (e) {
+    child.kill("SIGKILL");
+    throw e;
+  }
+  return { child, port, options: { url: `https://localhost:${port}`, ca: certs.caFile } };
+}
+
+export async function swapRow(bin) {
+  need("openssl", "openssl");
+  const dir = tempDir("citizen-swaps-");
+  const certs = certificate(dir);
+  const at = path.join(dir, "citizen-site");
+  install(bin, at);
+  const { child: server, options } = await serveTls(at, certs, dir);
+  let pid = server.pid;
+  try {
     const expect = Object.fromEntries(Object.entries(await snapshot(options)).map(([p, h]) => [p, [h]]));
     const load = startLoad({ ...options, expect });
     await sleep(STEADY_MS);

@@ -31,6 +31,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "live",
             "messages",
             "metrics",
+            "payload",
             "rate_limit",
             "security",
             "telemetry",

@@ -244,9 +244,19 @@ fn a_packed_binary_answers_as_the_built_one_and_publishes_a_changed_post() {
         format!("{}Bruxelles{}", &text[..at], &text[at + word.len()..]),
     )
     .unwrap();
+    // docs/content.md's step, word for word but for the binary's path (the
+    // one this test run built).
+    let guide = std::fs::read_to_string(Path::new(ROOT).join("docs/content.md")).unwrap();
+    let step = support::deploy_step(&guide, "pack");
+    assert_eq!(step, "target/release/citizen-site pack ../new-site\n");
     let changed = dir.0.join("new-site");
     let started = Instant::now();
-    let out = pack(&root, &changed);
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(step.replace("target/release/citizen-site", BIN))
+        .current_dir(&root)
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", said(&out));
     eprintln!(
         "pack after a one-word change: {:.1} s (debug build)",

@@ -18,7 +18,7 @@ pub const MAGIC: &[u8; 16] = b"citizen-site\0pl1";
 /// Magic, engine hash, body length, body hash, padding to 16.
 pub const HEADER_LEN: usize = 16 + 32 + 8 + 32 + 8;
 const ALIGN: usize = 16;
-const _: () = assert!(HEADER_LEN % ALIGN == 0);
+const _: () = assert!(HEADER_LEN.is_multiple_of(ALIGN));
 
 /// What the header says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,9 +100,12 @@ pub fn header(payload: &[u8]) -> Result<Header, Damage> {
     })
 }
 
-/// The files of `payload`, by name, borrowed from it: after its length and
-/// hash are checked, so a payload is read whole or not at all.
-pub fn decode(payload: &[u8]) -> Result<(Header, Vec<(&str, &[u8])>), Damage> {
+/// A payload's files, by name, borrowed from it.
+pub type Files<'a> = Vec<(&'a str, &'a [u8])>;
+
+/// The files of `payload`: after its length and hash are checked, so a
+/// payload is read whole or not at all.
+pub fn decode(payload: &[u8]) -> Result<(Header, Files<'_>), Damage> {
     let head = header(payload)?;
     let have = (payload.len() - HEADER_LEN) as u64;
     if have < head.body_len {

@@ -24,7 +24,7 @@ pub fn inputs(root: &Path) -> Result<Vec<(String, String)>, String> {
         .map(String::from)
         .into();
     for dir in ["server", "migrations"] {
-        walk(root, dir, &mut files)?;
+        files.extend(files_under(root, dir)?);
     }
     let mut out = Vec::with_capacity(files.len() + 1);
     for name in files {
@@ -45,8 +45,14 @@ pub fn inputs(root: &Path) -> Result<Vec<(String, String)>, String> {
     Ok(out)
 }
 
-/// The files under `dir`, from `root`, skipping hidden files and editors'
-/// backups (`~`).
+/// The files under `dir` (a path from `root`, as are the files), at any
+/// depth, skipping hidden files and editors' backups (`~`).
+pub fn files_under(root: &Path, dir: &str) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    walk(root, dir, &mut out)?;
+    Ok(out)
+}
+
 fn walk(root: &Path, dir: &str, out: &mut Vec<String>) -> Result<(), String> {
     let entries = std::fs::read_dir(root.join(dir)).map_err(|e| format!("{dir}: {e}"))?;
     for entry in entries {

@@ -14,9 +14,9 @@ use std::process::Command;
 
 use super::front_matter;
 
-/// The folders of `content/` the payload does not carry (the build makes
-/// assets of them).
-const NOT_CONTENT: [&str; 1] = ["content/images"];
+/// The folder of `content/` the payload does not carry as content (the
+/// build makes assets of its files).
+const NOT_CONTENT: &str = "content/images/";
 
 /// The payload's files, made from the checkout at `root` in the empty
 /// folder `work`. `warn` hears what does not stop the build (a post that
@@ -76,37 +76,16 @@ pub fn files(
             out.push((format!("web/{name}"), read(&name)?));
         }
     }
-    let mut content = Vec::new();
-    walk(root, "content", &mut content)?;
+    let mut content: Vec<String> = super::engine::files_under(root, "content")?
+        .into_iter()
+        .filter(|p| !p.starts_with(NOT_CONTENT) && (p.ends_with(".md") || p.ends_with(".json")))
+        .collect();
     content.sort();
     for name in content {
         let bytes = std::fs::read(root.join(&name)).map_err(|e| format!("{name}: {e}"))?;
         out.push((name, bytes));
     }
     Ok(out)
-}
-
-/// The content files the server reads, under `dir`.
-fn walk(root: &Path, dir: &str, out: &mut Vec<String>) -> Result<(), String> {
-    let entries = std::fs::read_dir(root.join(dir)).map_err(|e| format!("{dir}: {e}"))?;
-    for entry in entries {
-        let entry = entry.map_err(|e| format!("{dir}: {e}"))?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let path = format!("{dir}/{name}");
-        if name.starts_with('.') || NOT_CONTENT.contains(&path.as_str()) {
-            continue;
-        }
-        if entry
-            .file_type()
-            .map_err(|e| format!("{path}: {e}"))?
-            .is_dir()
-        {
-            walk(root, &path, out)?;
-        } else if name.ends_with(".md") || name.ends_with(".json") {
-            out.push(path);
-        }
-    }
-    Ok(())
 }
 
 /// The published posts (id, title, type) for the build's preview cards. A

@@ -1,8 +1,9 @@
 //! `citizen-site pack OUT`: publishes content without the Rust compiler.
 //! Run in a checkout, it makes the site's payload from it with the code
 //! build.rs runs ([`make`]), checks it as a server would at start, and
-//! writes a new binary at OUT: this binary's engine, byte for byte, with
-//! the new payload in place of its own (server/payload/).
+//! writes a new binary at OUT: this binary's engine (every byte the loader
+//! maps, unchanged) with the new payload in place of its own
+//! (server/payload/).
 //!
 //! It refuses, writing nothing, a checkout whose changes the engine cannot
 //! carry ([`engine`]: its inputs' hashes are compiled in), a content file
