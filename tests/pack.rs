@@ -6,7 +6,7 @@
 //! status, headers and bytes the built binary does, in each encoding; after
 //! a one-word change to a post, the packed binary serves the change. `pack`
 //! refuses, writing nothing, a change to the engine's inputs, a broken
-//! post and an OUT that exists. A binary whose payload is missing, cut short
+//! post or community file and an OUT that exists. A binary whose payload is missing, cut short
 //! or altered does not start and says which; an upgrade to one leaves the
 //! old server serving.
 //!
@@ -336,6 +336,14 @@ fn pack_refuses_what_it_cannot_carry_and_writes_nothing() {
     let before = edit(POST, &|t| t.replacen("title", "titel", 1));
     refused("a broken post", &[POST]);
     std::fs::write(root.join(POST), before).unwrap();
+    // And a broken community file, with its line.
+    let community = "content/communities/wolugo.json";
+    let before = edit(community, &|t| t.replacen("\"name\"", "\"name", 1));
+    refused(
+        "a broken community file",
+        &["content/communities/wolugo.json:3:"],
+    );
+    std::fs::write(root.join(community), before).unwrap();
 
     // An OUT that exists is left as it is.
     std::fs::write(&out, "mine").unwrap();
