@@ -97,10 +97,12 @@ fn main() {
     fs::write(&file, &payload).unwrap();
     // The section, assembled from the file. The anchor is what the payload's
     // reader refers to, so every binary that reads a payload links this
-    // object, section included; its bytes are the payload's hash, so the
-    // assembly changes with the payload and no incremental build reuses an
+    // object, section included; its bytes are the payload's hashes (the
+    // engine's and the body's, from its header), so the assembly changes
+    // with the payload and no incremental build reuses an
     // object holding an older one.
-    let sha = format::hex(&payload_hash(&payload));
+    let head = format::header(&payload).expect("format::encode wrote a header");
+    let sha = format::hex(&[head.engine, head.body_sha256].concat());
     let lines = [
         ".pushsection .citizen_payload,\"\",@progbits".to_owned(),
         ".p2align 4".to_owned(),
@@ -120,11 +122,6 @@ fn main() {
     }
     code.push_str(");\n");
     write_if_changed(&out_dir.join("payload_section.rs"), &code);
-}
-
-fn payload_hash(payload: &[u8]) -> [u8; 32] {
-    use sha2::Digest;
-    sha2::Sha256::digest(payload).into()
 }
 
 /// Writes `text` unless the file holds it already: an unchanged file keeps

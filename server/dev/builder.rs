@@ -54,19 +54,30 @@ pub struct Builder {
     out: PathBuf,
 }
 
+/// Err unless `root` is a checkout whose front end can be built (its build
+/// script and its npm packages are there); `hint` says where to run instead.
+/// `dev` asks before it starts its builder, `pack` before it builds.
+pub fn can_build(root: &Path, hint: &str) -> anyhow::Result<()> {
+    if !root.join("client/build.mjs").is_file() {
+        anyhow::bail!(
+            "{} is not a citizen-site checkout (it has no client/build.mjs); {hint}",
+            root.display()
+        );
+    }
+    if !root.join("node_modules/esbuild").is_dir() {
+        anyhow::bail!(
+            "{} has no node_modules: run `npm install` there first",
+            root.display()
+        );
+    }
+    Ok(())
+}
+
 impl Builder {
     /// Starts `node client/build.mjs --watch` in the checkout `root`; its
     /// builds go to a folder of its own under the system's temp dir.
     pub fn spawn(root: &Path) -> anyhow::Result<Builder> {
-        if !root.join("client/build.mjs").is_file() {
-            anyhow::bail!("{} is not a citizen-site checkout (it has no client/build.mjs); run `dev` in one or pass --root", root.display());
-        }
-        if !root.join("node_modules/esbuild").is_dir() {
-            anyhow::bail!(
-                "{} has no node_modules: run `npm install` there first",
-                root.display()
-            );
-        }
+        can_build(root, "run `dev` in one or pass --root")?;
         let out = std::env::temp_dir().join(format!("citizen-site-dev-{}", std::process::id()));
         let node = std::env::var("NODE").unwrap_or_else(|_| "node".into());
         let mut child = Command::new(&node)

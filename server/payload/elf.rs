@@ -103,21 +103,21 @@ struct Layout {
     names: usize,
 }
 
-fn layout(file: &(impl ReadAt + ?Sized)) -> Result<Layout, std::io::Error> {
-    let io = |e: NotFound| std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string());
-    let head = file.read_at(0, 64)?.ok_or_else(|| io(NotFound::NotElf))?;
+fn layout(file: &(impl ReadAt + ?Sized)) -> Result<Layout, FindError> {
+    let not_elf = || FindError::NotFound(NotFound::NotElf);
+    let head = file.read_at(0, 64)?.ok_or_else(not_elf)?;
     if &head[..4] != b"\x7fELF" || head[4] != 2 || head[5] != 1 {
-        return Err(io(NotFound::NotElf));
+        return Err(not_elf());
     }
     let sh_offset = u64_at(&head, 0x28);
     let (sh_size, sh_count) = (u16_at(&head, 0x3a) as u64, u16_at(&head, 0x3c) as u64);
     if sh_size != 64 {
-        return Err(io(NotFound::NotElf));
+        return Err(not_elf());
     }
     let table = file
         .read_at(sh_offset, (sh_size * sh_count) as usize)?
         .ok_or_else(|| {
-            io(NotFound::Truncated(format!(
+            FindError::NotFound(NotFound::Truncated(format!(
                 "its section table ({sh_count} entries at byte {sh_offset}) lies past the end of the file"
             )))
         })?;
@@ -134,7 +134,7 @@ fn layout(file: &(impl ReadAt + ?Sized)) -> Result<Layout, std::io::Error> {
         .collect::<Vec<_>>();
     let names = u16_at(&head, 0x3e) as usize;
     if names >= sections.len() {
-        return Err(io(NotFound::NotElf));
+        return Err(not_elf());
     }
     Ok(Layout {
         sh_offset,

@@ -14,6 +14,9 @@ use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
+// The payload's hex, in the library and in build.rs alike.
+use super::format::hex;
+
 /// The page table's line among the inputs.
 pub const PAGE_TABLE: &str = "content/routes.json (pages and data types)";
 
@@ -118,8 +121,4 @@ pub fn page_table(routes_json: &str) -> Result<Vec<(String, Option<String>)>, St
         pages.push(("NotFound".to_owned(), None));
     }
     Ok(pages)
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

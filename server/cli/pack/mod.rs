@@ -48,18 +48,7 @@ pub fn run(root: &Path, out: &Path) -> anyhow::Result<()> {
             dir.display()
         );
     }
-    if !root.join("client/build.mjs").is_file() {
-        bail!(
-            "{} is not a citizen-site checkout (it has no client/build.mjs): run pack in one",
-            root.display()
-        );
-    }
-    if !root.join("node_modules/esbuild").is_dir() {
-        bail!(
-            "{} has no node_modules: run `npm install` there first",
-            root.display()
-        );
-    }
+    crate::dev::builder::can_build(root, "run pack in one")?;
     let changed = engine_changes(&engine::inputs(root).map_err(anyhow::Error::msg)?);
     if !changed.is_empty() {
         bail!(
