@@ -49,6 +49,7 @@ fn main() {
     }
     let root = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
     let out_dir = PathBuf::from(env::var("OUT_DIR").unwrap());
+    println!("cargo:rustc-env=CITIZEN_SITE_COMMIT={}", commit(&root));
     let routes = fs::read_to_string(root.join("content/routes.json")).unwrap();
     page_table(&engine::page_table(&routes).unwrap_or_else(|e| panic!("{e}")));
 
@@ -214,4 +215,34 @@ fn page_table(pages: &[(String, Option<String>)]) {
 
 fn npm() -> String {
     env::var("NPM").unwrap_or_else(|_| "npm".into())
+}
+
+/// The commit checked out (12 digits; "unknown" outside a git checkout),
+/// which `/metrics` names as the engine's; the build runs again when HEAD
+/// moves.
+fn commit(root: &Path) -> String {
+    let git = root.join(".git");
+    for moved in ["HEAD", "packed-refs"] {
+        if git.join(moved).exists() {
+            println!("cargo:rerun-if-changed=.git/{moved}");
+        }
+    }
+    if let Some(branch) = fs::read_to_string(git.join("HEAD"))
+        .ok()
+        .and_then(|head| head.strip_prefix("ref: ").map(|r| r.trim().to_owned()))
+    {
+        if git.join(&branch).exists() {
+            println!("cargo:rerun-if-changed=.git/{branch}");
+        }
+    }
+    Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .current_dir(root)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "unknown".to_owned())
 }

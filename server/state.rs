@@ -35,6 +35,9 @@ pub struct AppState {
     /// Shutdown has begun: `/readyz` says so while in-flight requests finish.
     pub draining: std::sync::atomic::AtomicBool,
     pub metrics: Metrics,
+    /// The HTTPS identity (certificate, session-ticket keys), when serving
+    /// HTTPS: what `/metrics` says of them.
+    pub tls: Option<Arc<crate::tls::Identity>>,
     pub limiter: ClientLimiter,
     /// Which unknown-route requests are logged (all are counted).
     pub not_found_log: crate::telemetry::LogSampler,

@@ -111,7 +111,8 @@ pub fn start_forwarder(
         database,
         t.notion_connect,
         t.notion_request,
-    );
+    )
+    .counted(metrics.upstream.clone());
     let worker = format!("{}-{}", std::process::id(), uuid::Uuid::new_v4());
     tasks.push(forwarder::spawn_watch(db.clone()));
     let unreadable = metrics.intro_tags_unreadable.clone();

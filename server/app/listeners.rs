@@ -18,6 +18,7 @@ use crate::db::Db;
 use crate::edge::tickets::TicketKeys;
 use crate::edge::{self, certs::Certs, redirect::Redirect, Addresses, Limits};
 use crate::http::dispatch::Dispatcher;
+use crate::metrics::AcmeOrders;
 use crate::tls::tickets::TicketSchedule;
 use crate::tls::Identity;
 
@@ -44,6 +45,7 @@ impl Listeners {
         config: &Config,
         inherited: &mut Inherited,
         db: &Db,
+        orders: &AcmeOrders,
     ) -> anyhow::Result<(Listeners, Vec<JoinHandle<()>>, Option<Arc<Identity>>)> {
         warn_if_few_open_files(config);
         let Some(tls) = &config.tls else {
@@ -63,7 +65,7 @@ impl Listeners {
             None => bind(tls.http_addr, "HTTP_ADDR").await?,
         };
         warn_if_left(inherited);
-        let (acceptor, certs, identity, tasks) = certificates(tls, db)?;
+        let (acceptor, certs, identity, tasks) = certificates(tls, db, orders)?;
         let listeners = Listeners::Tls {
             https,
             http,
@@ -148,12 +150,18 @@ impl Listeners {
 /// from the operator's files or by ACME; the identity that keeps it and
 /// the session-ticket keys current from the database every server shares
 /// (`tls`), and the tasks that do it.
-fn certificates(tls: &TlsSettings, db: &Db) -> anyhow::Result<Certificates> {
+fn certificates(tls: &TlsSettings, db: &Db, orders: &AcmeOrders) -> anyhow::Result<Certificates> {
     let certs = Certs::new();
     let schedule = TicketSchedule::every(tls.ticket_period);
     let tickets = TicketKeys::new(schedule.lifetime, schedule.keep())
         .context("making the session ticket key (the system's random source)")?;
-    let identity = Identity::new(db.clone(), certs.clone(), tickets.clone(), schedule);
+    let identity = Identity::new(
+        db.clone(),
+        certs.clone(),
+        tickets.clone(),
+        schedule,
+        orders.clone(),
+    );
     let mut tasks = Vec::new();
     let acme = match &tls.certs {
         CertSource::Files { cert, key } => {

@@ -69,9 +69,15 @@ impl Application {
 
     /// [`Application::build`], serving the sockets `inherited` holds (from
     /// systemd, or the server handing over to this one) where it has them.
-    pub async fn build_on(config: Config, mut inherited: Inherited) -> anyhow::Result<Application> {
+    pub async fn build_on(
+        mut config: Config,
+        mut inherited: Inherited,
+    ) -> anyhow::Result<Application> {
+        let metrics = Metrics::new();
+        config.ssr.rebuilds = metrics.isolate_rebuilds.clone();
+        config.limits.counted = metrics.connections.clone();
         // A Stripe key that cannot work stops the start, before anything runs.
-        let payments = Payments::new(&config)?;
+        let payments = Payments::new(&config, metrics.upstream.clone())?;
         // The message catalogue is parsed now, not by the first request
         // that shows a message.
         crate::messages::messages();
@@ -79,7 +85,7 @@ impl Application {
         // Connects on first use: HTTPS reads its shared state from it.
         let db = Db::connect_lazy_with(&config.database_url, &config.timeouts)?;
         let (listeners, mut tasks, identity) =
-            Listeners::bind(&config, &mut inherited, &db).await?;
+            Listeners::bind(&config, &mut inherited, &db, &metrics.acme).await?;
         let handover = Handover {
             sockets: Arc::new(listeners.for_successor()?),
             supervised: inherited.supervised,
@@ -93,7 +99,7 @@ impl Application {
             .transpose()?;
         migrate_database(&db, &config).await;
         tasks.push(db.spawn_monitor());
-        if let Some(identity) = identity.filter(|_| db.is_up()) {
+        if let Some(identity) = identity.as_ref().filter(|_| db.is_up()) {
             // The shared TLS state (ticket keys above all) before any page
             // is made, so "ready" means it resumes the fleet's sessions.
             let read = tokio::time::timeout(TLS_STATE_WAIT, identity.read.wait()).await;
@@ -101,8 +107,8 @@ impl Application {
                 tracing::warn!("HTTPS: the shared TLS state was not read within {TLS_STATE_WAIT:?}; going on with this process's own");
             }
         }
-        let metrics = Metrics::new();
         let forwarder = background::start_forwarder(&config, &db, &metrics, &mut tasks);
+        metrics.intro_forwarding.set(i64::from(forwarder.is_some()));
         let state = Arc::new(AppState {
             page_cache: cache::new_cache(config.page_cache_capacity),
             site: arc_swap::ArcSwap::from_pointee(site),
@@ -113,6 +119,7 @@ impl Application {
             prerendered: Flag::default(),
             draining: AtomicBool::new(false),
             metrics,
+            tls: identity,
             limiter: ClientLimiter::new(config.post_rate),
             not_found_log: crate::telemetry::LogSampler::new(NOT_FOUND_LOG_PER_MINUTE),
             config,

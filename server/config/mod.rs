@@ -102,6 +102,8 @@ pub struct SsrConfig {
     /// A startup snapshot with `bundle` already evaluated (built by build.rs);
     /// isolates start from it instead of evaluating the bundle.
     pub snapshot: Option<&'static [u8]>,
+    /// Where isolates rebuilt are counted (`/metrics`; the server sets it).
+    pub rebuilds: crate::metrics::IsolateRebuilds,
     /// Faults the renderer's tests inject (compiled in for tests only).
     #[cfg(feature = "test-hooks")]
     pub hooks: RenderHooks,
@@ -181,6 +183,7 @@ impl Config {
                 deadline: Duration::from_millis(a.ssr_deadline_ms),
                 bundle: crate::assets::ssr_bundle().into(),
                 snapshot: Some(crate::assets::ssr_snapshot()),
+                rebuilds: Default::default(),
                 #[cfg(feature = "test-hooks")]
                 hooks: RenderHooks::default(),
             },

@@ -16,6 +16,7 @@ use super::drain::{drained, Begun, ConnState};
 use super::per_client::ClientSlot;
 use super::signal::Signal;
 use super::{certs, watched, Limits};
+use crate::metrics::{Protocol, WorkerCounts};
 
 /// The service of one connection, as hyper serves it: what `serve`'s
 /// `per_worker` makes for each peer.
@@ -74,6 +75,8 @@ pub(super) struct Worker<F> {
     pub(super) tls: Option<TlsAcceptor>,
     /// From accepting a connection to the end of its TLS handshake.
     pub(super) handshake: Duration,
+    /// Its connections open, by protocol (`/metrics`).
+    pub(super) open: Arc<WorkerCounts>,
     pub(super) connection: F,
 }
 
@@ -100,6 +103,7 @@ impl<F> Worker<F> {
             http2,
             tls,
             handshake: limits.handshake,
+            open: limits.counted.worker(),
             connection,
         }
     }
@@ -132,6 +136,7 @@ where
         peer,
         _held,
     } = accepted;
+    let _open = worker.open.open(Protocol::Http1);
     // Boxed where it is made: hyper's connection (about a KB) is not
     // copied again on its way into `drained`.
     let mut conn = Box::pin(worker.http1.serve_connection(TokioIo::new(io), svc));
@@ -175,11 +180,13 @@ where
     let result = match stream.get_ref().1.alpn_protocol() {
         Some(certs::ACME_TLS_ALPN) => return,
         Some(b"h2") => {
+            let _open = worker.open.open(Protocol::H2Tls);
             let conn = worker.http2.serve_connection(TokioIo::new(stream), svc);
             tokio::pin!(conn);
             drained(conn, |c| c.graceful_shutdown(), true, &state, draining).await
         }
         _ => {
+            let _open = worker.open.open(Protocol::Http1Tls);
             let conn = worker.http1.serve_connection(TokioIo::new(stream), svc);
             tokio::pin!(conn);
             drained(conn, |c| c.graceful_shutdown(), false, &state, draining).await

@@ -39,6 +39,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use crate::client_ip::Networks;
+use crate::metrics::OpenConnections;
 
 pub use self::axum_service::Axum;
 pub use self::connection::{OutgoingBody, ServesConnection};
@@ -75,6 +76,9 @@ pub struct Limits {
     /// The balancers whose connections open with a PROXY protocol v2
     /// header naming the visitor ([`proxy_protocol`]); empty: none.
     pub proxy_from: Networks,
+    /// Where the connections open are counted (`/metrics`); the default
+    /// counts them for no one.
+    pub counted: OpenConnections,
 }
 
 impl Limits {
@@ -93,6 +97,7 @@ impl Default for Limits {
             write_stall: Duration::from_secs(30),
             workers: 0,
             proxy_from: Networks::default(),
+            counted: OpenConnections::default(),
         }
     }
 }

@@ -76,6 +76,8 @@ pub struct TicketKeys {
     keys: ArcSwap<Vec<TicketKey>>,
     /// The lifetime told to clients, in seconds.
     lifetime: u32,
+    /// When this process's own key was made (its start is the epoch).
+    made_ms: i64,
 }
 
 impl TicketKeys {
@@ -83,10 +85,12 @@ impl TicketKeys {
     /// any key from the database starts later and wins) for `keep`.
     pub fn new(lifetime: Duration, keep: Duration) -> Result<Arc<TicketKeys>, rustls::Error> {
         let secret = random_secret().ok_or(rustls::Error::FailedToGetRandomBytes)?;
-        let ends = crate::db::now_ms() + keep.as_millis() as i64;
+        let now = crate::db::now_ms();
+        let ends = now + keep.as_millis() as i64;
         Ok(Arc::new(TicketKeys {
             keys: ArcSwap::from_pointee(vec![TicketKey::new(LOCAL_KEY, 0, ends, &secret)]),
             lifetime: lifetime.as_secs().min(u64::from(u32::MAX)) as u32,
+            made_ms: now,
         }))
     }
 
@@ -118,6 +122,15 @@ impl TicketKeys {
     /// The id of the key that seals at `now_ms`.
     pub fn sealing(&self, now_ms: i64) -> Option<u64> {
         sealing(&self.keys.load(), now_ms).map(|k| k.id)
+    }
+
+    /// How long the key that seals at `now_ms` has been sealing (this
+    /// process's own key: since it was made), in milliseconds.
+    pub fn sealing_age_ms(&self, now_ms: i64) -> Option<i64> {
+        sealing(&self.keys.load(), now_ms).map(|k| match k.id {
+            LOCAL_KEY => now_ms - self.made_ms,
+            _ => now_ms - k.starts_ms,
+        })
     }
 
     /// rustls's view of these keys.
@@ -230,6 +243,8 @@ mod tests {
         let now = crate::db::now_ms();
         let keys = store();
         assert_eq!(keys.sealing(now), Some(LOCAL_KEY), "its own key at first");
+        let age = keys.sealing_age_ms(now + 5_000).unwrap();
+        assert!((5_000..6_000).contains(&age), "since it was made: {age}");
         let own = keys.ticketer().encrypt(b"early").unwrap();
         keys.replace(vec![
             TicketKey::new(1, now - 20_000, now - 1, &[1; 32]),
@@ -238,6 +253,8 @@ mod tests {
         ]);
         assert_eq!(keys.sealing(now), Some(2), "3 is published, not started");
         assert_eq!(keys.sealing(now + 10_000), Some(3));
+        assert_eq!(keys.sealing_age_ms(now), Some(10_000), "2 started 10 s ago");
+        assert_eq!(keys.sealing_age_ms(now + 15_000), Some(5_000));
         assert_eq!(keys.ids(), [3, 2, 1, LOCAL_KEY]);
         assert_eq!(
             keys.ticketer().decrypt(&own).unwrap(),

@@ -2,6 +2,8 @@
 //! `/readyz` (it should get traffic) and `/metrics` (Prometheus).
 
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use axum::extract::State;
 use axum::http::{header, StatusCode};
@@ -12,6 +14,7 @@ use serde_json::json;
 use crate::client_ip::ClientIp;
 use crate::db::now_ms;
 use crate::intake::store;
+use crate::metrics::{CertLabels, Seconds};
 use crate::state::SharedState;
 
 /// 200 while the process serves at all.
@@ -26,12 +29,8 @@ pub async fn healthz() -> (StatusCode, &'static str) {
 /// database is away): a stalled forwarder shows there, but the site stays
 /// ready, as visitors' requests are kept.
 pub async fn readyz(State(state): State<SharedState>) -> Response {
-    let isolates = state.site().front.pool.is_ready();
-    let prerendered = state.prerendered.is_set();
-    let database = state.db.is_up();
-    let draining = state.draining.load(Ordering::Acquire);
-    let ready = isolates && prerendered && database && !draining;
-    let status = if ready {
+    let checks = Readiness::of(&state);
+    let status = if checks.ready() {
         StatusCode::OK
     } else {
         StatusCode::SERVICE_UNAVAILABLE
@@ -44,11 +43,69 @@ pub async fn readyz(State(state): State<SharedState>) -> Response {
         }),
         None => serde_json::Value::Null,
     };
+    let Readiness {
+        isolates,
+        prerendered,
+        database,
+        draining,
+    } = checks;
     let body = json!({
-        "ready": ready, "isolates": isolates, "prerendered": prerendered, "database": database, "draining": draining,
+        "ready": checks.ready(), "isolates": isolates, "prerendered": prerendered, "database": database, "draining": draining,
         "intro_requests": intro,
     });
     (status, [(header::CACHE_CONTROL, "no-store")], Json(body)).into_response()
+}
+
+/// What `/readyz` checks (and `/metrics`'s `server_ready` says).
+#[derive(Clone, Copy)]
+struct Readiness {
+    isolates: bool,
+    prerendered: bool,
+    database: bool,
+    draining: bool,
+}
+
+impl Readiness {
+    fn of(state: &SharedState) -> Readiness {
+        Readiness {
+            isolates: state.site().front.pool.is_ready(),
+            prerendered: state.prerendered.is_set(),
+            database: state.db.is_up(),
+            draining: state.draining.load(Ordering::Acquire),
+        }
+    }
+
+    fn ready(self) -> bool {
+        self.isolates && self.prerendered && self.database && !self.draining
+    }
+}
+
+/// How long a scrape waits for the backlog's reading before it answers
+/// with the one before: a database that is slow to answer never holds the
+/// scrape (nor a visitor: the reading runs beside them).
+const BACKLOG_WAIT: Duration = Duration::from_millis(500);
+
+/// Reads the intro backlog into the metrics, unless the database is known
+/// to be away (the gauges then keep the last reading).
+async fn read_backlog(state: &SharedState) {
+    if !state.db.is_up() {
+        return;
+    }
+    let weak = Arc::downgrade(state);
+    let read = async move {
+        let Some(state) = weak.upgrade() else { return };
+        if let Ok(b) = store::backlog(&state.db).await {
+            let m = &state.metrics;
+            m.intro_pending.set(b.pending);
+            m.intro_oldest_pending_age.set(b.oldest_age_secs(now_ms()));
+        }
+    };
+    state.metrics.backlog_reading.refresh(BACKLOG_WAIT, read).await;
+}
+
+/// Seconds since 1970 at `t` (0 before it).
+fn unix_seconds(t: SystemTime) -> f64 {
+    t.duration_since(UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64())
 }
 
 /// The requests waiting for Notion, unless the database is known to be away.
@@ -70,14 +127,34 @@ pub async fn metrics(
         return (StatusCode::NOT_FOUND, "Not found").into_response();
     }
     let m = &state.metrics;
+    let checks = Readiness::of(&state);
+    m.ready.set(i64::from(checks.ready()));
+    m.draining.set(i64::from(checks.draining));
+    m.database_up.set(i64::from(checks.database));
     m.render_queue_depth
         .set(state.site().front.pool.queue_depth() as i64);
-    m.database_up.set(i64::from(state.db.is_up()));
-    // A database that is away keeps the last reading.
-    if let Some(b) = backlog(&state).await {
-        m.intro_pending.set(b.pending);
-        m.intro_oldest_pending_age.set(b.oldest_age_secs(now_ms()));
+    let (mut pages, mut bytes) = (0, 0);
+    for (_, page) in state.page_cache.iter() {
+        pages += 1;
+        bytes += page.bytes();
     }
+    m.page_cache_entries.set(pages);
+    m.page_cache_bytes.set(bytes as i64);
+    if let Some(tls) = &state.tls {
+        let served = tls.certs.current();
+        m.certificates.replace(served.map(|s| {
+            let names = CertLabels {
+                names: s.info.names.join(","),
+            };
+            let not_after = Seconds::default();
+            not_after.set(unix_seconds(s.info.not_after));
+            (names, not_after)
+        }));
+        if let Some(age) = tls.tickets.sealing_age_ms(now_ms()) {
+            m.ticket_key_age.set(age / 1000);
+        }
+    }
+    read_backlog(&state).await;
     (
         [
             (

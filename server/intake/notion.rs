@@ -22,6 +22,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use crate::intake::store::StoredRequest;
+use crate::metrics::{UpstreamCalls, UpstreamLabels};
 
 const NOTION_VERSION: &str = "2022-06-28";
 /// Notion's limit for one rich-text object.
@@ -47,6 +48,8 @@ pub struct NotionClient {
     base: String,
     token: String,
     database_id: String,
+    /// Each call's operation, outcome and duration (`/metrics`).
+    calls: UpstreamCalls,
 }
 
 impl NotionClient {
@@ -74,7 +77,13 @@ impl NotionClient {
             base: base.trim_end_matches('/').to_owned(),
             token: token.to_owned(),
             database_id: database_id.to_owned(),
+            calls: UpstreamCalls::default(),
         }
+    }
+
+    /// The same client, counting its calls in `calls`.
+    pub fn counted(self, calls: UpstreamCalls) -> NotionClient {
+        NotionClient { calls, ..self }
     }
 
     /// Creates the request's page unless one exists already; returns its id.
@@ -91,7 +100,11 @@ impl NotionClient {
             "page_size": 1,
         });
         let res = self
-            .post(&format!("/v1/databases/{}/query", self.database_id), &body)
+            .post(
+                "query",
+                &format!("/v1/databases/{}/query", self.database_id),
+                &body,
+            )
             .await?;
         Ok(res["results"]
             .get(0)
@@ -101,7 +114,7 @@ impl NotionClient {
 
     async fn create_page(&self, req: &StoredRequest) -> Result<String, NotionError> {
         let res = self
-            .post("/v1/pages", &page_body(&self.database_id, req))
+            .post("create_page", "/v1/pages", &page_body(&self.database_id, req))
             .await?;
         res["id"]
             .as_str()
@@ -109,7 +122,33 @@ impl NotionClient {
             .ok_or(NotionError::NoId)
     }
 
-    async fn post(&self, path: &str, body: &Value) -> Result<Value, NotionError> {
+    /// One call, counted as `operation` with its outcome and duration.
+    async fn post(
+        &self,
+        operation: &'static str,
+        path: &str,
+        body: &Value,
+    ) -> Result<Value, NotionError> {
+        let started = std::time::Instant::now();
+        let result = self.call(path, body).await;
+        let outcome = match &result {
+            Ok(_) => "ok",
+            Err(NotionError::Status { .. }) => "error_status",
+            Err(NotionError::Timeout(_)) => "timeout",
+            Err(NotionError::Http(e)) if e.is_decode() => "bad_answer",
+            Err(NotionError::Http(_)) => "unreachable",
+            Err(NotionError::NoId) => "bad_answer",
+        };
+        let labels = UpstreamLabels {
+            upstream: "notion",
+            operation,
+            outcome,
+        };
+        self.calls.record(labels, started.elapsed().as_secs_f64());
+        result
+    }
+
+    async fn call(&self, path: &str, body: &Value) -> Result<Value, NotionError> {
         let res = self
             .http
             .post(format!("{}{path}", self.base))

@@ -37,13 +37,10 @@ pub async fn load(
     plan: Plan,
     client: IpAddr,
 ) -> Loaded {
-    state
-        .metrics
-        .loader_runs
-        .get_or_create(&crate::metrics::PageLabel {
-            page: route.page.name().to_owned(),
-        })
-        .inc();
+    let page_label = crate::metrics::PageLabel {
+        page: route.page.name().to_owned(),
+    };
+    state.metrics.loader_runs.with(&page_label, |c| c.inc());
     let page = match PageData::without_loader(route.page) {
         Ok(data) => {
             let status = if route.page == PageId::NotFound {

@@ -26,6 +26,8 @@ include!(concat!(env!("OUT_DIR"), "/engine_inputs.rs"));
 /// The files of a payload, by name (server/cli/pack/make.rs names them).
 pub struct Payload {
     files: HashMap<&'static str, &'static [u8]>,
+    /// The SHA-256 of its files, as its header says (and as checked).
+    sha256: [u8; 32],
 }
 
 impl Payload {
@@ -42,7 +44,14 @@ impl Payload {
         }
         Ok(Payload {
             files: files.into_iter().collect(),
+            sha256: head.body_sha256,
         })
+    }
+
+    /// Its SHA-256's first 12 hexadecimal digits: which content a binary
+    /// serves (the build info on `/metrics`).
+    pub fn short_hash(&self) -> String {
+        format::hex(&self.sha256[..6])
     }
 
     /// A file's bytes.

@@ -24,6 +24,7 @@ use moka::Expiry;
 use self::stripe::{PaymentState, PriceRecord, VerifiedSession, WebhookEvent};
 use crate::config::Config;
 use crate::live::{Live, Snapshot};
+use crate::metrics::{UpstreamCalls, UpstreamLabels};
 use crate::rate_limit::ClientLimiter;
 
 /// How often the price list is read again from Stripe (in the background:
@@ -83,6 +84,8 @@ pub struct Payments {
     /// Outer bound on one Stripe call, pagination included (the client
     /// also bounds each HTTP attempt, connecting included).
     call_timeout: Duration,
+    /// Each call's operation, outcome and duration (`/metrics`).
+    calls: UpstreamCalls,
     webhook_secret: Option<String>,
     /// None until first read (always `Ok([])` when Stripe is off).
     prices: Live<Option<PriceList>>,
@@ -108,7 +111,7 @@ impl Expiry<String, Lookup> for SessionExpiry {
 impl Payments {
     /// Fails when a Stripe key is set but cannot work (a publishable key, a
     /// stray line break): a configuration error at start, not a panic.
-    pub fn new(config: &Config) -> Result<Payments, stripe::Error> {
+    pub fn new(config: &Config, calls: UpstreamCalls) -> Result<Payments, stripe::Error> {
         let client = match &config.stripe_secret_key {
             Some(key) => Some(stripe::try_build_client(
                 key,
@@ -124,6 +127,7 @@ impl Payments {
         Ok(Payments {
             client,
             call_timeout: config.timeouts.stripe + config.timeouts.stripe / 2,
+            calls,
             webhook_secret: config.stripe_webhook_secret.clone(),
             prices: Live::new(if stripe_on {
                 None
@@ -182,7 +186,10 @@ impl Payments {
             return Some(self.next_read());
         }
         let list: PriceList =
-            match timed(self.call_timeout, stripe::list_active_prices(client)).await {
+            match self
+                .timed("list_prices", stripe::list_active_prices(client))
+                .await
+            {
                 Ok(list) => Ok(Arc::new(list)),
                 Err(e) => {
                     tracing::error!(error = %e, "Error fetching prices");
@@ -216,8 +223,8 @@ impl Payments {
         if !self.prices().await?.iter().any(|p| p.id == price_id) {
             return Err(PaymentsError::UnknownPrice(price_id.to_owned()));
         }
-        timed(
-            self.call_timeout,
+        self.timed(
+            "create_checkout_session",
             stripe::create_subscription_checkout(
                 client,
                 price_id,
@@ -243,7 +250,9 @@ impl Payments {
                 self.lookup_limiter
                     .check(client)
                     .map_err(PaymentsError::RateLimited)?;
-                let found = timed(self.call_timeout, stripe::retrieve_session(stripe, id)).await?;
+                let found = self
+                    .timed("retrieve_checkout_session", stripe::retrieve_session(stripe, id))
+                    .await?;
                 Ok::<_, PaymentsError>(found.map(Arc::new))
             })
             .await
@@ -278,12 +287,30 @@ impl Payments {
     }
 }
 
-async fn timed<T>(
-    bound: Duration,
-    call: impl std::future::Future<Output = Result<T, stripe::Error>>,
-) -> Result<T, PaymentsError> {
-    match tokio::time::timeout(bound, call).await {
-        Ok(r) => Ok(r?),
-        Err(_) => Err(PaymentsError::Timeout(bound)),
+impl Payments {
+    /// `call` to Stripe, bounded by the call timeout, counted as
+    /// `operation` with its outcome and duration.
+    async fn timed<T>(
+        &self,
+        operation: &'static str,
+        call: impl std::future::Future<Output = Result<T, stripe::Error>>,
+    ) -> Result<T, PaymentsError> {
+        let started = Instant::now();
+        let result = tokio::time::timeout(self.call_timeout, call).await;
+        let outcome = match &result {
+            Ok(Ok(_)) => "ok",
+            Ok(Err(e)) => e.outcome(),
+            Err(_) => "timeout",
+        };
+        let labels = UpstreamLabels {
+            upstream: "stripe",
+            operation,
+            outcome,
+        };
+        self.calls.record(labels, started.elapsed().as_secs_f64());
+        match result {
+            Ok(r) => Ok(r?),
+            Err(_) => Err(PaymentsError::Timeout(self.call_timeout)),
+        }
     }
 }

@@ -41,6 +41,18 @@ pub enum Error {
     Config(String),
 }
 
+impl Error {
+    /// What `/metrics` calls this failure of a call (`upstream_request_duration_seconds`).
+    pub fn outcome(&self) -> &'static str {
+        match self {
+            Error::Stripe(StripeError::Stripe(..)) => "error_status",
+            Error::Stripe(StripeError::Timeout) => "timeout",
+            Error::Stripe(StripeError::JSONDeserialize(_)) | Error::Unexpected(_) => "bad_answer",
+            Error::Stripe(_) | Error::Webhook(_) | Error::Config(_) => "unreachable",
+        }
+    }
+}
+
 /// A price's product, as far as the pricing page reads it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
 pub struct ProductInfo {

@@ -23,12 +23,11 @@ use axum::response::Response;
 use bytes::Bytes;
 use http_body_util::Full;
 use moka::future::Cache;
-use prometheus_client::metrics::histogram::Histogram;
 use rustc_hash::FxBuildHasher;
 
 use crate::assets::{preferred_encoding, Encoding};
 use crate::content::routes::{CachePolicy, PageId};
-use crate::metrics::Metrics;
+use crate::metrics::{Histogram, Metrics};
 use crate::telemetry::REQUEST_ID_HEADER;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -111,6 +110,11 @@ impl Encoded {
         }
     }
 
+    /// The bytes of its bodies, every encoding.
+    pub fn bytes(&self) -> usize {
+        self.bodies.iter().map(Bytes::len).sum()
+    }
+
     /// The strong ETag of the identity body.
     pub fn etag(&self) -> &str {
         self.etags[Encoding::Identity as usize]
@@ -191,6 +195,11 @@ impl CachedPage {
             html: Encoded::new(html.into_bytes(), &headers("text/html; charset=utf-8")),
             data: Encoded::new(route_json.into_bytes(), &headers("application/json")),
         }
+    }
+
+    /// The bytes it keeps: the page and its route data, every encoding.
+    pub fn bytes(&self) -> usize {
+        self.html.bytes() + self.data.bytes()
     }
 
     /// The page, for a request with these headers, its body as kept. Its

@@ -26,6 +26,7 @@ use deno_core::{serde_v8, v8, JsRuntime, RuntimeOptions};
 use tokio::sync::oneshot;
 
 use crate::config::SsrConfig;
+use crate::metrics::IsolateRebuilds;
 
 /// What `__ssr_render(url, bootstrapJson)` returns (part of the contract
 /// with the front end).
@@ -83,10 +84,10 @@ impl SsrPool {
                 #[cfg(feature = "test-hooks")]
                 hooks: cfg.hooks.clone(),
             };
-            let deadline = cfg.deadline;
+            let (deadline, rebuilds) = (cfg.deadline, cfg.rebuilds.clone());
             std::thread::Builder::new()
                 .name(format!("ssr-{id}"))
-                .spawn(move || supervise(id, bundle, deadline, rx, status))
+                .spawn(move || supervise(id, bundle, deadline, rx, status, rebuilds))
                 .expect("spawning an SSR worker thread");
         }
         SsrPool {
@@ -153,11 +154,12 @@ fn supervise(
     deadline: Duration,
     rx: flume::Receiver<Job>,
     status: Arc<tokio::sync::watch::Sender<PoolStatus>>,
+    rebuilds: IsolateRebuilds,
 ) {
     let mut first = true;
     loop {
         let run = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            worker(id, &bundle, deadline, &rx, &status, &mut first)
+            worker(id, &bundle, deadline, &rx, &status, &mut first, &rebuilds)
         }));
         match run {
             Ok(Ok(())) => return, // queue closed: the server is shutting down
@@ -169,6 +171,7 @@ fn supervise(
             }
             Err(_) => {
                 tracing::error!(worker = id, "SSR worker panicked; restarting it");
+                rebuilds.record("panic");
                 std::thread::sleep(Duration::from_millis(100));
             }
         }
@@ -182,6 +185,7 @@ fn worker(
     rx: &flume::Receiver<Job>,
     status: &tokio::sync::watch::Sender<PoolStatus>,
     first: &mut bool,
+    rebuilds: &IsolateRebuilds,
 ) -> Result<(), String> {
     let tokio_rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -213,6 +217,11 @@ fn worker(
         if fired || matches!(result, Err(RenderError::Script(_) | RenderError::HeapLimit)) {
             // A terminated or broken isolate is not trusted with another page.
             tracing::warn!(worker = id, url = %job.url, "rebuilding SSR isolate");
+            rebuilds.record(match &result {
+                Err(RenderError::HeapLimit) => "heap_limit",
+                Err(RenderError::Script(_)) if !fired => "script",
+                _ => "timeout",
+            });
             let _ = job.reply.send(result);
             // Isolates on a thread must be dropped before the next is made.
             drop(isolate);

@@ -36,6 +36,7 @@ use crate::edge::acme::{self, AcmeSettings};
 use crate::edge::acme_http::AcmeHttp;
 use crate::edge::certs::{rfc3339, Certs, ServedCert};
 use crate::edge::tickets::TicketKeys;
+use crate::metrics::AcmeOrders;
 use store::StoredCert;
 use tickets::TicketSchedule;
 
@@ -51,6 +52,8 @@ pub struct Identity {
     pub certs: Arc<Certs>,
     pub tickets: Arc<TicketKeys>,
     pub schedule: TicketSchedule,
+    /// The robot's orders, counted for `/metrics`.
+    pub orders: AcmeOrders,
     /// The certificate this process put in service from ACME, as stored.
     served: ArcSwapOption<StoredCert>,
     /// Set once the shared state has been read (the first round of
@@ -65,12 +68,14 @@ impl Identity {
         certs: Arc<Certs>,
         tickets: Arc<TicketKeys>,
         schedule: TicketSchedule,
+        orders: AcmeOrders,
     ) -> Arc<Identity> {
         Arc::new(Identity {
             db,
             certs,
             tickets,
             schedule,
+            orders,
             served: ArcSwapOption::empty(),
             read: crate::live::Flag::default(),
         })

@@ -114,8 +114,10 @@ pub async fn run(identity: Arc<Identity>, settings: AcmeSettings, http: AcmeHttp
                 }
             })
         };
+        let renewal = identity.certs.current().is_some();
         let mut answered = Vec::new();
         let outcome = order(&identity, &settings, &http, &mut answered).await;
+        identity.orders.record(renewal, outcome.is_ok());
         keep.abort();
         identity.certs.clear_challenges();
         if let Err(e) = store::drop_challenges(&db, &answered).await {
