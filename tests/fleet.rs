@@ -26,122 +26,21 @@
 mod support;
 
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rustls::client::{ClientSessionMemoryCache, Resumption, Tls12Resumption};
 use rustls::HandshakeKind::{Full, Resumed};
 use support::tls_site::{served_serial_via, spawn, tls_client, visit_via, Pebble, Proc, Route};
+use support::pg::{CutProxy, PgDb};
 use support::{deploy_step, free_port, needs, wait, Dir};
 
 const BIN: &str = env!("CARGO_BIN_EXE_citizen-site");
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 const NAMES: [&str; 3] = ["a.site.test", "b.site.test", "c.site.test"];
-
-/// A PostgreSQL database of the test's own, dropped with it.
-struct PgDb {
-    url: String,
-    name: String,
-}
-
-const PG_ADMIN: &str = "postgres://postgres@127.0.0.1:5432/test";
-
-fn pg(statement: &str) {
-    use sqlx::Connection;
-    let statement = statement.to_owned();
-    tokio::runtime::Runtime::new()
-        .unwrap()
-        .block_on(async move {
-            let mut conn = sqlx::postgres::PgConnection::connect(PG_ADMIN)
-                .await
-                .expect("PostgreSQL on 127.0.0.1:5432 (trust auth) is needed");
-            sqlx::query(&statement).execute(&mut conn).await.unwrap();
-        });
-}
-
-impl PgDb {
-    fn new() -> PgDb {
-        let name = format!("citizen_fleet_{}", uuid::Uuid::new_v4().simple());
-        pg(&format!("CREATE DATABASE {name}"));
-        PgDb {
-            url: format!("postgres://postgres@127.0.0.1:5432/{name}"),
-            name,
-        }
-    }
-}
-
-impl Drop for PgDb {
-    fn drop(&mut self) {
-        pg(&format!(
-            "DROP DATABASE IF EXISTS {} WITH (FORCE)",
-            self.name
-        ));
-    }
-}
-
-/// A TCP proxy in front of PostgreSQL that the test cuts: once cut, it
-/// closes what it carries and every new connection.
-struct CutProxy {
-    port: u16,
-    cut: Arc<AtomicBool>,
-}
-
-impl CutProxy {
-    fn start(upstream: u16) -> CutProxy {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let cut = Arc::new(AtomicBool::new(false));
-        let flag = cut.clone();
-        std::thread::spawn(move || {
-            for client in listener.incoming().flatten() {
-                if flag.load(Ordering::SeqCst) {
-                    continue;
-                }
-                let Ok(server) = TcpStream::connect(("127.0.0.1", upstream)) else {
-                    continue;
-                };
-                for (mut from, mut to) in [
-                    (client.try_clone().unwrap(), server.try_clone().unwrap()),
-                    (server, client),
-                ] {
-                    let flag = flag.clone();
-                    from.set_read_timeout(Some(Duration::from_millis(200)))
-                        .unwrap();
-                    std::thread::spawn(move || {
-                        let mut buf = [0u8; 16384];
-                        loop {
-                            if flag.load(Ordering::SeqCst) {
-                                break;
-                            }
-                            match from.read(&mut buf) {
-                                Ok(0) => break,
-                                Ok(n) => {
-                                    if to.write_all(&buf[..n]).is_err() {
-                                        break;
-                                    }
-                                }
-                                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
-                                Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {}
-                                Err(_) => break,
-                            }
-                        }
-                        let _ = to.shutdown(std::net::Shutdown::Both);
-                        let _ = from.shutdown(std::net::Shutdown::Both);
-                    });
-                }
-            }
-        });
-        CutProxy { port, cut }
-    }
-
-    fn cut(&self) {
-        self.cut.store(true, Ordering::SeqCst);
-    }
-}
 
 /// `pebble-challtestsrv` answering every name with 127.0.0.1 (where the
 /// balancer listens), on a DNS port of its own.

@@ -129,6 +129,35 @@ fn a_certificate_from_acme_serves_every_page_over_http2_and_a_restart_reuses_it(
     });
     assert!(ready, "not ready:\n{}", server.log());
 
+    // What /metrics says of it, read over HTTP/2 (the reading's own
+    // connection is open meanwhile).
+    let metrics = curl(&[
+        "--http2",
+        "--cacert",
+        root.to_str().unwrap(),
+        &site.url("/metrics"),
+    ]);
+    let value = |series: &str| -> f64 {
+        metrics
+            .lines()
+            .find_map(|l| l.strip_prefix(series)?.strip_prefix(' '))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no {series} in\n{metrics}"))
+    };
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    assert_eq!(value(r#"acme_orders_total{kind="issue",outcome="success"}"#), 1.0);
+    assert_eq!(value(r#"acme_orders_total{kind="issue",outcome="failure"}"#), 0.0);
+    let obtained = value("acme_last_success_timestamp_seconds");
+    assert!((now - 120.0..=now).contains(&obtained), "{obtained} {now}");
+    // pebble's certificates last five years.
+    let ends = value(r#"tls_certificate_not_after_timestamp_seconds{names="localhost"}"#);
+    assert!((now + 86400.0..now + 6.0 * 365.0 * 86400.0).contains(&ends), "{ends}");
+    assert!(value("tls_session_ticket_key_age_seconds") >= 0.0);
+    assert!(value(r#"http_connections_open{protocol="h2",tls="true"}"#) >= 1.0);
+
     // Every page of the sitemap (whose addresses are the https site), and the 404.
     let sitemap = curl(&[
         "--cacert",
@@ -384,6 +413,14 @@ fn a_certificate_near_expiry_is_renewed_while_the_server_runs() {
     assert!(server.running(), "renewed without a restart");
     let new_serial = served_serial(site.https, "localhost", &root).unwrap();
     assert_ne!(new_serial, old_serial);
+    // Counted as a renewal (a certificate was in service), not an issue.
+    let metrics = curl(&["--cacert", root.to_str().unwrap(), &site.url("/metrics")]);
+    for line in [
+        r#"acme_orders_total{kind="renewal",outcome="success"} 1"#,
+        r#"acme_orders_total{kind="issue",outcome="success"} 0"#,
+    ] {
+        assert!(metrics.contains(line), "{line} in\n{metrics}");
+    }
     let stored = std::fs::read_to_string(folder.join("localhost.pem")).unwrap();
     assert!(
         !stored.contains(cert.trim()),

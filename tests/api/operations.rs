@@ -74,49 +74,125 @@ async fn metrics_count_requests_renders_cache_queue_and_pending_requests() {
     assert!(!text.contains("no-such-page"));
 }
 
-/// The operator guide's list of metrics (docs/operate.md) and what `/metrics` has are the same set:
-/// neither a metric the guide names that does not exist, nor one it
-/// leaves out.
+/// The series the operator reads a server by: which build serves (this
+/// binary's version, commit and payload), since when, ready and not
+/// draining, its open connections, the pages the cache holds.
 #[tokio::test]
-async fn the_operator_guide_names_every_metric_and_only_those() {
+async fn metrics_say_which_build_serves_since_when_and_what_it_holds() {
+    let app = spawn_app().await;
+    let text = app.get("/metrics").await.text().await.unwrap();
+    let value = |series: &str| -> f64 {
+        text.lines()
+            .find_map(|l| l.strip_prefix(series)?.strip_prefix(' '))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no {series} in\n{text}"))
+    };
+    let payload = citizen_site::payload::get().short_hash();
+    let build = format!(
+        r#"citizen_site_build_info{{version="{}",commit="{}",payload="{payload}"}}"#,
+        env!("CARGO_PKG_VERSION"),
+        citizen_site::metrics::COMMIT,
+    );
+    assert_eq!(value(&build), 1.0);
+    assert_eq!(payload.len(), 12);
+    assert!(
+        citizen_site::metrics::COMMIT.len() == 12 || citizen_site::metrics::COMMIT == "unknown"
+    );
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    let started = value("process_start_time_seconds");
+    assert!(started > now - 3600.0 && started <= now, "{started}");
+    assert_eq!(value("server_ready"), 1.0);
+    assert_eq!(value("server_draining"), 0.0);
+    // This very request's connection is open (plain HTTP/1.1).
+    assert!(value(r#"http_connections_open{protocol="http1",tls="false"}"#) >= 1.0);
+    assert_eq!(value(r#"http_connections_open{protocol="h2",tls="true"}"#), 0.0);
+    // The prerendered pages, each in three encodings with its route data.
+    let pages = value("page_cache_entries");
+    assert!(pages >= 15.0, "{pages}");
+    assert!(value("page_cache_bytes") > pages * 1000.0);
+    assert_eq!(value("intro_forwarding_enabled"), 0.0);
+    assert_eq!(value(r#"ssr_isolate_rebuilds_total{reason="timeout"}"#), 0.0);
+}
+
+/// The operator guide's table of metrics (docs/operate.md, "The metrics")
+/// and what `/metrics` has are the same: every metric with its type, and
+/// no label on a series that the table does not name.
+#[tokio::test]
+async fn the_operator_guide_tables_every_metric_its_type_and_labels() {
     let app = spawn_app().await;
     // Request metrics are by route: one request makes the first.
     assert_eq!(app.get_text("/").await.0, 200);
     let text = app.get("/metrics").await.text().await.unwrap();
-    // A counter `x` is written `x_total` in OpenMetrics; its TYPE line says `x`.
-    let mut served: Vec<String> = text
+    // A counter `x` is written `x_total` in OpenMetrics, an info `x` is
+    // `x_info`; their TYPE lines say `x`.
+    let mut served: Vec<(String, String)> = text
         .lines()
         .filter_map(|l| l.strip_prefix("# TYPE "))
         .map(|l| {
             let (name, kind) = l.split_once(' ').unwrap();
-            if kind == "counter" {
-                format!("{name}_total")
-            } else {
-                name.to_owned()
-            }
+            let name = match kind {
+                "counter" => format!("{name}_total"),
+                "info" => format!("{name}_info"),
+                _ => name.to_owned(),
+            };
+            (name, kind.to_owned())
         })
         .collect();
     served.sort();
-    let readme = include_str!("../../docs/operate.md");
-    let start = readme
-        .find("- **Metrics**:")
-        .expect("the operator guide's Metrics bullet");
-    let bullet = &readme[start..start + readme[start + 2..].find("\n- ").unwrap() + 2];
-    let mut named: Vec<String> = bullet
-        .split('`')
-        .skip(1)
-        .step_by(2)
-        .filter(|w| {
-            w.contains('_')
-                && w.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
-                && !w.starts_with('_')
-                && *w != "METRICS_ALLOW"
+    let guide = include_str!("../../docs/operate.md");
+    let table = guide
+        .split_once("<!-- metrics-table -->\n")
+        .expect("the operator guide's metrics table")
+        .1;
+    let mut documented: Vec<(String, String, Vec<String>)> = table
+        .lines()
+        .take_while(|l| l.starts_with('|'))
+        .skip(2)
+        .map(|row| {
+            let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+            let ticked = |cell: &str| -> Vec<String> {
+                cell.split('`')
+                    .skip(1)
+                    .step_by(2)
+                    .map(str::to_owned)
+                    .collect()
+            };
+            let name = ticked(cells[1]).pop().expect("a metric's name in ticks");
+            (name, cells[2].to_owned(), ticked(cells[3]))
         })
-        .map(str::to_owned)
         .collect();
-    named.sort();
-    named.dedup();
+    documented.sort();
+    let named: Vec<(String, String)> = documented
+        .iter()
+        .map(|(n, k, _)| (n.clone(), k.clone()))
+        .collect();
     assert_eq!(named, served, "docs/operate.md (left) and /metrics (right)");
+    // Every label of every series is in the table's row for its metric.
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let Some((series, labels)) = line.split_once('{') else {
+            continue;
+        };
+        let row = documented
+            .iter()
+            .find(|(n, _, _)| {
+                series == n
+                    || ["_bucket", "_sum", "_count"]
+                        .iter()
+                        .any(|s| series.strip_suffix(s) == Some(n))
+            })
+            .unwrap_or_else(|| panic!("{series} is in no row of the table"));
+        for pair in labels.split("\",") {
+            let key = pair.split('=').next().unwrap().trim_start_matches(',');
+            assert!(
+                key == "le" || row.2.iter().any(|l| l == key),
+                "{series}: label {key} is not in the table ({:?})",
+                row.2
+            );
+        }
+    }
 }
 
 #[tokio::test]

@@ -174,6 +174,14 @@ async fn a_page_view_never_waits_on_a_database_that_hangs() {
             "answered while the database still had not answered"
         );
     }
+    // A scrape is not held either: its backlog reading waits on the
+    // database, and it answers with the reading before.
+    for _ in 0..2 {
+        let (status, metrics) = app.get_text("/metrics").await;
+        assert_eq!(status, 200);
+        assert!(metrics.contains("\nintro_requests_pending 0\n"), "{metrics}");
+        assert!(proxy.frozen() > 0);
+    }
     proxy.set(Link::Up);
     app.stop().await;
 }
@@ -210,6 +218,13 @@ async fn stripe_that_never_answers_is_cut_off_and_the_pricing_page_says_so() {
         stripe.accepted() > before,
         "the session was asked of Stripe, which never answered"
     );
+    let metrics = app.get_text("/metrics").await.1;
+    for series in [
+        r#"upstream_request_duration_seconds_count{upstream="stripe",operation="list_prices",outcome="timeout"}"#,
+        r#"upstream_request_duration_seconds_count{upstream="stripe",operation="retrieve_checkout_session",outcome="timeout"} 1"#,
+    ] {
+        assert!(metrics.contains(series), "{series} in\n{metrics}");
+    }
 }
 
 #[tokio::test]
@@ -241,6 +256,14 @@ async fn notion_that_never_answers_is_cut_off_and_the_request_kept() {
     })
     .await;
     assert!(tried, "each try is cut off and recorded");
+    let metrics = app.get_text("/metrics").await.1;
+    let timeouts = metrics
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix(r#"upstream_request_duration_seconds_count{upstream="notion",operation="query",outcome="timeout"} "#)
+        })
+        .and_then(|n| n.parse::<u64>().ok());
+    assert!(timeouts >= Some(2), "{metrics}");
     assert_eq!(
         store::pending_count(&app.state.db).await.unwrap(),
         1,

@@ -261,12 +261,16 @@ async fn draining_answers_what_clients_send_on_open_connections_and_says_not_rea
         draining.to_ascii_lowercase().contains("connection: close"),
         "{draining}"
     );
+    // Its first request answered, which is the metrics: draining, not ready.
     fresh
-        .write_all(b"GET /about HTTP/1.1\r\nHost: x\r\n\r\n")
+        .write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
         .await
         .unwrap();
-    let about = read_response(&mut fresh).await;
-    assert!(about.starts_with("HTTP/1.1 200"), "{about}");
+    let metrics = read_response(&mut fresh).await;
+    assert!(metrics.starts_with("HTTP/1.1 200"), "{metrics}");
+    for line in ["\nserver_draining 1\n", "\nserver_ready 0\n"] {
+        assert!(metrics.contains(line), "{line:?} in {metrics}");
+    }
     assert!(
         tokio::net::TcpStream::connect(&addr).await.is_err(),
         "a new connection while draining"

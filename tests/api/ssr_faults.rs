@@ -44,6 +44,10 @@ async fn a_render_that_never_returns_is_cut_off_at_the_deadline() {
         metrics.contains(r#"ssr_render_failures_total{outcome="timeout"} 1"#),
         "cut off by the deadline: {metrics}"
     );
+    assert!(
+        metrics.contains(r#"ssr_isolate_rebuilds_total{reason="timeout"} 1"#),
+        "its isolate rebuilt: {metrics}"
+    );
 
     // The worker's isolate was rebuilt: ordinary pages render again.
     for _ in 0..3 {
@@ -142,6 +146,10 @@ async fn a_worker_that_panics_gives_a_500_is_restarted_and_the_others_keep_servi
     let metrics = app.get_text("/metrics").await.1;
     assert!(
         metrics.contains(r#"ssr_render_failures_total{outcome="panic"} 2"#),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains(r#"ssr_isolate_rebuilds_total{reason="panic"} 2"#),
         "{metrics}"
     );
     assert!(

@@ -274,6 +274,9 @@ async fn a_stripe_failure_shows_the_pricing_error_with_try_again() {
         res.json::<Value>().await.unwrap()["error"],
         "Failed to load pricing information"
     );
+    let metrics = app.get_text("/metrics").await.1;
+    let series = r#"upstream_request_duration_seconds_count{upstream="stripe",operation="list_prices",outcome="error_status"}"#;
+    assert!(metrics.contains(series), "{series} in\n{metrics}");
 }
 
 #[tokio::test]
@@ -348,6 +351,14 @@ async fn checkout_creates_a_subscription_session_and_answers_with_its_url_or_a_3
     assert_eq!(res.status(), 400);
     let res = app.client.post(&url).json(&json!({})).send().await.unwrap();
     assert_eq!(res.status(), 400);
+    // Two sessions made, one price list read: what /metrics counts.
+    let metrics = app.get_text("/metrics").await.1;
+    for line in [
+        r#"upstream_request_duration_seconds_count{upstream="stripe",operation="create_checkout_session",outcome="ok"} 2"#,
+        r#"upstream_request_duration_seconds_count{upstream="stripe",operation="list_prices",outcome="ok"} 1"#,
+    ] {
+        assert!(metrics.contains(line), "{line} in\n{metrics}");
+    }
 }
 
 async fn mount_session(server: &MockServer, id: &str, body: Value) {

@@ -1,16 +1,19 @@
 //! What the tests that run the binary as a process share (`tests/https.rs`,
 //! `tests/fleet.rs`, `tests/deploy.rs`, `tests/new_page.rs`,
-//! `tests/swaps.rs`, `tests/live_systemd.rs`): a temporary folder removed
+//! `tests/swaps.rs`, `tests/live_systemd.rs`, `tests/monitoring.rs`): a
+//! temporary folder removed
 //! when dropped, the check for a Debian tool, which names the package
 //! rather than install it, a free port, curl, waiting for a condition, a
 //! test CA with a certificate, and a guide's block as an operator pastes
 //! it. [`tls_site`] holds the HTTPS tests' parts (pebble, TLS clients),
+//! [`pg`] a PostgreSQL database of a test's own and a proxy it cuts,
 //! [`throwaway_systemd`] boots a real systemd in a throwaway root for
 //! `tests/live_systemd.rs`.
 
 // Each test uses some of these.
 #![allow(dead_code)]
 
+pub mod pg;
 pub mod throwaway_systemd;
 pub mod tls_site;
 
@@ -154,23 +157,28 @@ pub fn certificates(dir: &std::path::Path, name: &str) {
 }
 
 /// The block of a guide marked `<!-- deploy-step: NAME -->` (the first
-/// fenced block after the marker, whatever its language), as an operator
-/// would paste it.
+/// fenced block after the marker, whatever its language, without the
+/// indentation of its fence), as an operator would paste it.
 pub fn deploy_step(guide: &str, name: &str) -> String {
     let marker = format!("<!-- deploy-step: {name} -->");
     let after = guide
         .split(&marker)
         .nth(1)
         .unwrap_or_else(|| panic!("no guide has the step {marker}"));
-    let block = after
+    let (before, fenced) = after
+        .split_once("```")
+        .unwrap_or_else(|| panic!("step {name} is not followed by a fenced block"));
+    // The block's lines are indented as its fence is (in a list item).
+    let indent = &before[before.rfind('\n').map_or(0, |i| i + 1)..];
+    let block = fenced
         .split("```")
-        .nth(1)
+        .next()
         .and_then(|b| b.split_once('\n'))
         .map(|(_, body)| body)
         .unwrap_or_else(|| panic!("step {name} is not followed by a fenced block"));
     block
         .lines()
-        .map(|l| l.strip_prefix("   ").unwrap_or(l))
+        .map(|l| l.strip_prefix(indent).unwrap_or(l))
         .map(str::trim_end)
         .filter(|l| !l.is_empty())
         .collect::<Vec<_>>()
