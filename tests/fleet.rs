@@ -34,8 +34,8 @@ use std::time::{Duration, Instant};
 
 use rustls::client::{ClientSessionMemoryCache, Resumption, Tls12Resumption};
 use rustls::HandshakeKind::{Full, Resumed};
-use support::tls_site::{served_serial_via, spawn, tls_client, visit_via, Pebble, Proc, Route};
 use support::pg::{CutProxy, PgDb};
+use support::tls_site::{served_serial_via, spawn, tls_client, visit_via, Pebble, Proc, Route};
 use support::{deploy_step, free_port, needs, wait, Dir};
 
 const BIN: &str = env!("CARGO_BIN_EXE_citizen-site");

@@ -148,13 +148,22 @@ fn a_certificate_from_acme_serves_every_page_over_http2_and_a_restart_reuses_it(
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_secs_f64();
-    assert_eq!(value(r#"acme_orders_total{kind="issue",outcome="success"}"#), 1.0);
-    assert_eq!(value(r#"acme_orders_total{kind="issue",outcome="failure"}"#), 0.0);
+    assert_eq!(
+        value(r#"acme_orders_total{kind="issue",outcome="success"}"#),
+        1.0
+    );
+    assert_eq!(
+        value(r#"acme_orders_total{kind="issue",outcome="failure"}"#),
+        0.0
+    );
     let obtained = value("acme_last_success_timestamp_seconds");
     assert!((now - 120.0..=now).contains(&obtained), "{obtained} {now}");
     // pebble's certificates last five years.
     let ends = value(r#"tls_certificate_not_after_timestamp_seconds{names="localhost"}"#);
-    assert!((now + 86400.0..now + 6.0 * 365.0 * 86400.0).contains(&ends), "{ends}");
+    assert!(
+        (now + 86400.0..now + 6.0 * 365.0 * 86400.0).contains(&ends),
+        "{ends}"
+    );
     assert!(value("tls_session_ticket_key_age_seconds") >= 0.0);
     assert!(value(r#"http_connections_open{protocol="h2",tls="true"}"#) >= 1.0);
 

@@ -102,7 +102,10 @@ fn every_alert_passes_promtool_fires_and_stays_silent_in_a_test_and_has_a_runboo
         let Some(name) = line.strip_prefix("alertname: ") else {
             continue;
         };
-        assert!(alerts.contains_key(name), "{RULE_TESTS} tests {name}, which {RULES} lacks");
+        assert!(
+            alerts.contains_key(name),
+            "{RULE_TESTS} tests {name}, which {RULES} lacks"
+        );
         let expected = lines
             .find_map(|l| l.strip_prefix("exp_alerts:"))
             .expect("exp_alerts after alertname");
@@ -242,11 +245,13 @@ fn active_alerts(prometheus: u16) -> Vec<(String, Value, String)> {
 /// Waits until Prometheus has `alert` pending or firing with `labels`.
 fn becomes_active(prometheus: u16, alert: &str, label: (&str, &str), server: &Proc) {
     let active = wait(60, || {
-        active_alerts(prometheus).iter().any(|(name, labels, state)| {
-            name == alert
-                && labels[label.0] == label.1
-                && (state == "pending" || state == "firing")
-        })
+        active_alerts(prometheus)
+            .iter()
+            .any(|(name, labels, state)| {
+                name == alert
+                    && labels[label.0] == label.1
+                    && (state == "pending" || state == "firing")
+            })
     });
     assert!(
         active,
@@ -318,9 +323,12 @@ fn a_real_prometheus_turns_three_faults_into_their_alerts() {
     let prometheus = free_port();
     let data = dir.0.join("data");
     let mut cmd = Command::new("prometheus");
-    cmd.arg(format!("--config.file={}", dir.0.join("prometheus.yml").display()))
-        .arg(format!("--storage.tsdb.path={}", data.display()))
-        .arg(format!("--web.listen-address=127.0.0.1:{prometheus}"));
+    cmd.arg(format!(
+        "--config.file={}",
+        dir.0.join("prometheus.yml").display()
+    ))
+    .arg(format!("--storage.tsdb.path={}", data.display()))
+    .arg(format!("--web.listen-address=127.0.0.1:{prometheus}"));
     let prom = spawn(&mut cmd, dir.0.join("prometheus.log"));
     let api = |path: &str| -> Value {
         serde_json::from_str(&curl(&[&format!("http://127.0.0.1:{prometheus}{path}")]))
@@ -347,7 +355,12 @@ fn a_real_prometheus_turns_three_faults_into_their_alerts() {
 
     // The certificate two days from its end is an alert already; nothing
     // else is, before its fault.
-    becomes_active(prometheus, "CertificateExpiresSoon", ("names", "localhost"), &server);
+    becomes_active(
+        prometheus,
+        "CertificateExpiresSoon",
+        ("names", "localhost"),
+        &server,
+    );
     let before = active_alerts(prometheus);
     for quiet in ["UpstreamFailing", "DatabaseUnreachable"] {
         assert!(
@@ -374,11 +387,21 @@ fn a_real_prometheus_turns_three_faults_into_their_alerts() {
         &format!("https://localhost:{https}/api/save-to-notion"),
     ]);
     assert_eq!(sent, "200", "{}", server.log());
-    becomes_active(prometheus, "UpstreamFailing", ("upstream", "notion"), &server);
+    becomes_active(
+        prometheus,
+        "UpstreamFailing",
+        ("upstream", "notion"),
+        &server,
+    );
 
     // The database cut off.
     proxy.cut();
-    becomes_active(prometheus, "DatabaseUnreachable", ("job", "citizen-site"), &server);
+    becomes_active(
+        prometheus,
+        "DatabaseUnreachable",
+        ("job", "citizen-site"),
+        &server,
+    );
     drop(prom);
     drop(server);
 }

@@ -100,12 +100,17 @@ async fn read_backlog(state: &SharedState) {
             m.intro_oldest_pending_age.set(b.oldest_age_secs(now_ms()));
         }
     };
-    state.metrics.backlog_reading.refresh(BACKLOG_WAIT, read).await;
+    state
+        .metrics
+        .backlog_reading
+        .refresh(BACKLOG_WAIT, read)
+        .await;
 }
 
 /// Seconds since 1970 at `t` (0 before it).
 fn unix_seconds(t: SystemTime) -> f64 {
-    t.duration_since(UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64())
+    t.duration_since(UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
 }
 
 /// The requests waiting for Notion, unless the database is known to be away.

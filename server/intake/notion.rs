@@ -114,7 +114,11 @@ impl NotionClient {
 
     async fn create_page(&self, req: &StoredRequest) -> Result<String, NotionError> {
         let res = self
-            .post("create_page", "/v1/pages", &page_body(&self.database_id, req))
+            .post(
+                "create_page",
+                "/v1/pages",
+                &page_body(&self.database_id, req),
+            )
             .await?;
         res["id"]
             .as_str()

@@ -168,7 +168,11 @@ impl Histogram {
 
     /// How many values were observed.
     pub fn count(&self) -> u64 {
-        self.0.counts.iter().map(|c| c.load(Ordering::Relaxed)).sum()
+        self.0
+            .counts
+            .iter()
+            .map(|c| c.load(Ordering::Relaxed))
+            .sum()
     }
 }
 

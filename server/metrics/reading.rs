@@ -34,7 +34,11 @@ impl Reading {
     /// Starts `read` (which sets the gauges) unless a reading is under way,
     /// then waits at most `wait` for the one under way to end. False: it
     /// did not end in time, and the gauges hold the reading before.
-    pub async fn refresh(&self, wait: Duration, read: impl Future<Output = ()> + Send + 'static) -> bool {
+    pub async fn refresh(
+        &self,
+        wait: Duration,
+        read: impl Future<Output = ()> + Send + 'static,
+    ) -> bool {
         let mut ended = self.0.ended.subscribe();
         let before = *ended.borrow_and_update();
         if !self.0.running.swap(true, Ordering::AcqRel) {
@@ -67,8 +71,16 @@ mod tests {
             let _ = held.wait_for(|go| *go).await;
         };
         let wait = Duration::from_millis(50);
-        assert!(!reading.refresh(wait, slow(started.clone(), held.clone())).await);
-        assert!(!reading.refresh(wait, slow(started.clone(), held.clone())).await);
+        assert!(
+            !reading
+                .refresh(wait, slow(started.clone(), held.clone()))
+                .await
+        );
+        assert!(
+            !reading
+                .refresh(wait, slow(started.clone(), held.clone()))
+                .await
+        );
         assert_eq!(started.load(Ordering::SeqCst), 1, "one reading at a time");
         release.send_replace(true);
         // The next scrape waits for the one under way, then starts another.

@@ -185,17 +185,16 @@ impl Payments {
             // Another caller read it while this one waited.
             return Some(self.next_read());
         }
-        let list: PriceList =
-            match self
-                .timed("list_prices", stripe::list_active_prices(client))
-                .await
-            {
-                Ok(list) => Ok(Arc::new(list)),
-                Err(e) => {
-                    tracing::error!(error = %e, "Error fetching prices");
-                    Err(e.to_string().into())
-                }
-            };
+        let list: PriceList = match self
+            .timed("list_prices", stripe::list_active_prices(client))
+            .await
+        {
+            Ok(list) => Ok(Arc::new(list)),
+            Err(e) => {
+                tracing::error!(error = %e, "Error fetching prices");
+                Err(e.to_string().into())
+            }
+        };
         if let Some(version) = self.prices.set(Some(list)) {
             tracing::info!(version, "price list changed");
         }
@@ -251,7 +250,10 @@ impl Payments {
                     .check(client)
                     .map_err(PaymentsError::RateLimited)?;
                 let found = self
-                    .timed("retrieve_checkout_session", stripe::retrieve_session(stripe, id))
+                    .timed(
+                        "retrieve_checkout_session",
+                        stripe::retrieve_session(stripe, id),
+                    )
                     .await?;
                 Ok::<_, PaymentsError>(found.map(Arc::new))
             })

@@ -108,13 +108,19 @@ async fn metrics_say_which_build_serves_since_when_and_what_it_holds() {
     assert_eq!(value("server_draining"), 0.0);
     // This very request's connection is open (plain HTTP/1.1).
     assert!(value(r#"http_connections_open{protocol="http1",tls="false"}"#) >= 1.0);
-    assert_eq!(value(r#"http_connections_open{protocol="h2",tls="true"}"#), 0.0);
+    assert_eq!(
+        value(r#"http_connections_open{protocol="h2",tls="true"}"#),
+        0.0
+    );
     // The prerendered pages, each in three encodings with its route data.
     let pages = value("page_cache_entries");
     assert!(pages >= 15.0, "{pages}");
     assert!(value("page_cache_bytes") > pages * 1000.0);
     assert_eq!(value("intro_forwarding_enabled"), 0.0);
-    assert_eq!(value(r#"ssr_isolate_rebuilds_total{reason="timeout"}"#), 0.0);
+    assert_eq!(
+        value(r#"ssr_isolate_rebuilds_total{reason="timeout"}"#),
+        0.0
+    );
 }
 
 /// The operator guide's table of metrics (docs/operate.md, "The metrics")

@@ -179,7 +179,10 @@ async fn a_page_view_never_waits_on_a_database_that_hangs() {
     for _ in 0..2 {
         let (status, metrics) = app.get_text("/metrics").await;
         assert_eq!(status, 200);
-        assert!(metrics.contains("\nintro_requests_pending 0\n"), "{metrics}");
+        assert!(
+            metrics.contains("\nintro_requests_pending 0\n"),
+            "{metrics}"
+        );
         assert!(proxy.frozen() > 0);
     }
     proxy.set(Link::Up);
