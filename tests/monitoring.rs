@@ -26,7 +26,7 @@ use std::process::Command;
 use serde_json::Value;
 use support::pg::{CutProxy, PgDb};
 use support::tls_site::{spawn, Proc, TestCa};
-use support::{curl, deploy_step, free_port, needs, wait, Dir};
+use support::{curl, deploy_step, free_port, needs, stdout_of, wait, Dir};
 
 const BIN: &str = env!("CARGO_BIN_EXE_citizen-site");
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -37,20 +37,10 @@ fn read(path: &str) -> String {
     std::fs::read_to_string(Path::new(ROOT).join(path)).unwrap()
 }
 
-/// Runs a promtool command in the repository; its output.
+/// Runs a promtool command in the repository; what it printed.
 fn promtool(args: &[&str]) -> String {
-    let out = Command::new("promtool")
-        .args(args)
-        .current_dir(ROOT)
-        .output()
-        .expect("promtool runs");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "promtool {args:?}:\n{text}");
-    text
+    let out = stdout_of(Command::new("promtool").args(args).current_dir(ROOT));
+    String::from_utf8(out).unwrap()
 }
 
 /// The alerts of the rule file, with their `runbook_url`.
@@ -299,21 +289,26 @@ fn a_real_prometheus_turns_three_faults_into_their_alerts() {
         .env("SSR_WORKERS", "1")
         .env("RUST_LOG", "info");
     let server = spawn(&mut cmd, dir.0.join("server.log"));
-    let site = |path: &str| {
-        curl(&[
+    // The status of a request to the site (`args` added to curl's).
+    let site = |path: &str, args: &[&str]| {
+        let resolve = format!("localhost:{https}:127.0.0.1");
+        let url = format!("https://localhost:{https}{path}");
+        let mut all = vec![
             "--cacert",
             root.to_str().unwrap(),
             "--resolve",
-            &format!("localhost:{https}:127.0.0.1"),
+            &resolve,
             "-o",
             "/dev/null",
             "-w",
             "%{http_code}",
-            &format!("https://localhost:{https}{path}"),
-        ])
+        ];
+        all.extend_from_slice(args);
+        all.push(&url);
+        curl(&all)
     };
     assert!(
-        wait(60, || site("/readyz") == "200"),
+        wait(60, || site("/readyz", &[]) == "200"),
         "the server never became ready:\n{}",
         server.log()
     );
@@ -371,21 +366,15 @@ fn a_real_prometheus_turns_three_faults_into_their_alerts() {
 
     // Notion answers 500: a visitor's request is kept, and its forwarding
     // fails.
-    let sent = curl(&[
-        "--cacert",
-        root.to_str().unwrap(),
-        "--resolve",
-        &format!("localhost:{https}:127.0.0.1"),
-        "-o",
-        "/dev/null",
-        "-w",
-        "%{http_code}",
-        "-H",
-        "content-type: application/json",
-        "--data",
-        r#"{"name":"Ada","email":"ada@example.org"}"#,
-        &format!("https://localhost:{https}/api/save-to-notion"),
-    ]);
+    let sent = site(
+        "/api/save-to-notion",
+        &[
+            "-H",
+            "content-type: application/json",
+            "--data",
+            r#"{"name":"Ada","email":"ada@example.org"}"#,
+        ],
+    );
     assert_eq!(sent, "200", "{}", server.log());
     becomes_active(
         prometheus,

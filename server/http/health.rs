@@ -123,7 +123,10 @@ async fn backlog(state: &SharedState) -> Option<store::Backlog> {
 
 /// The Prometheus metrics, for clients in `METRICS_ALLOW` (loopback and
 /// private networks by default); anyone else gets a plain-text 404 ("Not
-/// found"), which says nothing of what is there.
+/// found"), which says nothing of what is there. The gauges of the moment
+/// are read first (readiness, the queue, the page cache, the certificate
+/// and ticket key in service, the backlog within [`BACKLOG_WAIT`]); the
+/// rest are counted where they happen (docs/operate.md, "The metrics").
 pub async fn metrics(
     State(state): State<SharedState>,
     Extension(client): Extension<ClientIp>,

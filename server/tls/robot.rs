@@ -25,6 +25,9 @@
 //!    not retry faster than one process would; the certificate in service,
 //!    and the HTTP port's redirect, go on meanwhile.
 //!
+//! Each order is counted by its kind and outcome (`acme_orders_total`,
+//! with the time of the last success), on the process that made it.
+//!
 //! Nothing the robot logs holds a key.
 
 use std::sync::Arc;
