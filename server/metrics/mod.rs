@@ -113,11 +113,6 @@ impl UpstreamCalls {
     pub fn record(&self, labels: UpstreamLabels, seconds: f64) {
         self.0.with(&labels, |h| h.observe(seconds));
     }
-
-    /// Calls made so far with these labels.
-    pub fn count(&self, labels: &UpstreamLabels) -> u64 {
-        self.0.with(labels, Histogram::count)
-    }
 }
 
 /// The certificate robot's orders and its last success (clones share them).
@@ -153,12 +148,6 @@ impl AcmeOrders {
         if success {
             self.last_success.set(unix_now());
         }
-    }
-
-    pub fn count(&self, renewal: bool, success: bool) -> u64 {
-        let kind = if renewal { "renewal" } else { "issue" };
-        let outcome = if success { "success" } else { "failure" };
-        self.orders.with(&AcmeLabels { kind, outcome }, |c| c.get())
     }
 }
 
