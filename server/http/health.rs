@@ -3,7 +3,7 @@
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use axum::extract::State;
 use axum::http::{header, StatusCode};
@@ -14,7 +14,7 @@ use serde_json::json;
 use crate::client_ip::ClientIp;
 use crate::db::now_ms;
 use crate::intake::store;
-use crate::metrics::{CertLabels, Seconds};
+use crate::metrics::{unix_seconds, CertLabels, Seconds};
 use crate::state::SharedState;
 
 /// 200 while the process serves at all.
@@ -105,12 +105,6 @@ async fn read_backlog(state: &SharedState) {
         .backlog_reading
         .refresh(BACKLOG_WAIT, read)
         .await;
-}
-
-/// Seconds since 1970 at `t` (0 before it).
-fn unix_seconds(t: SystemTime) -> f64 {
-    t.duration_since(UNIX_EPOCH)
-        .map_or(0.0, |d| d.as_secs_f64())
 }
 
 /// The requests waiting for Notion, unless the database is known to be away.

@@ -88,10 +88,9 @@ fn latency_histogram() -> Histogram {
     Histogram::new(exponential_buckets(0.0005, 2.0, 16))
 }
 
-/// Seconds since 1970, now.
-pub fn unix_now() -> f64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
+/// Seconds since 1970 at `t` (0 before it), as the timestamp gauges say.
+pub fn unix_seconds(t: SystemTime) -> f64 {
+    t.duration_since(UNIX_EPOCH)
         .map_or(0.0, |d| d.as_secs_f64())
 }
 
@@ -146,7 +145,7 @@ impl AcmeOrders {
         let outcome = if success { "success" } else { "failure" };
         self.orders.with(&AcmeLabels { kind, outcome }, |c| c.inc());
         if success {
-            self.last_success.set(unix_now());
+            self.last_success.set(unix_seconds(SystemTime::now()));
         }
     }
 }
@@ -229,7 +228,7 @@ impl Metrics {
             Info::new(build),
         );
         let start_time = Seconds::default();
-        start_time.set(unix_now());
+        start_time.set(unix_seconds(SystemTime::now()));
         registry.register(
             "process_start_time_seconds",
             "When this process started, in seconds since 1970",

@@ -182,16 +182,7 @@ async fn document_of(
     let rendered = front.pool.render(url, bootstrap).await;
     m.render_seconds.observe(started.elapsed().as_secs_f64());
     if let Err(e) = &rendered {
-        Metrics::outcome(
-            &m.render_failures,
-            match e {
-                RenderError::Overloaded => "overloaded",
-                RenderError::Timeout(_) => "timeout",
-                RenderError::HeapLimit => "heap_limit",
-                RenderError::Script(_) => "script",
-                RenderError::WorkerLost => "panic",
-            },
-        );
+        Metrics::outcome(&m.render_failures, e.name());
     }
     match rendered {
         Ok(out) if out.error.is_some() || out.status >= 500 => {

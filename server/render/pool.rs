@@ -46,6 +46,20 @@ pub enum RenderError {
     HeapLimit,
 }
 
+impl RenderError {
+    /// Its name on `/metrics` (`ssr_render_failures_total`'s outcome, and
+    /// `ssr_isolate_rebuilds_total`'s reason).
+    pub fn name(&self) -> &'static str {
+        match self {
+            RenderError::Overloaded => "overloaded",
+            RenderError::Timeout(_) => "timeout",
+            RenderError::HeapLimit => "heap_limit",
+            RenderError::Script(_) => "script",
+            RenderError::WorkerLost => "panic",
+        }
+    }
+}
+
 struct Job {
     url: String,
     bootstrap: String,
@@ -171,7 +185,7 @@ fn supervise(
             }
             Err(_) => {
                 tracing::error!(worker = id, "SSR worker panicked; restarting it");
-                rebuilds.record("panic");
+                rebuilds.record(RenderError::WorkerLost.name());
                 std::thread::sleep(Duration::from_millis(100));
             }
         }
@@ -217,11 +231,9 @@ fn worker(
         if fired || matches!(result, Err(RenderError::Script(_) | RenderError::HeapLimit)) {
             // A terminated or broken isolate is not trusted with another page.
             tracing::warn!(worker = id, url = %job.url, "rebuilding SSR isolate");
-            rebuilds.record(match &result {
-                Err(RenderError::HeapLimit) => "heap_limit",
-                Err(RenderError::Script(_)) if !fired => "script",
-                _ => "timeout",
-            });
+            // Ok only when it finished as the watchdog fired: terminated
+            // all the same.
+            rebuilds.record(result.as_ref().err().map_or("timeout", RenderError::name));
             let _ = job.reply.send(result);
             // Isolates on a thread must be dropped before the next is made.
             drop(isolate);
