@@ -35,7 +35,9 @@ use std::time::{Duration, Instant};
 use rustls::client::{ClientSessionMemoryCache, Resumption, Tls12Resumption};
 use rustls::HandshakeKind::{Full, Resumed};
 use support::pg::{CutProxy, PgDb};
-use support::tls_site::{served_serial_via, spawn, tls_client, visit_via, Pebble, Proc, Route};
+use support::tls_site::{
+    https_server, served_serial_via, spawn, tls_client, visit_via, Pebble, Proc, Route,
+};
 use support::{deploy_step, free_port, needs, wait, Dir};
 
 const BIN: &str = env!("CARGO_BIN_EXE_citizen-site");
@@ -157,14 +159,8 @@ impl Fleet {
     /// Starts server `i` (0-based) with the fleet's settings and `extra`.
     fn start(&mut self, i: usize, extra: &[(&str, &str)]) {
         let s = &self.servers[i];
-        let mut cmd = Command::new(BIN);
-        cmd.arg("serve")
-            .env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("HTTPS_ADDR", format!("127.0.0.1:{}", s.https))
-            .env("HTTP_ADDR", format!("127.0.0.1:{}", s.http))
-            .env("ACME_CACHE_DIR", s.dir.join("acme"))
-            .env("SSR_WORKERS", "1")
+        let mut cmd = https_server(s.https, s.http);
+        cmd.env("ACME_CACHE_DIR", s.dir.join("acme"))
             .env("RUST_LOG", "info,citizen_site::http::observe=debug")
             .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .envs(extra.iter().copied());

@@ -18,10 +18,10 @@ use std::time::{Duration, Instant};
 
 mod support;
 
-use support::tls_site::{served_serial, spawn, tls_client, visit, Pebble, Proc, TestCa};
+use support::tls_site::{
+    https_server, served_serial, spawn, tls_client, visit, Pebble, Proc, TestCa,
+};
 use support::{curl, free_port, wait, Dir};
-
-const BIN: &str = env!("CARGO_BIN_EXE_citizen-site");
 
 /// The site's settings for one test: its ports, database and logs.
 struct Site {
@@ -40,19 +40,12 @@ impl Site {
     }
 
     fn command(&self, env: &[(&str, &str)]) -> Command {
-        let mut cmd = Command::new(BIN);
-        cmd.arg("serve")
-            .env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env(
-                "DATABASE_URL",
-                format!("sqlite://{}/site.db", self.dir.0.display()),
-            )
-            .env("HTTPS_ADDR", format!("127.0.0.1:{}", self.https))
-            .env("HTTP_ADDR", format!("127.0.0.1:{}", self.http))
-            .env("SSR_WORKERS", "1")
-            .env("RUST_LOG", "info")
-            .envs(env.iter().copied());
+        let mut cmd = https_server(self.https, self.http);
+        cmd.env(
+            "DATABASE_URL",
+            format!("sqlite://{}/site.db", self.dir.0.display()),
+        )
+        .envs(env.iter().copied());
         cmd
     }
 

@@ -25,10 +25,9 @@ use std::process::Command;
 
 use serde_json::Value;
 use support::pg::{CutProxy, PgDb};
-use support::tls_site::{spawn, Proc, TestCa};
+use support::tls_site::{https_server, spawn, Proc, TestCa};
 use support::{curl, deploy_step, free_port, needs, stdout_of, wait, Dir};
 
-const BIN: &str = env!("CARGO_BIN_EXE_citizen-site");
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 const RULES: &str = "deploy/citizen-site.rules.yml";
 const RULE_TESTS: &str = "tests/monitoring/rules.test.yml";
@@ -270,24 +269,17 @@ fn a_real_prometheus_turns_three_faults_into_their_alerts() {
     std::fs::write(dir.0.join("key.pem"), key).unwrap();
 
     let (https, http) = (free_port(), free_port());
-    let mut cmd = Command::new(BIN);
-    cmd.arg("serve")
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env(
-            "DATABASE_URL",
-            format!("postgres://postgres@127.0.0.1:{}/{}", proxy.port, db.name),
-        )
-        .env("TLS_CERT", dir.0.join("cert.pem"))
-        .env("TLS_KEY", dir.0.join("key.pem"))
-        .env("SITE_URL", format!("https://localhost:{https}"))
-        .env("HTTPS_ADDR", format!("127.0.0.1:{https}"))
-        .env("HTTP_ADDR", format!("127.0.0.1:{http}"))
-        .env("NOTION_TOKEN", "secret_test")
-        .env("NOTION_DATABASE_ID", "db123")
-        .env("NOTION_API_BASE", format!("http://127.0.0.1:{notion}"))
-        .env("SSR_WORKERS", "1")
-        .env("RUST_LOG", "info");
+    let mut cmd = https_server(https, http);
+    cmd.env(
+        "DATABASE_URL",
+        format!("postgres://postgres@127.0.0.1:{}/{}", proxy.port, db.name),
+    )
+    .env("TLS_CERT", dir.0.join("cert.pem"))
+    .env("TLS_KEY", dir.0.join("key.pem"))
+    .env("SITE_URL", format!("https://localhost:{https}"))
+    .env("NOTION_TOKEN", "secret_test")
+    .env("NOTION_DATABASE_ID", "db123")
+    .env("NOTION_API_BASE", format!("http://127.0.0.1:{notion}"));
     let server = spawn(&mut cmd, dir.0.join("server.log"));
     // The status of a request to the site (`args` added to curl's).
     let site = |path: &str, args: &[&str]| {

@@ -21,6 +21,14 @@ async fn healthz_says_alive_and_readyz_says_ready_with_each_check() {
     );
 }
 
+/// The value of `series` (its name and labels as written) in a scrape.
+fn sample(text: &str, series: &str) -> f64 {
+    text.lines()
+        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' '))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no {series} in\n{text}"))
+}
+
 #[tokio::test]
 async fn metrics_count_requests_renders_cache_queue_and_pending_requests() {
     let app = spawn_app().await;
@@ -61,13 +69,7 @@ async fn metrics_count_requests_renders_cache_queue_and_pending_requests() {
     }
     // Prerendering filled the cache: the three /wallets views were hits;
     // the filtered blog and the 404 needed renders.
-    let value = |name: &str| -> f64 {
-        text.lines()
-            .find(|l| l.starts_with(name))
-            .and_then(|l| l.rsplit(' ').next())
-            .and_then(|v| v.parse().ok())
-            .unwrap_or_else(|| panic!("no {name}"))
-    };
+    let value = |series: &str| sample(&text, series);
     assert!(value(r#"page_cache_lookups_total{outcome="hit"}"#) >= 3.0);
     assert!(value("ssr_render_duration_seconds_count") >= 2.0);
     // The raw path never becomes a label.
@@ -81,12 +83,7 @@ async fn metrics_count_requests_renders_cache_queue_and_pending_requests() {
 async fn metrics_say_which_build_serves_since_when_and_what_it_holds() {
     let app = spawn_app().await;
     let text = app.get("/metrics").await.text().await.unwrap();
-    let value = |series: &str| -> f64 {
-        text.lines()
-            .find_map(|l| l.strip_prefix(series)?.strip_prefix(' '))
-            .and_then(|v| v.parse().ok())
-            .unwrap_or_else(|| panic!("no {series} in\n{text}"))
-    };
+    let value = |series: &str| sample(&text, series);
     let payload = citizen_site::payload::get().short_hash();
     let build = format!(
         r#"citizen_site_build_info{{version="{}",commit="{}",payload="{payload}"}}"#,

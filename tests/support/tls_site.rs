@@ -1,5 +1,6 @@
-//! The HTTPS tests' parts (`tests/https.rs`, `tests/fleet.rs`): a process
-//! killed when dropped, a CA of the test's own, Debian's pebble, and TLS
+//! The HTTPS tests' parts (`tests/https.rs`, `tests/fleet.rs`,
+//! `tests/monitoring.rs`): the server's command, a process killed when
+//! dropped, a CA of the test's own, Debian's pebble, and TLS
 //! clients that read the certificate served and tell a resumed handshake
 //! from a full one.
 
@@ -65,6 +66,21 @@ pub fn spawn(cmd: &mut Command, log: PathBuf) -> Proc {
         .spawn()
         .unwrap();
     Proc { child, log }
+}
+
+/// The binary serving HTTPS on `https` (its redirect on `http`) as the
+/// HTTPS tests run it: nothing of the test's environment but `PATH`, one
+/// isolate, info logs. The caller adds its database and certificate.
+pub fn https_server(https: u16, http: u16) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_citizen-site"));
+    cmd.arg("serve")
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HTTPS_ADDR", format!("127.0.0.1:{https}"))
+        .env("HTTP_ADDR", format!("127.0.0.1:{http}"))
+        .env("SSR_WORKERS", "1")
+        .env("RUST_LOG", "info");
+    cmd
 }
 
 /// A CA of the test's own, and a certificate it signed for `names`.
