@@ -238,6 +238,11 @@ pub async fn restore(
         remove_with_sidecars(&incoming);
     }
     let replaced = swapped?;
+    // What a late-closing connection left under the copy's old name holds
+    // nothing: `keep_from` wrote everything into the file itself.
+    for sidecar in ["-wal", "-shm"] {
+        let _ = std::fs::remove_file(suffixed(&incoming, sidecar));
+    }
     sync_dir(&dir);
     Ok(Restored {
         counts,
@@ -249,6 +254,8 @@ pub async fn restore(
 /// Brings `incoming` (a checked copy of a backup) up to this version's
 /// tables, then gives each table of `keep` the rows it has in `current`,
 /// the database being replaced (if there is one and it has that table).
+/// All of it is in `incoming`'s own file when this returns, none of it in
+/// a write-ahead log beside it, since the caller renames that file.
 async fn keep_from(
     incoming: &Path,
     current: &Path,
@@ -262,48 +269,80 @@ async fn keep_from(
         db.migrate()
             .await
             .context("bringing the backup up to this version's tables")?;
-        let mut kept = Counts::new();
-        if !current.exists() {
-            return Ok(kept);
-        }
-        let path = current
-            .to_str()
-            .with_context(|| format!("{} is not a UTF-8 path", current.display()))?;
         let mut conn = db.pool.acquire().await?;
-        sqlx::query("ATTACH DATABASE $1 AS replaced")
-            .bind(path)
-            .execute(&mut *conn)
-            .await
-            .with_context(|| format!("reading {}", current.display()))?;
-        for table in keep {
-            let present = sqlx::query(
-                "SELECT COUNT(*) FROM replaced.sqlite_master WHERE type = 'table' AND name = $1",
-            )
-            .bind(*table)
-            .fetch_one(&mut *conn)
-            .await?
-            .try_get::<i64, _>(0)?;
-            if present == 0 {
-                continue;
-            }
-            sqlx::query(&format!("DELETE FROM main.{table}"))
-                .execute(&mut *conn)
-                .await?;
-            let copied = sqlx::query(&format!(
-                "INSERT INTO main.{table} SELECT * FROM replaced.{table}"
-            ))
-            .execute(&mut *conn)
-            .await?;
-            kept.push((*table, copied.rows_affected() as i64));
-        }
-        sqlx::query("DETACH DATABASE replaced")
-            .execute(&mut *conn)
-            .await?;
+        let kept = if current.exists() {
+            copy_tables(&mut conn, current, keep).await?
+        } else {
+            Counts::new()
+        };
+        write_out(&mut conn, incoming).await?;
         Ok::<_, anyhow::Error>(kept)
     }
     .await;
     db.pool.close().await;
     result
+}
+
+/// Replaces the rows of each table of `keep` on `conn`'s database with the
+/// ones it has in the database file `current`, where it has that table.
+async fn copy_tables(
+    conn: &mut sqlx::AnyConnection,
+    current: &Path,
+    keep: &[&'static str],
+) -> anyhow::Result<Counts> {
+    let path = current
+        .to_str()
+        .with_context(|| format!("{} is not a UTF-8 path", current.display()))?;
+    sqlx::query("ATTACH DATABASE $1 AS replaced")
+        .bind(path)
+        .execute(&mut *conn)
+        .await
+        .with_context(|| format!("reading {}", current.display()))?;
+    let mut kept = Counts::new();
+    for table in keep {
+        let present = sqlx::query(
+            "SELECT COUNT(*) FROM replaced.sqlite_master WHERE type = 'table' AND name = $1",
+        )
+        .bind(*table)
+        .fetch_one(&mut *conn)
+        .await?
+        .try_get::<i64, _>(0)?;
+        if present == 0 {
+            continue;
+        }
+        sqlx::query(&format!("DELETE FROM main.{table}"))
+            .execute(&mut *conn)
+            .await?;
+        let copied = sqlx::query(&format!(
+            "INSERT INTO main.{table} SELECT * FROM replaced.{table}"
+        ))
+        .execute(&mut *conn)
+        .await?;
+        kept.push((*table, copied.rows_affected() as i64));
+    }
+    sqlx::query("DETACH DATABASE replaced")
+        .execute(&mut *conn)
+        .await?;
+    Ok(kept)
+}
+
+/// Moves everything written to `conn`'s database (the file `path`) from its
+/// write-ahead log into the file itself. SQLite does that when the last
+/// connection closes, but sqlx's `Pool::close` may return before its last
+/// connection has closed (sqlx issue 3217); a log left behind would keep
+/// the old name when the file is renamed, and what it held would be lost.
+async fn write_out(conn: &mut sqlx::AnyConnection, path: &Path) -> anyhow::Result<()> {
+    let row = sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+        .fetch_one(&mut *conn)
+        .await?;
+    let busy: i64 = row.try_get(0)?;
+    if busy != 0 {
+        bail!(
+            "{} could not be written out in full (another connection was reading it); nothing was changed",
+            path.display()
+        );
+    }
+    Ok(())
 }
 
 /// With no server running on `database`, moves it aside (with its write-ahead
@@ -407,5 +446,58 @@ fn remove_with_sidecars(path: &Path) {
 fn sync_dir(dir: &Path) {
     if let Ok(d) = File::open(dir) {
         let _ = d.sync_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// sqlx's `Pool::close` may return with a connection still open, and
+    /// SQLite only folds its write-ahead log into the file when the last
+    /// connection closes: the rows kept from the database being replaced
+    /// must be in the restored file itself, or its rename loses them.
+    #[tokio::test]
+    async fn the_kept_rows_are_in_the_file_itself_while_a_connection_lingers() {
+        let dir = std::env::temp_dir().join(format!("citizen-restore-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let current = dir.join("current.db");
+        let incoming = dir.join("incoming.db");
+        let url = |file: &Path| format!("sqlite://{}", file.display());
+        for file in [&current, &incoming] {
+            let db = Db::connect_lazy(&url(file)).unwrap();
+            db.migrate().await.unwrap();
+            db.pool.close().await;
+        }
+        let db = Db::connect_lazy(&url(&current)).unwrap();
+        sqlx::query("INSERT INTO tls_leases (name, holder, expires_at) VALUES ('acme', 'the server replaced', 1)")
+            .execute(&db.pool)
+            .await
+            .unwrap();
+        db.pool.close().await;
+
+        // The connection a pool's close did not wait for.
+        let lingering = Db::connect_lazy(&url(&incoming)).unwrap();
+        let _held = sqlx::query("SELECT 1")
+            .execute(&lingering.pool)
+            .await
+            .unwrap();
+        let kept = keep_from(&incoming, &current, &["tls_leases"])
+            .await
+            .unwrap();
+        assert_eq!(kept, [("tls_leases", 1)]);
+
+        // The file alone, as a rename would carry it.
+        let alone = dir.join("alone.db");
+        std::fs::copy(&incoming, &alone).unwrap();
+        let db = Db::connect_lazy(&url(&alone)).unwrap();
+        let holders: Vec<String> = sqlx::query_scalar("SELECT holder FROM tls_leases")
+            .fetch_all(&db.pool)
+            .await
+            .unwrap();
+        assert_eq!(holders, ["the server replaced"]);
+        db.pool.close().await;
+        lingering.pool.close().await;
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -1087,4 +1087,13 @@ async fn a_restore_keeps_the_https_identity_of_the_database_it_replaces() {
         .unwrap();
     assert_eq!(restored, 1, "the site's data is the backup's");
     db.pool.close().await;
+    let leftovers: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.contains(".restoring-"))
+        .collect();
+    assert!(
+        leftovers.is_empty(),
+        "the restore's working copy is gone: {leftovers:?}"
+    );
 }
