@@ -90,6 +90,16 @@ impl<L: Clone + Hash + Eq, M: Clone> Family<L, M> {
         series
     }
 
+    /// The family with a series for each of `labels` from the start, at its
+    /// first value, so a rule's `increase()` or a dashboard's `rate()` has a
+    /// series before the first event.
+    pub fn starting_with(self, labels: impl IntoIterator<Item = L>) -> Self {
+        for l in labels {
+            self.add(&l);
+        }
+        self
+    }
+
     /// The family becomes exactly `series` (a gauge whose label sets come
     /// and go: the certificates in service).
     pub fn replace(&self, series: impl IntoIterator<Item = (L, M)>) {

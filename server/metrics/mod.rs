@@ -21,7 +21,7 @@ use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::exponential_buckets;
 use prometheus_client::metrics::info::Info;
-use prometheus_client::registry::Registry;
+use prometheus_client::registry::{Metric, Registry};
 
 pub use self::connections::{OpenConnections, Protocol, WorkerCounts};
 pub use self::lockfree::{Family, Histogram};
@@ -88,6 +88,13 @@ fn latency_histogram() -> Histogram {
     Histogram::new(exponential_buckets(0.0005, 2.0, 16))
 }
 
+/// Registers `metric` as `name` and gives back the handle the code counts
+/// with (a clone shares its values).
+fn add<M: Metric + Clone>(registry: &mut Registry, name: &str, help: &str, metric: M) -> M {
+    registry.register(name, help, metric.clone());
+    metric
+}
+
 /// Seconds since 1970 at `t` (0 before it), as the timestamp gauges say.
 pub fn unix_seconds(t: SystemTime) -> f64 {
     t.duration_since(UNIX_EPOCH)
@@ -119,23 +126,6 @@ impl UpstreamCalls {
 pub struct AcmeOrders {
     orders: Family<AcmeLabels, Counter>,
     last_success: Seconds,
-}
-
-impl Default for AcmeOrders {
-    fn default() -> Self {
-        let orders = Family::<AcmeLabels, Counter>::default();
-        // Each at 0 from the start: the first failure after a restart is
-        // an increase a rule sees.
-        for kind in ["issue", "renewal"] {
-            for outcome in ["success", "failure"] {
-                drop(orders.get_or_create(&AcmeLabels { kind, outcome }));
-            }
-        }
-        AcmeOrders {
-            orders,
-            last_success: Seconds::default(),
-        }
-    }
 }
 
 impl AcmeOrders {
@@ -227,178 +217,184 @@ impl Metrics {
             "The build serving: its version, the commit its engine was built from, and its content payload's SHA-256 (first 12 digits)",
             Info::new(build),
         );
-        let start_time = Seconds::default();
-        start_time.set(unix_seconds(SystemTime::now()));
-        registry.register(
+        add(
+            &mut registry,
             "process_start_time_seconds",
             "When this process started, in seconds since 1970",
-            start_time,
-        );
-        let ready = Gauge::default();
-        registry.register(
+            Seconds::default(),
+        )
+        .set(unix_seconds(SystemTime::now()));
+        let ready = add(
+            &mut registry,
             "server_ready",
             "1 when /readyz says ready (isolates loaded, pages prerendered, database up, not draining)",
-            ready.clone(),
+            Gauge::default(),
         );
-        let draining = Gauge::default();
-        registry.register(
+        let draining = add(
+            &mut registry,
             "server_draining",
             "1 once shutdown or a hand-over has begun: finishing in-flight requests",
-            draining.clone(),
+            Gauge::default(),
         );
-        let connections = OpenConnections::default();
-        registry.register(
+        let connections = add(
+            &mut registry,
             "http_connections_open",
             "Connections open, by protocol and TLS (from the end of the handshake)",
-            connections.clone(),
+            OpenConnections::default(),
         );
-        let latency = HistogramFamily::<HttpLabels>::new(latency_histogram);
-        registry.register(
+        let latency = add(
+            &mut registry,
             "http_request_duration_seconds",
             "Time to answer an HTTP request, by route and status (_count: requests answered)",
-            latency.clone(),
+            HistogramFamily::<HttpLabels>::new(latency_histogram),
         );
-        let render_seconds = latency_histogram();
-        registry.register(
+        let render_seconds = add(
+            &mut registry,
             "ssr_render_duration_seconds",
             "Time a page render took in its V8 isolate, queueing included",
-            render_seconds.clone(),
+            latency_histogram(),
         );
-        let render_failures = Family::<Outcome, Counter>::default();
-        // Every outcome is there from the start, at 0, so a dashboard's
-        // rate() has a series before the first failure.
-        for outcome in [
-            "timeout",
-            "heap_limit",
-            "script",
-            "panic",
-            "overloaded",
-            "error_screen",
-        ] {
-            drop(render_failures.get_or_create(&Outcome { outcome }));
-        }
-        registry.register(
+        // Every outcome and reason is there from the start, at 0.
+        let render_failures = add(
+            &mut registry,
             "ssr_render_failures",
             "Renders that did not produce a page, by outcome",
-            render_failures.clone(),
+            Family::default().starting_with(
+                [
+                    "timeout",
+                    "heap_limit",
+                    "script",
+                    "panic",
+                    "overloaded",
+                    "error_screen",
+                ]
+                .map(|outcome| Outcome { outcome }),
+            ),
         );
-        let isolate_rebuilds = IsolateRebuilds::default();
-        for reason in ["timeout", "heap_limit", "script", "panic"] {
-            drop(isolate_rebuilds.0.get_or_create(&Reason { reason }));
-        }
-        registry.register(
+        let isolate_rebuilds = IsolateRebuilds(add(
+            &mut registry,
             "ssr_isolate_rebuilds",
             "V8 isolates rebuilt after a render that broke or outran its deadline, or a worker that panicked, by reason",
-            isolate_rebuilds.0.clone(),
-        );
-        let page_cache = Family::<Outcome, Counter>::default();
-        registry.register(
+            Family::default().starting_with(
+                ["timeout", "heap_limit", "script", "panic"].map(|reason| Reason { reason }),
+            ),
+        ));
+        let page_cache = add(
+            &mut registry,
             "page_cache_lookups",
             "Rendered-page cache lookups, by outcome (hit, miss)",
-            page_cache.clone(),
+            Family::<Outcome, Counter>::default(),
         );
         let page_cache_hits = page_cache.get_or_create(&Outcome { outcome: "hit" });
         let page_cache_misses = page_cache.get_or_create(&Outcome { outcome: "miss" });
-        let page_cache_entries = Gauge::default();
-        registry.register(
+        let page_cache_entries = add(
+            &mut registry,
             "page_cache_entries",
             "Rendered pages in the cache",
-            page_cache_entries.clone(),
+            Gauge::default(),
         );
-        let page_cache_bytes = Gauge::default();
-        registry.register(
+        let page_cache_bytes = add(
+            &mut registry,
             "page_cache_bytes",
             "Bytes of the rendered pages in the cache (every encoding and their route data)",
-            page_cache_bytes.clone(),
+            Gauge::default(),
         );
-        let loader_runs = Family::<PageLabel, Counter>::default();
-        registry.register(
+        let loader_runs = add(
+            &mut registry,
             "route_loader_runs",
             "Route loader runs (data read for a page or its route data), by page",
-            loader_runs.clone(),
+            Family::<PageLabel, Counter>::default(),
         );
-        let render_queue_depth = Gauge::default();
-        registry.register(
+        let render_queue_depth = add(
+            &mut registry,
             "ssr_render_queue_depth",
             "Renders waiting for an isolate",
-            render_queue_depth.clone(),
+            Gauge::default(),
         );
-        let intro_pending = Gauge::default();
-        registry.register(
+        let intro_pending = add(
+            &mut registry,
             "intro_requests_pending",
             "Stored intro requests not yet forwarded to Notion",
-            intro_pending.clone(),
+            Gauge::default(),
         );
-        let intro_oldest_pending_age = Gauge::default();
-        registry.register(
+        let intro_oldest_pending_age = add(
+            &mut registry,
             "intro_requests_oldest_pending_age_seconds",
             "How long the oldest intro request not yet forwarded to Notion has waited (0: none waits)",
-            intro_oldest_pending_age.clone(),
+            Gauge::default(),
         );
-        let intro_forwarding = Gauge::default();
-        registry.register(
+        let intro_forwarding = add(
+            &mut registry,
             "intro_forwarding_enabled",
             "1 when intro requests are forwarded to Notion (NOTION_TOKEN and NOTION_DATABASE_ID set)",
-            intro_forwarding.clone(),
+            Gauge::default(),
         );
-        let intro_submissions = Family::<Outcome, Counter>::default();
-        for outcome in ["stored", "duplicate", "spam", "invalid", "failed"] {
-            drop(intro_submissions.get_or_create(&Outcome { outcome }));
-        }
-        registry.register(
+        let intro_submissions = add(
+            &mut registry,
             "intro_submissions",
             "Intro request submissions, by outcome",
-            intro_submissions.clone(),
+            Family::default().starting_with(
+                ["stored", "duplicate", "spam", "invalid", "failed"]
+                    .map(|outcome| Outcome { outcome }),
+            ),
         );
-        let intro_tags_unreadable = Counter::default();
-        registry.register(
+        let intro_tags_unreadable = add(
+            &mut registry,
             "intro_tags_unreadable",
             "Stored intro requests whose tags could not be read back (forwarded without them)",
-            intro_tags_unreadable.clone(),
+            Counter::default(),
         );
-        let rate_limited = Counter::default();
-        registry.register(
+        let rate_limited = add(
+            &mut registry,
             "http_rate_limited",
             "Requests refused with 429 (POSTs, and Stripe session lookups)",
-            rate_limited.clone(),
+            Counter::default(),
         );
-        let not_found = Counter::default();
-        registry.register(
+        let not_found = add(
+            &mut registry,
             "http_not_found",
             "Requests for unknown routes (404)",
-            not_found.clone(),
+            Counter::default(),
         );
-        let database_up = Gauge::default();
-        registry.register(
+        let database_up = add(
+            &mut registry,
             "database_up",
             "1 when the database answered its last health check",
-            database_up.clone(),
+            Gauge::default(),
         );
-        let certificates = Family::<CertLabels, Seconds>::default();
-        registry.register(
+        let certificates = add(
+            &mut registry,
             "tls_certificate_not_after_timestamp_seconds",
             "When the certificate in service expires, in seconds since 1970, by the names it covers",
-            certificates.clone(),
+            Family::<CertLabels, Seconds>::default(),
         );
-        let acme = AcmeOrders::default();
-        registry.register(
-            "acme_orders",
-            "Certificate orders this process made (as the order lease's holder), by kind (issue, renewal) and outcome",
-            acme.orders.clone(),
-        );
-        registry.register(
-            "acme_last_success_timestamp_seconds",
-            "When this process last obtained a certificate, in seconds since 1970 (0: not since it started)",
-            acme.last_success.clone(),
-        );
-        let ticket_key_age = Gauge::default();
-        registry.register(
+        let acme = AcmeOrders {
+            orders: add(
+                &mut registry,
+                "acme_orders",
+                "Certificate orders this process made (as the order lease's holder), by kind (issue, renewal) and outcome",
+                // Each at 0 from the start: the first failure after a
+                // restart is an increase a rule sees.
+                Family::default().starting_with(["issue", "renewal"].into_iter().flat_map(|kind| {
+                    ["success", "failure"].map(|outcome| AcmeLabels { kind, outcome })
+                })),
+            ),
+            last_success: add(
+                &mut registry,
+                "acme_last_success_timestamp_seconds",
+                "When this process last obtained a certificate, in seconds since 1970 (0: not since it started)",
+                Seconds::default(),
+            ),
+        };
+        let ticket_key_age = add(
+            &mut registry,
             "tls_session_ticket_key_age_seconds",
             "How long the session-ticket key that seals new tickets has been sealing",
-            ticket_key_age.clone(),
+            Gauge::default(),
         );
         let upstream = UpstreamCalls::default();
-        registry.register(
+        add(
+            &mut registry,
             "upstream_request_duration_seconds",
             "Calls to Stripe and Notion and how long they took, by upstream, operation and outcome (_count: calls)",
             upstream.0.clone(),

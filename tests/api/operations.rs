@@ -114,10 +114,29 @@ async fn metrics_say_which_build_serves_since_when_and_what_it_holds() {
     assert!(pages >= 15.0, "{pages}");
     assert!(value("page_cache_bytes") > pages * 1000.0);
     assert_eq!(value("intro_forwarding_enabled"), 0.0);
-    assert_eq!(
-        value(r#"ssr_isolate_rebuilds_total{reason="timeout"}"#),
-        0.0
-    );
+    // Every series an alert's increase() or a dashboard's rate() reads is
+    // there at 0 before its first event (a restart included).
+    let kinds = ["issue", "renewal"];
+    let acme = kinds.iter().flat_map(|kind| {
+        ["success", "failure"]
+            .map(|outcome| format!(r#"acme_orders_total{{kind="{kind}",outcome="{outcome}"}}"#))
+    });
+    let failures = [
+        "timeout",
+        "heap_limit",
+        "script",
+        "panic",
+        "overloaded",
+        "error_screen",
+    ]
+    .map(|o| format!(r#"ssr_render_failures_total{{outcome="{o}"}}"#));
+    let rebuilds = ["timeout", "heap_limit", "script", "panic"]
+        .map(|r| format!(r#"ssr_isolate_rebuilds_total{{reason="{r}"}}"#));
+    let submissions = ["stored", "duplicate", "spam", "invalid", "failed"]
+        .map(|o| format!(r#"intro_submissions_total{{outcome="{o}"}}"#));
+    for series in acme.chain(failures).chain(rebuilds).chain(submissions) {
+        assert_eq!(value(&series), 0.0, "{series}");
+    }
 }
 
 /// The operator guide's table of metrics (docs/operate.md, "The metrics")
