@@ -48,6 +48,15 @@ fn server() -> PathBuf {
 /// Every Rust file of the library, as its module path (`pages::make`;
 /// `content` for content/mod.rs).
 fn modules() -> BTreeMap<Vec<String>, PathBuf> {
+    let mut out = modules_in(&server());
+    // The binary and the crate root are not modules of the library.
+    out.remove(&vec!["main".to_owned()]);
+    out.remove(&vec!["lib".to_owned()]);
+    out
+}
+
+/// Every Rust file under `root`, as its module path.
+fn modules_in(root: &Path) -> BTreeMap<Vec<String>, PathBuf> {
     fn walk(dir: &Path, prefix: &[String], out: &mut BTreeMap<Vec<String>, PathBuf>) {
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
@@ -66,10 +75,7 @@ fn modules() -> BTreeMap<Vec<String>, PathBuf> {
         }
     }
     let mut out = BTreeMap::new();
-    walk(&server(), &[], &mut out);
-    // The binary and the crate root are not modules of the library.
-    out.remove(&vec!["main".to_owned()]);
-    out.remove(&vec!["lib".to_owned()]);
+    walk(root, &[], &mut out);
     out
 }
 
@@ -92,11 +98,11 @@ fn code(path: &Path) -> String {
         .join("\n")
 }
 
-/// The paths a file names (`crate::a::b`, `super::c`), with each item of a
-/// brace group as a path of its own.
+/// The paths a file names (`crate::a::b`, `super::c`, `self::d`), with
+/// each item of a brace group as a path of its own.
 fn paths(code: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for start in ["crate::", "super::"] {
+    for start in ["crate::", "super::", "self::"] {
         let mut rest = code;
         while let Some(at) = rest.find(start) {
             let before = rest[..at].chars().last();
@@ -163,6 +169,8 @@ fn target(
             }
             segments = base;
         }
+        // `self` of a file is its own module (a mod.rs's is its folder's).
+        "self" => segments = from.to_vec(),
         _ => return None,
     }
     segments.extend(parts.filter(|p| p != "self" && !p.is_empty()));
@@ -177,13 +185,18 @@ fn target(
 
 /// Every file's imports of other files.
 fn graph() -> BTreeMap<Vec<String>, BTreeSet<Vec<String>>> {
-    let modules = modules();
+    graph_of(&modules())
+}
+
+fn graph_of(
+    modules: &BTreeMap<Vec<String>, PathBuf>,
+) -> BTreeMap<Vec<String>, BTreeSet<Vec<String>>> {
     let mut graph = BTreeMap::new();
-    for (module, file) in &modules {
+    for (module, file) in modules {
         let is_mod_rs = file.file_name().is_some_and(|n| n == "mod.rs");
         let mut deps = BTreeSet::new();
         for path in paths(&code(file)) {
-            if let Some(to) = target(&path, module, &modules, is_mod_rs) {
+            if let Some(to) = target(&path, module, modules, is_mod_rs) {
                 if &to != module {
                     deps.insert(to);
                 }
@@ -271,10 +284,73 @@ fn no_domain_imports_another_or_the_http_layer() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
-#[test]
-fn no_file_of_the_server_imports_itself_round_a_loop() {
-    let graph = graph();
-    // Depth-first search; a grey node met again closes a loop.
+/// Whether `module` is a folder's `mod.rs` and `child` a file (or folder)
+/// right in that folder.
+fn is_own_child(
+    module: &[String],
+    child: &[String],
+    modules: &BTreeMap<Vec<String>, PathBuf>,
+) -> bool {
+    child.len() == module.len() + 1
+        && child.starts_with(module)
+        && modules[module].file_name().is_some_and(|n| n == "mod.rs")
+}
+
+/// The node a file counts as when loops are looked for across folders: a
+/// folder's files are one with its `mod.rs` (`config/testing.rs` is
+/// `config`); a file with no `mod.rs` above it is its own.
+fn folder_node(module: &[String], modules: &BTreeMap<Vec<String>, PathBuf>) -> Vec<String> {
+    let parent = &module[..module.len().saturating_sub(1)];
+    if !parent.is_empty()
+        && modules
+            .get(parent)
+            .is_some_and(|f| f.file_name().is_some_and(|n| n == "mod.rs"))
+    {
+        parent.to_vec()
+    } else {
+        module.to_vec()
+    }
+}
+
+/// The first loop of the import graph, read two ways: file by file (a
+/// `mod.rs` and its own files may name each other: they are one module),
+/// and folder by folder ([`folder_node`]), so a loop that runs through a
+/// folder's `mod.rs` and out of one of its files is seen too.
+fn import_loop(modules: &BTreeMap<Vec<String>, PathBuf>) -> Option<Vec<String>> {
+    let files = graph_of(modules);
+    let mut by_file = BTreeMap::new();
+    let mut by_folder: BTreeMap<Vec<String>, BTreeSet<Vec<String>>> = BTreeMap::new();
+    for (from, deps) in &files {
+        let kept: BTreeSet<Vec<String>> = deps
+            .iter()
+            .filter(|to| !is_own_child(from, to, modules) && !is_own_child(to, from, modules))
+            .cloned()
+            .collect();
+        by_file.insert(from.clone(), kept);
+        let node = folder_node(from, modules);
+        let entry = by_folder.entry(node.clone()).or_default();
+        for to in deps {
+            let to = folder_node(to, modules);
+            if to != node {
+                entry.insert(to);
+            }
+        }
+    }
+    for graph in [&by_file, &by_folder] {
+        if let Some(found) = first_loop(graph) {
+            return Some(
+                found
+                    .iter()
+                    .map(|m| format!("server/{}", m.join("/")))
+                    .collect(),
+            );
+        }
+    }
+    None
+}
+
+/// Depth-first search; a grey node met again closes a loop.
+fn first_loop(graph: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>) -> Option<Vec<Vec<String>>> {
     fn visit(
         node: &Vec<String>,
         graph: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>,
@@ -283,7 +359,7 @@ fn no_file_of_the_server_imports_itself_round_a_loop() {
     ) -> Option<Vec<Vec<String>>> {
         state.insert(node.clone(), 1);
         stack.push(node.clone());
-        for next in &graph[node] {
+        for next in graph.get(node).into_iter().flatten() {
             match state.get(next).copied().unwrap_or(0) {
                 1 => {
                     let at = stack.iter().position(|n| n == next).unwrap();
@@ -304,18 +380,67 @@ fn no_file_of_the_server_imports_itself_round_a_loop() {
     let mut state = BTreeMap::new();
     for node in graph.keys() {
         if state.get(node).copied().unwrap_or(0) == 0 {
-            if let Some(found) = visit(node, &graph, &mut state, &mut Vec::new()) {
-                let names: Vec<String> = found
-                    .iter()
-                    .map(|m| format!("server/{}", m.join("/")))
-                    .collect();
-                panic!(
-                    "an import loop: {} -> back to the first",
-                    names.join(" -> ")
-                );
+            if let Some(found) = visit(node, graph, &mut state, &mut Vec::new()) {
+                return Some(found);
             }
         }
     }
+    None
+}
+
+#[test]
+fn no_file_of_the_server_imports_itself_round_a_loop() {
+    if let Some(found) = import_loop(&modules()) {
+        panic!(
+            "an import loop: {} -> back to the first",
+            found.join(" -> ")
+        );
+    }
+}
+
+#[test]
+fn the_loop_reader_follows_self_paths_and_lets_a_folder_name_its_own_files() {
+    // A tree shaped as the loop that once went unseen: config/mod.rs names
+    // its file tls.rs by `self::`, tls.rs reaches db, and db imports
+    // config's Timeouts back. config and config/testing naming each other
+    // is one module, and no loop.
+    let dir = std::env::temp_dir().join(format!("citizen-arch-{}", std::process::id()));
+    let files = [
+        (
+            "config/mod.rs",
+            "pub use self::testing::Hooks;\nuse self::tls::settings;\n",
+        ),
+        ("config/testing.rs", "use super::Config;\n"),
+        ("config/tls.rs", "use crate::db::now_ms;\n"),
+        ("db/mod.rs", "use crate::config::Timeouts;\n"),
+    ];
+    let write = |files: &[(&str, &str)]| {
+        let _ = std::fs::remove_dir_all(&dir);
+        for (path, text) in files {
+            let file = dir.join(path);
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(file, text).unwrap();
+        }
+        import_loop(&modules_in(&dir))
+    };
+    let found = write(&files);
+    assert!(
+        found.as_ref().is_some_and(
+            |l| l.contains(&"server/db".to_owned()) && l.contains(&"server/config".to_owned())
+        ),
+        "{found:?}"
+    );
+    // db no longer importing config: no loop, config/testing included.
+    let mut cut = files;
+    cut[3] = ("db/mod.rs", "pub fn now_ms() {}\n");
+    assert_eq!(write(&cut), None);
+    // Two files of one folder naming each other are still a loop.
+    let mut siblings = cut.to_vec();
+    siblings.push(("edge/mod.rs", "pub mod a;\npub mod b;\n"));
+    siblings.push(("edge/a.rs", "use super::b::B;\n"));
+    siblings.push(("edge/b.rs", "use super::a::A;\n"));
+    assert!(write(&siblings).is_some());
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// The layers as `text` lists them: each line `start` picks out gives a

@@ -61,6 +61,24 @@ pub struct ServeArgs {
     #[arg(long, env = "TLS_TICKET_PERIOD_SECS", hide = true)]
     pub tls_ticket_period_secs: Option<u64>,
 
+    /// Tests only: how long the certificate order lease lasts unless
+    /// renewed, in seconds (30 otherwise).
+    #[cfg(feature = "test-hooks")]
+    #[arg(long, env = "TLS_LEASE_TTL_SECS", hide = true)]
+    pub tls_lease_ttl_secs: Option<u64>,
+
+    /// Tests only: the back-off after a first failed order, in seconds (5
+    /// otherwise).
+    #[cfg(feature = "test-hooks")]
+    #[arg(long, env = "ACME_FIRST_RETRY_SECS", hide = true)]
+    pub acme_first_retry_secs: Option<u64>,
+
+    /// Tests only: how long an order waits for every server to hold its
+    /// challenge answers, in seconds (10 otherwise).
+    #[cfg(feature = "test-hooks")]
+    #[arg(long, env = "ACME_CHALLENGE_WAIT_SECS", hide = true)]
+    pub acme_challenge_wait_secs: Option<u64>,
+
     /// The private key (PEM) of TLS_CERT.
     #[arg(long, env = "TLS_KEY")]
     pub tls_key: Option<PathBuf>,

@@ -9,7 +9,7 @@ use std::time::Duration;
 use anyhow::Context;
 
 use super::{sqlite_dir, ServeArgs};
-use crate::edge::acme::AcmeSettings;
+use crate::edge::acme::{AcmeSettings, AcmeTiming};
 
 /// How long one session-ticket key seals new tickets.
 pub const TICKET_PERIOD: Duration = Duration::from_secs(6 * 3600);
@@ -114,6 +114,7 @@ pub(super) fn tls_settings(a: &ServeArgs) -> anyhow::Result<Option<TlsSettings>>
                 directory_ca,
                 cache_dir,
                 challenge: a.acme_challenge,
+                timing: acme_timing(a),
             })
         }
     };
@@ -134,6 +135,25 @@ pub(super) fn tls_settings(a: &ServeArgs) -> anyhow::Result<Option<TlsSettings>>
             .filter(|p| !p.is_zero())
             .unwrap_or(TICKET_PERIOD),
     }))
+}
+
+/// The robot's waits: the defaults, or a test's (under `test-hooks`).
+fn acme_timing(a: &ServeArgs) -> AcmeTiming {
+    let timing = AcmeTiming::default();
+    #[cfg(feature = "test-hooks")]
+    {
+        let secs = |v: Option<u64>, default| v.map_or(default, Duration::from_secs);
+        return AcmeTiming {
+            lease_ttl: secs(a.tls_lease_ttl_secs, timing.lease_ttl),
+            first_retry: secs(a.acme_first_retry_secs, timing.first_retry),
+            challenge_wait: secs(a.acme_challenge_wait_secs, timing.challenge_wait),
+        };
+    }
+    #[cfg(not(feature = "test-hooks"))]
+    {
+        let _ = a;
+        timing
+    }
 }
 
 /// `TLS_DOMAINS`: one or more DNS names, comma-separated, lowercased. A

@@ -12,7 +12,7 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use super::certs::{self, ServedCert};
 
@@ -42,6 +42,31 @@ pub struct AcmeSettings {
     pub directory_ca: Option<Vec<u8>>,
     pub cache_dir: PathBuf,
     pub challenge: Challenge,
+    pub timing: AcmeTiming,
+}
+
+/// How long the robot waits at each step (`tls::robot`): these defaults
+/// in production; tests shorten them (hidden flags under `test-hooks`, as
+/// `TLS_TICKET_PERIOD_SECS`), so a fault test takes seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AcmeTiming {
+    /// How long the order lease lasts unless its holder renews it.
+    pub lease_ttl: Duration,
+    /// The back-off after a first failure; it doubles with each next one.
+    pub first_retry: Duration,
+    /// How long an order waits for every member to hold its challenge
+    /// answers before it asks the CA to validate.
+    pub challenge_wait: Duration,
+}
+
+impl Default for AcmeTiming {
+    fn default() -> Self {
+        AcmeTiming {
+            lease_ttl: Duration::from_secs(30),
+            first_retry: Duration::from_secs(5),
+            challenge_wait: Duration::from_secs(10),
+        }
+    }
 }
 
 impl AcmeSettings {
@@ -143,6 +168,7 @@ mod tests {
             directory_ca: None,
             cache_dir: PathBuf::from("/var/lib/citizen-site/acme"),
             challenge: Challenge::TlsAlpn01,
+            timing: AcmeTiming::default(),
         }
     }
 

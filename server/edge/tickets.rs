@@ -63,6 +63,14 @@ impl std::fmt::Debug for TicketKey {
     }
 }
 
+/// Milliseconds since 1970 by this process's clock: when a key seals is
+/// decided by time alone (the database's rows use the same scale).
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
 /// 32 bytes from the system's random source.
 pub fn random_secret() -> Option<[u8; 32]> {
     let mut secret = [0u8; 32];
@@ -85,7 +93,7 @@ impl TicketKeys {
     /// any key from the database starts later and wins) for `keep`.
     pub fn new(lifetime: Duration, keep: Duration) -> Result<Arc<TicketKeys>, rustls::Error> {
         let secret = random_secret().ok_or(rustls::Error::FailedToGetRandomBytes)?;
-        let now = crate::db::now_ms();
+        let now = now_ms();
         let ends = now + keep.as_millis() as i64;
         Ok(Arc::new(TicketKeys {
             keys: ArcSwap::from_pointee(vec![TicketKey::new(LOCAL_KEY, 0, ends, &secret)]),
@@ -97,7 +105,7 @@ impl TicketKeys {
     /// Replaces the keys: `keys` from the database, and this process's own
     /// key for as long as it lives (its tickets are still out there).
     pub fn replace(&self, mut keys: Vec<TicketKey>) {
-        let now = crate::db::now_ms();
+        let now = now_ms();
         let current = self.keys.load();
         if let Some(local) = current
             .iter()
@@ -159,7 +167,7 @@ impl ProducesTickets for Ticketer {
 
     fn encrypt(&self, message: &[u8]) -> Option<Vec<u8>> {
         let keys = self.0.keys.load();
-        let key = sealing(&keys, crate::db::now_ms())?;
+        let key = sealing(&keys, now_ms())?;
         let mut nonce = [0u8; NONCE_LEN];
         SystemRandom::new().fill(&mut nonce).ok()?;
         let id = key.id.to_be_bytes();
@@ -188,7 +196,7 @@ impl ProducesTickets for Ticketer {
         let (nonce, sealed) = rest.split_at(NONCE_LEN);
         let id: [u8; ID_LEN] = id.try_into().ok()?;
         let keys = self.0.keys.load();
-        let now = crate::db::now_ms();
+        let now = now_ms();
         let key = keys
             .iter()
             .find(|k| k.id == u64::from_be_bytes(id) && now < k.ends_ms)?;
@@ -217,7 +225,7 @@ mod tests {
 
     #[test]
     fn a_ticket_opens_on_another_process_holding_the_same_key_and_nowhere_else() {
-        let now = crate::db::now_ms();
+        let now = now_ms();
         let secret = [9u8; 32];
         let (a, b, c) = (store(), store(), store());
         a.replace(vec![TicketKey::new(7, now - 1000, now + 60_000, &secret)]);
@@ -240,7 +248,7 @@ mod tests {
 
     #[test]
     fn the_latest_started_key_seals_a_published_key_waits_and_an_ended_one_is_forgotten() {
-        let now = crate::db::now_ms();
+        let now = now_ms();
         let keys = store();
         assert_eq!(keys.sealing(now), Some(LOCAL_KEY), "its own key at first");
         let age = keys.sealing_age_ms(now + 5_000).unwrap();

@@ -126,6 +126,7 @@ impl UpstreamCalls {
 pub struct AcmeOrders {
     orders: Family<AcmeLabels, Counter>,
     last_success: Seconds,
+    failing: Gauge,
 }
 
 impl AcmeOrders {
@@ -137,6 +138,11 @@ impl AcmeOrders {
         if success {
             self.last_success.set(unix_seconds(SystemTime::now()));
         }
+    }
+
+    /// This process's own orders that failed in a row (0 after a success).
+    pub fn failing(&self, in_a_row: u64) {
+        self.failing.set(in_a_row as i64);
     }
 }
 
@@ -384,6 +390,12 @@ impl Metrics {
                 "acme_last_success_timestamp_seconds",
                 "When this process last obtained a certificate, in seconds since 1970 (0: not since it started)",
                 Seconds::default(),
+            ),
+            failing: add(
+                &mut registry,
+                "acme_order_failures_in_a_row",
+                "This process's own certificate orders that failed in a row (0 after a success): a member that keeps failing while another serves the fleet's certificate",
+                Gauge::default(),
             ),
         };
         let ticket_key_age = add(

@@ -44,14 +44,34 @@ impl Reading {
         if !self.0.running.swap(true, Ordering::AcqRel) {
             let shared = self.0.clone();
             tokio::spawn(async move {
+                let mut done = Ended {
+                    shared,
+                    finished: false,
+                };
                 read.await;
-                shared.running.store(false, Ordering::Release);
-                shared.ended.send_modify(|n| *n += 1);
+                done.finished = true;
             });
         }
         tokio::time::timeout(wait, ended.wait_for(|n| *n > before))
             .await
             .is_ok_and(|r| r.is_ok())
+    }
+}
+
+/// Ends a reading however its task ends (a panic unwinds through it too):
+/// the next scrape starts a new one instead of waiting on one that is gone.
+struct Ended {
+    shared: Arc<Shared>,
+    finished: bool,
+}
+
+impl Drop for Ended {
+    fn drop(&mut self) {
+        if !self.finished {
+            tracing::error!("a metrics reading of the database failed (it panicked); the next scrape reads again");
+        }
+        self.shared.running.store(false, Ordering::Release);
+        self.shared.ended.send_modify(|n| *n += 1);
     }
 }
 
@@ -88,5 +108,23 @@ mod tests {
         assert!(reading.refresh(Duration::from_secs(20), quick).await);
         assert!(reading.refresh(Duration::from_secs(20), async {}).await);
         assert_eq!(started.load(Ordering::SeqCst), 1);
+    }
+
+    #[tokio::test]
+    async fn a_reading_that_panics_lets_the_next_scrape_read_again() {
+        let reading = Reading::default();
+        let wait = Duration::from_secs(20);
+        reading
+            .refresh(wait, async { panic!("a reading that fails") })
+            .await;
+        let read = Arc::new(AtomicUsize::new(0));
+        let counted = read.clone();
+        let answered = reading
+            .refresh(Duration::from_millis(500), async move {
+                counted.fetch_add(1, Ordering::SeqCst);
+            })
+            .await;
+        assert!(answered, "the next reading ran and ended in time");
+        assert_eq!(read.load(Ordering::SeqCst), 1);
     }
 }

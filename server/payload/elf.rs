@@ -13,6 +13,8 @@ pub const SECTION: &str = ".citizen_payload";
 
 const SHF_ALLOC: u64 = 0x2;
 const SHT_NOBITS: u32 = 8;
+/// The size of an ELF64 program header; a file claiming less is damaged.
+const PH_ENTRY: u64 = 56;
 /// What a replaced section's growth is a multiple of: every section after it
 /// keeps its alignment (none asks more).
 const SHIFT_ALIGN: u64 = 16;
@@ -47,13 +49,19 @@ impl std::fmt::Display for NotFound {
     }
 }
 
-/// Reads `len` bytes at `offset`; None past the end of the file.
+/// Reads `len` bytes at `offset`; None past the end of the file (checked
+/// before anything is allocated, so a length a damaged header claims costs
+/// no memory).
 pub trait ReadAt {
     fn read_at(&self, offset: u64, len: usize) -> std::io::Result<Option<Vec<u8>>>;
 }
 
 impl ReadAt for File {
     fn read_at(&self, offset: u64, len: usize) -> std::io::Result<Option<Vec<u8>>> {
+        let size = self.metadata()?.len();
+        if offset.checked_add(len as u64).is_none_or(|end| end > size) {
+            return Ok(None);
+        }
         let mut buf = vec![0; len];
         match self.read_exact_at(&mut buf, offset) {
             Ok(()) => Ok(Some(buf)),
@@ -181,8 +189,11 @@ impl From<std::io::Error> for FindError {
 
 fn payload_index(file: &(impl ReadAt + ?Sized), layout: &Layout) -> Result<usize, FindError> {
     let names = &layout.sections[layout.names];
-    let table = file
-        .read_at(names.offset, names.size as usize)?
+    let table = usize::try_from(names.size)
+        .ok()
+        .map(|len| file.read_at(names.offset, len))
+        .transpose()?
+        .flatten()
         .ok_or_else(|| {
             FindError::NotFound(NotFound::Truncated(
                 "its section names lie past the end of the file".into(),
@@ -199,7 +210,8 @@ fn payload_index(file: &(impl ReadAt + ?Sized), layout: &Layout) -> Result<usize
         .position(|s| name_of(s) == SECTION.as_bytes())
         .ok_or(FindError::NotFound(NotFound::Missing))?;
     let s = &layout.sections[index];
-    if file.read_at(s.offset + s.size.max(1) - 1, 1)?.is_none() {
+    let last = s.offset.checked_add(s.size.max(1) - 1);
+    if last.is_none() || file.read_at(last.unwrap_or(0), 1)?.is_none() {
         return Err(FindError::NotFound(NotFound::Truncated(format!(
             "its payload ({} bytes at byte {}) runs past the end of the file",
             s.size, s.offset
@@ -214,16 +226,31 @@ pub fn replace(exe: &[u8], payload: &[u8]) -> Result<Vec<u8>, String> {
     let layout = layout(exe).map_err(|e| e.to_string())?;
     let index = payload_index(exe, &layout).map_err(|e| e.to_string())?;
     let old = &layout.sections[index];
+    // payload_index found the whole section inside the file.
     let old_end = old.offset + old.size;
     if old.flags & SHF_ALLOC != 0 {
         return Err(format!(
             "{SECTION} is loaded into memory: it cannot change size"
         ));
     }
+    if layout.ph_size < PH_ENTRY {
+        return Err(format!(
+            "the binary is damaged: its program headers are {} bytes each, an ELF64 one is {PH_ENTRY}",
+            layout.ph_size
+        ));
+    }
     for i in 0..layout.ph_count {
-        let ph = layout.ph_offset + i * layout.ph_size;
-        let segment = &exe[ph as usize..(ph + layout.ph_size) as usize];
-        if u64_at(segment, 8) + u64_at(segment, 32) > old.offset {
+        let segment = layout
+            .ph_offset
+            .checked_add(i * layout.ph_size)
+            .and_then(|at| exe.read_at(at, layout.ph_size as usize).ok().flatten())
+            .ok_or_else(|| {
+                format!(
+                    "the binary is truncated: its program header {i} lies past the end of the file"
+                )
+            })?;
+        let end = u64_at(&segment, 8).checked_add(u64_at(&segment, 32));
+        if end.is_none_or(|end| end > old.offset) {
             return Err(format!(
                 "a loaded segment reaches past the start of {SECTION}: this binary cannot be repacked"
             ));
@@ -320,5 +347,55 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("not a 64-bit"));
+    }
+
+    /// `exe` with the 8 bytes at `at` set to `value`.
+    fn with_u64(exe: &[u8], at: usize, value: u64) -> Vec<u8> {
+        let mut out = exe.to_vec();
+        out[at..at + 8].copy_from_slice(&value.to_le_bytes());
+        out
+    }
+
+    /// Where section `index`'s header is in `exe`.
+    fn section_header(exe: &[u8], index: usize) -> usize {
+        u64_at(exe, 0x28) as usize + index * 64
+    }
+
+    #[test]
+    fn damaged_headers_are_named_not_a_panic() {
+        let exe = this_exe();
+        let layout = layout(exe.as_slice()).unwrap();
+        let payload = payload_index(exe.as_slice(), &layout).unwrap();
+
+        // Program headers that claim 8 bytes each: read as 56 they would
+        // run off their slice.
+        let mut small = exe.clone();
+        small[0x36..0x38].copy_from_slice(&8u16.to_le_bytes());
+        let err = replace(&small, b"x").unwrap_err();
+        assert!(err.contains("program headers are 8 bytes each"), "{err}");
+
+        // Program headers past the end of the file, at an offset whose sum
+        // with their size overflows.
+        let far = with_u64(&exe, 0x20, u64::MAX - 10);
+        let err = replace(&far, b"x").unwrap_err();
+        assert!(err.contains("program header 0 lies past the end"), "{err}");
+
+        // A payload section whose offset plus size overflows.
+        let at = section_header(&exe, payload);
+        let huge = with_u64(&exe, at + 32, u64::MAX - 4);
+        let err = find(huge.as_slice()).unwrap_err().to_string();
+        assert!(err.contains("runs past the end of the file"), "{err}");
+        let err = replace(&huge, b"x").unwrap_err();
+        assert!(err.contains("runs past the end of the file"), "{err}");
+
+        // A section-name table claiming a terabyte, read from a file: refused
+        // before a byte of it is allocated.
+        let at = section_header(&exe, layout.names);
+        let claims = with_u64(&exe, at + 32, 1 << 40);
+        let path = std::env::temp_dir().join(format!("citizen-elf-{}", uuid::Uuid::new_v4()));
+        std::fs::write(&path, &claims).unwrap();
+        let err = find(&File::open(&path).unwrap()).unwrap_err().to_string();
+        std::fs::remove_file(&path).unwrap();
+        assert!(err.contains("section names lie past the end"), "{err}");
     }
 }

@@ -135,12 +135,17 @@ pub fn decode(payload: &[u8]) -> Result<(Header, Files<'_>), Damage> {
         };
         let (name_len, data_len) = (field(at)?, field(at + 8)?);
         let name_at = at + 16;
-        let data_at = (name_at + name_len).next_multiple_of(ALIGN);
+        let past = || malformed("a file runs past the end");
+        let name_end = name_at
+            .checked_add(name_len)
+            .filter(|end| *end <= body.len())
+            .ok_or_else(past)?;
+        let data_at = name_end.next_multiple_of(ALIGN);
         let end = data_at
             .checked_add(data_len)
             .filter(|end| *end <= body.len())
-            .ok_or_else(|| malformed("a file runs past the end"))?;
-        let name = std::str::from_utf8(&body[name_at..name_at + name_len])
+            .ok_or_else(past)?;
+        let name = std::str::from_utf8(&body[name_at..name_end])
             .map_err(|_| malformed("a name is not UTF-8"))?;
         files.push((name, &body[data_at..end]));
         at = end.next_multiple_of(ALIGN);
@@ -204,5 +209,42 @@ mod tests {
         unmarked[0] = b'C';
         assert_eq!(decode(&unmarked).unwrap_err(), Damage::NotAPayload);
         assert_eq!(decode(b"short").unwrap_err(), Damage::NotAPayload);
+    }
+
+    /// A payload whose body is `body`, with a header that vouches for it.
+    fn vouched(body: &[u8]) -> Vec<u8> {
+        let mut out = MAGIC.to_vec();
+        out.extend_from_slice(&[0; 32]);
+        out.extend_from_slice(&(body.len() as u64).to_le_bytes());
+        out.extend_from_slice(&Sha256::digest(body));
+        out.resize(HEADER_LEN, 0);
+        out.extend_from_slice(body);
+        out
+    }
+
+    #[test]
+    fn lengths_that_overflow_or_run_past_the_body_are_named_not_a_panic() {
+        for (name_len, data_len) in [
+            (u64::MAX - 8, 0),
+            (u64::MAX, u64::MAX),
+            (4, u64::MAX - 15),
+            (1000, 0),
+        ] {
+            let mut body = name_len.to_le_bytes().to_vec();
+            body.extend_from_slice(&data_len.to_le_bytes());
+            body.extend_from_slice(b"name");
+            body.resize(32, 0);
+            let err = decode(&vouched(&body)).unwrap_err();
+            assert_eq!(
+                err,
+                Damage::Malformed("a file runs past the end".into()),
+                "{name_len} {data_len}"
+            );
+        }
+        let err = decode(&vouched(&[1, 2, 3])).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "the payload's files cannot be read: a file's lengths are cut off"
+        );
     }
 }

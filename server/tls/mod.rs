@@ -11,20 +11,28 @@
 //! ticket keys rotate on the schedule [`tickets`] describes. One process at
 //! a time orders a certificate ([`robot`], under a lease in the database).
 //!
-//! A newer state always wins: a process that serves a certificate newer
-//! than the database's stores it (a certificate obtained while the
-//! database was away; a database restored from an older backup), and
+//! The newest certificate wins, newest meaning issued last (its
+//! `not_before`, then its serial: a CA's shorter profile may well end
+//! sooner), among those this server can use (it parses, its key matches,
+//! it covers the names, it has not expired; an unusable row is replaced
+//! whatever its dates): a process that serves a newer one than the
+//! database's stores it (a database restored from an older backup), and
 //! `citizen-site restore` keeps these tables from the database it replaces
 //! ([`store::TABLES`]). A start while the database is unreachable serves
 //! the local copy of the last certificate (`edge::acme`) and orders
 //! nothing until the database is back.
+//!
+//! Each process is a member of the fleet ([`Identity::member`]): every
+//! round it records, by the database's clock, what it serves, which
+//! challenge answers it holds (an order waits for them) and whether its
+//! own orders fail.
 
 pub mod robot;
 pub mod store;
 pub mod tickets;
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::Context;
@@ -60,6 +68,22 @@ pub struct Identity {
     /// [`Identity::sync`]): a server says it is ready only after, so the
     /// successor of an upgrade resumes the sessions of its predecessor.
     pub read: crate::live::Flag,
+    /// This process's name in the fleet (`host:pid:random`): the lease's
+    /// holder, its `tls_members` row.
+    pub member: String,
+    /// This member's own failed orders in a row and the last one's error.
+    trouble: Mutex<Option<(u64, String)>>,
+}
+
+/// What became of a certificate offered to the database ([`Identity::offer`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Offer {
+    /// It is the stored one now (or already was).
+    Stored,
+    /// The database holds a usable certificate issued later.
+    Older,
+    /// The order lease it was offered under is lost: nothing was written.
+    Fenced,
 }
 
 impl Identity {
@@ -78,7 +102,32 @@ impl Identity {
             orders,
             served: ArcSwapOption::empty(),
             read: crate::live::Flag::default(),
+            member: member_name(),
+            trouble: Mutex::new(None),
         })
+    }
+
+    /// An order of this member's failed with `error`.
+    pub fn failed(&self, error: &str) {
+        let mut trouble = self.trouble.lock().unwrap_or_else(|p| p.into_inner());
+        let failures = trouble.as_ref().map_or(0, |t| t.0) + 1;
+        *trouble = Some((failures, error.to_owned()));
+        self.orders.failing(failures);
+    }
+
+    /// An order of this member's succeeded.
+    pub fn succeeded(&self) {
+        *self.trouble.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        self.orders.failing(0);
+    }
+
+    /// This member's own failed orders in a row, with the last error (None
+    /// when its last order succeeded, or it made none).
+    pub fn trouble(&self) -> Option<(u64, String)> {
+        self.trouble
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// With certificates from ACME: creates the local folder (a problem
@@ -149,8 +198,9 @@ impl Identity {
                         self.take_over_account(settings).await?;
                         account_taken_over = true;
                     }
-                    self.sync_challenges().await?;
+                    let held = self.sync_challenges().await?;
                     self.sync_certificate(settings).await?;
+                    self.say_member(held).await?;
                 }
                 Ok::<_, sqlx::Error>(())
             }
@@ -175,12 +225,17 @@ impl Identity {
 
     /// The account an older version kept in `ACME_CACHE_DIR`, stored in
     /// the database if it has none for this directory (the certificate's
-    /// local copy goes there through [`Identity::sync_certificate`]).
+    /// local copy goes there through [`Identity::sync_certificate`]). A
+    /// file that is not an account is logged and left out.
     async fn take_over_account(&self, settings: &AcmeSettings) -> Result<(), sqlx::Error> {
         let file = settings.account_file();
         let Ok(credentials) = std::fs::read_to_string(&file) else {
             return Ok(());
         };
+        if let Err(e) = serde_json::from_str::<instant_acme::AccountCredentials>(&credentials) {
+            tracing::warn!(file = %file.display(), error = %e, "HTTPS: the ACME account kept by an older version cannot be read; it is not taken over (the robot makes a new account)");
+            return Ok(());
+        }
         if store::account(&self.db, &settings.directory)
             .await?
             .is_none()
@@ -191,16 +246,23 @@ impl Identity {
         Ok(())
     }
 
-    async fn sync_challenges(&self) -> Result<(), sqlx::Error> {
+    /// Puts the stored challenge answers in service; returns the keys of
+    /// those this process answers now ([`store::Challenge::key`]).
+    async fn sync_challenges(&self) -> Result<Vec<String>, sqlx::Error> {
         let mut http = HashMap::new();
         let mut alpn = Vec::new();
+        let mut held = Vec::new();
         for c in store::challenges(&self.db).await? {
             match c.kind.as_str() {
                 "http-01" => {
+                    held.push(c.key());
                     http.insert(c.name, c.answer);
                 }
                 _ => match unhex(&c.answer) {
-                    Some(digest) => alpn.push((c.name, digest)),
+                    Some(digest) => {
+                        held.push(c.key());
+                        alpn.push((c.name, digest));
+                    }
                     None => {
                         tracing::warn!(domain = %c.name, "HTTPS: a stored TLS-ALPN-01 answer is not hex; not answered")
                     }
@@ -208,42 +270,104 @@ impl Identity {
             }
         }
         self.certs.replace_challenges(http, alpn);
-        Ok(())
+        Ok(held)
     }
 
-    /// Puts the database's certificate in service if it lasts longer than
-    /// the one served; stores the one served if it lasts longer than the
-    /// database's.
+    /// Records this member as seen: what it serves, the answers it holds,
+    /// its own trouble.
+    async fn say_member(&self, held: Vec<String>) -> Result<(), sqlx::Error> {
+        let served = self.served.load_full();
+        let trouble = self.trouble();
+        store::put_member(
+            &self.db,
+            &store::Member {
+                member: self.member.clone(),
+                serial: served.as_ref().map(|s| s.serial.clone()),
+                not_after: served.as_ref().map(|s| s.not_after),
+                challenges: held,
+                failures: trouble.as_ref().map_or(0, |t| t.0 as i64),
+                last_error: trouble.map(|t| t.1),
+            },
+        )
+        .await
+    }
+
+    /// Puts the database's certificate in service if it was issued later
+    /// than the one served (and can be used); stores the one served if it
+    /// was issued later than the database's, or the database's cannot be
+    /// used.
     pub async fn sync_certificate(&self, settings: &AcmeSettings) -> Result<(), sqlx::Error> {
         let (directory, names) = (&settings.directory, settings.names_key());
         let stamp = store::certificate_stamp(&self.db, directory, &names).await?;
         let served = self.served.load_full();
-        let served_until = served.as_ref().map_or(i64::MIN, |s| s.not_after);
-        match stamp {
-            Some((_, not_after)) if not_after > served_until => {
-                let Some(found) = store::certificate(&self.db, directory, &names).await? else {
-                    return Ok(());
-                };
-                if let Some(cert) = acme::usable(settings, &found.pem, "the database's certificate")
-                {
-                    tracing::info!(
-                        serial = %cert.info.serial,
-                        valid_until = %rfc3339(cert.info.not_after),
-                        "HTTPS: the certificate in the database is in service"
-                    );
-                    self.put_in_service(settings, cert, found.pem);
-                }
+        if let Some((serial, not_before)) = &stamp {
+            if served.as_ref().is_some_and(|s| s.serial == *serial) {
+                return Ok(());
             }
-            _ => {
-                if let Some(mine) = served.filter(|s| s.not_after > stamp.map_or(i64::MIN, |s| s.1))
-                {
-                    if store::put_certificate(&self.db, directory, &names, &mine).await? {
-                        tracing::info!(serial = %mine.serial, "HTTPS: the certificate in service is newer than the database's; stored there");
+            let later = served
+                .as_ref()
+                .is_none_or(|s| issued_later((*not_before, serial), (s.not_before, &s.serial)));
+            if later {
+                if let Some(found) = store::certificate(&self.db, directory, &names).await? {
+                    if let Some(cert) =
+                        acme::usable(settings, &found.pem, "the database's certificate")
+                    {
+                        tracing::info!(
+                            serial = %cert.info.serial,
+                            valid_until = %rfc3339(cert.info.not_after),
+                            "HTTPS: the certificate in the database is in service"
+                        );
+                        self.put_in_service(settings, cert, found.pem);
+                        return Ok(());
                     }
                 }
             }
         }
+        if let Some(mine) = served {
+            if self.offer(settings, &mine, None).await? == Offer::Stored {
+                tracing::info!(serial = %mine.serial, "HTTPS: the certificate in service was issued later than the database's (or that one cannot be used); stored there");
+            }
+        }
         Ok(())
+    }
+
+    /// Offers `mine` to the database: it replaces the stored certificate if
+    /// that one was issued earlier or cannot be used here, by
+    /// compare-and-swap (with `hold`, only while that lease holds).
+    pub async fn offer(
+        &self,
+        settings: &AcmeSettings,
+        mine: &StoredCert,
+        hold: Option<&store::Hold>,
+    ) -> Result<Offer, sqlx::Error> {
+        let (directory, names) = (&settings.directory, settings.names_key());
+        // A row changed between the read and the write: judged again.
+        for _ in 0..3 {
+            let row = store::certificate(&self.db, directory, &names).await?;
+            let replacing = match &row {
+                None => None,
+                Some(r) if r.serial == mine.serial => return Ok(Offer::Stored),
+                Some(r) => {
+                    let theirs_later =
+                        issued_later((r.not_before, &r.serial), (mine.not_before, &mine.serial));
+                    if theirs_later
+                        && acme::usable(settings, &r.pem, "the database's certificate").is_some()
+                    {
+                        return Ok(Offer::Older);
+                    }
+                    Some(r.serial.as_str())
+                }
+            };
+            if store::put_certificate(&self.db, directory, &names, mine, replacing, hold).await? {
+                return Ok(Offer::Stored);
+            }
+            if let Some(hold) = hold {
+                if !store::holds(&self.db, hold).await? {
+                    return Ok(Offer::Fenced);
+                }
+            }
+        }
+        Ok(Offer::Older)
     }
 
     /// Puts `served` in service and keeps it as the local copy.
@@ -272,6 +396,29 @@ fn stored(served: &ServedCert, pem: &str) -> StoredCert {
     }
 }
 
+/// Whether a certificate (its `not_before` in Unix milliseconds, its serial
+/// in hex) was issued later than another: the later start, then the larger
+/// serial.
+pub fn issued_later(a: (i64, &str), b: (i64, &str)) -> bool {
+    let serial = |s: &str| {
+        let digits = s.trim_start_matches('0').to_ascii_uppercase();
+        (digits.len(), digits)
+    };
+    (a.0, serial(a.1)) > (b.0, serial(b.1))
+}
+
+/// This process's name in the fleet: its host, its pid and a random part
+/// (a pid may come back after a restart).
+fn member_name() -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_owned())
+        .ok()
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "host".to_owned());
+    let random = uuid::Uuid::new_v4().simple().to_string();
+    format!("{host}:{}:{}", std::process::id(), &random[..8])
+}
+
 /// Bytes as lowercase hex, as the database keeps digests and secrets.
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
@@ -285,4 +432,148 @@ fn unhex(text: &str) -> Option<Vec<u8>> {
     (0..text.len() / 2)
         .map(|i| u8::from_str_radix(text.get(2 * i..2 * i + 2)?, 16).ok())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::edge::acme::{AcmeTiming, Challenge};
+
+    fn settings(dir: &std::path::Path) -> AcmeSettings {
+        AcmeSettings {
+            domains: vec!["site.example".into()],
+            directory: "https://ca.example/dir".into(),
+            contact: vec![],
+            directory_ca: None,
+            cache_dir: dir.join("acme"),
+            challenge: Challenge::TlsAlpn01,
+            timing: AcmeTiming::default(),
+        }
+    }
+
+    /// A certificate for site.example valid from `from` to `until` days
+    /// from now, as the database keeps it.
+    fn issued(from: i64, until: i64) -> StoredCert {
+        let key = rcgen::KeyPair::generate().unwrap();
+        let mut params = rcgen::CertificateParams::new(vec!["site.example".to_owned()]).unwrap();
+        let now = time::OffsetDateTime::now_utc();
+        params.not_before = now + time::Duration::days(from);
+        params.not_after = now + time::Duration::days(until);
+        let pem = format!(
+            "{}{}",
+            key.serialize_pem(),
+            params.self_signed(&key).unwrap().pem()
+        );
+        let served = crate::edge::certs::parse(pem.as_bytes(), pem.as_bytes(), ("c", "k")).unwrap();
+        stored(&served, &pem)
+    }
+
+    #[tokio::test]
+    async fn the_certificate_issued_last_wins_though_it_ends_sooner_and_an_unusable_row_is_replaced(
+    ) {
+        let dir = std::env::temp_dir().join(format!("citizen-offer-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let db = Db::connect_lazy(&format!("sqlite://{}/t.db", dir.display())).unwrap();
+        db.migrate().await.unwrap();
+        let schedule = TicketSchedule::every(Duration::from_secs(3600));
+        let identity = Identity::new(
+            db.clone(),
+            Certs::new(),
+            TicketKeys::new(schedule.lifetime, schedule.keep()).unwrap(),
+            schedule,
+            crate::metrics::Metrics::new().acme,
+        );
+        let settings = settings(&dir);
+        let names = settings.names_key();
+        let row = || async {
+            store::certificate(&db, &settings.directory, &names)
+                .await
+                .unwrap()
+                .unwrap()
+                .serial
+        };
+
+        // A 90-day certificate, then a 6-day one issued after it (a shorter
+        // profile): the 6-day one is newer.
+        let long = issued(-10, 80);
+        let short = issued(-1, 5);
+        assert_eq!(
+            identity.offer(&settings, &long, None).await.unwrap(),
+            Offer::Stored
+        );
+        assert_eq!(
+            identity.offer(&settings, &short, None).await.unwrap(),
+            Offer::Stored
+        );
+        assert_eq!(row().await, short.serial);
+        assert_eq!(
+            identity.offer(&settings, &long, None).await.unwrap(),
+            Offer::Older,
+            "the one issued before does not come back"
+        );
+        assert_eq!(row().await, short.serial);
+
+        // A row this server cannot use, however late its dates, is replaced.
+        let mut damaged = issued(0, 300);
+        damaged.pem = damaged
+            .pem
+            .replace("CERTIFICATE-----\nMII", "CERTIFICATE-----\nXXX");
+        sqlx::query(
+            "UPDATE tls_certificates SET pem = $1, serial = $2, not_before = $3, not_after = $4",
+        )
+        .bind(&damaged.pem)
+        .bind(&damaged.serial)
+        .bind(damaged.not_before)
+        .bind(damaged.not_after)
+        .execute(&db.pool)
+        .await
+        .unwrap();
+        assert_eq!(
+            identity.offer(&settings, &long, None).await.unwrap(),
+            Offer::Stored
+        );
+        assert_eq!(row().await, long.serial);
+        // So is an expired one.
+        let expired = issued(-3, -1);
+        sqlx::query(
+            "UPDATE tls_certificates SET pem = $1, serial = $2, not_before = $3, not_after = $4",
+        )
+        .bind(&expired.pem)
+        .bind(&expired.serial)
+        .bind(expired.not_before + 86_400_000 * 30)
+        .bind(expired.not_after)
+        .execute(&db.pool)
+        .await
+        .unwrap();
+        assert_eq!(
+            identity.offer(&settings, &short, None).await.unwrap(),
+            Offer::Stored
+        );
+        assert_eq!(row().await, short.serial);
+
+        // Offered under a lease that is lost: nothing is written.
+        let hold = store::take_lease(&db, "order", "me", Duration::ZERO)
+            .await
+            .unwrap()
+            .unwrap();
+        let later = issued(0, 6);
+        assert_eq!(
+            identity
+                .offer(&settings, &later, Some(&hold))
+                .await
+                .unwrap(),
+            Offer::Fenced
+        );
+        assert_eq!(row().await, short.serial);
+        db.pool.close().await;
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn issued_later_reads_the_start_then_the_serial_as_a_number() {
+        assert!(issued_later((2, "01"), (1, "FF")));
+        assert!(issued_later((1, "0100"), (1, "FF")));
+        assert!(!issued_later((1, "00FF"), (1, "ff")));
+        assert!(issued_later((1, "AB"), (1, "aa")));
+    }
 }

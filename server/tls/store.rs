@@ -1,23 +1,28 @@
-//! The TLS state's SQL (`migrations/*/20261126000000_tls_state.sql`): the
-//! same statements for SQLite and PostgreSQL. Every write keeps the newer
-//! of two states, so a process that knows a newer certificate or ticket key
-//! than the database (after a restore, say) puts it back rather than
-//! taking the older one.
+//! The TLS state's SQL (`migrations/*/20261126000000_tls_state.sql` and
+//! `20261127000000_tls_fleet.sql`): the same statements for SQLite and
+//! PostgreSQL but where the clock is read ([`clock`]). Every time that
+//! members compare (the lease, the challenges' expiry, the fleet's
+//! back-off, when a member was last seen) is the database's, never a
+//! process's. The order lease gives a generation ([`Hold`]), and every write
+//! an order makes is conditional on it still holding. A certificate row is
+//! replaced by compare-and-swap on its serial.
 
 use std::time::Duration;
 
 use sqlx::Row;
 
-use crate::db::{now_ms, Db};
+use crate::db::{now_ms, Db, Dialect};
 
 /// The tables whose rows are the HTTPS identity, which a restore keeps
 /// from the database it replaces (see `db::sqlite_file::restore`).
-pub const TABLES: [&str; 5] = [
+pub const TABLES: [&str; 7] = [
     "tls_accounts",
     "tls_certificates",
     "tls_challenges",
     "tls_ticket_keys",
     "tls_leases",
+    "tls_orders",
+    "tls_members",
 ];
 
 /// A stored certificate: its key and chain (PEM), and what it says.
@@ -64,8 +69,78 @@ pub async fn put_account(
         .unwrap_or_else(|| credentials.to_owned()))
 }
 
-/// The serial and expiry of the certificate stored for these names: what
-/// a process compares with the one it serves, every second.
+/// Replaces the account of `directory` whose credentials are `damaged`
+/// (they cannot be read) with `credentials`; returns the one stored then
+/// (another server's, if it replaced the damaged row first).
+pub async fn replace_account(
+    db: &Db,
+    directory: &str,
+    damaged: &str,
+    credentials: &str,
+) -> Result<String, sqlx::Error> {
+    db.timed(
+        sqlx::query("UPDATE tls_accounts SET credentials = $1, created_at = $2 WHERE directory = $3 AND credentials = $4")
+            .bind(credentials)
+            .bind(now_ms())
+            .bind(directory)
+            .bind(damaged)
+            .execute(&db.pool),
+    )
+    .await?;
+    put_account(db, directory, credentials).await
+}
+
+/// The database's clock, in Unix milliseconds, as SQL: one clock for every
+/// member of a fleet, whatever each machine's says. On PostgreSQL the
+/// statement's own moment (`clock_timestamp()`, not the transaction's
+/// `now()`); a SQLite fleet shares one file on one machine, so one clock.
+fn db_now(db: &Db) -> &'static str {
+    match db.dialect {
+        Dialect::Postgres => "(CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT))",
+        Dialect::Sqlite => "(CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER))",
+    }
+}
+
+/// The database's clock now (Unix milliseconds).
+pub async fn clock(db: &Db) -> Result<i64, sqlx::Error> {
+    let row = db
+        .timed(sqlx::query(&format!("SELECT {}", db_now(db))).fetch_one(&db.pool))
+        .await?;
+    row.try_get(0)
+}
+
+/// A hold of the order lease: the fencing token every write of an order
+/// carries. Such a write happens only while this holder still holds this
+/// generation of the lease, by the database's clock.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hold {
+    pub name: String,
+    pub holder: String,
+    pub generation: i64,
+}
+
+impl Hold {
+    /// The SQL condition that the lease is still held, its three values
+    /// bound from `$first` on ([`Hold::bind`]).
+    fn condition(&self, db: &Db, first: usize) -> String {
+        format!(
+            "EXISTS (SELECT 1 FROM tls_leases WHERE name = ${} AND holder = ${} AND generation = ${} AND expires_at > {})",
+            first,
+            first + 1,
+            first + 2,
+            db_now(db)
+        )
+    }
+
+    fn bind<'q>(&'q self, q: AnyQuery<'q>) -> AnyQuery<'q> {
+        q.bind(&self.name).bind(&self.holder).bind(self.generation)
+    }
+}
+
+type AnyQuery<'q> = sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>;
+
+/// The serial and start of the certificate stored for these names: what a
+/// process compares with the one it serves, every second.
 pub async fn certificate_stamp(
     db: &Db,
     directory: &str,
@@ -74,7 +149,7 @@ pub async fn certificate_stamp(
     let row = db
         .timed(
             sqlx::query(
-                "SELECT serial, not_after FROM tls_certificates WHERE directory = $1 AND names = $2",
+                "SELECT serial, not_before FROM tls_certificates WHERE directory = $1 AND names = $2",
             )
             .bind(directory)
             .bind(names)
@@ -111,34 +186,51 @@ pub async fn certificate(
     .transpose()
 }
 
-/// Stores `cert` for these names unless the one stored lasts longer (a
-/// newer certificate is never replaced by an older one). True when it was
-/// stored.
+/// Stores `cert` for these names in place of the row whose serial is
+/// `replacing` (None: where there is no row), and only while `hold` holds
+/// the order lease when one is given. A compare-and-swap: which of two
+/// certificates is the newer, or whether the stored one can be used at
+/// all, is the caller's judgement (`tls::Identity::offer`); this only makes
+/// sure the row it judged is the row it replaces. True when it was stored.
 pub async fn put_certificate(
     db: &Db,
     directory: &str,
     names: &str,
     cert: &StoredCert,
+    replacing: Option<&str>,
+    hold: Option<&Hold>,
 ) -> Result<bool, sqlx::Error> {
-    let done = db
-        .timed(
-            sqlx::query(
-                "INSERT INTO tls_certificates (directory, names, pem, serial, not_before, not_after, stored_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7) \
-                 ON CONFLICT (directory, names) DO UPDATE SET pem = excluded.pem, serial = excluded.serial, \
-                 not_before = excluded.not_before, not_after = excluded.not_after, stored_at = excluded.stored_at \
-                 WHERE tls_certificates.not_after < excluded.not_after",
-            )
-            .bind(directory)
-            .bind(names)
-            .bind(&cert.pem)
-            .bind(&cert.serial)
-            .bind(cert.not_before)
-            .bind(cert.not_after)
-            .bind(now_ms())
-            .execute(&db.pool),
-        )
-        .await?;
+    let fence = |first| hold.map_or_else(|| "1 = 1".to_owned(), |h| h.condition(db, first));
+    let sql = match replacing {
+        None => format!(
+            "INSERT INTO tls_certificates (directory, names, pem, serial, not_before, not_after, stored_at) \
+             SELECT $1, $2, $3, $4, $5, $6, {} WHERE {} \
+             ON CONFLICT (directory, names) DO NOTHING",
+            db_now(db),
+            fence(7)
+        ),
+        Some(_) => format!(
+            "UPDATE tls_certificates SET pem = $3, serial = $4, not_before = $5, not_after = $6, stored_at = {} \
+             WHERE directory = $1 AND names = $2 AND serial = $7 AND {}",
+            db_now(db),
+            fence(8)
+        ),
+    };
+    let q = sqlx::query(&sql);
+    let mut q = q
+        .bind(directory)
+        .bind(names)
+        .bind(&cert.pem)
+        .bind(&cert.serial)
+        .bind(cert.not_before)
+        .bind(cert.not_after);
+    if let Some(serial) = replacing {
+        q = q.bind(serial);
+    }
+    if let Some(h) = hold {
+        q = h.bind(q);
+    }
+    let done = db.timed(q.execute(&db.pool)).await?;
     Ok(done.rows_affected() == 1)
 }
 
@@ -151,61 +243,73 @@ pub struct Challenge {
     pub name: String,
     /// The key authorization (HTTP-01) or its SHA-256 in hex (TLS-ALPN-01).
     pub answer: String,
+    /// The lease generation of the order that stored it.
+    pub generation: i64,
 }
 
-pub async fn put_challenge(db: &Db, c: &Challenge, ttl: Duration) -> Result<(), sqlx::Error> {
-    db.timed(
-        sqlx::query(
-            "INSERT INTO tls_challenges (kind, name, answer, expires_at) VALUES ($1, $2, $3, $4) \
-             ON CONFLICT (kind, name) DO UPDATE SET answer = excluded.answer, expires_at = excluded.expires_at",
-        )
+impl Challenge {
+    /// How a member names the answers it holds (`tls_members.challenges`).
+    pub fn key(&self) -> String {
+        format!("{}:{}:{}", self.generation, self.kind, self.name)
+    }
+}
+
+/// Stores an order's answer, while `hold` holds the lease. False: the
+/// lease is lost, and nothing was written (another order's answer for the
+/// same name stays).
+pub async fn put_challenge(
+    db: &Db,
+    c: &Challenge,
+    ttl: Duration,
+    hold: &Hold,
+) -> Result<bool, sqlx::Error> {
+    let sql = format!(
+        "INSERT INTO tls_challenges (kind, name, answer, expires_at, generation) \
+         SELECT $1, $2, $3, {} + $4, $5 WHERE {} \
+         ON CONFLICT (kind, name) DO UPDATE SET answer = excluded.answer, \
+         expires_at = excluded.expires_at, generation = excluded.generation",
+        db_now(db),
+        hold.condition(db, 6)
+    );
+    let q = sqlx::query(&sql)
         .bind(&c.kind)
         .bind(&c.name)
         .bind(&c.answer)
-        .bind(now_ms() + ttl.as_millis() as i64)
-        .execute(&db.pool),
-    )
-    .await?;
-    Ok(())
+        .bind(ttl.as_millis() as i64)
+        .bind(hold.generation);
+    let done = db.timed(hold.bind(q).execute(&db.pool)).await?;
+    Ok(done.rows_affected() == 1)
 }
 
 /// The challenges pending now (forgotten once they expire).
 pub async fn challenges(db: &Db) -> Result<Vec<Challenge>, sqlx::Error> {
-    let rows = db
-        .timed(
-            sqlx::query("SELECT kind, name, answer FROM tls_challenges WHERE expires_at > $1")
-                .bind(now_ms())
-                .fetch_all(&db.pool),
-        )
-        .await?;
+    let sql = format!(
+        "SELECT kind, name, answer, generation FROM tls_challenges WHERE expires_at > {}",
+        db_now(db)
+    );
+    let rows = db.timed(sqlx::query(&sql).fetch_all(&db.pool)).await?;
     rows.iter()
         .map(|r| {
             Ok(Challenge {
                 kind: r.try_get(0)?,
                 name: r.try_get(1)?,
                 answer: r.try_get(2)?,
+                generation: r.try_get(3)?,
             })
         })
         .collect()
 }
 
-/// Removes these challenges (their order is over), and any expired one.
-pub async fn drop_challenges(db: &Db, done: &[Challenge]) -> Result<(), sqlx::Error> {
-    for c in done {
-        db.timed(
-            sqlx::query("DELETE FROM tls_challenges WHERE kind = $1 AND name = $2")
-                .bind(&c.kind)
-                .bind(&c.name)
-                .execute(&db.pool),
-        )
+/// Removes the challenges of the order of `generation` (it is over; an
+/// answer a later order stored for the same name stays), and any expired
+/// one.
+pub async fn drop_challenges(db: &Db, generation: i64) -> Result<(), sqlx::Error> {
+    let sql = format!(
+        "DELETE FROM tls_challenges WHERE generation = $1 OR expires_at <= {}",
+        db_now(db)
+    );
+    db.timed(sqlx::query(&sql).bind(generation).execute(&db.pool))
         .await?;
-    }
-    db.timed(
-        sqlx::query("DELETE FROM tls_challenges WHERE expires_at <= $1")
-            .bind(now_ms())
-            .execute(&db.pool),
-    )
-    .await?;
     Ok(())
 }
 
@@ -266,42 +370,198 @@ pub async fn forget_ticket_keys(db: &Db, ended_before: i64) -> Result<(), sqlx::
     Ok(())
 }
 
-/// Takes or keeps the lease `name` for `holder` until `ttl` from now:
-/// true when `holder` holds it (it was free, had expired, or was its own).
+/// Takes the lease `name` for `holder` until `ttl` from now (by the
+/// database's clock) if it is free or has expired: its new generation, or
+/// None when another holds it. A generation is never given twice.
 pub async fn take_lease(
     db: &Db,
     name: &str,
     holder: &str,
     ttl: Duration,
-) -> Result<bool, sqlx::Error> {
-    let now = now_ms();
-    let done = db
+) -> Result<Option<Hold>, sqlx::Error> {
+    let now = db_now(db);
+    let sql = format!(
+                "INSERT INTO tls_leases (name, holder, generation, expires_at) VALUES ($1, $2, 1, {now} + $3) \
+                 ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, \
+                 generation = tls_leases.generation + 1, expires_at = excluded.expires_at \
+                 WHERE tls_leases.expires_at <= {now} \
+                 RETURNING generation"
+            );
+    let row = db
         .timed(
-            sqlx::query(
-                "INSERT INTO tls_leases (name, holder, expires_at) VALUES ($1, $2, $3) \
-                 ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at \
-                 WHERE tls_leases.expires_at < $4 OR tls_leases.holder = excluded.holder",
-            )
-            .bind(name)
-            .bind(holder)
-            .bind(now + ttl.as_millis() as i64)
-            .bind(now)
-            .execute(&db.pool),
+            sqlx::query(&sql)
+                .bind(name)
+                .bind(holder)
+                .bind(ttl.as_millis() as i64)
+                .fetch_optional(&db.pool),
         )
         .await?;
+    row.map(|r| {
+        Ok(Hold {
+            name: name.to_owned(),
+            holder: holder.to_owned(),
+            generation: r.try_get(0)?,
+        })
+    })
+    .transpose()
+}
+
+/// Extends `hold` to `ttl` from now, if it still holds (not expired, not
+/// taken since). False: it is lost.
+pub async fn renew_lease(db: &Db, hold: &Hold, ttl: Duration) -> Result<bool, sqlx::Error> {
+    let now = db_now(db);
+    let sql = format!(
+        "UPDATE tls_leases SET expires_at = {now} + $1 \
+         WHERE name = $2 AND holder = $3 AND generation = $4 AND expires_at > {now}"
+    );
+    let q = sqlx::query(&sql).bind(ttl.as_millis() as i64);
+    let done = db.timed(hold.bind(q).execute(&db.pool)).await?;
     Ok(done.rows_affected() == 1)
 }
 
-/// Gives the lease up, if `holder` holds it.
-pub async fn release_lease(db: &Db, name: &str, holder: &str) -> Result<(), sqlx::Error> {
+/// Whether `hold` still holds its lease (by the database's clock).
+pub async fn holds(db: &Db, hold: &Hold) -> Result<bool, sqlx::Error> {
+    let sql = format!("SELECT 1 WHERE {}", hold.condition(db, 1));
+    let row = db
+        .timed(hold.bind(sqlx::query(&sql)).fetch_optional(&db.pool))
+        .await?;
+    Ok(row.is_some())
+}
+
+/// Gives the lease up, if `hold` still holds it (its generation stays
+/// counted, so the next one is new).
+pub async fn release_lease(db: &Db, hold: &Hold) -> Result<(), sqlx::Error> {
+    let q = sqlx::query(
+        "UPDATE tls_leases SET expires_at = 0 WHERE name = $1 AND holder = $2 AND generation = $3",
+    );
+    db.timed(hold.bind(q).execute(&db.pool)).await?;
+    Ok(())
+}
+
+/// The fleet's back-off for these names: no member orders before
+/// `next_try_at` (the database's clock).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Backoff {
+    pub next_try_at: i64,
+    pub retry_ms: i64,
+    pub failed_by: Option<String>,
+}
+
+pub async fn backoff(db: &Db, directory: &str, names: &str) -> Result<Backoff, sqlx::Error> {
+    let row = db
+        .timed(
+            sqlx::query(
+                "SELECT next_try_at, retry_ms, failed_by FROM tls_orders WHERE directory = $1 AND names = $2",
+            )
+            .bind(directory)
+            .bind(names)
+            .fetch_optional(&db.pool),
+        )
+        .await?;
+    Ok(match row {
+        Some(r) => Backoff {
+            next_try_at: r.try_get(0)?,
+            retry_ms: r.try_get(1)?,
+            failed_by: r.try_get(2)?,
+        },
+        None => Backoff::default(),
+    })
+}
+
+/// Sets the fleet's back-off to `retry` from now, by `member`, while `hold`
+/// holds the lease (Duration::ZERO and no member: cleared, after a success).
+pub async fn set_backoff(
+    db: &Db,
+    directory: &str,
+    names: &str,
+    retry: Duration,
+    failed: Option<(&str, &str)>,
+    hold: &Hold,
+) -> Result<bool, sqlx::Error> {
+    let sql = format!(
+        "INSERT INTO tls_orders (directory, names, next_try_at, retry_ms, failed_by, error) \
+         SELECT $1, $2, {} + $3, $3, $4, $5 WHERE {} \
+         ON CONFLICT (directory, names) DO UPDATE SET next_try_at = excluded.next_try_at, \
+         retry_ms = excluded.retry_ms, failed_by = excluded.failed_by, error = excluded.error",
+        db_now(db),
+        hold.condition(db, 6)
+    );
+    let q = sqlx::query(&sql)
+        .bind(directory)
+        .bind(names)
+        .bind(retry.as_millis() as i64)
+        .bind(failed.map(|f| f.0))
+        .bind(failed.map(|f| f.1));
+    let done = db.timed(hold.bind(q).execute(&db.pool)).await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// What one member says of itself, every time it reads the shared state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Member {
+    pub member: String,
+    pub serial: Option<String>,
+    pub not_after: Option<i64>,
+    /// [`Challenge::key`] of every answer it holds.
+    pub challenges: Vec<String>,
+    pub last_error: Option<String>,
+    pub failures: i64,
+}
+
+/// Records `m` as seen now (the database's clock).
+pub async fn put_member(db: &Db, m: &Member) -> Result<(), sqlx::Error> {
+    let sql = format!(
+            "INSERT INTO tls_members (member, seen_at, serial, not_after, challenges, last_error, failures) \
+             VALUES ($1, {}, $2, $3, $4, $5, $6) \
+             ON CONFLICT (member) DO UPDATE SET seen_at = excluded.seen_at, serial = excluded.serial, \
+             not_after = excluded.not_after, challenges = excluded.challenges, \
+             last_error = excluded.last_error, failures = excluded.failures",
+            db_now(db)
+        );
     db.timed(
-        sqlx::query("DELETE FROM tls_leases WHERE name = $1 AND holder = $2")
-            .bind(name)
-            .bind(holder)
+        sqlx::query(&sql)
+            .bind(&m.member)
+            .bind(&m.serial)
+            .bind(m.not_after)
+            .bind(m.challenges.join("\n"))
+            .bind(&m.last_error)
+            .bind(m.failures)
             .execute(&db.pool),
     )
     .await?;
     Ok(())
+}
+
+/// The members seen within `within` (the database's clock), and forgets
+/// those not seen for a day.
+pub async fn members(db: &Db, within: Duration) -> Result<Vec<Member>, sqlx::Error> {
+    let now = db_now(db);
+    let sql2 = format!(
+        "SELECT member, serial, not_after, challenges, last_error, failures FROM tls_members \
+                 WHERE seen_at > {now} - $1 ORDER BY member"
+    );
+    let sql = format!("DELETE FROM tls_members WHERE seen_at < {now} - 86400000");
+    db.timed(sqlx::query(&sql).execute(&db.pool)).await?;
+    let rows = db
+        .timed(
+            sqlx::query(&sql2)
+                .bind(within.as_millis() as i64)
+                .fetch_all(&db.pool),
+        )
+        .await?;
+    rows.iter()
+        .map(|r| {
+            let challenges: String = r.try_get(3)?;
+            Ok(Member {
+                member: r.try_get(0)?,
+                serial: r.try_get(1)?,
+                not_after: r.try_get(2)?,
+                challenges: challenges.lines().map(str::to_owned).collect(),
+                last_error: r.try_get(4)?,
+                failures: r.try_get(5)?,
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -314,61 +574,6 @@ mod tests {
         let db = Db::connect_lazy(&format!("sqlite://{}/t.db", dir.display())).unwrap();
         db.migrate().await.unwrap();
         (db, dir)
-    }
-
-    fn cert(serial: &str, not_after: i64) -> StoredCert {
-        StoredCert {
-            pem: format!("pem {serial}"),
-            serial: serial.into(),
-            not_before: 0,
-            not_after,
-        }
-    }
-
-    #[tokio::test]
-    async fn a_certificate_is_replaced_by_a_longer_lasting_one_only() {
-        let (db, dir) = db().await;
-        assert!(put_certificate(&db, "d", "a.example", &cert("01", 100))
-            .await
-            .unwrap());
-        assert!(put_certificate(&db, "d", "a.example", &cert("02", 200))
-            .await
-            .unwrap());
-        assert!(!put_certificate(&db, "d", "a.example", &cert("01", 100))
-            .await
-            .unwrap());
-        assert_eq!(
-            certificate(&db, "d", "a.example").await.unwrap(),
-            Some(cert("02", 200))
-        );
-        assert_eq!(
-            certificate_stamp(&db, "d", "a.example").await.unwrap(),
-            Some(("02".into(), 200))
-        );
-        assert_eq!(certificate(&db, "other", "a.example").await.unwrap(), None);
-        std::fs::remove_dir_all(dir).unwrap();
-    }
-
-    #[tokio::test]
-    async fn one_holder_at_a_time_until_the_lease_expires_or_is_given_up() {
-        let (db, dir) = db().await;
-        let long = Duration::from_secs(60);
-        assert!(take_lease(&db, "order", "a", long).await.unwrap());
-        assert!(!take_lease(&db, "order", "b", long).await.unwrap());
-        assert!(take_lease(&db, "order", "a", long).await.unwrap(), "kept");
-        release_lease(&db, "order", "b").await.unwrap();
-        assert!(
-            !take_lease(&db, "order", "b", long).await.unwrap(),
-            "not b's to give"
-        );
-        release_lease(&db, "order", "a").await.unwrap();
-        assert!(take_lease(&db, "order", "b", Duration::ZERO).await.unwrap());
-        tokio::time::sleep(Duration::from_millis(5)).await;
-        assert!(
-            take_lease(&db, "order", "c", long).await.unwrap(),
-            "b's expired"
-        );
-        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[tokio::test]
@@ -388,6 +593,15 @@ mod tests {
         assert!(ticket_keys(&db).await.unwrap().is_empty());
         assert_eq!(put_account(&db, "d", "one").await.unwrap(), "one");
         assert_eq!(put_account(&db, "d", "two").await.unwrap(), "one");
+        // A damaged row is replaced once, by whoever comes first.
+        assert_eq!(
+            replace_account(&db, "d", "one", "three").await.unwrap(),
+            "three"
+        );
+        assert_eq!(
+            replace_account(&db, "d", "one", "four").await.unwrap(),
+            "three"
+        );
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -22,3 +22,4 @@ mod ssr_faults;
 mod stripe;
 mod stripe_fixtures;
 mod team;
+mod tls_fleet;

@@ -1023,7 +1023,7 @@ async fn a_restore_keeps_the_https_identity_of_the_database_it_replaces() {
     };
     let db = Db::connect_lazy(&url).unwrap();
     db.migrate().await.unwrap();
-    tls::put_certificate(&db, "dir", "site.example", &cert("01", 1_000))
+    tls::put_certificate(&db, "dir", "site.example", &cert("01", 1_000), None, None)
         .await
         .unwrap();
     tls::put_ticket_key(&db, &key(5)).await.unwrap();
@@ -1044,9 +1044,16 @@ async fn a_restore_keeps_the_https_identity_of_the_database_it_replaces() {
 
     // After the backup: a renewal, the next ticket key, and the data moves on.
     let db = Db::connect_lazy(&url).unwrap();
-    tls::put_certificate(&db, "dir", "site.example", &cert("02", 2_000))
-        .await
-        .unwrap();
+    tls::put_certificate(
+        &db,
+        "dir",
+        "site.example",
+        &cert("02", 2_000),
+        Some("01"),
+        None,
+    )
+    .await
+    .unwrap();
     tls::put_ticket_key(&db, &key(6)).await.unwrap();
     sqlx::query("DELETE FROM intro_requests")
         .execute(&db.pool)
