@@ -25,6 +25,9 @@
 
 mod support;
 
+#[path = "fleet/faults.rs"]
+mod faults;
+
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -36,7 +39,7 @@ use rustls::client::{ClientSessionMemoryCache, Resumption, Tls12Resumption};
 use rustls::HandshakeKind::{Full, Resumed};
 use support::pg::{CutProxy, PgDb};
 use support::tls_site::{
-    https_server, served_serial_via, spawn, tls_client, visit_via, Pebble, Proc, Route,
+    get_via, https_server, served_serial_via, spawn, tls_client, visit_via, Pebble, Proc, Route,
 };
 use support::{deploy_step, free_port, needs, wait, Dir};
 
@@ -44,13 +47,13 @@ const BIN: &str = env!("CARGO_BIN_EXE_citizen-site");
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 const NAMES: [&str; 3] = ["a.site.test", "b.site.test", "c.site.test"];
 
-/// `pebble-challtestsrv` answering every name with 127.0.0.1 (where the
-/// balancer listens), on a DNS port of its own.
-fn dns_server(dir: &Path) -> (Proc, u16) {
+/// `pebble-challtestsrv` answering every name with `address` (127.0.0.1:
+/// where the balancer listens), on a DNS port of its own.
+fn dns_server(dir: &Path, address: &str) -> (Proc, u16) {
     let (dns, management) = (free_port(), free_port());
     let proc = spawn(
         Command::new("pebble-challtestsrv")
-            .args(["-defaultIPv4", "127.0.0.1", "-defaultIPv6", ""])
+            .args(["-defaultIPv4", address, "-defaultIPv6", ""])
             .args(["-dns01", &format!("127.0.0.1:{dns}")])
             .args(["-http01", "", "-https01", "", "-tlsalpn01", ""])
             .args(["-management", &format!("127.0.0.1:{management}")]),
@@ -112,6 +115,16 @@ impl Fleet {
             config = config.replace(from, &to);
         }
         for (i, s) in servers.iter().enumerate() {
+            // The HTTPS server line checks the HTTP port: that port too.
+            let https_line = format!("10.0.0.{}:443", 11 + i);
+            config = config
+                .lines()
+                .map(|line| match line.contains(&https_line) {
+                    true => line.replace("port 80", &format!("port {}", s.http)),
+                    false => line.to_owned(),
+                })
+                .map(|line| line + "\n")
+                .collect();
             for (port, to) in [(443, s.https), (80, s.http)] {
                 let from = format!("10.0.0.{}:{port}", 11 + i);
                 assert!(config.contains(&from), "the guide's block has {from}");
@@ -321,7 +334,7 @@ fn three_servers_on_postgres_behind_haproxy_share_one_certificate_its_renewal_an
     needs("pebble", "pebble");
     let db = PgDb::new();
     let mut fleet = Fleet::new("fleet-postgres");
-    let (_dns, dns_port) = dns_server(&fleet.dir.0);
+    let (_dns, dns_port) = dns_server(&fleet.dir.0, "127.0.0.1");
     // Certificates of 45 s: renewed 30 s after they are issued.
     let pebble = Pebble::start_with(
         fleet.balancer_http,
@@ -587,7 +600,7 @@ fn on_one_sqlite_file_the_order_holder_killed_mid_order_is_replaced_and_every_se
 ) {
     needs("pebble", "pebble");
     let mut fleet = Fleet::new("fleet-sqlite");
-    let (_dns, dns_port) = dns_server(&fleet.dir.0);
+    let (_dns, dns_port) = dns_server(&fleet.dir.0, "127.0.0.1");
     let pebble = Pebble::start_with(
         fleet.balancer_http,
         fleet.balancer_https,

@@ -27,7 +27,8 @@ pub async fn healthz() -> (StatusCode, &'static str) {
 /// begun; 503 otherwise. The body says which check failed, and how many
 /// intro requests wait for Notion (`intro_requests`, null while the
 /// database is away): a stalled forwarder shows there, but the site stays
-/// ready, as visitors' requests are kept.
+/// ready, as visitors' requests are kept. With HTTPS, it says whether this
+/// server's own certificate orders keep failing (`certificate_orders`).
 pub async fn readyz(State(state): State<SharedState>) -> Response {
     let checks = Readiness::of(&state);
     let status = if checks.ready() {
@@ -49,9 +50,19 @@ pub async fn readyz(State(state): State<SharedState>) -> Response {
         database,
         draining,
     } = checks;
+    // This server's own certificate orders: a member whose tries keep
+    // failing says so, and stays ready while it serves the fleet's
+    // certificate.
+    let orders = state.tls.as_ref().map(|tls| {
+        let trouble = tls.trouble();
+        json!({
+            "failing_in_a_row": trouble.as_ref().map_or(0, |t| t.0),
+            "last_error": trouble.map(|t| t.1),
+        })
+    });
     let body = json!({
         "ready": checks.ready(), "isolates": isolates, "prerendered": prerendered, "database": database, "draining": draining,
-        "intro_requests": intro,
+        "intro_requests": intro, "certificate_orders": orders,
     });
     (status, [(header::CACHE_CONTROL, "no-store")], Json(body)).into_response()
 }

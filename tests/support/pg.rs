@@ -109,4 +109,9 @@ impl CutProxy {
     pub fn cut(&self) {
         self.cut.store(true, Ordering::SeqCst);
     }
+
+    /// Carries new connections again (those it closed stay closed).
+    pub fn restore(&self) {
+        self.cut.store(false, Ordering::SeqCst);
+    }
 }

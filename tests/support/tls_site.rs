@@ -148,7 +148,9 @@ impl Pebble {
         needs("pebble", "pebble");
         let dir = Dir::new("pebble");
         let ca = TestCa::new();
-        let (cert, key) = ca.leaf(&["localhost", "127.0.0.1"], -60, 86400);
+        // Backdated by more than the clock skew tests/fleet.rs gives a
+        // server (120 s behind), which must still trust it.
+        let (cert, key) = ca.leaf(&["localhost", "127.0.0.1"], -600, 86400);
         std::fs::write(dir.0.join("cert.pem"), cert).unwrap();
         std::fs::write(dir.0.join("key.pem"), key).unwrap();
         let listener_ca = dir.0.join("ca.pem");
@@ -350,6 +352,20 @@ pub fn visit_via(
     config: &Arc<rustls::ClientConfig>,
     route: Route,
 ) -> (rustls::HandshakeKind, String) {
+    let (kind, answer) = get_via(port, name, config, route, "/readyz");
+    let status = answer.lines().next().unwrap_or_default().to_owned();
+    (kind, status)
+}
+
+/// A GET of `path` over HTTPS (HTTP/1.1), reaching the server by `route`:
+/// the handshake's kind and the whole answer, head and body.
+pub fn get_via(
+    port: u16,
+    name: &str,
+    config: &Arc<rustls::ClientConfig>,
+    route: Route,
+    path: &str,
+) -> (rustls::HandshakeKind, String) {
     use std::io::Write;
     let mut conn = rustls::ClientConnection::new(
         config.clone(),
@@ -359,17 +375,13 @@ pub fn visit_via(
     let mut tcp = route.connect(port).unwrap();
     let mut tls = rustls::Stream::new(&mut conn, &mut tcp);
     tls.write_all(
-        format!("GET /readyz HTTP/1.1\r\nHost: {name}\r\nConnection: close\r\n\r\n").as_bytes(),
+        format!("GET {path} HTTP/1.1\r\nHost: {name}\r\nConnection: close\r\n\r\n").as_bytes(),
     )
     .unwrap();
     let mut answer = Vec::new();
     // The server's close_notify ends it; an abrupt close after the answer
     // is as good here.
     let _ = tls.read_to_end(&mut answer);
-    let status = String::from_utf8_lossy(&answer)
-        .lines()
-        .next()
-        .unwrap_or_default()
-        .to_owned();
-    (conn.handshake_kind().expect("the handshake ended"), status)
+    let kind = conn.handshake_kind().expect("the handshake ended");
+    (kind, String::from_utf8_lossy(&answer).into_owned())
 }
