@@ -7,6 +7,7 @@
 //! - [`intro`]: the contact form's requests: list, show, export, release, retry.
 //! - [`checkouts`]: the checkouts Stripe's webhook recorded.
 //! - [`backup`]: a copy of the SQLite database, and putting one back.
+//! - [`tls`]: the fleet's HTTPS identity: status, a new certificate now, new ticket keys.
 //! - [`upgrade`]: the running server hands over to a new binary.
 //! - [`pack`]: a new binary, this one's engine with a checkout's site.
 
@@ -15,6 +16,7 @@ pub mod checkouts;
 pub mod intro;
 pub mod pack;
 pub mod team;
+pub mod tls;
 pub mod upgrade;
 
 use std::path::PathBuf;
@@ -49,6 +51,14 @@ pub enum Operate {
         db: Database,
         #[command(subcommand)]
         command: checkouts::CheckoutsCommand,
+    },
+    /// The HTTPS identity every server shares: what each serves, a new
+    /// certificate now (the old one retired, or revoked), new ticket keys.
+    Tls {
+        #[command(flatten)]
+        db: Database,
+        #[command(subcommand)]
+        command: tls::TlsCommand,
     },
     /// Copy the SQLite database to FILE while the server runs (a consistent
     /// snapshot). For PostgreSQL, use pg_dump.
@@ -99,6 +109,7 @@ impl Operate {
             Operate::Team { db, command } => team::run(&db.database_url, command).await,
             Operate::Intro { db, command } => intro::run(&db.database_url, command).await,
             Operate::Checkouts { db, command } => checkouts::run(&db.database_url, command).await,
+            Operate::Tls { db, command } => tls::run(&db.database_url, command).await,
             Operate::Backup { db, file, json } => {
                 backup::backup(&db.database_url, &file, json).await
             }

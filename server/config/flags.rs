@@ -50,6 +50,11 @@ pub struct ServeArgs {
     #[arg(long, env = "ACME_CHALLENGE", value_enum, default_value_t = Challenge::TlsAlpn01)]
     pub acme_challenge: Challenge,
 
+    /// The CA's certificate profile to order (one the directory lists,
+    /// such as Let's Encrypt's `shortlived`) [default: the CA's own].
+    #[arg(long, env = "ACME_PROFILE")]
+    pub acme_profile: Option<String>,
+
     /// Serve HTTPS with this certificate chain (PEM) instead of ACME;
     /// reloaded when the file changes. Needs TLS_KEY.
     #[arg(long, env = "TLS_CERT")]
@@ -78,6 +83,12 @@ pub struct ServeArgs {
     #[cfg(feature = "test-hooks")]
     #[arg(long, env = "ACME_CHALLENGE_WAIT_SECS", hide = true)]
     pub acme_challenge_wait_secs: Option<u64>,
+
+    /// Tests only: the least wait before the CA's renewal information is
+    /// asked again, in seconds (60 otherwise, as RFC 9773 says).
+    #[cfg(feature = "test-hooks")]
+    #[arg(long, env = "ACME_ARI_MIN_POLL_SECS", hide = true)]
+    pub acme_ari_min_poll_secs: Option<u64>,
 
     /// The private key (PEM) of TLS_CERT.
     #[arg(long, env = "TLS_KEY")]

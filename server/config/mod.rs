@@ -17,7 +17,7 @@ pub use self::flags::{DatabaseArgs, DevArgs, NotionArgs, ServeArgs};
 #[cfg(feature = "test-hooks")]
 pub use self::testing::{BeforeRender, RenderHooks};
 use self::tls::tls_settings;
-pub use self::tls::{parse_domains, CertSource, TlsSettings};
+pub use self::tls::{parse_domains, CertSource, TlsSettings, TICKET_PERIOD};
 use crate::client_ip::Networks;
 use crate::edge::Limits;
 use crate::rate_limit::Rate;

@@ -114,6 +114,12 @@ pub(super) fn tls_settings(a: &ServeArgs) -> anyhow::Result<Option<TlsSettings>>
                 directory_ca,
                 cache_dir,
                 challenge: a.acme_challenge,
+                profile: a
+                    .acme_profile
+                    .as_deref()
+                    .map(str::trim)
+                    .filter(|p| !p.is_empty())
+                    .map(str::to_owned),
                 timing: acme_timing(a),
             })
         }
@@ -147,6 +153,7 @@ fn acme_timing(a: &ServeArgs) -> AcmeTiming {
             lease_ttl: secs(a.tls_lease_ttl_secs, timing.lease_ttl),
             first_retry: secs(a.acme_first_retry_secs, timing.first_retry),
             challenge_wait: secs(a.acme_challenge_wait_secs, timing.challenge_wait),
+            ari_min_poll: secs(a.acme_ari_min_poll_secs, timing.ari_min_poll),
         };
     }
     #[cfg(not(feature = "test-hooks"))]

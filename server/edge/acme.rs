@@ -42,6 +42,9 @@ pub struct AcmeSettings {
     pub directory_ca: Option<Vec<u8>>,
     pub cache_dir: PathBuf,
     pub challenge: Challenge,
+    /// The CA's profile to order (`ACME_PROFILE`), checked against the
+    /// directory's list before anything is ordered.
+    pub profile: Option<String>,
     pub timing: AcmeTiming,
 }
 
@@ -57,6 +60,9 @@ pub struct AcmeTiming {
     /// How long an order waits for every member to hold its challenge
     /// answers before it asks the CA to validate.
     pub challenge_wait: Duration,
+    /// The least wait before the CA's renewal information is asked again,
+    /// whatever its `Retry-After` (RFC 9773: a minute).
+    pub ari_min_poll: Duration,
 }
 
 impl Default for AcmeTiming {
@@ -65,6 +71,7 @@ impl Default for AcmeTiming {
             lease_ttl: Duration::from_secs(30),
             first_retry: Duration::from_secs(5),
             challenge_wait: Duration::from_secs(10),
+            ari_min_poll: Duration::from_secs(60),
         }
     }
 }
@@ -168,6 +175,7 @@ mod tests {
             directory_ca: None,
             cache_dir: PathBuf::from("/var/lib/citizen-site/acme"),
             challenge: Challenge::TlsAlpn01,
+            profile: None,
             timing: AcmeTiming::default(),
         }
     }

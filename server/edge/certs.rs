@@ -88,6 +88,12 @@ impl Certs {
         self.current.store(Some(Arc::new(served)));
     }
 
+    /// Takes the certificate out of service (it was retired): handshakes
+    /// fail until another is deployed.
+    pub fn withdraw(&self) {
+        self.current.store(None);
+    }
+
     /// Answers TLS-ALPN-01 for `domain` with a certificate carrying
     /// `digest` (the SHA-256 of the key authorization).
     pub fn set_alpn_challenge(&self, domain: &str, digest: &[u8]) -> anyhow::Result<()> {

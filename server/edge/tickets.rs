@@ -104,12 +104,22 @@ impl TicketKeys {
 
     /// Replaces the keys: `keys` from the database, and this process's own
     /// key for as long as it lives (its tickets are still out there).
-    pub fn replace(&self, mut keys: Vec<TicketKey>) {
+    pub fn replace(&self, keys: Vec<TicketKey>) {
+        self.replace_keeping(keys, true);
+    }
+
+    /// Replaces every key, this process's own too: the keys were rotated
+    /// (`citizen-site tls rotate-tickets`), and no ticket sealed before opens.
+    pub fn replace_all(&self, keys: Vec<TicketKey>) {
+        self.replace_keeping(keys, false);
+    }
+
+    fn replace_keeping(&self, mut keys: Vec<TicketKey>, own: bool) {
         let now = now_ms();
         let current = self.keys.load();
         if let Some(local) = current
             .iter()
-            .find(|k| k.id == LOCAL_KEY && k.ends_ms > now)
+            .find(|k| own && k.id == LOCAL_KEY && k.ends_ms > now)
         {
             keys.push(TicketKey {
                 id: LOCAL_KEY,

@@ -27,6 +27,7 @@
 //! challenge answers it holds (an order waits for them) and whether its
 //! own orders fail.
 
+pub mod renewal;
 pub mod robot;
 pub mod store;
 pub mod tickets;
@@ -63,7 +64,7 @@ pub struct Identity {
     /// The robot's orders, counted for `/metrics`.
     pub orders: AcmeOrders,
     /// The certificate this process put in service from ACME, as stored.
-    served: ArcSwapOption<StoredCert>,
+    pub(crate) served: ArcSwapOption<StoredCert>,
     /// Set once the shared state has been read (the first round of
     /// [`Identity::sync`]): a server says it is ready only after, so the
     /// successor of an upgrade resumes the sessions of its predecessor.
@@ -73,6 +74,8 @@ pub struct Identity {
     pub member: String,
     /// This member's own failed orders in a row and the last one's error.
     trouble: Mutex<Option<(u64, String)>>,
+    /// The fleet's renewal schedule, as last read (`renewal`).
+    renewal: Mutex<Option<store::Schedule>>,
 }
 
 /// What became of a certificate offered to the database ([`Identity::offer`]).
@@ -84,6 +87,8 @@ pub enum Offer {
     Older,
     /// The order lease it was offered under is lost: nothing was written.
     Fenced,
+    /// It is retired (`citizen-site tls renew`): never stored again.
+    Retired,
 }
 
 impl Identity {
@@ -104,7 +109,42 @@ impl Identity {
             read: crate::live::Flag::default(),
             member: member_name(),
             trouble: Mutex::new(None),
+            renewal: Mutex::new(None),
         })
+    }
+
+    /// The fleet's renewal schedule, as read from the database.
+    pub fn set_schedule(&self, s: store::Schedule) {
+        *self.renewal.lock().unwrap_or_else(|p| p.into_inner()) = Some(s);
+    }
+
+    /// When the certificate in service is renewed: the fleet's schedule for
+    /// it (the CA's window, `renewal`), else the lifetime rule.
+    pub fn renew_at(&self) -> Option<SystemTime> {
+        let current = self.certs.current()?;
+        let schedule = self.renewal.lock().unwrap_or_else(|p| p.into_inner());
+        Some(
+            match schedule
+                .as_ref()
+                .filter(|s| s.serial == current.info.serial)
+            {
+                Some(s) => UNIX_EPOCH + Duration::from_millis(s.renew_at.max(0) as u64),
+                None => current.info.renew_at(),
+            },
+        )
+    }
+
+    /// The schedule's source for the certificate in service: `ari` or
+    /// `lifetime`.
+    pub fn schedule_source(&self) -> &'static str {
+        let current = self.certs.current();
+        let schedule = self.renewal.lock().unwrap_or_else(|p| p.into_inner());
+        match schedule.as_ref() {
+            Some(s) if current.is_some_and(|c| c.info.serial == s.serial) && s.source == "ari" => {
+                "ari"
+            }
+            _ => "lifetime",
+        }
     }
 
     /// An order of this member's failed with `error`.
@@ -155,6 +195,11 @@ impl Identity {
                 self.served.store(Some(Arc::new(stored(&served, &pem))));
                 self.certs.deploy(served);
             }
+            tasks.push(tokio::spawn(renewal::run(
+                self.clone(),
+                settings.clone(),
+                http.clone(),
+            )));
             tasks.push(tokio::spawn(robot::run(
                 self.clone(),
                 settings.clone(),
@@ -173,7 +218,7 @@ impl Identity {
         // The ticket keys change once a period and are stored a period
         // ahead: read less often than the challenges (a few statements a
         // second would show in a handshake's share of the process's work).
-        let ticket_every = (self.schedule.period / 4).min(TICKET_SYNC_EVERY);
+        let ticket_every = self.schedule.read_every();
         let mut tickets_read: Option<tokio::time::Instant> = None;
         let mut account_taken_over = false;
         loop {
@@ -299,18 +344,31 @@ impl Identity {
     pub async fn sync_certificate(&self, settings: &AcmeSettings) -> Result<(), sqlx::Error> {
         let (directory, names) = (&settings.directory, settings.names_key());
         let stamp = store::certificate_stamp(&self.db, directory, &names).await?;
-        let served = self.served.load_full();
+        let mut served = self.served.load_full();
         if let Some((serial, not_before)) = &stamp {
             if served.as_ref().is_some_and(|s| s.serial == *serial) {
                 return Ok(());
+            }
+            // Another certificate than the stored one is served: unless it
+            // was retired (a start on the local copy of one `tls renew`
+            // replaced), in which case it goes at once.
+            if let Some(mine) = served.as_ref() {
+                if store::is_retired(&self.db, store::Retired::Certificate, &mine.serial).await? {
+                    self.withdraw(settings, &mine.serial);
+                    served = None;
+                }
             }
             let later = served
                 .as_ref()
                 .is_none_or(|s| issued_later((*not_before, serial), (s.not_before, &s.serial)));
             if later {
                 if let Some(found) = store::certificate(&self.db, directory, &names).await? {
+                    let retired =
+                        store::is_retired(&self.db, store::Retired::Certificate, &found.serial)
+                            .await?;
                     if let Some(cert) =
                         acme::usable(settings, &found.pem, "the database's certificate")
+                            .filter(|_| !retired)
                     {
                         tracing::info!(
                             serial = %cert.info.serial,
@@ -341,6 +399,9 @@ impl Identity {
         hold: Option<&store::Hold>,
     ) -> Result<Offer, sqlx::Error> {
         let (directory, names) = (&settings.directory, settings.names_key());
+        if store::is_retired(&self.db, store::Retired::Certificate, &mine.serial).await? {
+            return Ok(Offer::Retired);
+        }
         // A row changed between the read and the write: judged again.
         for _ in 0..3 {
             let row = store::certificate(&self.db, directory, &names).await?;
@@ -352,6 +413,8 @@ impl Identity {
                         issued_later((r.not_before, &r.serial), (mine.not_before, &mine.serial));
                     if theirs_later
                         && acme::usable(settings, &r.pem, "the database's certificate").is_some()
+                        && !store::is_retired(&self.db, store::Retired::Certificate, &r.serial)
+                            .await?
                     {
                         return Ok(Offer::Older);
                     }
@@ -368,6 +431,21 @@ impl Identity {
             }
         }
         Ok(Offer::Older)
+    }
+
+    /// Takes the retired certificate `serial` out of service, and out of
+    /// the local copy: no handshake gets it again (until another comes,
+    /// none is served, and the robot orders one).
+    fn withdraw(&self, settings: &AcmeSettings, serial: &str) {
+        tracing::warn!(%serial, "HTTPS: the certificate in service is retired (citizen-site tls renew); it is served no more");
+        self.served.store(None);
+        self.certs.withdraw();
+        let file = settings.cert_file();
+        if let Err(e) = std::fs::remove_file(&file) {
+            if e.kind() != std::io::ErrorKind::NotFound {
+                tracing::warn!(error = %e, file = %file.display(), "HTTPS: the local copy of a retired certificate cannot be removed");
+            }
+        }
     }
 
     /// Puts `served` in service and keeps it as the local copy.
@@ -447,6 +525,7 @@ mod tests {
             directory_ca: None,
             cache_dir: dir.join("acme"),
             challenge: Challenge::TlsAlpn01,
+            profile: None,
             timing: AcmeTiming::default(),
         }
     }

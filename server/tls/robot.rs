@@ -49,8 +49,8 @@ use std::time::{Duration, SystemTime};
 
 use anyhow::Context;
 use instant_acme::{
-    Account, AccountCredentials, AuthorizationStatus, ChallengeType, Identifier, NewAccount,
-    NewOrder, OrderStatus, RetryPolicy,
+    Account, AccountCredentials, AuthorizationStatus, CertificateIdentifier, ChallengeType,
+    Identifier, NewAccount, NewOrder, OrderStatus, RetryPolicy,
 };
 use tokio::time::Instant;
 
@@ -132,15 +132,20 @@ pub async fn run(identity: Arc<Identity>, settings: AcmeSettings, http: AcmeHttp
         retry: timing.first_retry,
     };
     loop {
-        let due = identity
-            .certs
-            .current()
-            .map(|s| s.info.renew_at())
-            .unwrap_or(SystemTime::UNIX_EPOCH);
-        if let Ok(wait) = due.duration_since(SystemTime::now()) {
-            if !wait.is_zero() {
-                tokio::time::sleep(wait.min(CHECK_EVERY)).await;
-                continue;
+        let request = match db.is_up() {
+            true => store::request(&db, &settings.directory, &settings.names_key())
+                .await
+                .ok()
+                .flatten(),
+            false => None,
+        };
+        if request.is_none() {
+            let due = identity.renew_at().unwrap_or(SystemTime::UNIX_EPOCH);
+            if let Ok(wait) = due.duration_since(SystemTime::now()) {
+                if !wait.is_zero() {
+                    tokio::time::sleep(wait.min(CHECK_EVERY)).await;
+                    continue;
+                }
             }
         }
         if !db.is_up() {
@@ -164,18 +169,31 @@ pub async fn run(identity: Arc<Identity>, settings: AcmeSettings, http: AcmeHttp
             }
         };
         let fence = Fence::keep(db.clone(), hold.clone(), timing.lease_ttl, Instant::now());
-        // Another holder may have just stored one: take it rather than order.
-        if identity.sync_certificate(&settings).await.is_ok()
-            && identity
-                .certs
-                .current()
-                .is_some_and(|s| s.info.renew_at() > SystemTime::now())
-        {
+        // Another holder may have just stored one: take it rather than order
+        // (a request is done once the certificate it retires is replaced).
+        let synced = identity.sync_certificate(&settings).await.is_ok();
+        let serving = identity.certs.current().map(|c| c.info.serial.clone());
+        let done = match &request {
+            Some(r) => synced && serving.is_some() && r.serial.is_some() && serving != r.serial,
+            None => synced && identity.renew_at().is_some_and(|at| at > SystemTime::now()),
+        };
+        if done {
+            if let Some(r) = &request {
+                let _ = store::settle_request(
+                    &db,
+                    &settings.directory,
+                    &settings.names_key(),
+                    r,
+                    &hold,
+                )
+                .await;
+            }
             fence.end().await;
             continue;
         }
         tracing::info!(domains = ?settings.domains, directory = %settings.directory, challenge = ?settings.challenge, generation = hold.generation, "HTTPS: ordering a certificate (this server holds the order lease)");
         let renewal = identity.certs.current().is_some();
+        let before = identity.served.load_full();
         let outcome = match order(&identity, &settings, &http, &fence).await {
             Ok(issued) => match fence.holds() {
                 Ok(()) => Ok(issued),
@@ -188,7 +206,13 @@ pub async fn run(identity: Arc<Identity>, settings: AcmeSettings, http: AcmeHttp
             tracing::debug!(error = %e, "the order's challenges stay until they expire");
         }
         let stored = match outcome {
-            Ok((served, pem)) => store_issued(&identity, &settings, served, pem, &hold).await,
+            Ok((served, pem, account)) => {
+                let stored = store_issued(&identity, &settings, served, pem, &hold).await;
+                if let (true, Some(r)) = (stored, &request) {
+                    requested(&identity, &settings, r, before.as_deref(), &account, &hold).await;
+                }
+                stored
+            }
             Err(failure) => {
                 failed(&identity, &settings, failure, &hold, &mut own).await;
                 false
@@ -257,6 +281,10 @@ async fn store_issued(
         }
         Ok(super::Offer::Older) => {
             tracing::info!(%serial, "HTTPS: the database holds a certificate issued later than this order's; that one is served");
+            false
+        }
+        Ok(super::Offer::Retired) => {
+            tracing::warn!(%serial, "HTTPS: the CA issued a certificate that is retired; it is not served");
             false
         }
         Ok(super::Offer::Fenced) => {
@@ -414,20 +442,64 @@ async fn order(
     settings: &AcmeSettings,
     http: &AcmeHttp,
     fence: &Fence,
-) -> Result<(ServedCert, String), Failure> {
+) -> Result<(ServedCert, String, Account), Failure> {
     let account = step(fence, account(identity, settings, http)).await?;
+    if let Some(profile) = &settings.profile {
+        if !account.profiles().any(|p| p.name == profile) {
+            let listed: Vec<&str> = account.profiles().map(|p| p.name).collect();
+            return Err(Failure::Own(anyhow::anyhow!(
+                "ACME_PROFILE: the directory {} lists no profile {profile:?} (it lists: {}); nothing is ordered",
+                settings.directory,
+                if listed.is_empty() { "none".to_owned() } else { listed.join(", ") }
+            )));
+        }
+    }
     let ids: Vec<Identifier> = settings
         .domains
         .iter()
         .map(|d| Identifier::Dns(d.clone()))
         .collect();
-    let mut order = step(fence, async {
+    // The certificate this order replaces, named to a CA that keeps ARI.
+    let current = identity.certs.current();
+    let replaces = match identity.schedule_source() {
+        "ari" => current
+            .as_ref()
+            .and_then(|c| c.key.cert.first())
+            .and_then(|der| CertificateIdentifier::try_from(der).ok()),
+        _ => None,
+    };
+    let new_order = |replaces: Option<CertificateIdentifier<'static>>| {
+        let mut new = NewOrder::new(&ids);
+        if let Some(profile) = &settings.profile {
+            new = new.profile(profile);
+        }
+        if let Some(id) = replaces {
+            new = new.replaces(id);
+        }
+        new
+    };
+    let placed = step(fence, async {
         account
-            .new_order(&NewOrder::new(&ids))
+            .new_order(&new_order(
+                replaces.clone().map(CertificateIdentifier::into_owned),
+            ))
             .await
             .context("placing the order")
     })
-    .await?;
+    .await;
+    let mut order = match placed {
+        Err(Failure::Ca(e)) if replaces.is_some() && already_replaced(&e) => {
+            tracing::info!("HTTPS: the CA says the certificate in service was already replaced; ordering without naming it");
+            step(fence, async {
+                account
+                    .new_order(&new_order(None))
+                    .await
+                    .context("placing the order")
+            })
+            .await?
+        }
+        other => other?,
+    };
     let kind = match settings.challenge {
         Challenge::TlsAlpn01 => ChallengeType::TlsAlpn01,
         Challenge::Http01 => ChallengeType::Http01,
@@ -573,7 +645,77 @@ async fn order(
             "the CA issued a certificate that cannot be served".into(),
         )))
     })?;
-    Ok((served, pem))
+    Ok((served, pem, account))
+}
+
+/// Whether the CA refused an order because the certificate it names was
+/// already replaced (RFC 9773, section 5).
+fn already_replaced(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        matches!(
+            c.downcast_ref::<instant_acme::Error>(),
+            Some(instant_acme::Error::Api(p)) if p.r#type.as_deref().is_some_and(|t| t.ends_with(":alreadyReplaced"))
+        )
+    })
+}
+
+/// An operator's request is done: the certificate it retires (the one
+/// served before, `before`) is retired in the database, and revoked with
+/// the CA if it asked.
+async fn requested(
+    identity: &Identity,
+    settings: &AcmeSettings,
+    r: &store::Request,
+    before: Option<&store::StoredCert>,
+    account: &Account,
+    hold: &Hold,
+) {
+    let db = &identity.db;
+    let old = r.serial.as_deref().or(before.map(|b| b.serial.as_str()));
+    if let Some(serial) = old {
+        match store::retire(db, store::Retired::Certificate, serial).await {
+            Ok(()) => {
+                tracing::info!(%serial, "HTTPS: the replaced certificate is retired (tls renew)")
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, %serial, "HTTPS: the replaced certificate could not be marked retired")
+            }
+        }
+    }
+    if r.revoke {
+        let der = before
+            .filter(|b| old == Some(b.serial.as_str()))
+            .and_then(|b| {
+                use rustls::pki_types::pem::PemObject;
+                rustls::pki_types::CertificateDer::pem_slice_iter(b.pem.as_bytes())
+                    .next()?
+                    .ok()
+            });
+        match der {
+            Some(der) => {
+                let revocation = instant_acme::RevocationRequest {
+                    certificate: &der,
+                    reason: Some(instant_acme::RevocationReason::KeyCompromise),
+                };
+                match account.revoke(&revocation).await {
+                    Ok(()) => {
+                        tracing::info!(serial = ?old, "HTTPS: the replaced certificate is revoked with the CA (keyCompromise)")
+                    }
+                    Err(e) => {
+                        tracing::error!(error = %e, serial = ?old, "HTTPS: the replaced certificate could not be revoked with the CA; revoke it by hand")
+                    }
+                }
+            }
+            None => {
+                tracing::error!(serial = ?old, "HTTPS: the replaced certificate is not held here, so it could not be revoked with the CA; revoke it by hand")
+            }
+        }
+    }
+    if let Err(e) =
+        store::settle_request(db, &settings.directory, &settings.names_key(), r, hold).await
+    {
+        tracing::warn!(error = %e, "HTTPS: the renewal request stays; the next holder settles it");
+    }
 }
 
 /// Waits until every member seen in the last [`MEMBER_FRESH`] says it
@@ -607,7 +749,7 @@ async fn confirmed(identity: &Identity, answers: &[StoredChallenge], timing: Acm
 /// version kept in `ACME_CACHE_DIR`, else a new one (stored at once; if
 /// another server stored one meanwhile, that one is used). A stored account
 /// that cannot be read is replaced by the new one.
-async fn account(
+pub(super) async fn account(
     identity: &Identity,
     settings: &AcmeSettings,
     http: &AcmeHttp,

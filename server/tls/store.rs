@@ -15,7 +15,7 @@ use crate::db::{now_ms, Db, Dialect};
 
 /// The tables whose rows are the HTTPS identity, which a restore keeps
 /// from the database it replaces (see `db::sqlite_file::restore`).
-pub const TABLES: [&str; 7] = [
+pub const TABLES: [&str; 8] = [
     "tls_accounts",
     "tls_certificates",
     "tls_challenges",
@@ -23,6 +23,7 @@ pub const TABLES: [&str; 7] = [
     "tls_leases",
     "tls_orders",
     "tls_members",
+    "tls_retired",
 ];
 
 /// A stored certificate: its key and chain (PEM), and what it says.
@@ -419,6 +420,69 @@ pub async fn renew_lease(db: &Db, hold: &Hold, ttl: Duration) -> Result<bool, sq
     Ok(done.rows_affected() == 1)
 }
 
+/// Who holds the lease `name` and until when (the database's clock), if
+/// anyone does now.
+pub async fn lease(db: &Db, name: &str) -> Result<Option<(String, i64, i64)>, sqlx::Error> {
+    let sql = format!(
+        "SELECT holder, generation, expires_at FROM tls_leases WHERE name = $1 AND expires_at > {}",
+        db_now(db)
+    );
+    let row = db
+        .timed(sqlx::query(&sql).bind(name).fetch_optional(&db.pool))
+        .await?;
+    row.map(|r| Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?)))
+        .transpose()
+}
+
+/// When the certificate `serial` was stored for these names (the
+/// database's clock), if it is the one stored.
+pub async fn stored_at(
+    db: &Db,
+    directory: &str,
+    names: &str,
+    serial: &str,
+) -> Result<Option<i64>, sqlx::Error> {
+    let row = db
+        .timed(
+            sqlx::query(
+                "SELECT stored_at FROM tls_certificates WHERE directory = $1 AND names = $2 AND serial = $3",
+            )
+            .bind(directory)
+            .bind(names)
+            .bind(serial)
+            .fetch_optional(&db.pool),
+        )
+        .await?;
+    row.map(|r| r.try_get(0)).transpose()
+}
+
+/// Every stored certificate: its directory and names, and itself.
+pub async fn certificates(db: &Db) -> Result<Vec<(String, String, StoredCert)>, sqlx::Error> {
+    let rows = db
+        .timed(
+            sqlx::query(
+                "SELECT directory, names, pem, serial, not_before, not_after FROM tls_certificates \
+                 ORDER BY directory, names",
+            )
+            .fetch_all(&db.pool),
+        )
+        .await?;
+    rows.iter()
+        .map(|r| {
+            Ok((
+                r.try_get(0)?,
+                r.try_get(1)?,
+                StoredCert {
+                    pem: r.try_get(2)?,
+                    serial: r.try_get(3)?,
+                    not_before: r.try_get(4)?,
+                    not_after: r.try_get(5)?,
+                },
+            ))
+        })
+        .collect()
+}
+
 /// Whether `hold` still holds its lease (by the database's clock).
 pub async fn holds(db: &Db, hold: &Hold) -> Result<bool, sqlx::Error> {
     let sql = format!("SELECT 1 WHERE {}", hold.condition(db, 1));
@@ -445,13 +509,15 @@ pub struct Backoff {
     pub next_try_at: i64,
     pub retry_ms: i64,
     pub failed_by: Option<String>,
+    /// What the CA said of the last failed try.
+    pub error: Option<String>,
 }
 
 pub async fn backoff(db: &Db, directory: &str, names: &str) -> Result<Backoff, sqlx::Error> {
     let row = db
         .timed(
             sqlx::query(
-                "SELECT next_try_at, retry_ms, failed_by FROM tls_orders WHERE directory = $1 AND names = $2",
+                "SELECT next_try_at, retry_ms, failed_by, error FROM tls_orders WHERE directory = $1 AND names = $2",
             )
             .bind(directory)
             .bind(names)
@@ -463,6 +529,7 @@ pub async fn backoff(db: &Db, directory: &str, names: &str) -> Result<Backoff, s
             next_try_at: r.try_get(0)?,
             retry_ms: r.try_get(1)?,
             failed_by: r.try_get(2)?,
+            error: r.try_get(3)?,
         },
         None => Backoff::default(),
     })
@@ -494,6 +561,263 @@ pub async fn set_backoff(
         .bind(failed.map(|f| f.1));
     let done = db.timed(hold.bind(q).execute(&db.pool)).await?;
     Ok(done.rows_affected() == 1)
+}
+
+/// When the fleet renews the certificate `serial`, and why then.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Schedule {
+    pub serial: String,
+    pub renew_at: i64,
+    /// `ari` (the CA's window) or `lifetime` (two thirds of its life).
+    pub source: String,
+    pub window: Option<(i64, i64)>,
+    pub explanation: Option<String>,
+    /// When the CA's renewal information is asked next.
+    pub poll_at: i64,
+}
+
+pub async fn schedule(
+    db: &Db,
+    directory: &str,
+    names: &str,
+) -> Result<Option<Schedule>, sqlx::Error> {
+    let row = db
+        .timed(
+            sqlx::query(
+                "SELECT renew_serial, renew_at, renew_source, window_start, window_end, explanation, poll_at \
+                 FROM tls_orders WHERE directory = $1 AND names = $2 AND renew_serial IS NOT NULL",
+            )
+            .bind(directory)
+            .bind(names)
+            .fetch_optional(&db.pool),
+        )
+        .await?;
+    row.map(|r| {
+        let start: Option<i64> = r.try_get(3)?;
+        let end: Option<i64> = r.try_get(4)?;
+        Ok(Schedule {
+            serial: r.try_get(0)?,
+            renew_at: r.try_get(1)?,
+            source: r.try_get(2)?,
+            window: start.zip(end),
+            explanation: r.try_get(5)?,
+            poll_at: r.try_get(6)?,
+        })
+    })
+    .transpose()
+}
+
+/// Keeps `s` as the fleet's schedule, while `hold` (the renewal
+/// information's lease) holds.
+pub async fn set_schedule(
+    db: &Db,
+    directory: &str,
+    names: &str,
+    s: &Schedule,
+    hold: &Hold,
+) -> Result<bool, sqlx::Error> {
+    let sql = format!(
+        "INSERT INTO tls_orders (directory, names, next_try_at, retry_ms, renew_serial, renew_at, renew_source, \
+         window_start, window_end, explanation, poll_at) \
+         SELECT $1, $2, 0, 0, $3, $4, $5, $6, $7, $8, $9 WHERE {} \
+         ON CONFLICT (directory, names) DO UPDATE SET renew_serial = excluded.renew_serial, \
+         renew_at = excluded.renew_at, renew_source = excluded.renew_source, \
+         window_start = excluded.window_start, window_end = excluded.window_end, \
+         explanation = excluded.explanation, poll_at = excluded.poll_at",
+        hold.condition(db, 10)
+    );
+    let q = sqlx::query(&sql)
+        .bind(directory)
+        .bind(names)
+        .bind(&s.serial)
+        .bind(s.renew_at)
+        .bind(&s.source)
+        .bind(s.window.map(|w| w.0))
+        .bind(s.window.map(|w| w.1))
+        .bind(&s.explanation)
+        .bind(s.poll_at);
+    let done = db.timed(hold.bind(q).execute(&db.pool)).await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// An operator's request for a new certificate (`citizen-site tls renew`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    pub requested_at: i64,
+    /// The certificate it retires (the one stored when it was made).
+    pub serial: Option<String>,
+    /// Revoke that one with the CA too.
+    pub revoke: bool,
+}
+
+/// Records a request for a new certificate now, retiring `serial`; returns
+/// it as stored.
+pub async fn request_renewal(
+    db: &Db,
+    directory: &str,
+    names: &str,
+    serial: Option<&str>,
+    revoke: bool,
+) -> Result<Request, sqlx::Error> {
+    let sql = format!(
+        "INSERT INTO tls_orders (directory, names, next_try_at, retry_ms, requested_at, requested_serial, revoke) \
+         VALUES ($1, $2, 0, 0, {now}, $3, $4) \
+         ON CONFLICT (directory, names) DO UPDATE SET requested_at = excluded.requested_at, \
+         requested_serial = excluded.requested_serial, revoke = excluded.revoke, next_try_at = 0, retry_ms = 0",
+        now = db_now(db)
+    );
+    db.timed(
+        sqlx::query(&sql)
+            .bind(directory)
+            .bind(names)
+            .bind(serial)
+            .bind(i64::from(revoke))
+            .execute(&db.pool),
+    )
+    .await?;
+    Ok(request(db, directory, names)
+        .await?
+        .expect("the request was just stored"))
+}
+
+pub async fn request(
+    db: &Db,
+    directory: &str,
+    names: &str,
+) -> Result<Option<Request>, sqlx::Error> {
+    let row = db
+        .timed(
+            sqlx::query(
+                "SELECT requested_at, requested_serial, revoke FROM tls_orders \
+                 WHERE directory = $1 AND names = $2 AND requested_at IS NOT NULL",
+            )
+            .bind(directory)
+            .bind(names)
+            .fetch_optional(&db.pool),
+        )
+        .await?;
+    row.map(|r| {
+        let revoke: i64 = r.try_get(2)?;
+        Ok(Request {
+            requested_at: r.try_get(0)?,
+            serial: r.try_get(1)?,
+            revoke: revoke != 0,
+        })
+    })
+    .transpose()
+}
+
+/// The request `r` is done (a later one stays), while `hold` holds.
+pub async fn settle_request(
+    db: &Db,
+    directory: &str,
+    names: &str,
+    r: &Request,
+    hold: &Hold,
+) -> Result<bool, sqlx::Error> {
+    let sql = format!(
+        "UPDATE tls_orders SET requested_at = NULL, requested_serial = NULL, revoke = 0 \
+         WHERE directory = $1 AND names = $2 AND requested_at = $3 AND {}",
+        hold.condition(db, 4)
+    );
+    let q = sqlx::query(&sql)
+        .bind(directory)
+        .bind(names)
+        .bind(r.requested_at);
+    let done = db.timed(hold.bind(q).execute(&db.pool)).await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// What is retired: a certificate (by serial) or a ticket key (by
+/// [`key_id`]). Never served, stored or written back again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Retired {
+    Certificate,
+    TicketKey,
+}
+
+impl Retired {
+    fn kind(self) -> &'static str {
+        match self {
+            Retired::Certificate => "certificate",
+            Retired::TicketKey => "ticket-key",
+        }
+    }
+}
+
+/// How a retired ticket key is named: the first 16 bytes of its secret's
+/// SHA-256, hex (the secret itself is not kept).
+pub fn key_id(secret_hex: &str) -> String {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(secret_hex.as_bytes());
+    digest[..16].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+pub async fn retire(db: &Db, what: Retired, id: &str) -> Result<(), sqlx::Error> {
+    let sql = format!(
+        "INSERT INTO tls_retired (kind, id, retired_at) VALUES ($1, $2, {}) ON CONFLICT (kind, id) DO NOTHING",
+        db_now(db)
+    );
+    db.timed(
+        sqlx::query(&sql)
+            .bind(what.kind())
+            .bind(id)
+            .execute(&db.pool),
+    )
+    .await?;
+    Ok(())
+}
+
+pub async fn is_retired(db: &Db, what: Retired, id: &str) -> Result<bool, sqlx::Error> {
+    let row = db
+        .timed(
+            sqlx::query("SELECT 1 FROM tls_retired WHERE kind = $1 AND id = $2")
+                .bind(what.kind())
+                .bind(id)
+                .fetch_optional(&db.pool),
+        )
+        .await?;
+    Ok(row.is_some())
+}
+
+/// Every ticket key forgotten and retired, and `fresh` in their place, at
+/// once (`citizen-site tls rotate-tickets`).
+pub async fn rotate_ticket_keys(db: &Db, fresh: &[StoredKey]) -> Result<usize, sqlx::Error> {
+    let retire_sql = format!(
+        "INSERT INTO tls_retired (kind, id, retired_at) VALUES ('ticket-key', $1, {}) \
+         ON CONFLICT (kind, id) DO NOTHING",
+        db_now(db)
+    );
+    let work = async {
+        let mut tx = db.pool.begin().await?;
+        let old = sqlx::query("SELECT secret FROM tls_ticket_keys")
+            .fetch_all(&mut *tx)
+            .await?;
+        for row in &old {
+            let secret: String = row.try_get(0)?;
+            sqlx::query(&retire_sql)
+                .bind(key_id(&secret))
+                .execute(&mut *tx)
+                .await?;
+        }
+        sqlx::query("DELETE FROM tls_ticket_keys")
+            .execute(&mut *tx)
+            .await?;
+        for key in fresh {
+            sqlx::query(
+                "INSERT INTO tls_ticket_keys (period, period_ms, secret, created_at) VALUES ($1, $2, $3, $4)",
+            )
+            .bind(key.period)
+            .bind(key.period_ms)
+            .bind(&key.secret)
+            .bind(now_ms())
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(old.len())
+    };
+    db.timed(work).await
 }
 
 /// What one member says of itself, every time it reads the shared state.

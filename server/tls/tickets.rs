@@ -12,7 +12,10 @@
 //! are told), then it is forgotten, in memory and in the database.
 //!
 //! A server also writes back a key it holds that the database lacks (a
-//! restored database), so the fleet's keys never go back.
+//! restored database), so the fleet's keys never go back; but never a key
+//! retired by `citizen-site tls rotate-tickets`, which replaces every key
+//! at once: a server that finds a period's key changed forgets every key
+//! it held, its own too, and tickets sealed before open nowhere.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -20,7 +23,7 @@ use std::time::Duration;
 use crate::db::{now_ms, Db};
 use crate::edge::tickets::{random_secret, TicketKey, TicketKeys};
 
-use super::store::{self, StoredKey};
+use super::store::{self, Retired, StoredKey};
 use super::{hex, unhex};
 
 /// The periods and the lifetime of tickets.
@@ -42,6 +45,12 @@ impl TicketSchedule {
     /// How long a process's own key (before the database answers) lives.
     pub fn keep(&self) -> Duration {
         self.period + self.lifetime
+    }
+
+    /// How often a server reads the keys: every `tls::TICKET_SYNC_EVERY`,
+    /// or a quarter of a shorter period.
+    pub fn read_every(&self) -> Duration {
+        (self.period / 4).min(super::TICKET_SYNC_EVERY)
     }
 
     fn period_ms(&self) -> i64 {
@@ -67,10 +76,14 @@ pub async fn sync(
     let mut stored = store::ticket_keys(db).await?;
     let current = now / length;
     let mut wrote = false;
-    // Keys this process had that the database lost (a restore), if live.
+    // Keys this process had that the database lost (a restore), if live
+    // and not retired (`citizen-site tls rotate-tickets`).
     for ((period, period_ms), secret) in seen.iter() {
         let live = (period + 1) * period_ms + lifetime > now;
-        if live && !stored.iter().any(|k| k.period == *period) {
+        if live
+            && !stored.iter().any(|k| k.period == *period)
+            && !store::is_retired(db, Retired::TicketKey, &store::key_id(secret)).await?
+        {
             let key = StoredKey {
                 period: *period,
                 period_ms: *period_ms,
@@ -114,6 +127,11 @@ pub async fn sync(
         .map(|k| ((k.period, k.period_ms), k.secret.clone()))
         .collect();
     if &read != seen {
+        // A period whose key changed: the keys were rotated, and every key
+        // held before goes, this process's own too.
+        let rotated = read
+            .iter()
+            .any(|(period, secret)| seen.get(period).is_some_and(|was| was != secret));
         let loaded: Vec<TicketKey> = read
             .iter()
             .filter_map(|((period, period_ms), secret)| {
@@ -131,7 +149,14 @@ pub async fn sync(
             keys = loaded.len(),
             "session-ticket keys read from the database"
         );
-        keys.replace(loaded);
+        if rotated {
+            tracing::warn!(
+                "HTTPS: the session-ticket keys were rotated; every key held before is forgotten"
+            );
+            keys.replace_all(loaded);
+        } else {
+            keys.replace(loaded);
+        }
         *seen = read;
     }
     Ok(())

@@ -1,0 +1,363 @@
+//! `citizen-site tls ...`: the fleet's HTTPS identity on a bad day, with
+//! `DATABASE_URL` alone. What every server serves (`status`), a new
+//! certificate now with the old one retired everywhere (`renew`, after a
+//! key leak or a CA's revocation notice), and new session-ticket keys with
+//! every older one forgotten (`rotate-tickets`, after a ticket key leak).
+//!
+//! The commands change the database; the servers do the rest (a command
+//! cannot answer the CA's challenges). Each refuses when the database cannot
+//! be reached, and writes in one statement or one transaction.
+
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+use clap::Subcommand;
+use serde_json::{json, Value};
+
+use super::{print_json, rfc3339, table, utc};
+use crate::db::Db;
+use crate::tls::robot::LEASE;
+use crate::tls::store::{self, Member, StoredKey};
+use crate::tls::tickets::TicketSchedule;
+
+/// Members seen this recently are running (they read the shared state
+/// every second).
+const ALIVE: Duration = Duration::from_secs(10);
+/// Members seen this recently are listed by `status`.
+const LISTED: Duration = Duration::from_secs(60);
+
+#[derive(Subcommand, Debug)]
+pub enum TlsCommand {
+    /// Every server seen in the last minute: the certificate it serves, its
+    /// own failed orders; the stored certificate, its renewal time and where
+    /// that came from; who holds the order lease; the ticket key's age.
+    Status {
+        #[arg(long)]
+        json: bool,
+    },
+    /// A new certificate for the fleet now: a running server orders it, and
+    /// the old one is retired (never served or stored again, on any server,
+    /// local copies included). Waits until every running server serves the
+    /// new one.
+    Renew {
+        /// Also revoke the old certificate with the CA (reason
+        /// keyCompromise): after its key leaked.
+        #[arg(long)]
+        revoke: bool,
+        /// The certificate's names as stored (`tls status` lists them), when
+        /// the database holds more than one.
+        #[arg(long)]
+        names: Option<String>,
+        /// How long to wait for the new certificate, in seconds.
+        #[arg(long, default_value_t = 300)]
+        wait: u64,
+        #[arg(long)]
+        json: bool,
+    },
+    /// New session-ticket keys now, every older key forgotten by every
+    /// server: sessions from before no longer resume (a full handshake
+    /// instead). The answer to a leaked ticket key.
+    RotateTickets {
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub async fn run(database_url: &str, cmd: TlsCommand) -> anyhow::Result<()> {
+    let db = super::open(database_url).await?;
+    match cmd {
+        TlsCommand::Status { json } => status(&db, json).await,
+        TlsCommand::Renew {
+            revoke,
+            names,
+            wait,
+            json,
+        } => {
+            renew(
+                &db,
+                revoke,
+                names.as_deref(),
+                Duration::from_secs(wait),
+                json,
+            )
+            .await
+        }
+        TlsCommand::RotateTickets { json } => rotate_tickets(&db, json).await,
+    }
+}
+
+async fn status(db: &Db, json: bool) -> anyhow::Result<()> {
+    let now = store::clock(db).await?;
+    let members = store::members(db, LISTED).await?;
+    let lease = store::lease(db, LEASE).await?;
+    let mut certificates = Vec::new();
+    for (directory, names, cert) in store::certificates(db).await? {
+        let schedule = store::schedule(db, &directory, &names)
+            .await?
+            .filter(|s| s.serial == cert.serial);
+        let backoff = store::backoff(db, &directory, &names).await?;
+        let request = store::request(db, &directory, &names).await?;
+        certificates.push((directory, names, cert, schedule, backoff, request));
+    }
+    let key_age = ticket_key_age(db, now).await?;
+    if json {
+        print_json(&json!({
+            "certificates": certificates.iter().map(|(directory, names, cert, schedule, backoff, request)| json!({
+                "directory": directory,
+                "names": names,
+                "serial": cert.serial,
+                "not_after": rfc3339(cert.not_after),
+                "renew_at": schedule.as_ref().map(|s| rfc3339(s.renew_at)),
+                "renewal_source": schedule.as_ref().map(|s| s.source.clone()),
+                "explanation": schedule.as_ref().and_then(|s| s.explanation.clone()),
+                "next_try_at": (backoff.next_try_at > now).then(|| rfc3339(backoff.next_try_at)),
+                "last_error": backoff.error,
+                "renewal_requested": request.is_some(),
+            })).collect::<Vec<_>>(),
+            "lease": lease.as_ref().map(|(holder, generation, until)| json!({
+                "holder": holder, "generation": generation, "expires_at": rfc3339(*until),
+            })),
+            "members": members.iter().map(member_json).collect::<Vec<_>>(),
+            "ticket_key_age_seconds": key_age.map(|ms| ms / 1000),
+        }));
+        return Ok(());
+    }
+    if certificates.is_empty() {
+        println!("(no certificate stored: the servers order one once they run with TLS_DOMAINS)");
+    }
+    for (directory, names, cert, schedule, backoff, request) in &certificates {
+        println!("certificate   {names} (from {directory})");
+        println!("  serial      {}", cert.serial);
+        println!("  expires     {} UTC", utc(cert.not_after));
+        match schedule {
+            Some(s) => println!(
+                "  renewal     {} UTC ({}{})",
+                utc(s.renew_at),
+                if s.source == "ari" {
+                    "the CA's window"
+                } else {
+                    "two thirds of its life"
+                },
+                s.explanation
+                    .as_deref()
+                    .map(|u| format!("; {u}"))
+                    .unwrap_or_default()
+            ),
+            None => println!("  renewal     not scheduled yet (two thirds of its life)"),
+        }
+        if backoff.next_try_at > now {
+            println!(
+                "  back-off    no order before {} UTC; the CA said: {}",
+                utc(backoff.next_try_at),
+                backoff.error.as_deref().unwrap_or("-")
+            );
+        }
+        if let Some(r) = request {
+            println!(
+                "  requested   a new certificate, at {} UTC (tls renew)",
+                utc(r.requested_at)
+            );
+        }
+    }
+    match &lease {
+        Some((holder, generation, until)) => println!(
+            "order lease   held by {holder} (generation {generation}) for {} s more",
+            (until - now).max(0) / 1000
+        ),
+        None => println!("order lease   free"),
+    }
+    match key_age {
+        Some(ms) => println!("ticket key    sealing for {} s", ms / 1000),
+        None => println!("ticket key    none stored yet"),
+    }
+    println!();
+    if members.is_empty() {
+        println!("(no server seen in the last minute)");
+        return Ok(());
+    }
+    let renewal = |m: &Member| {
+        certificates
+            .iter()
+            .find_map(|(_, _, _, s, _, _)| {
+                s.as_ref().filter(|s| Some(&s.serial) == m.serial.as_ref())
+            })
+            .map(|s| format!("{} ({})", utc(s.renew_at), s.source))
+            .unwrap_or_else(|| "-".into())
+    };
+    let rows: Vec<Vec<String>> = members
+        .iter()
+        .map(|m| {
+            vec![
+                m.member.clone(),
+                m.serial.clone().unwrap_or_else(|| "-".into()),
+                m.not_after.map(utc).unwrap_or_else(|| "-".into()),
+                renewal(m),
+                m.failures.to_string(),
+                super::clip(m.last_error.as_deref().unwrap_or("-"), 60),
+            ]
+        })
+        .collect();
+    println!(
+        "{}",
+        table(
+            &[
+                "SERVER",
+                "SERVES",
+                "EXPIRES (UTC)",
+                "RENEWAL (UTC)",
+                "FAILED",
+                "LAST ERROR"
+            ],
+            &rows
+        )
+    );
+    println!("{} server(s) seen in the last minute", members.len());
+    Ok(())
+}
+
+fn member_json(m: &Member) -> Value {
+    json!({
+        "member": m.member,
+        "serial": m.serial,
+        "not_after": m.not_after.map(rfc3339),
+        "failures": m.failures,
+        "last_error": m.last_error,
+    })
+}
+
+/// How long the key that seals now has been sealing (its period's start).
+async fn ticket_key_age(db: &Db, now: i64) -> anyhow::Result<Option<i64>> {
+    Ok(store::ticket_keys(db)
+        .await?
+        .iter()
+        .map(|k| k.period * k.period_ms)
+        .filter(|start| *start <= now)
+        .max()
+        .map(|start| now - start))
+}
+
+async fn renew(
+    db: &Db,
+    revoke: bool,
+    names: Option<&str>,
+    wait: Duration,
+    json: bool,
+) -> anyhow::Result<()> {
+    let stored = store::certificates(db).await?;
+    let candidates: Vec<_> = stored
+        .iter()
+        .filter(|(_, n, _)| names.is_none_or(|want| want == n))
+        .collect();
+    let (directory, names, old) = match candidates.as_slice() {
+        [one] => (*one).clone(),
+        [] if names.is_some() => bail!(
+            "no certificate is stored for {:?}; `citizen-site tls status` lists those stored",
+            names.unwrap_or_default()
+        ),
+        [] => bail!("no certificate is stored: the servers order one by themselves once they run with TLS_DOMAINS"),
+        _ => bail!(
+            "the database holds certificates for several sets of names ({}): say which with --names",
+            candidates.iter().map(|(_, n, _)| n.as_str()).collect::<Vec<_>>().join("; ")
+        ),
+    };
+    let request = store::request_renewal(db, &directory, &names, Some(&old.serial), revoke)
+        .await
+        .context("recording the request")?;
+    if store::members(db, ALIVE).await?.is_empty() {
+        bail!(
+            "no server of the site is running (none has read the database in the last {} s): the request is kept, and the first server to start orders the new certificate and retires {}",
+            ALIVE.as_secs(),
+            old.serial
+        );
+    }
+    if !json {
+        println!("requested: a new certificate for {names}, retiring {} (revoked too: {revoke}); waiting for the servers…", old.serial);
+    }
+    let deadline = tokio::time::Instant::now() + wait;
+    loop {
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        let now = store::clock(db).await?;
+        let current = store::certificate_stamp(db, &directory, &names).await?;
+        let members = store::members(db, ALIVE).await?;
+        if let Some((serial, _)) = current.filter(|(s, _)| *s != old.serial) {
+            let serving = members
+                .iter()
+                .all(|m| m.serial.as_deref() == Some(serial.as_str()));
+            let settled = store::request(db, &directory, &names)
+                .await?
+                .is_none_or(|r| r.requested_at != request.requested_at);
+            if serving && settled && !members.is_empty() {
+                let after = store::stored_at(db, &directory, &names, &serial)
+                    .await?
+                    .map(|at| now - at);
+                if json {
+                    print_json(&json!({
+                        "retired": old.serial,
+                        "serial": serial,
+                        "revoke": revoke,
+                        "served_everywhere_ms": after,
+                        "members": members.iter().map(member_json).collect::<Vec<_>>(),
+                    }));
+                } else {
+                    let rows: Vec<Vec<String>> = members
+                        .iter()
+                        .map(|m| vec![m.member.clone(), serial.clone()])
+                        .collect();
+                    println!("{}", table(&["SERVER", "SERVES"], &rows));
+                    println!(
+                        "renewed: {serial} is served by every running server ({} ms after it was stored); {} is retired{}",
+                        after.unwrap_or(0),
+                        old.serial,
+                        if revoke { " and revoked with the CA (the ordering server's log says so, or why not)" } else { "" }
+                    );
+                }
+                return Ok(());
+            }
+        }
+        if tokio::time::Instant::now() >= deadline {
+            bail!(
+                "no new certificate served everywhere within {} s: the request is kept and the servers go on trying; `citizen-site tls status` shows where it stands",
+                wait.as_secs()
+            );
+        }
+    }
+}
+
+async fn rotate_tickets(db: &Db, json: bool) -> anyhow::Result<()> {
+    let keys = store::ticket_keys(db).await?;
+    // The servers' period, as their keys say (6 hours unless a test shortened it).
+    let period_ms = keys
+        .iter()
+        .map(|k| k.period_ms)
+        .max()
+        .unwrap_or(crate::config::TICKET_PERIOD.as_millis() as i64)
+        .max(1);
+    let now = store::clock(db).await?;
+    let current = now / period_ms;
+    let mut fresh = Vec::new();
+    for period in [current, current + 1] {
+        let secret = crate::edge::tickets::random_secret()
+            .context("no random bytes for a session-ticket key")?;
+        fresh.push(StoredKey {
+            period,
+            period_ms,
+            secret: secret.iter().map(|b| format!("{b:02x}")).collect(),
+        });
+    }
+    let retired = store::rotate_ticket_keys(db, &fresh)
+        .await
+        .context("replacing the session-ticket keys")?;
+    let within = TicketSchedule::every(Duration::from_millis(period_ms as u64)).read_every();
+    if json {
+        print_json(
+            &json!({ "retired_keys": retired, "new_keys": fresh.len(), "forgotten_within_seconds": within.as_secs() }),
+        );
+    } else {
+        println!(
+            "rotated: {retired} session-ticket key(s) retired, {} new; every running server forgets the old ones within {} s, and sessions from before then make a full handshake",
+            fresh.len(),
+            within.as_secs()
+        );
+    }
+    Ok(())
+}
