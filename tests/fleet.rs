@@ -25,8 +25,14 @@
 
 mod support;
 
+#[path = "fleet/ca_word.rs"]
+mod ca_word;
+#[path = "fleet/commands.rs"]
+mod commands;
 #[path = "fleet/faults.rs"]
 mod faults;
+#[path = "fleet/stand_in.rs"]
+mod stand_in;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;

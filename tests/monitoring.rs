@@ -260,9 +260,10 @@ fn a_real_prometheus_turns_three_faults_into_their_alerts() {
     let proxy = CutProxy::start(5432);
     let (notion, _notion) = failing_notion();
 
-    // The operator's certificate for localhost, two days from its end.
+    // The operator's certificate for localhost, 90 days long and two days
+    // from its end: 28 days past its renewal point (two thirds of its life).
     let ca = TestCa::new();
-    let (cert, key) = ca.leaf(&["localhost"], -60, 2 * 86400);
+    let (cert, key) = ca.leaf(&["localhost"], -88 * 86400, 2 * 86400);
     let root = dir.0.join("root.pem");
     std::fs::write(&root, ca.pem()).unwrap();
     std::fs::write(dir.0.join("cert.pem"), cert).unwrap();

@@ -155,14 +155,22 @@ pub async fn metrics(
     m.page_cache_bytes.set(bytes as i64);
     if let Some(tls) = &state.tls {
         let served = tls.certs.current();
-        m.certificates.replace(served.map(|s| {
-            let names = CertLabels {
-                names: s.info.names.join(","),
-            };
-            let not_after = Seconds::default();
-            not_after.set(unix_seconds(s.info.not_after));
-            (names, not_after)
-        }));
+        let at = |t: std::time::SystemTime| {
+            let gauge = Seconds::default();
+            gauge.set(unix_seconds(t));
+            gauge
+        };
+        let names = served.as_ref().map(|s| CertLabels {
+            names: s.info.names.join(","),
+        });
+        m.certificates.replace(
+            served
+                .as_ref()
+                .zip(names.clone())
+                .map(|(s, names)| (names, at(s.info.not_after))),
+        );
+        m.certificate_renewals
+            .replace(names.zip(tls.renew_at()).map(|(names, t)| (names, at(t))));
         if let Some(age) = tls.tickets.sealing_age_ms(now_ms()) {
             m.ticket_key_age.set(age / 1000);
         }

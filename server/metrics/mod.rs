@@ -199,6 +199,8 @@ pub struct Metrics {
     pub draining: Gauge,
     pub connections: OpenConnections,
     pub certificates: Family<CertLabels, Seconds>,
+    /// When the certificate in service is renewed, by the same names.
+    pub certificate_renewals: Family<CertLabels, Seconds>,
     pub acme: AcmeOrders,
     pub ticket_key_age: Gauge,
     pub upstream: UpstreamCalls,
@@ -374,6 +376,12 @@ impl Metrics {
             "When the certificate in service expires, in seconds since 1970, by the names it covers",
             Family::<CertLabels, Seconds>::default(),
         );
+        let certificate_renewals = add(
+            &mut registry,
+            "tls_certificate_renewal_timestamp_seconds",
+            "When the certificate in service is renewed, in seconds since 1970: a point of the CA's window (ARI) chosen for the fleet, or two thirds of its life",
+            Family::<CertLabels, Seconds>::default(),
+        );
         let acme = AcmeOrders {
             orders: add(
                 &mut registry,
@@ -436,6 +444,7 @@ impl Metrics {
             draining,
             connections,
             certificates,
+            certificate_renewals,
             acme,
             ticket_key_age,
             upstream,

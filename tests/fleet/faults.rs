@@ -14,7 +14,7 @@
 use super::*;
 
 /// The fleet's ACME settings against `pebble`, on PostgreSQL `db`.
-fn acme_fleet(fleet: &mut Fleet, pebble: &Pebble, db: &str) {
+pub(super) fn acme_fleet(fleet: &mut Fleet, pebble: &Pebble, db: &str) {
     let directory = pebble.directory();
     let ca = pebble.listener_ca.to_str().unwrap().to_owned();
     let names = NAMES.join(",");
@@ -32,7 +32,7 @@ fn acme_fleet(fleet: &mut Fleet, pebble: &Pebble, db: &str) {
 }
 
 /// `statement` run by psql on `url`: its rows, `|`-separated.
-fn psql(url: &str, statement: &str) -> String {
+pub(super) fn psql(url: &str, statement: &str) -> String {
     needs("psql", "postgresql-client");
     let out = Command::new("psql")
         .args([url, "-tAc", statement])
@@ -47,7 +47,7 @@ fn psql(url: &str, statement: &str) -> String {
 }
 
 /// The site's schema in the database at `url`, as a server's start makes it.
-fn migrated(url: &str) {
+pub(super) fn migrated(url: &str) {
     tokio::runtime::Runtime::new().unwrap().block_on(async {
         let db = citizen_site::db::Db::connect_lazy(url).unwrap();
         db.migrate().await.unwrap();
@@ -67,17 +67,17 @@ fn lagging_member(url: &str) {
 }
 
 /// How many orders pebble was sent.
-fn orders(pebble: &Pebble) -> usize {
+pub(super) fn orders(pebble: &Pebble) -> usize {
     pebble.proc.log().matches("POST /order-plz").count()
 }
 
 /// The serial the database holds for the fleet's names.
-fn stored_serial(url: &str) -> String {
+pub(super) fn stored_serial(url: &str) -> String {
     psql(url, "SELECT serial FROM tls_certificates")
 }
 
 /// Which servers logged taking the order lease.
-fn holders(fleet: &Fleet) -> Vec<usize> {
+pub(super) fn holders(fleet: &Fleet) -> Vec<usize> {
     (0..fleet.servers.len())
         .filter(|i| {
             fleet.servers[*i].proc.is_some()
@@ -91,7 +91,12 @@ fn holders(fleet: &Fleet) -> Vec<usize> {
 
 /// Waits until every server in `which` serves one certificate signed by
 /// pebble's root, and returns its serial.
-fn one_certificate(fleet: &Fleet, pebble: &Pebble, which: &[usize], secs: u64) -> String {
+pub(super) fn one_certificate(
+    fleet: &Fleet,
+    pebble: &Pebble,
+    which: &[usize],
+    secs: u64,
+) -> String {
     let mut seen = Vec::new();
     let ok = wait(secs, || {
         if issued(pebble) == 0 {

@@ -1,0 +1,116 @@
+//! The CA's word, through the stand-in of `stand_in.rs`: a profile the
+//! directory does not list orders nothing and says why; one it lists is
+//! ordered; the renewal time is a point of the CA's window, chosen once for
+//! the fleet; a window moved to the past renews the fleet within the
+//! `Retry-After` it gave, with an order that names the certificate it
+//! replaces (and, refused as already replaced, one that does not).
+
+use super::faults::{acme_fleet, one_certificate, orders, psql};
+use super::stand_in::AriCa;
+use super::*;
+
+#[test]
+fn the_ca_decides_when_the_fleet_renews_and_which_profile_it_gets() {
+    needs("pebble", "pebble");
+    let db = PgDb::new();
+    let mut fleet = Fleet::new("fleet-ari");
+    let (_dns, dns_port) = dns_server(&fleet.dir.0, "127.0.0.1");
+    // Certificates of an hour: by the lifetime rule, none is renewed in
+    // this test's time; only the CA's window can make it so.
+    let pebble = Pebble::start_with(
+        fleet.balancer_http,
+        fleet.balancer_https,
+        Some(dns_port),
+        Some(3600),
+    );
+    let ca = AriCa::start(&pebble);
+    acme_fleet(&mut fleet, &pebble, &db.url);
+    fleet.set("ACME_DIRECTORY", &ca.directory());
+    fleet.set("ACME_ARI_MIN_POLL_SECS", "1");
+
+    // A profile the directory does not list: nothing is ordered, and the
+    // log names those it lists.
+    fleet.start(0, &[("ACME_PROFILE", "nope")]);
+    let refused = wait(30, || {
+        let log = fleet.server(0).log();
+        log.contains("lists no profile \"nope\"")
+            && log.contains("classic")
+            && log.contains("shortlived")
+    });
+    assert!(refused, "{}", fleet.logs());
+    assert_eq!(orders(&pebble), 0, "nothing ordered");
+    assert!(ca.orders().is_empty());
+    fleet.servers[0].proc.take().unwrap().stop();
+
+    // A profile it lists.
+    for i in 0..2 {
+        fleet.start(i, &[("ACME_PROFILE", "shortlived")]);
+    }
+    let first = one_certificate(&fleet, &pebble, &[0, 1], 60);
+    let sent = ca.orders();
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert_eq!(sent[0]["profile"], "shortlived", "{sent:?}");
+    assert!(
+        sent[0].get("replaces").is_none(),
+        "a first issue replaces nothing"
+    );
+
+    // Its window a day from now: the fleet's renewal time is a point in it,
+    // logged with where it came from and the CA's explanation.
+    let scheduled = wait(20, || {
+        psql(
+            &db.url,
+            "SELECT renew_source FROM tls_orders WHERE renew_serial IS NOT NULL",
+        ) == "ari"
+    });
+    assert!(scheduled, "{}", fleet.logs());
+    let logs = fleet.logs();
+    assert!(
+        logs.contains("the fleet's renewal time is set")
+            && logs.contains("source=ari")
+            && logs.contains("https://ca.test/why-renew"),
+        "{logs}"
+    );
+    let in_window = psql(
+        &db.url,
+        "SELECT renew_at BETWEEN window_start AND window_end AND window_start > \
+         CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT) FROM tls_orders",
+    );
+    assert_eq!(in_window, "t");
+    std::thread::sleep(Duration::from_secs(4));
+    assert_eq!(issued(&pebble), 1, "not renewed before its window");
+
+    // The CA moves the window to the past: the fleet renews within the
+    // Retry-After it gave (1 s), the order naming the certificate it
+    // replaces; refused as already replaced, it orders again without.
+    ca.move_windows(-3600, -60);
+    let moved = Instant::now();
+    let mut second = None;
+    let renewed = wait(30, || {
+        let now = fleet.serials(NAMES[0], &pebble.issuing_root());
+        second = now[0].clone().filter(|s| *s != first);
+        second.is_some() && now[1] == now[0]
+    });
+    assert!(renewed, "renewed on both:\n{}", fleet.logs());
+    println!(
+        "renewed {:?} after the CA moved its window",
+        moved.elapsed()
+    );
+    assert_eq!(issued(&pebble), 2, "{}", fleet.logs());
+    let sent = ca.orders();
+    assert_eq!(sent.len(), 3, "{sent:?}");
+    let first_id = ca.asked().first().cloned().unwrap();
+    assert_eq!(
+        sent[1]["replaces"],
+        first_id.as_str(),
+        "it names the certificate it replaces"
+    );
+    assert_eq!(sent[1]["profile"], "shortlived");
+    assert!(
+        sent[2].get("replaces").is_none(),
+        "ordered again without: {sent:?}"
+    );
+    // The new certificate has its own window, a day away: no third order.
+    std::thread::sleep(Duration::from_secs(5));
+    assert_eq!(issued(&pebble), 2, "{}", fleet.logs());
+}
