@@ -420,11 +420,14 @@ fn three_servers_on_postgres_behind_haproxy_share_one_certificate_its_renewal_an
         assert_eq!(fleet.serials(name, &root), serials, "{name}");
     }
     let first = serials[0].clone().unwrap();
-    let orderers = fleet
+    // One server obtained it (a first try may fail while the balancer has
+    // not yet seen the servers answer its checks; the next try, another
+    // server's, then succeeds).
+    let obtained = fleet
         .logs()
-        .matches("this server holds the order lease")
+        .matches("a new certificate is in service")
         .count();
-    assert_eq!(orderers, 1, "one server ordered:\n{}", fleet.logs());
+    assert_eq!(obtained, 1, "one server obtained it:\n{}", fleet.logs());
 
     // Ready on every server (pages rendered) before the visits below.
     let probe = tls_client(&root, &[&rustls::version::TLS13], Resumption::disabled());

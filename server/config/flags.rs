@@ -51,7 +51,7 @@ pub struct ServeArgs {
     pub acme_challenge: Challenge,
 
     /// The CA's certificate profile to order (one the directory lists,
-    /// such as Let's Encrypt's `shortlived`) [default: the CA's own].
+    /// such as Let's Encrypt's `shortlived`); unset: the CA's default.
     #[arg(long, env = "ACME_PROFILE")]
     pub acme_profile: Option<String>,
 

@@ -254,6 +254,9 @@ fn when_the_ca_refuses_every_order_the_fleet_tries_once_per_back_off_step_each_t
         steps += 1;
     }
     let tries = orders(&pebble);
+    println!(
+        "{tries} orders reached the CA in {elapsed:.0} s of refusals ({steps} back-off steps)"
+    );
     let logs = fleet.logs();
     assert!(
         (2..=steps + 1).contains(&tries),
@@ -376,6 +379,10 @@ fn a_holder_stopped_longer_than_its_lease_and_continued_spoils_nothing_of_the_ne
     let stopped = Instant::now();
     let others: Vec<usize> = (0..3).filter(|i| *i != holder).collect();
     let serial = one_certificate(&fleet, &pebble, &others, 60);
+    println!(
+        "the other servers served a certificate {:?} after the holder was stopped (its lease: 5 s)",
+        stopped.elapsed()
+    );
     std::thread::sleep(Duration::from_secs(12).saturating_sub(stopped.elapsed()));
     // SAFETY: as above.
     unsafe { libc::kill(pid, libc::SIGCONT) };
@@ -425,7 +432,13 @@ fn the_database_cut_off_for_40_s_mid_order_leaves_one_certificate_served_everywh
     proxy.cut();
     std::thread::sleep(Duration::from_secs(40));
     proxy.restore();
+    let back = Instant::now();
     let serial = one_certificate(&fleet, &pebble, &[0, 1, 2], 90);
+    println!(
+        "every server served one certificate {:?} after the database came back ({} issued)",
+        back.elapsed(),
+        issued(&pebble)
+    );
     std::thread::sleep(Duration::from_secs(4));
     assert_eq!(
         stored_serial(&db.url),
