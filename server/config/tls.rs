@@ -145,21 +145,21 @@ pub(super) fn tls_settings(a: &ServeArgs) -> anyhow::Result<Option<TlsSettings>>
 
 /// The robot's waits: the defaults, or a test's (under `test-hooks`).
 fn acme_timing(a: &ServeArgs) -> AcmeTiming {
-    let timing = AcmeTiming::default();
     #[cfg(feature = "test-hooks")]
     {
+        let timing = AcmeTiming::default();
         let secs = |v: Option<u64>, default| v.map_or(default, Duration::from_secs);
-        return AcmeTiming {
+        AcmeTiming {
             lease_ttl: secs(a.tls_lease_ttl_secs, timing.lease_ttl),
             first_retry: secs(a.acme_first_retry_secs, timing.first_retry),
             challenge_wait: secs(a.acme_challenge_wait_secs, timing.challenge_wait),
             ari_min_poll: secs(a.acme_ari_min_poll_secs, timing.ari_min_poll),
-        };
+        }
     }
     #[cfg(not(feature = "test-hooks"))]
     {
         let _ = a;
-        timing
+        AcmeTiming::default()
     }
 }
 

@@ -571,7 +571,6 @@ async fn order(
         }
         answered.push(stored);
     }
-    drop(authorizations);
     confirmed(identity, &answered, settings.timing).await;
     let mut authorizations = order.authorizations();
     while let Some(authorization) = authorizations.next().await {
@@ -593,7 +592,6 @@ async fn order(
         })
         .await?;
     }
-    drop(authorizations);
     let patience = RetryPolicy::new()
         .initial_delay(Duration::from_millis(500))
         .timeout(Duration::from_secs(120));

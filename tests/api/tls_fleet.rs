@@ -96,7 +96,7 @@ async fn a_lease_taken_over_fences_off_every_write_of_the_order_before_it() {
         store::drop_challenges(&db, a.generation).await.unwrap();
         assert_eq!(
             store::challenges(&db).await.unwrap(),
-            [b_answer.clone()],
+            std::slice::from_ref(&b_answer),
             "{kind}"
         );
         assert!(
