@@ -604,7 +604,7 @@ fn an_unreachable_directory_is_retried_while_the_http_port_keeps_redirecting() {
     let retried = wait(30, || {
         server
             .log()
-            .matches("could not obtain a certificate from ACME_DIRECTORY")
+            .matches("this server could not reach the CA (ACME_DIRECTORY)")
             .count()
             >= 2
     });
