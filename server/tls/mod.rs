@@ -648,6 +648,33 @@ mod tests {
         std::fs::remove_dir_all(dir).unwrap();
     }
 
+    #[tokio::test]
+    async fn a_damaged_account_file_of_an_older_version_is_not_taken_over() {
+        let dir = std::env::temp_dir().join(format!("citizen-account-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let db = Db::connect_lazy(&format!("sqlite://{}/t.db", dir.display())).unwrap();
+        db.migrate().await.unwrap();
+        let schedule = TicketSchedule::every(Duration::from_secs(3600));
+        let identity = Identity::new(
+            db.clone(),
+            Certs::new(),
+            TicketKeys::new(schedule.lifetime, schedule.keep()).unwrap(),
+            schedule,
+            crate::metrics::Metrics::new().acme,
+        );
+        let settings = settings(&dir);
+        std::fs::create_dir_all(settings.folder()).unwrap();
+        std::fs::write(settings.account_file(), "{\"id\": \"cut sho").unwrap();
+        identity.take_over_account(&settings).await.unwrap();
+        assert_eq!(
+            store::account(&db, &settings.directory).await.unwrap(),
+            None,
+            "left out: the robot makes a new account instead of failing on this one"
+        );
+        db.pool.close().await;
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
     #[test]
     fn issued_later_reads_the_start_then_the_serial_as_a_number() {
         assert!(issued_later((2, "01"), (1, "FF")));
