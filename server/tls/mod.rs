@@ -530,6 +530,23 @@ mod tests {
         }
     }
 
+    /// A member of a fleet of one, on a SQLite file in a folder of its own.
+    async fn member(what: &str) -> (std::path::PathBuf, Db, Arc<Identity>) {
+        let dir = std::env::temp_dir().join(format!("citizen-{what}-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let db = Db::connect_lazy(&format!("sqlite://{}/t.db", dir.display())).unwrap();
+        db.migrate().await.unwrap();
+        let schedule = TicketSchedule::every(Duration::from_secs(3600));
+        let identity = Identity::new(
+            db.clone(),
+            Certs::new(),
+            TicketKeys::new(schedule.lifetime, schedule.keep()).unwrap(),
+            schedule,
+            crate::metrics::Metrics::new().acme,
+        );
+        (dir, db, identity)
+    }
+
     /// A certificate for site.example valid from `from` to `until` days
     /// from now, as the database keeps it.
     fn issued(from: i64, until: i64) -> StoredCert {
@@ -550,18 +567,7 @@ mod tests {
     #[tokio::test]
     async fn the_certificate_issued_last_wins_though_it_ends_sooner_and_an_unusable_row_is_replaced(
     ) {
-        let dir = std::env::temp_dir().join(format!("citizen-offer-{}", uuid::Uuid::new_v4()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let db = Db::connect_lazy(&format!("sqlite://{}/t.db", dir.display())).unwrap();
-        db.migrate().await.unwrap();
-        let schedule = TicketSchedule::every(Duration::from_secs(3600));
-        let identity = Identity::new(
-            db.clone(),
-            Certs::new(),
-            TicketKeys::new(schedule.lifetime, schedule.keep()).unwrap(),
-            schedule,
-            crate::metrics::Metrics::new().acme,
-        );
+        let (dir, db, identity) = member("offer").await;
         let settings = settings(&dir);
         let names = settings.names_key();
         let row = || async {
@@ -650,18 +656,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_damaged_account_file_of_an_older_version_is_not_taken_over() {
-        let dir = std::env::temp_dir().join(format!("citizen-account-{}", uuid::Uuid::new_v4()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let db = Db::connect_lazy(&format!("sqlite://{}/t.db", dir.display())).unwrap();
-        db.migrate().await.unwrap();
-        let schedule = TicketSchedule::every(Duration::from_secs(3600));
-        let identity = Identity::new(
-            db.clone(),
-            Certs::new(),
-            TicketKeys::new(schedule.lifetime, schedule.keep()).unwrap(),
-            schedule,
-            crate::metrics::Metrics::new().acme,
-        );
+        let (dir, db, identity) = member("account").await;
         let settings = settings(&dir);
         std::fs::create_dir_all(settings.folder()).unwrap();
         std::fs::write(settings.account_file(), "{\"id\": \"cut sho").unwrap();

@@ -5,26 +5,17 @@
 //! `Retry-After` it gave, with an order that names the certificate it
 //! replaces (and, refused as already replaced, one that does not).
 
-use super::faults::{acme_fleet, one_certificate, orders, psql};
+use super::faults::{one_certificate, orders, pg_fleet, psql};
 use super::stand_in::AriCa;
 use super::*;
 
 #[test]
 fn the_ca_decides_when_the_fleet_renews_and_which_profile_it_gets() {
     needs("pebble", "pebble");
-    let db = PgDb::new();
-    let mut fleet = Fleet::new("fleet-ari");
-    let (_dns, dns_port) = dns_server(&fleet.dir.0, "127.0.0.1");
     // Certificates of an hour: by the lifetime rule, none is renewed in
     // this test's time; only the CA's window can make it so.
-    let pebble = Pebble::start_with(
-        fleet.balancer_http,
-        fleet.balancer_https,
-        Some(dns_port),
-        Some(3600),
-    );
+    let (db, mut fleet, _dns, pebble) = pg_fleet("fleet-ari", "127.0.0.1", Some(3600));
     let ca = AriCa::start(&pebble);
-    acme_fleet(&mut fleet, &pebble, &db.url);
     fleet.set("ACME_DIRECTORY", &ca.directory());
     fleet.set("ACME_ARI_MIN_POLL_SECS", "1");
 

@@ -7,7 +7,7 @@
 //! the new one, not its local copy of the old, once it has read the
 //! database.
 
-use super::faults::{acme_fleet, one_certificate, stored_serial};
+use super::faults::{one_certificate, pg_fleet, stored_serial};
 use super::*;
 
 /// The guide's block `name`, run by sh with `DATABASE_URL` set, the binary
@@ -34,16 +34,7 @@ fn guide_step(name: &str, database_url: &str) -> String {
 #[test]
 fn the_commands_for_the_bad_day_work_as_the_guide_writes_them() {
     needs("pebble", "pebble");
-    let db = PgDb::new();
-    let mut fleet = Fleet::new("fleet-commands");
-    let (_dns, dns_port) = dns_server(&fleet.dir.0, "127.0.0.1");
-    let pebble = Pebble::start_with(
-        fleet.balancer_http,
-        fleet.balancer_https,
-        Some(dns_port),
-        None,
-    );
-    acme_fleet(&mut fleet, &pebble, &db.url);
+    let (db, mut fleet, _dns, pebble) = pg_fleet("fleet-commands", "127.0.0.1", None);
     // Keys read every 5 s (a quarter of a minute's period would be more).
     fleet.set("TLS_TICKET_PERIOD_SECS", "60");
     for i in 0..3 {

@@ -31,6 +31,29 @@ pub(super) fn acme_fleet(fleet: &mut Fleet, pebble: &Pebble, db: &str) {
     }
 }
 
+/// Three servers' places behind the balancer, on a PostgreSQL database of
+/// their own, with pebble (certificates valid `validity` seconds, or its
+/// default) whose validations reach the names at `address`, and the
+/// fleet's ACME settings. Dropped in reverse: pebble, the DNS server, the
+/// servers, then the database.
+pub(super) fn pg_fleet(
+    name: &str,
+    address: &str,
+    validity: Option<u64>,
+) -> (PgDb, Fleet, Proc, Pebble) {
+    let db = PgDb::new();
+    let mut fleet = Fleet::new(name);
+    let (dns, dns_port) = dns_server(&fleet.dir.0, address);
+    let pebble = Pebble::start_with(
+        fleet.balancer_http,
+        fleet.balancer_https,
+        Some(dns_port),
+        validity,
+    );
+    acme_fleet(&mut fleet, &pebble, &db.url);
+    (db, fleet, dns, pebble)
+}
+
 /// `statement` run by psql on `url`: its rows, `|`-separated.
 pub(super) fn psql(url: &str, statement: &str) -> String {
     needs("psql", "postgresql-client");
@@ -136,16 +159,7 @@ fn faked_clock(offset: &str) -> Vec<(&'static str, String)> {
 #[test]
 fn a_member_that_cannot_reach_the_ca_starting_first_holds_up_no_other() {
     needs("pebble", "pebble");
-    let db = PgDb::new();
-    let mut fleet = Fleet::new("fleet-unreachable");
-    let (_dns, dns_port) = dns_server(&fleet.dir.0, "127.0.0.1");
-    let pebble = Pebble::start_with(
-        fleet.balancer_http,
-        fleet.balancer_https,
-        Some(dns_port),
-        None,
-    );
-    acme_fleet(&mut fleet, &pebble, &db.url);
+    let (_db, mut fleet, _dns, pebble) = pg_fleet("fleet-unreachable", "127.0.0.1", None);
     fleet.set("ACME_FIRST_RETRY_SECS", "2");
     // web1 trusts another CA than pebble's: every try fails before the CA
     // hears of it (its own fault, as a wrong ACME_DIRECTORY_CA is).
@@ -223,18 +237,9 @@ fn a_member_that_cannot_reach_the_ca_starting_first_holds_up_no_other() {
 fn when_the_ca_refuses_every_order_the_fleet_tries_once_per_back_off_step_each_time_from_another_member(
 ) {
     needs("pebble", "pebble");
-    let db = PgDb::new();
-    let mut fleet = Fleet::new("fleet-refused");
     // The names resolve to an address where nothing listens: every
     // validation fails, an answer of the CA's.
-    let (_dns, dns_port) = dns_server(&fleet.dir.0, "127.0.0.2");
-    let pebble = Pebble::start_with(
-        fleet.balancer_http,
-        fleet.balancer_https,
-        Some(dns_port),
-        None,
-    );
-    acme_fleet(&mut fleet, &pebble, &db.url);
+    let (db, mut fleet, _dns, pebble) = pg_fleet("fleet-refused", "127.0.0.2", None);
     fleet.set("ACME_FIRST_RETRY_SECS", "2");
     for i in 0..3 {
         fleet.start(i, &[]);
@@ -280,16 +285,7 @@ fn when_the_ca_refuses_every_order_the_fleet_tries_once_per_back_off_step_each_t
 /// One on-time member, one whose clock is `skew` off; `first` orders
 /// while the other joins. The CA issues one certificate.
 fn one_order_with_a_skewed_member(name: &str, first_skew: Option<&str>, second_skew: Option<&str>) {
-    let db = PgDb::new();
-    let mut fleet = Fleet::new(name);
-    let (_dns, dns_port) = dns_server(&fleet.dir.0, "127.0.0.1");
-    let pebble = Pebble::start_with(
-        fleet.balancer_http,
-        fleet.balancer_https,
-        Some(dns_port),
-        None,
-    );
-    acme_fleet(&mut fleet, &pebble, &db.url);
+    let (db, mut fleet, _dns, pebble) = pg_fleet(name, "127.0.0.1", None);
     fleet.set("ACME_CHALLENGE_WAIT_SECS", "8");
     // web1 orders, and waits 8 s for a lagging member in the middle of it.
     lagging_member(&db.url);
@@ -349,16 +345,7 @@ fn a_member_whose_clock_runs_two_minutes_ahead_or_behind_never_orders_beside_ano
 #[test]
 fn a_holder_stopped_longer_than_its_lease_and_continued_spoils_nothing_of_the_next_order() {
     needs("pebble", "pebble");
-    let db = PgDb::new();
-    let mut fleet = Fleet::new("fleet-stopped");
-    let (_dns, dns_port) = dns_server(&fleet.dir.0, "127.0.0.1");
-    let pebble = Pebble::start_with(
-        fleet.balancer_http,
-        fleet.balancer_https,
-        Some(dns_port),
-        None,
-    );
-    acme_fleet(&mut fleet, &pebble, &db.url);
+    let (db, mut fleet, _dns, pebble) = pg_fleet("fleet-stopped", "127.0.0.1", None);
     fleet.set("TLS_LEASE_TTL_SECS", "5");
     fleet.set("ACME_CHALLENGE_WAIT_SECS", "3");
     lagging_member(&db.url);
@@ -406,18 +393,10 @@ fn a_holder_stopped_longer_than_its_lease_and_continued_spoils_nothing_of_the_ne
 #[test]
 fn the_database_cut_off_for_40_s_mid_order_leaves_one_certificate_served_everywhere() {
     needs("pebble", "pebble");
-    let db = PgDb::new();
+    let (db, mut fleet, _dns, pebble) = pg_fleet("fleet-cut", "127.0.0.1", None);
     let proxy = CutProxy::start(5432);
     let via = format!("postgres://postgres@127.0.0.1:{}/{}", proxy.port, db.name);
-    let mut fleet = Fleet::new("fleet-cut");
-    let (_dns, dns_port) = dns_server(&fleet.dir.0, "127.0.0.1");
-    let pebble = Pebble::start_with(
-        fleet.balancer_http,
-        fleet.balancer_https,
-        Some(dns_port),
-        None,
-    );
-    acme_fleet(&mut fleet, &pebble, &via);
+    fleet.set("DATABASE_URL", &via);
     fleet.set("TLS_LEASE_TTL_SECS", "6");
     fleet.set("ACME_FIRST_RETRY_SECS", "2");
     fleet.set("ACME_CHALLENGE_WAIT_SECS", "4");
@@ -462,17 +441,8 @@ fn the_database_cut_off_for_40_s_mid_order_leaves_one_certificate_served_everywh
 #[test]
 fn a_shorter_certificate_issued_later_replaces_a_longer_one_and_an_unusable_row_is_replaced() {
     needs("pebble", "pebble");
-    let db = PgDb::new();
-    let mut fleet = Fleet::new("fleet-shorter");
-    let (_dns, dns_port) = dns_server(&fleet.dir.0, "127.0.0.1");
     // Pebble's certificates last an hour.
-    let pebble = Pebble::start_with(
-        fleet.balancer_http,
-        fleet.balancer_https,
-        Some(dns_port),
-        Some(3600),
-    );
-    acme_fleet(&mut fleet, &pebble, &db.url);
+    let (db, mut fleet, _dns, pebble) = pg_fleet("fleet-shorter", "127.0.0.1", Some(3600));
     // The stored one: from 80 days ago to 20 days from now (due since a
     // third of its life was left).
     let ca = support::tls_site::TestCa::new();
