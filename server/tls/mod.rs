@@ -189,7 +189,6 @@ impl Identity {
                 tracing::info!(
                     serial = %served.info.serial,
                     valid_until = %rfc3339(served.info.not_after),
-                    renew_from = %rfc3339(served.info.renew_at()),
                     "HTTPS: the stored certificate is in service"
                 );
                 self.served.store(Some(Arc::new(stored(&served, &pem))));

@@ -273,7 +273,6 @@ async fn store_issued(
             tracing::info!(
                 serial = %served.info.serial,
                 valid_until = %rfc3339(served.info.not_after),
-                renew_from = %rfc3339(served.info.renew_at()),
                 "HTTPS: a new certificate is in service"
             );
             identity.put_in_service(settings, served, pem);
