@@ -287,8 +287,9 @@ async fn migrate_database(db: &Db, config: &Config) {
 }
 
 /// After the listeners: the forwarder gets until `deadline` (at least
-/// 100 ms) to finish the request in hand, the background tasks stop, and
-/// the database closes, which lets SQLite fold its write-ahead log into the
+/// 100 ms) to finish the request in hand, the background tasks stop, the
+/// fleet forgets this server (`tls::Identity::leave`), and the database
+/// closes, which lets SQLite fold its write-ahead log into the
 /// database file: a stopped site's data is the file alone.
 async fn stop_the_rest(
     state: &AppState,
@@ -304,6 +305,9 @@ async fn stop_the_rest(
     }
     for task in background {
         task.abort();
+    }
+    if let Some(tls) = &state.tls {
+        tls.leave().await;
     }
     if tokio::time::timeout(Duration::from_secs(5), state.db.pool.close())
         .await

@@ -147,6 +147,14 @@ impl Identity {
         }
     }
 
+    /// This member leaves the fleet (its process stops): its row goes, so
+    /// an order under way stops waiting for it to hold its answers.
+    pub async fn leave(&self) {
+        if let Err(e) = store::forget_member(&self.db, &self.member).await {
+            tracing::debug!(error = %e, "this server's member row stays until it is 10 s old");
+        }
+    }
+
     /// An order of this member's failed with `error`.
     pub fn failed(&self, error: &str) {
         let mut trouble = self.trouble.lock().unwrap_or_else(|p| p.into_inner());

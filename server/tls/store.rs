@@ -856,6 +856,17 @@ pub async fn put_member(db: &Db, m: &Member) -> Result<(), sqlx::Error> {
     Ok(())
 }
 
+/// Forgets `member` (it stops): no order waits for it.
+pub async fn forget_member(db: &Db, member: &str) -> Result<(), sqlx::Error> {
+    db.timed(
+        sqlx::query("DELETE FROM tls_members WHERE member = $1")
+            .bind(member)
+            .execute(&db.pool),
+    )
+    .await?;
+    Ok(())
+}
+
 /// The members seen within `within` (the database's clock), and forgets
 /// those not seen for a day.
 pub async fn members(db: &Db, within: Duration) -> Result<Vec<Member>, sqlx::Error> {

@@ -31,7 +31,16 @@ fn the_ca_decides_when_the_fleet_renews_and_which_profile_it_gets() {
     assert!(refused, "{}", fleet.logs());
     assert_eq!(orders(&pebble), 0, "nothing ordered");
     assert!(ca.orders().is_empty());
+    let pid = fleet.server(0).child.id();
     fleet.servers[0].proc.take().unwrap().stop();
+    assert_eq!(
+        psql(
+            &db.url,
+            &format!("SELECT count(*) FROM tls_members WHERE member LIKE '%:{pid}:%'")
+        ),
+        "0",
+        "a server that stops leaves the fleet: no order waits for it"
+    );
 
     // A profile it lists.
     for i in 0..2 {

@@ -50,13 +50,25 @@ pub fn needs(tool: &str, package: &str) {
     assert!(found, "{tool} is needed: apt-get install {package}");
 }
 
-/// A port nothing listens on now.
+/// A port nothing listens on now, for a server the test starts later.
+/// From below the kernel's ephemeral range (Linux's starts at 32768): a
+/// port the kernel hands out may be taken by any outgoing connection
+/// before the server binds it ("Address already in use", seen when many
+/// servers start at once). A counter per process, from a place of its own,
+/// keeps two tests of one process apart.
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    const FIRST: u32 = 20_000;
+    const SPAN: u32 = 12_000;
+    let start = std::process::id().wrapping_mul(7919) % SPAN;
+    loop {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let port = (FIRST + (start + n) % SPAN) as u16;
+        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
 }
 
 /// What curl writes to standard output for `args` (silent but for errors,
