@@ -351,23 +351,24 @@ impl Identity {
     pub async fn sync_certificate(&self, settings: &AcmeSettings) -> Result<(), sqlx::Error> {
         let (directory, names) = (&settings.directory, settings.names_key());
         let stamp = store::certificate_stamp(&self.db, directory, &names).await?;
-        let mut served = self.served.load_full();
+        let served = self.served.load_full();
         if let Some((serial, not_before)) = &stamp {
             if served.as_ref().is_some_and(|s| s.serial == *serial) {
                 return Ok(());
             }
-            // Another certificate than the stored one is served: unless it
-            // was retired (a start on the local copy of one `tls renew`
-            // replaced), in which case it goes at once.
-            if let Some(mine) = served.as_ref() {
-                if store::is_retired(&self.db, store::Retired::Certificate, &mine.serial).await? {
-                    self.withdraw(settings, &mine.serial);
-                    served = None;
+            // Another certificate than the stored one is served. A retired
+            // one (a start on the local copy of one `tls renew` replaced)
+            // gives way to the stored one whatever its dates.
+            let retired_mine = match served.as_ref() {
+                Some(mine) => {
+                    store::is_retired(&self.db, store::Retired::Certificate, &mine.serial).await?
                 }
-            }
-            let later = served
-                .as_ref()
-                .is_none_or(|s| issued_later((*not_before, serial), (s.not_before, &s.serial)));
+                None => false,
+            };
+            let later = retired_mine
+                || served
+                    .as_ref()
+                    .is_none_or(|s| issued_later((*not_before, serial), (s.not_before, &s.serial)));
             if later {
                 if let Some(found) = store::certificate(&self.db, directory, &names).await? {
                     let retired =
@@ -389,8 +390,12 @@ impl Identity {
             }
         }
         if let Some(mine) = served {
-            if self.offer(settings, &mine, None).await? == Offer::Stored {
-                tracing::info!(serial = %mine.serial, "HTTPS: the certificate in service was issued later than the database's (or that one cannot be used); stored there");
+            match self.offer(settings, &mine, None).await? {
+                Offer::Stored => {
+                    tracing::info!(serial = %mine.serial, "HTTPS: the certificate in service was issued later than the database's (or that one cannot be used); stored there")
+                }
+                Offer::Retired => self.withdraw(settings, &mine.serial),
+                Offer::Older | Offer::Fenced => {}
             }
         }
         Ok(())
@@ -657,6 +662,52 @@ mod tests {
             Offer::Fenced
         );
         assert_eq!(row().await, short.serial);
+        db.pool.close().await;
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_retired_certificate_gives_way_to_the_stored_one_or_leaves_service() {
+        let (dir, db, identity) = member("retired").await;
+        let settings = settings(&dir);
+        std::fs::create_dir_all(settings.folder()).unwrap();
+        let serve = |c: &StoredCert| {
+            let served =
+                crate::edge::certs::parse(c.pem.as_bytes(), c.pem.as_bytes(), ("c", "k")).unwrap();
+            identity.put_in_service(&settings, served, c.pem.clone());
+        };
+        // A start on the local copy of a certificate `tls renew` replaced
+        // by one issued before it (a clock that ran back, say): the stored
+        // one is served all the same.
+        let (old, new) = (issued(-1, 80), issued(-5, 80));
+        serve(&old);
+        assert_eq!(
+            identity.offer(&settings, &new, None).await.unwrap(),
+            Offer::Stored
+        );
+        store::retire(&db, store::Retired::Certificate, &old.serial)
+            .await
+            .unwrap();
+        identity.sync_certificate(&settings).await.unwrap();
+        assert_eq!(identity.certs.current().unwrap().info.serial, new.serial);
+        assert_eq!(
+            std::fs::read_to_string(settings.cert_file()).unwrap(),
+            new.pem,
+            "the local copy too"
+        );
+        // Retired with nothing stored in its place: out of service, local
+        // copy gone, never written back.
+        store::retire(&db, store::Retired::Certificate, &new.serial)
+            .await
+            .unwrap();
+        sqlx::query("DELETE FROM tls_certificates")
+            .execute(&db.pool)
+            .await
+            .unwrap();
+        identity.sync_certificate(&settings).await.unwrap();
+        assert!(identity.certs.current().is_none());
+        assert!(!settings.cert_file().exists());
+        assert_eq!(store::certificates(&db).await.unwrap(), []);
         db.pool.close().await;
         std::fs::remove_dir_all(dir).unwrap();
     }
