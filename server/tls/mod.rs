@@ -615,33 +615,31 @@ mod tests {
         damaged.pem = damaged
             .pem
             .replace("CERTIFICATE-----\nMII", "CERTIFICATE-----\nXXX");
-        sqlx::query(
-            "UPDATE tls_certificates SET pem = $1, serial = $2, not_before = $3, not_after = $4",
-        )
-        .bind(&damaged.pem)
-        .bind(&damaged.serial)
-        .bind(damaged.not_before)
-        .bind(damaged.not_after)
-        .execute(&db.pool)
-        .await
-        .unwrap();
+        let put = |c: StoredCert, replacing: String| {
+            let (db, directory, names) = (db.clone(), settings.directory.clone(), names.clone());
+            async move {
+                assert!(store::put_certificate(
+                    &db,
+                    &directory,
+                    &names,
+                    &c,
+                    Some(&replacing),
+                    None
+                )
+                .await
+                .unwrap());
+            }
+        };
+        put(damaged, short.serial.clone()).await;
         assert_eq!(
             identity.offer(&settings, &long, None).await.unwrap(),
             Offer::Stored
         );
         assert_eq!(row().await, long.serial);
         // So is an expired one.
-        let expired = issued(-3, -1);
-        sqlx::query(
-            "UPDATE tls_certificates SET pem = $1, serial = $2, not_before = $3, not_after = $4",
-        )
-        .bind(&expired.pem)
-        .bind(&expired.serial)
-        .bind(expired.not_before + 86_400_000 * 30)
-        .bind(expired.not_after)
-        .execute(&db.pool)
-        .await
-        .unwrap();
+        let mut expired = issued(-3, -1);
+        expired.not_before += 86_400_000 * 30;
+        put(expired, long.serial.clone()).await;
         assert_eq!(
             identity.offer(&settings, &short, None).await.unwrap(),
             Offer::Stored
