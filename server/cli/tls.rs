@@ -17,8 +17,8 @@ use serde_json::{json, Value};
 use super::{print_json, rfc3339, table, utc};
 use crate::db::Db;
 use crate::tls::robot::LEASE;
-use crate::tls::store::{self, Member, StoredKey};
-use crate::tls::tickets::TicketSchedule;
+use crate::tls::store::{self, Member};
+use crate::tls::tickets::{self, TicketSchedule};
 
 /// Members seen this recently are running (they read the shared state
 /// every second).
@@ -334,16 +334,11 @@ async fn rotate_tickets(db: &Db, json: bool) -> anyhow::Result<()> {
         .max(1);
     let now = store::clock(db).await?;
     let current = now / period_ms;
-    let mut fresh = Vec::new();
-    for period in [current, current + 1] {
-        let secret = crate::edge::tickets::random_secret()
-            .context("no random bytes for a session-ticket key")?;
-        fresh.push(StoredKey {
-            period,
-            period_ms,
-            secret: secret.iter().map(|b| format!("{b:02x}")).collect(),
-        });
-    }
+    let fresh = [current, current + 1]
+        .into_iter()
+        .map(|period| tickets::new_key(period, period_ms))
+        .collect::<Option<Vec<_>>>()
+        .context("no random bytes for a session-ticket key")?;
     let retired = store::rotate_ticket_keys(db, &fresh)
         .await
         .context("replacing the session-ticket keys")?;

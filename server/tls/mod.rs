@@ -128,7 +128,7 @@ impl Identity {
                 .as_ref()
                 .filter(|s| s.serial == current.info.serial)
             {
-                Some(s) => UNIX_EPOCH + Duration::from_millis(s.renew_at.max(0) as u64),
+                Some(s) => at_ms(s.renew_at),
                 None => current.info.renew_at(),
             },
         )
@@ -473,17 +473,23 @@ impl Identity {
 
 /// `served` as the database keeps it.
 fn stored(served: &ServedCert, pem: &str) -> StoredCert {
-    let ms = |t: SystemTime| {
-        t.duration_since(UNIX_EPOCH)
-            .map(|d| d.as_millis() as i64)
-            .unwrap_or(0)
-    };
     StoredCert {
         pem: pem.to_owned(),
         serial: served.info.serial.clone(),
-        not_before: ms(served.info.not_before),
-        not_after: ms(served.info.not_after),
+        not_before: unix_ms(served.info.not_before),
+        not_after: unix_ms(served.info.not_after),
     }
+}
+
+/// A time as the tables keep it: Unix milliseconds.
+fn unix_ms(t: SystemTime) -> i64 {
+    t.duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+/// Unix milliseconds from a table as a time.
+fn at_ms(ms: i64) -> SystemTime {
+    UNIX_EPOCH + Duration::from_millis(ms.max(0) as u64)
 }
 
 /// Whether a certificate (its `not_before` in Unix milliseconds, its serial

@@ -16,12 +16,12 @@
 //! time to `/metrics` (`tls_certificate_renewal_timestamp_seconds`).
 
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use instant_acme::CertificateIdentifier;
 
 use super::store::{self, Schedule};
-use super::Identity;
+use super::{at_ms, unix_ms, Identity};
 use crate::edge::acme::AcmeSettings;
 use crate::edge::acme_http::AcmeHttp;
 use crate::edge::certs::{rfc3339, ServedCert};
@@ -32,12 +32,6 @@ pub const LEASE: &str = "acme-renewal-info";
 const CHECK_EVERY: Duration = Duration::from_secs(2);
 /// How long a directory without ARI waits to be asked again (it may add it).
 const NO_ARI_AGAIN: Duration = Duration::from_secs(86_400);
-
-/// Unix milliseconds of `t`.
-pub fn ms(t: SystemTime) -> i64 {
-    t.duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64)
-}
 
 /// Asks the CA for the renewal window of the certificate in service when
 /// the fleet's schedule says it is time, until the process ends.
@@ -83,9 +77,9 @@ async fn round(
     {
         tracing::info!(
             serial = %cert.info.serial,
-            renew_at = %rfc3339(UNIX_EPOCH + Duration::from_millis(next.renew_at.max(0) as u64)),
+            renew_at = %rfc3339(at_ms(next.renew_at)),
             source = %next.source,
-            window = ?next.window.map(|(a, b)| (rfc3339(UNIX_EPOCH + Duration::from_millis(a.max(0) as u64)), rfc3339(UNIX_EPOCH + Duration::from_millis(b.max(0) as u64)))),
+            window = ?next.window.map(|(a, b)| (rfc3339(at_ms(a)), rfc3339(at_ms(b)))),
             explanation = next.explanation.as_deref().unwrap_or("-"),
             "HTTPS: the fleet's renewal time is set"
         );
@@ -109,7 +103,7 @@ async fn ask(
 ) -> Schedule {
     let lifetime = |poll_in: Duration| Schedule {
         serial: cert.info.serial.clone(),
-        renew_at: ms(cert.info.renew_at()),
+        renew_at: unix_ms(cert.info.renew_at()),
         source: "lifetime".into(),
         window: None,
         explanation: None,

@@ -98,6 +98,11 @@ impl std::fmt::Display for CaAnswer {
 impl std::error::Error for CaAnswer {}
 
 impl Failure {
+    /// A refusal the CA made in its answer, said as `why`.
+    fn refused(why: String) -> Failure {
+        Failure::Ca(anyhow::Error::new(CaAnswer(why)))
+    }
+
     /// Whose fault `e` is: the CA's answer (a problem document, an order
     /// that went invalid, a validation still pending at the deadline), or
     /// this member's (no connection, TLS, DNS, its database).
@@ -195,10 +200,7 @@ pub async fn run(identity: Arc<Identity>, settings: AcmeSettings, http: AcmeHttp
         let renewal = identity.certs.current().is_some();
         let before = identity.served.load_full();
         let outcome = match order(&identity, &settings, &http, &fence).await {
-            Ok(issued) => match fence.holds() {
-                Ok(()) => Ok(issued),
-                Err(abandoned) => Err(abandoned),
-            },
+            Ok(issued) => fence.holds().map(|()| issued),
             Err(e) => Err(e),
         };
         identity.certs.clear_challenges();
@@ -516,24 +518,24 @@ async fn order(
             AuthorizationStatus::Valid => continue,
             AuthorizationStatus::Pending => {}
             other => {
-                return Err(Failure::Ca(anyhow::Error::new(CaAnswer(format!(
+                return Err(Failure::refused(format!(
                     "the authorization for {} is {other:?}",
                     authorization.identifier()
-                )))))
+                )))
             }
         }
         let domain = match authorization.identifier().identifier {
             Identifier::Dns(d) => d.clone(),
             other => {
-                return Err(Failure::Ca(anyhow::Error::new(CaAnswer(format!(
+                return Err(Failure::refused(format!(
                     "the CA asks to validate {other:?}, not a domain name"
-                )))))
+                )))
             }
         };
         let challenge = authorization.challenge(kind.clone()).ok_or_else(|| {
-            Failure::Ca(anyhow::Error::new(CaAnswer(format!(
+            Failure::refused(format!(
                 "the CA offers no {kind:?} challenge for {domain}; try the other ACME_CHALLENGE"
-            ))))
+            ))
         })?;
         let key_authorization = challenge.key_authorization();
         let stored = match settings.challenge {
@@ -613,14 +615,14 @@ async fn order(
                 ));
             }
         }
-        return Err(Failure::Ca(anyhow::Error::new(CaAnswer(format!(
+        return Err(Failure::refused(format!(
             "the order is {status:?}: {}",
             if why.is_empty() {
                 "the CA gave no reason".into()
             } else {
                 why.join("; ")
             }
-        )))));
+        )));
     }
     let key_pem = step(fence, async {
         order
@@ -638,9 +640,7 @@ async fn order(
     .await?;
     let pem = format!("{key_pem}\n{chain_pem}");
     let served = usable(settings, &pem, "the issued certificate").ok_or_else(|| {
-        Failure::Ca(anyhow::Error::new(CaAnswer(
-            "the CA issued a certificate that cannot be served".into(),
-        )))
+        Failure::refused("the CA issued a certificate that cannot be served".into())
     })?;
     Ok((served, pem, account))
 }

@@ -749,8 +749,7 @@ impl Retired {
 /// SHA-256, hex (the secret itself is not kept).
 pub fn key_id(secret_hex: &str) -> String {
     use sha2::Digest;
-    let digest = sha2::Sha256::digest(secret_hex.as_bytes());
-    digest[..16].iter().map(|b| format!("{b:02x}")).collect()
+    super::hex(&sha2::Sha256::digest(secret_hex.as_bytes())[..16])
 }
 
 pub async fn retire(db: &Db, what: Retired, id: &str) -> Result<(), sqlx::Error> {

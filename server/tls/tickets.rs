@@ -58,6 +58,16 @@ impl TicketSchedule {
     }
 }
 
+/// A new key for `period` (of `period_ms`), from the system's random
+/// source; None when it gives no bytes.
+pub fn new_key(period: i64, period_ms: i64) -> Option<StoredKey> {
+    Some(StoredKey {
+        period,
+        period_ms,
+        secret: hex(&random_secret()?),
+    })
+}
+
 /// What a process last read, to tell a change.
 pub type Seen = BTreeMap<(i64, i64), String>;
 
@@ -99,14 +109,9 @@ pub async fn sync(
             .iter()
             .any(|k| k.period == period && k.period_ms == length)
         {
-            let Some(secret) = random_secret() else {
+            let Some(key) = new_key(period, length) else {
                 tracing::warn!("no random bytes for a session-ticket key; trying again");
                 return Ok(());
-            };
-            let key = StoredKey {
-                period,
-                period_ms: length,
-                secret: hex(&secret),
             };
             store::put_ticket_key(db, &key).await?;
             wrote = true;
