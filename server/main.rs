@@ -1,9 +1,9 @@
-use clap::{Parser, Subcommand};
+use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use citizen_site::app::handover::{self, Inherited};
 use citizen_site::app::{shutdown_signal, Application};
 use citizen_site::cli;
-use citizen_site::config::{Config, DevArgs, ServeArgs};
+use citizen_site::config::{Config, DevArgs, Given, Problems, ServeArgs};
 use citizen_site::telemetry;
 
 /// mimalloc, not glibc's malloc: a cached hit allocates a few small
@@ -15,7 +15,12 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// The Citizen Wallet website: server-rendered React from one binary.
 #[derive(Parser)]
-#[command(version, about, args_conflicts_with_subcommands = true)]
+#[command(
+    version,
+    about,
+    args_conflicts_with_subcommands = true,
+    after_help = citizen_site::config::HELP_AFTER
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -36,7 +41,10 @@ enum Command {
 }
 
 fn main() -> anyhow::Result<()> {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    note_given(&mut cli, &matches);
+    let json = wants_json(&matches);
     // The sockets systemd or the previous server passed: read (and their
     // variables cleared) before any thread starts.
     // SAFETY: no other thread runs yet; the runtime starts below.
@@ -44,28 +52,74 @@ fn main() -> anyhow::Result<()> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?
-        .block_on(run(cli, inherited))
+        .block_on(run(cli, inherited, json))
 }
 
-async fn run(cli: Cli, inherited: Inherited) -> anyhow::Result<()> {
-    // The site this binary carries, read and checked before a server starts:
-    // a missing, cut or altered payload stops it here, with the reason (so an
-    // upgrade to it fails and the old server serves on). The operator's
-    // commands do not read it.
-    if !matches!(cli.command, Some(Command::Operate(_))) {
-        if let Err(why) = citizen_site::payload::load() {
-            eprintln!("error: {why}");
+/// Records which settings the command line gave (the rest came from the
+/// environment): messages name each setting as the operator wrote it.
+fn note_given(cli: &mut Cli, matches: &ArgMatches) {
+    let sub = |name: &str| matches.subcommand_matches(name).map(Given::from_matches);
+    match &mut cli.command {
+        None => cli.serve.given = Given::from_matches(matches),
+        Some(Command::Serve(args)) => args.given = sub("serve").unwrap_or_default(),
+        Some(Command::Dev(args)) => args.serve.given = sub("dev").unwrap_or_default(),
+        Some(Command::Operate(cli::Operate::Check { serve, .. })) => {
+            serve.given = sub("check").unwrap_or_default()
+        }
+        Some(Command::Operate(_)) => {}
+    }
+}
+
+/// Whether the command (or its subcommand) was given `--json`.
+fn wants_json(matches: &ArgMatches) -> bool {
+    let mut m = matches;
+    loop {
+        if let Ok(Some(true)) = m.try_get_one::<bool>("json") {
+            return true;
+        }
+        match m.subcommand() {
+            Some((_, sub)) => m = sub,
+            None => return false,
+        }
+    }
+}
+
+/// The configuration, or every problem with it on standard error (one line
+/// each, so the journal shows each) and exit status 1.
+fn settled(config: Result<Config, Problems>, payload: Option<&str>) -> Config {
+    match (config, payload) {
+        (Ok(config), None) => config,
+        (config, payload) => {
+            let problems = config.err().unwrap_or_default().0;
+            for p in payload.into_iter().map(str::to_owned).chain(problems) {
+                eprintln!("error: {p}");
+            }
+            eprintln!(
+                "the server did not start: `citizen-site check` lists the same, without starting"
+            );
             std::process::exit(1);
         }
     }
+}
+
+async fn run(cli: Cli, inherited: Inherited, json: bool) -> anyhow::Result<()> {
+    // The site this binary carries, read and checked before a server starts:
+    // a missing, cut or altered payload stops it, with the reason (so an
+    // upgrade to it fails and the old server serves on), listed with the
+    // configuration's problems. The operator's commands do not read it.
+    let payload = match cli.command {
+        Some(Command::Operate(_)) => None,
+        _ => citizen_site::payload::load().err(),
+    };
+    let settled = |config: Result<Config, Problems>| settled(config, payload);
     let config: Config = match cli.command {
         Some(Command::Serve(args)) => {
-            telemetry::init(args.log_format);
-            Config::from_args(args)?
+            telemetry::init(Config::log_format(&args));
+            settled(Config::from_args(args))
         }
         Some(Command::Dev(args)) => {
-            telemetry::init(args.serve.log_format);
-            Config::from_dev_args(args)?
+            telemetry::init(Config::log_format(&args.serve));
+            settled(Config::from_dev_args(args))
         }
         Some(Command::Operate(command)) => {
             // Standard output is the command's (a table, JSON, an export):
@@ -76,15 +130,22 @@ async fn run(cli: Cli, inherited: Inherited) -> anyhow::Result<()> {
             // SAFETY: setting a signal's disposition to its default.
             unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
             if let Err(e) = command.run().await {
-                // The message and its causes, for a person: no backtrace.
-                eprintln!("error: {e:#}");
+                if e.downcast_ref::<cli::Reported>().is_none() {
+                    let message = cli::said_once(&e);
+                    if json {
+                        // Under --json, the error is JSON too (on standard output).
+                        cli::print_json(&serde_json::json!({ "error": message }));
+                    } else {
+                        eprintln!("error: {message}");
+                    }
+                }
                 std::process::exit(1);
             }
             return Ok(());
         }
         None => {
-            telemetry::init(cli.serve.log_format);
-            Config::from_args(cli.serve)?
+            telemetry::init(Config::log_format(&cli.serve));
+            settled(Config::from_args(cli.serve))
         }
     };
     let app = Application::build_on(config, inherited).await?;

@@ -15,13 +15,15 @@ pub enum CheckoutsCommand {
         /// no_payment_required, failed.
         #[arg(long, value_parser = PossibleValuesParser::new(STATUSES))]
         status: Option<String>,
+        /// JSON instead of text.
         #[arg(long)]
         json: bool,
     },
 }
 
 pub async fn run(database_url: &str, cmd: CheckoutsCommand) -> anyhow::Result<()> {
-    let db = super::open(database_url).await?;
+    // Only reads: neither makes nor migrates the database.
+    let db = super::open_read_only(database_url).await?;
     match cmd {
         CheckoutsCommand::List { status, json } => {
             let found = checkouts::list(&db, status.as_deref()).await?;

@@ -25,17 +25,21 @@ pub enum IntroCommand {
         /// Only those received since DATE (YYYY-MM-DD, UTC, or an RFC 3339 time).
         #[arg(long, value_name = "DATE", value_parser = super::parse_since)]
         since: Option<i64>,
+        /// JSON instead of text.
         #[arg(long)]
         json: bool,
     },
     /// One request, every field.
     Show {
+        /// The request's id (as `intro list` shows it).
         id: String,
+        /// JSON instead of text.
         #[arg(long)]
         json: bool,
     },
     /// The requests on standard output, for a spreadsheet (CSV) or a script (JSON).
     Export {
+        /// CSV for a spreadsheet, or JSON.
         #[arg(long, value_enum, default_value_t = Format::Csv)]
         format: Format,
         /// Only those received since DATE (YYYY-MM-DD, UTC, or an RFC 3339 time).
@@ -44,16 +48,24 @@ pub enum IntroCommand {
     },
     /// Send a request the honeypot held as spam on to Notion after all.
     Release {
+        /// The request's id (as `intro list` shows it).
         id: String,
+        /// Whether this command could forward it now (`intro retry`).
+        #[command(flatten)]
+        notion: NotionArgs,
+        /// JSON instead of text.
+        /// JSON instead of text.
         #[arg(long)]
         json: bool,
     },
     /// Forward now: the request ID, or every request that waits. Safe beside
     /// running servers: a request is forwarded once, whoever forwards it.
     Retry {
+        /// The request's id; without it, every request that waits.
         id: Option<String>,
         #[command(flatten)]
         notion: NotionArgs,
+        /// JSON instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -78,7 +90,16 @@ pub async fn run(database_url: &str, cmd: IntroCommand) -> anyhow::Result<()> {
         // Before the database: without Notion there is nothing to do.
         notion_client(notion)?;
     }
-    let db = super::open(database_url).await?;
+    // list, show and export only read: the database is neither made nor
+    // migrated for them.
+    let db = match cmd {
+        IntroCommand::List { .. } | IntroCommand::Show { .. } | IntroCommand::Export { .. } => {
+            super::open_read_only(database_url).await?
+        }
+        IntroCommand::Release { .. } | IntroCommand::Retry { .. } => {
+            super::open(database_url).await?
+        }
+    };
     match cmd {
         IntroCommand::List {
             status,
@@ -127,13 +148,17 @@ pub async fn run(database_url: &str, cmd: IntroCommand) -> anyhow::Result<()> {
                 .write_all(out.as_bytes())
                 .context("writing the export")?;
         }
-        IntroCommand::Release { id, json } => match records::release(&db, &id).await? {
+        IntroCommand::Release { id, notion, json } => match records::release(&db, &id).await? {
             Released::Done => {
                 if json {
                     print_json(&json!({ "id": id, "status": "pending" }));
                 } else {
                     println!("released {id}: it is pending, and a running server with Notion forwarding forwards it within seconds");
-                    println!("(or forward it now: citizen-site intro retry {id})");
+                    if notion.is_on() {
+                        println!("(or forward it now: citizen-site intro retry {id})");
+                    } else {
+                        println!("(this command has no NOTION_TOKEN and NOTION_DATABASE_ID, so it cannot forward it itself: run it with the server's settings to use citizen-site intro retry {id})");
+                    }
                 }
             }
             Released::NotFound => bail!("no intro request has the id {id:?}"),
@@ -178,9 +203,7 @@ fn notion_client(args: &NotionArgs) -> anyhow::Result<NotionClient> {
             .as_deref()
             .filter(|d| !d.trim().is_empty()),
     ) {
-        (Some(token), Some(database)) => {
-            Ok(NotionClient::new(&args.notion_api_base, token, database))
-        }
+        (Some(token), Some(database)) => Ok(NotionClient::new(args.api_base(), token, database)),
         _ => bail!(
             "Notion forwarding is off: set NOTION_TOKEN and NOTION_DATABASE_ID, as for the server"
         ),

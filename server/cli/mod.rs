@@ -6,12 +6,14 @@
 //! - [`team`]: the people on /about.
 //! - [`intro`]: the contact form's requests: list, show, export, release, retry.
 //! - [`checkouts`]: the checkouts Stripe's webhook recorded.
+//! - [`check`]: the start's checks of a configuration, without serving.
 //! - [`backup`]: a copy of the SQLite database, and putting one back.
 //! - [`tls`]: the fleet's HTTPS identity: status, a new certificate now, new ticket keys.
 //! - [`upgrade`]: the running server hands over to a new binary.
 //! - [`pack`]: a new binary, this one's engine with a checkout's site.
 
 pub mod backup;
+pub mod check;
 pub mod checkouts;
 pub mod intro;
 pub mod pack;
@@ -24,13 +26,40 @@ use std::path::PathBuf;
 use anyhow::{bail, Context};
 use clap::Subcommand;
 
+pub use crate::config::{redacted, whoami};
 use crate::db::Db;
 
 /// The database a command works on: the server's (`DATABASE_URL`).
 pub use crate::config::DatabaseArgs as Database;
 
+/// An error already told to the user (the command printed its report):
+/// the process exits non-zero and says nothing more.
+#[derive(Debug)]
+pub struct Reported;
+
+impl std::fmt::Display for Reported {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("(reported above)")
+    }
+}
+
+impl std::error::Error for Reported {}
+
 #[derive(Subcommand, Debug)]
 pub enum Operate {
+    /// Check the configuration `serve` would start with, without serving
+    /// (as `nginx -t`): every setting, the site this binary carries, the
+    /// database (read-only), the certificate, the listening addresses.
+    /// Lists every problem, naming each setting as it was written, and
+    /// exits 1 when there is one.
+    Check {
+        /// The report as JSON: {"ok", "problems", "notes", "checked"}.
+        /// JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        serve: crate::config::ServeArgs,
+    },
     /// Manage the team shown on /about.
     Team {
         #[command(flatten)]
@@ -67,6 +96,7 @@ pub enum Operate {
         db: Database,
         /// A new file: an existing one is never overwritten.
         file: PathBuf,
+        /// JSON instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -77,6 +107,7 @@ pub enum Operate {
         db: Database,
         /// A backup made by `citizen-site backup`.
         file: PathBuf,
+        /// JSON instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -106,16 +137,13 @@ pub enum Operate {
 impl Operate {
     pub async fn run(self) -> anyhow::Result<()> {
         match self {
-            Operate::Team { db, command } => team::run(&db.database_url, command).await,
-            Operate::Intro { db, command } => intro::run(&db.database_url, command).await,
-            Operate::Checkouts { db, command } => checkouts::run(&db.database_url, command).await,
-            Operate::Tls { db, command } => tls::run(&db.database_url, command).await,
-            Operate::Backup { db, file, json } => {
-                backup::backup(&db.database_url, &file, json).await
-            }
-            Operate::Restore { db, file, json } => {
-                backup::restore(&db.database_url, &file, json).await
-            }
+            Operate::Check { json, serve } => check::run(serve, json).await,
+            Operate::Team { db, command } => team::run(db.url(), command).await,
+            Operate::Intro { db, command } => intro::run(db.url(), command).await,
+            Operate::Checkouts { db, command } => checkouts::run(db.url(), command).await,
+            Operate::Tls { db, command } => tls::run(db.url(), command).await,
+            Operate::Backup { db, file, json } => backup::backup(db.url(), &file, json).await,
+            Operate::Restore { db, file, json } => backup::restore(db.url(), &file, json).await,
             Operate::Upgrade { pid } => upgrade::run(pid, std::time::Duration::from_secs(30)).await,
             Operate::Pack { out } => {
                 let root = std::env::current_dir().context("the current directory")?;
@@ -125,38 +153,81 @@ impl Operate {
     }
 }
 
-/// Opens the site's existing database for an operator's command: it must be
-/// there, reachable and the site's (its tables are brought up to date, as
-/// a newer server would). Never makes a database of its own.
+/// Opens the site's existing database for an operator's command that
+/// changes it: it must be there, reachable, writable by this user and the
+/// site's (its tables are brought up to date, as a newer server would).
+/// Never makes a database of its own.
 pub async fn open(database_url: &str) -> anyhow::Result<Db> {
+    let db = open_as(database_url, true).await?;
+    db.migrate().await.with_context(|| {
+        format!(
+            "bringing the tables of {} up to date",
+            redacted(database_url)
+        )
+    })?;
+    Ok(db)
+}
+
+/// Opens the site's existing database for a command that only reads it:
+/// read-only, so it is neither made nor migrated (a schema older than
+/// this binary's is read as it is).
+pub async fn open_read_only(database_url: &str) -> anyhow::Result<Db> {
+    open_as(database_url, false).await
+}
+
+async fn open_as(database_url: &str, write: bool) -> anyhow::Result<Db> {
     if let Some(file) = crate::config::sqlite_path(database_url) {
         if !file.is_file() {
             bail!("no database at {}: the server makes it on its first start (is DATABASE_URL right?)", file.display());
         }
+        if let Some(why) = crate::db::sqlite_file::access_problem(&file, write) {
+            bail!(why);
+        }
     }
     let shown = redacted(database_url);
-    let db = Db::connect_lazy(database_url)?;
-    let ours = db.is_the_sites().await.with_context(|| {
-        format!("cannot reach the database at {shown} (is it running, and DATABASE_URL right?)")
-    })?;
-    if !ours {
-        bail!("{shown} is not this site's database: it has none of the site's tables (the server makes them on its first start)");
-    }
-    db.migrate()
+    let db = match write {
+        true => Db::connect_lazy(database_url)?,
+        false => Db::connect_read_only(database_url)?,
+    };
+    let schema = db
+        .schema()
         .await
-        .with_context(|| format!("bringing the tables of {shown} up to date"))?;
-    Ok(db)
+        .map_err(|e| match crate::db::is_unreachable(&e) {
+            true => anyhow::anyhow!(
+                "cannot reach the database at {shown} ({}): is it running, and DATABASE_URL right?",
+                crate::db::reason(&e)
+            ),
+            false => anyhow::anyhow!(
+                "cannot read the database at {shown}: {}",
+                crate::db::reason(&e)
+            ),
+        })?;
+    match schema {
+        None => bail!("{shown} is not this site's database: it has none of the site's tables (the server makes them on its first start)"),
+        Some(v) if v > db.latest_schema() => bail!(
+            "{shown} was brought up to date by a newer citizen-site (schema {v}; this binary knows up to {}): use the newer binary",
+            db.latest_schema()
+        ),
+        Some(_) => Ok(db),
+    }
 }
 
-/// A database URL fit to print: without its password.
-pub fn redacted(url: &str) -> String {
-    match reqwest::Url::parse(url) {
-        Ok(mut u) if u.password().is_some() => {
-            let _ = u.set_password(Some("***"));
-            u.to_string()
+/// An error and its causes in one line, each said once: a cause whose
+/// text the line already holds is left out (sqlx repeats a database's
+/// message in its own).
+pub fn said_once(e: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if line.contains(&text) {
+            continue;
         }
-        _ => url.to_owned(),
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
     }
+    line
 }
 
 /// Prints `value` as pretty JSON on standard output.

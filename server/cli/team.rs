@@ -13,6 +13,7 @@ pub enum TeamCommand {
     /// Print the team, ordered by name as /about shows it.
     List {
         /// JSON (the import file's format) instead of a table.
+        /// JSON instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -20,6 +21,7 @@ pub enum TeamCommand {
     /// {"name", "role", "bio", "linkedin", "x_profile", "image_url"} (only
     /// name is required). Members are matched by name.
     Import {
+        /// The JSON file.
         file: PathBuf,
         /// Remove every member not in the file.
         #[arg(long)]
@@ -27,14 +29,19 @@ pub enum TeamCommand {
     },
     /// Add or update one member.
     Add {
+        /// Their name, as /about shows it (a member with this name is updated).
         #[arg(long)]
         name: String,
+        /// Their role, under the name.
         #[arg(long)]
         role: Option<String>,
+        /// A sentence or two about them.
         #[arg(long)]
         bio: Option<String>,
+        /// Their LinkedIn profile URL.
         #[arg(long)]
         linkedin: Option<String>,
+        /// Their X profile URL.
         #[arg(long)]
         x_profile: Option<String>,
         /// A photo URL (http...), or text / an emoji shown instead.
@@ -42,15 +49,24 @@ pub enum TeamCommand {
         image_url: Option<String>,
     },
     /// Remove a member by name.
-    Remove { name: String },
+    Remove {
+        /// The member's name, as `team list` shows it.
+        name: String,
+    },
 }
 
-/// Runs a team command. Unlike the other commands, it makes the database
-/// when there is none yet: a team can be set up before the first start.
+/// Runs a team command. Unlike the other commands, a change makes the
+/// database when there is none yet: a team can be set up before the first
+/// start. `team list` only reads: it neither makes nor migrates one.
 pub async fn run(database_url: &str, cmd: TeamCommand) -> anyhow::Result<()> {
-    crate::db::sqlite_file::make_folder(database_url)?;
-    let db = Db::connect_lazy(database_url)?;
-    db.migrate().await.context("preparing the database")?;
+    let db = if let TeamCommand::List { .. } = cmd {
+        super::open_read_only(database_url).await?
+    } else {
+        crate::db::sqlite_file::make_folder(database_url)?;
+        let db = Db::connect_lazy(database_url)?;
+        db.migrate().await.context("preparing the database")?;
+        db
+    };
     match cmd {
         TeamCommand::List { json: true } => {
             super::print_json(&serde_json::to_value(team::list(&db).await?)?)

@@ -32,6 +32,7 @@ pub enum TlsCommand {
     /// own failed orders; the stored certificate, its renewal time and where
     /// that came from; who holds the order lease; the ticket key's age.
     Status {
+        /// JSON instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -51,6 +52,7 @@ pub enum TlsCommand {
         /// How long to wait for the new certificate, in seconds.
         #[arg(long, default_value_t = 300)]
         wait: u64,
+        /// JSON instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -58,6 +60,7 @@ pub enum TlsCommand {
     /// server: sessions from before no longer resume (a full handshake
     /// instead). The answer to a leaked ticket key.
     RotateTickets {
+        /// JSON instead of text.
         #[arg(long)]
         json: bool,
     },

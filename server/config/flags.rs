@@ -2,21 +2,24 @@
 //! default: what an operator types. [`super::Config::from_args`] settles
 //! them into the configuration the application is built from.
 
-use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::client_ip::Networks;
-use crate::edge::acme::{Challenge, LETS_ENCRYPT};
-use crate::telemetry::LogFormat;
+use super::read::Given;
+use crate::edge::acme::LETS_ENCRYPT;
 
 #[derive(Args, Debug, Clone)]
 pub struct ServeArgs {
+    /// Which of these the command line gave (the rest came from variables
+    /// or defaults): messages name a setting as the operator wrote it.
+    #[arg(skip)]
+    pub given: Given,
+
     /// Address to listen on for plain HTTP (behind a proxy; unused when
     /// the server serves HTTPS itself).
     #[arg(long, env = "ADDR", default_value = "127.0.0.1:3000")]
-    pub addr: SocketAddr,
+    pub addr: Option<String>,
 
     /// Public base URL of the site: checkout return URLs and canonical links
     /// [default: http://127.0.0.1:3000, or https://<first of TLS_DOMAINS>].
@@ -30,7 +33,7 @@ pub struct ServeArgs {
 
     /// The ACME directory certificates come from.
     #[arg(long, env = "ACME_DIRECTORY", default_value = LETS_ENCRYPT)]
-    pub acme_directory: String,
+    pub acme_directory: Option<String>,
 
     /// Contact address of the ACME account (the CA's expiry warnings).
     #[arg(long, env = "ACME_EMAIL")]
@@ -38,17 +41,19 @@ pub struct ServeArgs {
 
     /// A PEM file of an extra CA to trust for ACME_DIRECTORY itself (a test CA).
     #[arg(long, env = "ACME_DIRECTORY_CA")]
-    pub acme_directory_ca: Option<PathBuf>,
+    pub acme_directory_ca: Option<String>,
 
-    /// Where the ACME account key and the certificates are kept
+    /// Where this server keeps its local copy of the certificate in
+    /// service, served at a start while the database is away (the account
+    /// and the certificates live in the database)
     /// [default: acme/ beside the SQLite file, or data/acme].
     #[arg(long, env = "ACME_CACHE_DIR")]
-    pub acme_cache_dir: Option<PathBuf>,
+    pub acme_cache_dir: Option<String>,
 
-    /// How the CA validates the names: on the HTTPS port (tls-alpn-01) or
-    /// the HTTP port (http-01).
-    #[arg(long, env = "ACME_CHALLENGE", value_enum, default_value_t = Challenge::TlsAlpn01)]
-    pub acme_challenge: Challenge,
+    /// How the CA validates the names: `tls-alpn-01` (on the HTTPS port)
+    /// or `http-01` (on the HTTP port).
+    #[arg(long, env = "ACME_CHALLENGE", default_value = "tls-alpn-01")]
+    pub acme_challenge: Option<String>,
 
     /// The CA's certificate profile to order (one the directory lists,
     /// such as Let's Encrypt's `shortlived`); unset: the CA's default.
@@ -58,7 +63,7 @@ pub struct ServeArgs {
     /// Serve HTTPS with this certificate chain (PEM) instead of ACME;
     /// reloaded when the file changes. Needs TLS_KEY.
     #[arg(long, env = "TLS_CERT")]
-    pub tls_cert: Option<PathBuf>,
+    pub tls_cert: Option<String>,
 
     /// Tests only: how long one session-ticket key seals new tickets, in
     /// seconds (6 hours otherwise).
@@ -92,30 +97,31 @@ pub struct ServeArgs {
 
     /// The private key (PEM) of TLS_CERT.
     #[arg(long, env = "TLS_KEY")]
-    pub tls_key: Option<PathBuf>,
+    pub tls_key: Option<String>,
 
     /// Where HTTPS is served (with TLS_DOMAINS or TLS_CERT).
     #[arg(long, env = "HTTPS_ADDR", default_value = "0.0.0.0:443")]
-    pub https_addr: SocketAddr,
+    pub https_addr: Option<String>,
 
     /// Where the HTTP port answers ACME challenges and redirects to https
     /// (with TLS_DOMAINS or TLS_CERT).
     #[arg(long, env = "HTTP_ADDR", default_value = "0.0.0.0:80")]
-    pub http_addr: SocketAddr,
+    pub http_addr: Option<String>,
 
     /// Connections open at once (an equal share for each connection
     /// worker); more wait until one closes.
-    #[arg(long, env = "MAX_CONNECTIONS", default_value_t = 4096)]
-    pub max_connections: usize,
+    #[arg(long, env = "MAX_CONNECTIONS", default_value = "4096")]
+    pub max_connections: Option<String>,
 
     /// Connections one client address may hold at once when the server
     /// serves HTTPS itself (TRUSTED_PROXIES are exempt); 0: no cap.
-    #[arg(long, env = "MAX_CONNECTIONS_PER_CLIENT", default_value_t = 256)]
-    pub max_connections_per_client: usize,
+    #[arg(long, env = "MAX_CONNECTIONS_PER_CLIENT", default_value = "256")]
+    pub max_connections_per_client: Option<String>,
 
-    /// Fill an empty team table with the sample team (`dev` always does).
-    #[arg(long, env = "SAMPLE_TEAM")]
-    pub sample_team: bool,
+    /// Fill an empty team table with the sample team (`dev` always does):
+    /// on or off (also 1/0, true/false, yes/no).
+    #[arg(long, env = "SAMPLE_TEAM", num_args = 0..=1, default_value = "off", default_missing_value = "on")]
+    pub sample_team: Option<String>,
 
     #[command(flatten)]
     pub database: DatabaseArgs,
@@ -134,48 +140,48 @@ pub struct ServeArgs {
         env = "STRIPE_API_BASE",
         default_value = "https://api.stripe.com"
     )]
-    pub stripe_api_base: String,
+    pub stripe_api_base: Option<String>,
 
     #[command(flatten)]
     pub notion: NotionArgs,
 
     /// Render workers (V8 isolates); 0 means one per CPU.
-    #[arg(long, env = "SSR_WORKERS", default_value_t = 0)]
-    pub ssr_workers: usize,
+    #[arg(long, env = "SSR_WORKERS", default_value = "0")]
+    pub ssr_workers: Option<String>,
 
     /// Threads that accept and serve connections; 0 means one per CPU.
-    #[arg(long, env = "CONNECTION_WORKERS", default_value_t = 0)]
-    pub connection_workers: usize,
+    #[arg(long, env = "CONNECTION_WORKERS", default_value = "0")]
+    pub connection_workers: Option<String>,
 
     /// Longest a single render may run before its isolate is terminated.
-    #[arg(long, env = "SSR_DEADLINE_MS", default_value_t = 2000)]
-    pub ssr_deadline_ms: u64,
+    #[arg(long, env = "SSR_DEADLINE_MS", default_value = "2000")]
+    pub ssr_deadline_ms: Option<String>,
 
     /// Rendered pages kept in memory; 0 turns the page cache off (benchmarks).
-    #[arg(long, env = "PAGE_CACHE_CAPACITY", default_value_t = 2_000)]
-    pub page_cache_capacity: u64,
+    #[arg(long, env = "PAGE_CACHE_CAPACITY", default_value = "2000")]
+    pub page_cache_capacity: Option<String>,
 
     /// How often the team table is read again for /about (seconds): a change
     /// made with `citizen-site team` shows within this long.
-    #[arg(long, env = "TEAM_REFRESH_SECS", default_value_t = 5)]
-    pub team_refresh_secs: u64,
+    #[arg(long, env = "TEAM_REFRESH_SECS", default_value = "5")]
+    pub team_refresh_secs: Option<String>,
 
-    /// Log format.
-    #[arg(long, env = "LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
-    pub log_format: LogFormat,
+    /// Log format: `text` or `json`.
+    #[arg(long, env = "LOG_FORMAT", default_value = "text")]
+    pub log_format: Option<String>,
 
     /// Proxies whose `X-Forwarded-For` names the client: comma-separated
     /// addresses or networks (`10.0.0.0/8,127.0.0.1`). Empty: the peer
     /// address is the client, whatever the headers say.
     #[arg(long, env = "TRUSTED_PROXIES", default_value = "")]
-    pub trusted_proxies: Networks,
+    pub trusted_proxies: Option<String>,
 
     /// TCP balancers whose connections open with a PROXY protocol v2 header
     /// naming the visitor (HAProxy's send-proxy-v2): comma-separated
     /// addresses or networks. Their connections without one are refused,
     /// as is a header from any other address. Empty: none.
     #[arg(long, env = "PROXY_PROTOCOL_FROM", default_value = "")]
-    pub proxy_protocol_from: Networks,
+    pub proxy_protocol_from: Option<String>,
 
     /// Clients that may read `/metrics` (addresses or networks); others get 404.
     #[arg(
@@ -183,41 +189,51 @@ pub struct ServeArgs {
         env = "METRICS_ALLOW",
         default_value = "127.0.0.0/8,::1,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7"
     )]
-    pub metrics_allow: Networks,
+    pub metrics_allow: Option<String>,
 
     /// POST requests one client may make per minute (and in a burst) to the
     /// form and checkout endpoints; 0 turns the limit off.
-    #[arg(long, env = "RATE_LIMIT_PER_MINUTE", default_value_t = 10)]
-    pub rate_limit_per_minute: u32,
+    #[arg(long, env = "RATE_LIMIT_PER_MINUTE", default_value = "10")]
+    pub rate_limit_per_minute: Option<String>,
 
     /// Stripe lookups of checkout sessions one client may cause per minute
     /// (and in a burst): the success page asks Stripe only for sessions it
     /// has not seen lately, and a client over this sees the failure state
     /// with 429. 0 turns the limit off.
-    #[arg(long, env = "SESSION_LOOKUPS_PER_MINUTE", default_value_t = 10)]
-    pub session_lookups_per_minute: u32,
+    #[arg(long, env = "SESSION_LOOKUPS_PER_MINUTE", default_value = "10")]
+    pub session_lookups_per_minute: Option<String>,
 
     /// On SIGTERM or Ctrl-C, how long in-flight requests may take to finish.
-    #[arg(long, env = "SHUTDOWN_GRACE_SECS", default_value_t = 10)]
-    pub shutdown_grace_secs: u64,
+    #[arg(long, env = "SHUTDOWN_GRACE_SECS", default_value = "10")]
+    pub shutdown_grace_secs: Option<String>,
 
     /// How long an intro request claimed by one process is reserved for it
     /// before another process may retry it (after a crash).
-    #[arg(long, env = "INTRO_LEASE_SECS", default_value_t = 60)]
-    pub intro_lease_secs: u64,
+    #[arg(long, env = "INTRO_LEASE_SECS", default_value = "60")]
+    pub intro_lease_secs: Option<String>,
 }
 
 /// The site's database, as the server and the operator's commands take it.
 #[derive(Args, Debug, Clone)]
 pub struct DatabaseArgs {
     /// Database: `sqlite://...` (default: a file under ./data/) or `postgres://...`.
-    #[arg(
-        long,
-        env = "DATABASE_URL",
-        default_value = "sqlite://data/citizen-site.db",
-        global = true
-    )]
-    pub database_url: String,
+    #[arg(long, env = "DATABASE_URL", default_value = DEFAULT_DATABASE_URL)]
+    pub database_url: Option<String>,
+}
+
+/// Where the site keeps its data unless `DATABASE_URL` says otherwise.
+pub const DEFAULT_DATABASE_URL: &str = "sqlite://data/citizen-site.db";
+
+impl DatabaseArgs {
+    /// The database's URL: an empty `DATABASE_URL=` is unset, as every
+    /// empty variable is.
+    pub fn url(&self) -> &str {
+        self.database_url
+            .as_deref()
+            .map(str::trim)
+            .filter(|u| !u.is_empty())
+            .unwrap_or(DEFAULT_DATABASE_URL)
+    }
 }
 
 /// Notion, which receives the intro requests: as the server and
@@ -238,7 +254,24 @@ pub struct NotionArgs {
         env = "NOTION_API_BASE",
         default_value = "https://api.notion.com"
     )]
-    pub notion_api_base: String,
+    pub notion_api_base: Option<String>,
+}
+
+impl NotionArgs {
+    /// Notion's API base: an empty `NOTION_API_BASE=` is unset.
+    pub fn api_base(&self) -> &str {
+        self.notion_api_base
+            .as_deref()
+            .map(str::trim)
+            .filter(|u| !u.is_empty())
+            .unwrap_or("https://api.notion.com")
+    }
+
+    /// Whether forwarding to Notion is set up: a token and a database.
+    pub fn is_on(&self) -> bool {
+        let set = |v: &Option<String>| v.as_deref().is_some_and(|v| !v.trim().is_empty());
+        set(&self.notion_token) && set(&self.notion_database_id)
+    }
 }
 
 /// `citizen-site dev`: the options of `serve`, and the checkout to serve.

@@ -5,6 +5,7 @@
 //! compiled with the `test-hooks` feature alone.
 
 mod flags;
+pub(crate) mod read;
 #[cfg(any(test, feature = "test-hooks"))]
 mod testing;
 mod tls;
@@ -13,11 +14,13 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub use self::flags::{DatabaseArgs, DevArgs, NotionArgs, ServeArgs};
+pub use self::flags::{DatabaseArgs, DevArgs, NotionArgs, ServeArgs, DEFAULT_DATABASE_URL};
+pub use self::read::{parse_bool, Given, Problems, SettingNames};
+use self::read::{setting, Reader};
 #[cfg(feature = "test-hooks")]
 pub use self::testing::{BeforeRender, RenderHooks};
-use self::tls::tls_settings;
 pub use self::tls::{parse_domains, CertSource, TlsSettings, TICKET_PERIOD};
+use self::tls::{site_url, tls_settings};
 use crate::client_ip::Networks;
 use crate::edge::Limits;
 use crate::rate_limit::Rate;
@@ -110,67 +113,108 @@ pub struct SsrConfig {
 }
 
 impl Config {
-    /// The settled configuration, or an error naming the variable at fault.
-    pub fn from_args(a: ServeArgs) -> anyhow::Result<Config> {
-        let tls = tls_settings(&a)?;
-        let site_url = match (&a.site_url, &tls) {
-            (Some(url), Some(_)) if !url.starts_with("https://") => {
-                anyhow::bail!("SITE_URL: {url:?} must start with https:// when the server serves HTTPS itself (TLS_DOMAINS or TLS_CERT)")
+    /// The settled configuration, or every problem found, each naming its
+    /// setting as the operator wrote it.
+    pub fn from_args(a: ServeArgs) -> Result<Config, Problems> {
+        let mut r = Reader::new(&a.given);
+        let addr = r.parse::<Addr>(setting!(a, addr), ADDRESS).0;
+        let max_connections: usize = r.number(setting!(a, max_connections));
+        if max_connections == 0 && !r.has_problems_with("max_connections") {
+            r.bad("max_connections", "0", "must be 1 or more (it is shared among the connection workers and checked against the open-file limit, so 0 cannot mean no limit)");
+        }
+        let max_per_client: usize = r.number(setting!(a, max_connections_per_client));
+        let sample_team = r.yes_no(setting!(a, sample_team));
+        let ssr_workers: usize = r.number(setting!(a, ssr_workers));
+        let connection_workers: usize = r.number(setting!(a, connection_workers));
+        let ssr_deadline_ms: u64 = r.number(setting!(a, ssr_deadline_ms));
+        let page_cache_capacity: u64 = r.number(setting!(a, page_cache_capacity));
+        let team_refresh_secs: u64 = r.number(setting!(a, team_refresh_secs));
+        let rate_limit_per_minute: u32 = r.number(setting!(a, rate_limit_per_minute));
+        let session_lookups_per_minute: u32 = r.number(setting!(a, session_lookups_per_minute));
+        let shutdown_grace_secs: u64 = r.number(setting!(a, shutdown_grace_secs));
+        let intro_lease_secs: u64 = r.number(setting!(a, intro_lease_secs));
+        let _: LogFormat = r.choice(setting!(a, log_format));
+        let trusted_proxies: Networks = r.parse(setting!(a, trusted_proxies), NETWORKS);
+        let proxy_protocol_from: Networks = r.parse(setting!(a, proxy_protocol_from), NETWORKS);
+        let metrics_allow: Networks = r.parse(setting!(a, metrics_allow), NETWORKS);
+        let database_url = r
+            .text(setting!(a, database.database_url))
+            .unwrap_or_default();
+        if !database_url.starts_with("sqlite:")
+            && !database_url.starts_with("postgres:")
+            && !database_url.starts_with("postgresql:")
+        {
+            let shown = r.shown("database_url", &redacted(&database_url));
+            r.problem(format!("{shown}: must start with sqlite:// or postgres://"));
+        }
+        let stripe_api_base = r.text(setting!(a, stripe_api_base)).unwrap_or_default();
+        let notion_api_base = r
+            .text(setting!(a, notion.notion_api_base))
+            .unwrap_or_default();
+        for (id, base) in [
+            ("stripe_api_base", &stripe_api_base),
+            ("notion_api_base", &notion_api_base),
+        ] {
+            if let Err(why) = http_url(base) {
+                r.bad(id, base, why);
             }
-            (Some(url), _) => url.clone(),
-            (
-                None,
-                Some(TlsSettings {
-                    https_addr,
-                    certs: CertSource::Acme(acme),
-                    ..
-                }),
-            ) => match https_addr.port() {
-                443 => format!("https://{}", acme.domains[0]),
-                port => format!("https://{}:{port}", acme.domains[0]),
-            },
-            (
-                None,
-                Some(TlsSettings {
-                    certs: CertSource::Files { .. },
-                    ..
-                }),
-            ) => {
-                anyhow::bail!(
-                    "SITE_URL: set it to the https address TLS_CERT is for (https://your.domain)"
-                )
+        }
+        let stripe_secret_key = r.text(setting!(a, stripe_secret_key));
+        let stripe_webhook_secret = r.text(setting!(a, stripe_webhook_secret));
+        let notion_token = r.text(setting!(a, notion.notion_token));
+        let notion_database_id = r.text(setting!(a, notion.notion_database_id));
+        if let Some(key) = &stripe_secret_key {
+            if let Err(why) = stripe_key_shape(key) {
+                let name = r.name("stripe_secret_key");
+                r.problem(format!("{name}: not usable: {why}"));
             }
-            (None, None) => "http://127.0.0.1:3000".into(),
-        };
-        let workers = if a.ssr_workers == 0 {
+        }
+        if notion_token.is_some() != notion_database_id.is_some() {
+            let (set, unset) = if notion_token.is_some() {
+                ("notion_token", "notion_database_id")
+            } else {
+                ("notion_database_id", "notion_token")
+            };
+            let (set, unset) = (r.name(set), r.name(unset));
+            r.problem(format!(
+                "{unset}: not set, but {set} is: intro requests reach Notion with both"
+            ));
+        }
+
+        // HTTPS: its files first, as SITE_URL is checked against them.
+        let tls = tls_settings(&a, &mut r);
+        let site_url = site_url(&a, &mut r, tls.as_ref());
+        if r.has_problems() {
+            return Err(r.finish());
+        }
+        let workers = if ssr_workers == 0 {
             std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(2)
         } else {
-            a.ssr_workers
+            ssr_workers
         };
-        let blank = |v: Option<String>| v.filter(|s| !s.trim().is_empty());
+        let tls = tls.map(|t| t.settings);
         Ok(Config {
-            addr: a.addr,
-            site_url: site_url.trim_end_matches('/').to_string(),
+            addr,
+            site_url,
             limits: Limits {
-                max_connections: a.max_connections.max(1),
-                max_per_client: Some(a.max_connections_per_client)
-                    .filter(|n| *n > 0 && tls.is_some()),
+                max_connections,
+                max_per_client: Some(max_per_client).filter(|n| *n > 0 && tls.is_some()),
                 header_read: tls.is_some().then_some(Limits::HEADER_READ),
-                workers: a.connection_workers,
-                proxy_from: a.proxy_protocol_from,
+                workers: connection_workers,
+                proxy_from: proxy_protocol_from,
                 ..Limits::default()
             },
             tls,
-            sample_team: a.sample_team,
-            database_url: a.database.database_url,
-            stripe_secret_key: blank(a.stripe_secret_key),
-            stripe_webhook_secret: blank(a.stripe_webhook_secret),
-            stripe_api_base: a.stripe_api_base,
-            notion_token: blank(a.notion.notion_token),
-            notion_database_id: blank(a.notion.notion_database_id),
-            notion_api_base: a.notion.notion_api_base,
+            sample_team,
+            database_url,
+            stripe_secret_key,
+            stripe_webhook_secret,
+            stripe_api_base,
+            notion_token,
+            notion_database_id,
+            notion_api_base,
             // Pool sizing, measured with bench/run.mjs on 2 cores: one isolate
             // per core saturates the CPU (a render is pure CPU; more isolates
             // only add ~10 MB each and context switches). 64 waiting renders
@@ -180,34 +224,133 @@ impl Config {
             ssr: SsrConfig {
                 workers,
                 queue: workers * 64,
-                deadline: Duration::from_millis(a.ssr_deadline_ms),
+                deadline: Duration::from_millis(ssr_deadline_ms),
                 bundle: crate::assets::ssr_bundle().into(),
                 snapshot: Some(crate::assets::ssr_snapshot()),
                 rebuilds: Default::default(),
                 #[cfg(feature = "test-hooks")]
                 hooks: RenderHooks::default(),
             },
-            page_cache_capacity: a.page_cache_capacity,
-            team_refresh: Duration::from_secs(a.team_refresh_secs.max(1)),
-            trusted_proxies: a.trusted_proxies,
-            metrics_allow: a.metrics_allow,
-            post_rate: Rate::per_minute(a.rate_limit_per_minute),
-            session_lookup_rate: Rate::per_minute(a.session_lookups_per_minute),
-            shutdown_grace: Duration::from_secs(a.shutdown_grace_secs),
-            intro_lease: Duration::from_secs(a.intro_lease_secs.max(1)),
+            page_cache_capacity,
+            team_refresh: Duration::from_secs(team_refresh_secs.max(1)),
+            trusted_proxies,
+            metrics_allow,
+            post_rate: Rate::per_minute(rate_limit_per_minute),
+            session_lookup_rate: Rate::per_minute(session_lookups_per_minute),
+            shutdown_grace: Duration::from_secs(shutdown_grace_secs),
+            intro_lease: Duration::from_secs(intro_lease_secs.max(1)),
             timeouts: Timeouts::default(),
             dev: None,
         })
     }
 
+    /// The log format `args` asks for (the default when it is not one:
+    /// [`Config::from_args`] refuses it, with the others).
+    pub fn log_format(args: &ServeArgs) -> LogFormat {
+        let mut r = Reader::new(&args.given);
+        r.choice(setting!(args, log_format))
+    }
+
     /// `dev`: the same, serving the checkout at `root`, with the sample
     /// team in an empty table.
-    pub fn from_dev_args(a: DevArgs) -> anyhow::Result<Config> {
+    pub fn from_dev_args(a: DevArgs) -> Result<Config, Problems> {
         Ok(Config {
             dev: Some(a.root),
             sample_team: true,
             ..Config::from_args(a.serve)?
         })
+    }
+}
+
+/// What `citizen-site --help` says after the flags: how every value is
+/// read, and the one variable no flag has.
+pub const HELP_AFTER: &str = "Every setting is a flag or its variable (shown as [env: ...]); \
+an empty variable is unset. Yes/no settings take on/off, 1/0, true/false or yes/no. \
+RUST_LOG filters the log (tracing's EnvFilter syntax; default: info).";
+
+/// What an address setting must look like.
+const ADDRESS: &str = "not an address and port (such as 127.0.0.1:3000 or [::]:443)";
+/// What a list of networks must look like.
+const NETWORKS: &str =
+    "not a list of addresses or networks (comma-separated, such as 10.0.0.0/8,127.0.0.1)";
+
+/// A socket address, with a default for [`Reader::parse`] (never used:
+/// a value that does not parse refuses the configuration).
+struct Addr(SocketAddr);
+
+impl Default for Addr {
+    fn default() -> Addr {
+        Addr(SocketAddr::from(([127, 0, 0, 1], 0)))
+    }
+}
+
+impl std::str::FromStr for Addr {
+    type Err = std::net::AddrParseError;
+    fn from_str(s: &str) -> Result<Addr, Self::Err> {
+        s.parse().map(Addr)
+    }
+}
+
+/// An absolute http(s) URL with a host, or why not.
+fn http_url(text: &str) -> Result<reqwest::Url, String> {
+    let url = reqwest::Url::parse(text).map_err(|_| {
+        "not an absolute URL: write it with its scheme and host (https://example.org)".to_owned()
+    })?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none_or(str::is_empty) {
+        return Err("not an http(s) URL with a host (https://example.org)".into());
+    }
+    Ok(url)
+}
+
+/// The user this process runs as, for messages about what it may not
+/// read or write: `alice (uid 1000)`.
+pub fn whoami() -> String {
+    // SAFETY: getuid cannot fail.
+    user(unsafe { libc::getuid() })
+}
+
+/// `alice (uid 1000)`: the user `uid`, by name where it has one.
+pub fn user(uid: u32) -> String {
+    // SAFETY: getpwuid's result is read at once, on this thread, before any
+    // other call that may reuse its buffer.
+    unsafe {
+        let pw = libc::getpwuid(uid);
+        if pw.is_null() || (*pw).pw_name.is_null() {
+            return format!("uid {uid}");
+        }
+        let name = std::ffi::CStr::from_ptr((*pw).pw_name).to_string_lossy();
+        format!("{name} (uid {uid})")
+    }
+}
+
+/// A database URL fit to print: without its password.
+pub fn redacted(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(mut u) if u.password().is_some() => {
+            let _ = u.set_password(Some("***"));
+            u.to_string()
+        }
+        _ => url.to_owned(),
+    }
+}
+
+/// Why `key` cannot be a Stripe secret key, if it cannot (the key itself is
+/// never in the reason).
+pub fn stripe_key_shape(key: &str) -> Result<(), String> {
+    let kind = ["sk_test_", "sk_live_", "rk_test_", "rk_live_"]
+        .iter()
+        .find(|p| key.starts_with(**p));
+    let bad = |why: String| Err(why);
+    match kind {
+        None if key.starts_with("pk_") => {
+            bad("it is a publishable key (pk_...); the server needs the secret key (sk_...) or a restricted key (rk_...)".into())
+        }
+        None => bad("a Stripe secret key starts with sk_test_, sk_live_, rk_test_ or rk_live_".into()),
+        Some(p) if key.len() == p.len() => bad(format!("it is only the prefix {p}")),
+        Some(_) if !key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') => {
+            bad("it holds characters no Stripe key has (spaces, quotes or line breaks copied with it?)".into())
+        }
+        Some(_) => Ok(()),
     }
 }
 

@@ -12,7 +12,7 @@ struct Dev {
 
 fn config(args: &[&str]) -> anyhow::Result<Config> {
     let args = std::iter::once("citizen-site").chain(args.iter().copied());
-    Config::from_args(ServeArgs::parse_without_env(args)?)
+    Ok(Config::from_args(ServeArgs::parse_without_env(args)?)?)
 }
 
 fn error(args: &[&str]) -> String {
@@ -81,7 +81,6 @@ fn tls_domains_settle_to_https_with_the_first_name_as_the_site() {
 
 #[test]
 fn bad_tls_settings_are_refused_naming_the_variable() {
-    assert!(error(&["--tls-domains", ""]).starts_with("TLS_DOMAINS: empty"));
     assert!(error(&["--tls-domains", " , "]).starts_with("TLS_DOMAINS: empty"));
     for bad in [
         "*.site.example",
@@ -115,26 +114,46 @@ fn bad_tls_settings_are_refused_naming_the_variable() {
         "/k.pem"
     ])
     .starts_with("TLS_DOMAINS and TLS_CERT/TLS_KEY are both set"));
-    assert!(error(&["--tls-cert", "/c.pem", "--tls-key", "/k.pem"])
-        .starts_with("SITE_URL: set it to the https address"));
+    // A missing file first, then what follows from it.
+    let e = problems(&[
+        "--tls-cert",
+        "/nonexistent/c.pem",
+        "--tls-key",
+        "/nonexistent/k.pem",
+    ]);
+    assert_eq!(
+        e,
+        [
+            "TLS_CERT=/nonexistent/c.pem: cannot read the file: no such file",
+            "TLS_KEY=/nonexistent/k.pem: cannot read the file: no such file",
+            "SITE_URL: set it to the https address TLS_CERT is for (https://your.domain)",
+        ]
+    );
     assert!(error(&[
         "--tls-domains",
         "a.example",
         "--site-url",
         "http://a.example"
     ])
-    .starts_with("SITE_URL: \"http://a.example\" must start with https://"));
+    .starts_with("SITE_URL=http://a.example: must start with https://"));
     assert!(error(&[
         "--tls-domains",
         "a.example",
         "--acme-directory",
         "http://ca.example/dir"
     ])
-    .starts_with("ACME_DIRECTORY: \"http://ca.example/dir\" must be an https URL"));
+    .starts_with("ACME_DIRECTORY=http://ca.example/dir: must be an https URL"));
     assert!(
         error(&["--tls-domains", "a.example", "--acme-email", "nobody"])
-            .starts_with("ACME_EMAIL: \"nobody\" is not an email address")
+            .starts_with("ACME_EMAIL=nobody: not an email address")
     );
+    assert!(error(&[
+        "--tls-domains",
+        "a.example",
+        "--acme-profile",
+        "short lived"
+    ])
+    .starts_with("ACME_PROFILE=short lived: not a profile name"));
     let e = error(&[
         "--tls-domains",
         "a.example",
@@ -142,13 +161,205 @@ fn bad_tls_settings_are_refused_naming_the_variable() {
         "/nonexistent/ca.pem",
     ]);
     assert!(
-        e.starts_with("ACME_DIRECTORY_CA: cannot read /nonexistent/ca.pem"),
+        e.starts_with("ACME_DIRECTORY_CA=/nonexistent/ca.pem: cannot read the file"),
         "{e}"
     );
     assert!(
         error(&["--tls-domains", "a.example", "--https-addr", "0.0.0.0:80"])
             .starts_with("HTTPS_ADDR and HTTP_ADDR are the same address")
     );
+}
+
+/// Every problem of a configuration, as `serve` and `check` list them.
+fn problems(args: &[&str]) -> Vec<String> {
+    let args = std::iter::once("citizen-site").chain(args.iter().copied());
+    Config::from_args(ServeArgs::parse_without_env(args).unwrap())
+        .expect_err("refused")
+        .0
+}
+
+/// The settings as an operator's command line gives them: messages name
+/// the flag, not its variable.
+fn from_command_line(args: &[&str]) -> Result<Config, Problems> {
+    #[derive(Parser)]
+    struct Serve {
+        #[command(flatten)]
+        serve: ServeArgs,
+    }
+    let matches = Serve::command()
+        .mut_args(|a| a.env(None::<&'static str>))
+        .get_matches_from(std::iter::once("citizen-site").chain(args.iter().copied()));
+    let mut serve = Serve::from_arg_matches(&matches).unwrap().serve;
+    serve.given = Given::from_matches(&matches);
+    Config::from_args(serve)
+}
+
+#[test]
+fn values_are_read_as_people_write_them() {
+    for yes in ["1", "true", "TRUE", "yes", "Yes", "on", "ON"] {
+        assert!(
+            config(&[&format!("--sample-team={yes}")])
+                .unwrap()
+                .sample_team,
+            "{yes}"
+        );
+    }
+    for no in ["0", "false", "no", "off", "Off", ""] {
+        assert!(
+            !config(&[&format!("--sample-team={no}")])
+                .unwrap()
+                .sample_team,
+            "{no}"
+        );
+    }
+    assert!(
+        config(&["--sample-team"]).unwrap().sample_team,
+        "the bare switch"
+    );
+    // Empty means unset: the default applies.
+    let c = config(&[
+        "--max-connections=",
+        "--log-format=",
+        "--tls-cert=",
+        "--site-url= ",
+    ])
+    .unwrap();
+    assert_eq!(c.limits.max_connections, 4096);
+    assert!(c.tls.is_none());
+    assert_eq!(c.site_url, "http://127.0.0.1:3000");
+    assert_eq!(
+        problems(&["--sample-team=maybe"]),
+        ["SAMPLE_TEAM=maybe: not a yes/no value (use on/off, 1/0, true/false or yes/no)"]
+    );
+    assert_eq!(
+        problems(&["--log-format=xml"]),
+        ["LOG_FORMAT=xml: not one of text, json"]
+    );
+    assert!(config(&["--log-format=JSON"]).is_ok(), "in any case");
+}
+
+#[test]
+fn every_problem_is_listed_at_once_naming_the_setting_as_written() {
+    let found = problems(&[
+        "--max-connections=abc",
+        "--addr=localhost",
+        "--trusted-proxies=10.0.0.0/8,office",
+        "--site-url=example.org",
+    ]);
+    assert_eq!(
+        found,
+        [
+            "ADDR=localhost: not an address and port (such as 127.0.0.1:3000 or [::]:443)",
+            "MAX_CONNECTIONS=abc: not a number (a whole number, 0 or more)",
+            "TRUSTED_PROXIES=10.0.0.0/8,office: not a list of addresses or networks (comma-separated, such as 10.0.0.0/8,127.0.0.1)",
+            "SITE_URL=example.org: not an absolute URL: write it with its scheme and host (https://example.org)",
+        ]
+    );
+    // Given as flags, they are named as flags.
+    let found = from_command_line(&["--max-connections", "abc", "--site-url=ftp://example.org"])
+        .unwrap_err()
+        .0;
+    assert_eq!(
+        found,
+        [
+            "--max-connections=abc: not a number (a whole number, 0 or more)",
+            "--site-url=ftp://example.org: not an http(s) URL with a host (https://example.org)",
+        ]
+    );
+    // 0 connections is no "no limit": refused.
+    assert_eq!(
+        problems(&["--max-connections=0"]),
+        ["MAX_CONNECTIONS=0: must be 1 or more (it is shared among the connection workers and checked against the open-file limit, so 0 cannot mean no limit)"]
+    );
+}
+
+#[test]
+fn a_secret_is_named_never_echoed() {
+    let found = problems(&[
+        "--stripe-secret-key=pk_live_hunter2",
+        "--notion-token=ntn_hunter2",
+    ]);
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(found[0].starts_with("STRIPE_SECRET_KEY: not usable: it is a publishable key"));
+    assert_eq!(
+        found[1],
+        "NOTION_DATABASE_ID: not set, but NOTION_TOKEN is: intro requests reach Notion with both"
+    );
+    assert!(found.iter().all(|p| !p.contains("hunter2")), "{found:?}");
+}
+
+#[test]
+fn an_operators_certificate_must_be_usable_and_for_the_site() {
+    let dir = std::env::temp_dir().join(format!("cs-config-cert-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let make = |name: &str, days: (i64, i64)| {
+        let key = rcgen::KeyPair::generate().unwrap();
+        let mut params = rcgen::CertificateParams::new(vec![name.to_owned()]).unwrap();
+        let now = time::OffsetDateTime::now_utc();
+        params.not_before = now + time::Duration::days(days.0);
+        params.not_after = now + time::Duration::days(days.1);
+        let cert = params.self_signed(&key).unwrap();
+        let (c, k) = (
+            dir.join(format!("{name}.{}.crt", days.1)),
+            dir.join(format!("{name}.{}.key", days.1)),
+        );
+        std::fs::write(&c, cert.pem()).unwrap();
+        std::fs::write(&k, key.serialize_pem()).unwrap();
+        (c.display().to_string(), k.display().to_string())
+    };
+    let (cert, key) = make("site.example", (-1, 90));
+    let ok = config(&[
+        "--tls-cert",
+        &cert,
+        "--tls-key",
+        &key,
+        "--site-url",
+        "https://site.example",
+    ])
+    .unwrap();
+    assert_eq!(ok.site_url, "https://site.example");
+    let found = problems(&[
+        "--tls-cert",
+        &cert,
+        "--tls-key",
+        &key,
+        "--site-url",
+        "https://other.example",
+    ]);
+    assert_eq!(
+        found,
+        ["SITE_URL=https://other.example: the certificate in TLS_CERT is not for other.example (it is for site.example)"]
+    );
+    let (old, old_key) = make("site.example", (-90, -1));
+    let found = problems(&[
+        "--tls-cert",
+        &old,
+        "--tls-key",
+        &old_key,
+        "--site-url",
+        "https://site.example",
+    ]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].starts_with(&format!("TLS_CERT={old}: the certificate expired at ")),
+        "{found:?}"
+    );
+    let found = problems(&[
+        "--tls-cert",
+        &cert,
+        "--tls-key",
+        &old_key,
+        "--site-url",
+        "https://site.example",
+    ]);
+    assert_eq!(
+        found,
+        [format!("TLS_CERT={cert} and TLS_KEY={old_key} do not belong together: the key is not the certificate's")]
+    );
+    assert!(tls::name_covers("*.site.example", "www.site.example"));
+    assert!(!tls::name_covers("*.site.example", "site.example"));
+    assert!(!tls::name_covers("*.site.example", "a.b.site.example"));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The README's configuration table and the flags are the same list:
@@ -214,7 +425,7 @@ fn the_readme_lists_every_variable_with_its_default() {
                 cell.starts_with("off"),
                 "{variable}: {cell:?} should say off"
             ),
-            Some("false") => assert!(
+            Some("false" | "off") => assert!(
                 cell.starts_with("off"),
                 "{variable}: {cell:?} should say off"
             ),
@@ -235,8 +446,58 @@ fn the_readme_lists_every_variable_with_its_default() {
     }
     for (variable, _) in &rows {
         assert!(
-            flags.contains(variable) || variable == "RUST_LOG",
-            "README's configuration table lists {variable}, which no flag reads"
+            flags.contains(variable) || HELP_AFTER.contains(variable.as_str()),
+            "README's configuration table lists {variable}, which `--help` does not"
         );
     }
+}
+
+/// Every command of the binary, its subcommands' included.
+fn every_command() -> Vec<clap::Command> {
+    use clap::{Args, Subcommand};
+    let root = crate::cli::Operate::augment_subcommands(ServeArgs::augment_args(
+        clap::Command::new("citizen-site"),
+    ))
+    .subcommand(DevArgs::augment_args(clap::Command::new("dev")));
+    let mut all = Vec::new();
+    let mut todo = vec![root];
+    while let Some(c) = todo.pop() {
+        todo.extend(c.get_subcommands().cloned());
+        all.push(c);
+    }
+    all
+}
+
+/// `--help` describes every flag and argument, and a command offers only
+/// what it reads: the database is each command's own flag, not a global
+/// one that `pack` and `upgrade` would list and ignore.
+#[test]
+fn every_flag_and_argument_says_what_it_is_and_only_commands_that_use_one_offer_it() {
+    let mut undescribed = Vec::new();
+    for command in every_command() {
+        for arg in command.get_arguments() {
+            assert!(
+                !arg.is_global_set(),
+                "--{} is global: every command would offer it",
+                arg.get_id()
+            );
+            let id = arg.get_id().as_str();
+            if id == "help" || id == "version" || arg.is_hide_set() {
+                continue;
+            }
+            if arg.get_help().is_none() && arg.get_long_help().is_none() {
+                undescribed.push(format!("{} {id}", command.get_name()));
+            }
+        }
+        if ["pack", "upgrade"].contains(&command.get_name()) {
+            assert!(
+                command
+                    .get_arguments()
+                    .all(|a| a.get_id() != "database_url"),
+                "{} offers --database-url, which it does not use",
+                command.get_name()
+            );
+        }
+    }
+    assert!(undescribed.is_empty(), "no description: {undescribed:?}");
 }

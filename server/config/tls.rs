@@ -3,12 +3,11 @@
 //! naming the variable at fault.
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::Context;
-
-use super::{sqlite_dir, ServeArgs};
+use super::read::{setting, Reader};
+use super::{http_url, sqlite_dir, Addr, ServeArgs, ADDRESS};
 use crate::edge::acme::{AcmeSettings, AcmeTiming};
 
 /// How long one session-ticket key seals new tickets.
@@ -42,105 +41,281 @@ impl TlsSettings {
     }
 }
 
+/// HTTPS settings as read, with the names the operator's certificate
+/// covers (SITE_URL is checked against them).
+pub(super) struct ReadTls {
+    pub settings: TlsSettings,
+    /// `TLS_CERT`'s names, when it was read.
+    cert_names: Option<Vec<String>>,
+}
+
 /// HTTPS settings from `TLS_DOMAINS`, `TLS_CERT`/`TLS_KEY` and `ACME_*`,
-/// or None when neither is set.
-pub(super) fn tls_settings(a: &ServeArgs) -> anyhow::Result<Option<TlsSettings>> {
-    let certs = match (&a.tls_domains, &a.tls_cert, &a.tls_key) {
-        (None, None, None) => return Ok(None),
+/// or None when neither is set (or they have problems, noted in `r`).
+pub(super) fn tls_settings(a: &ServeArgs, r: &mut Reader<'_>) -> Option<ReadTls> {
+    let domains = r.text(setting!(a, tls_domains));
+    let cert = r.text(setting!(a, tls_cert)).map(PathBuf::from);
+    let key = r.text(setting!(a, tls_key)).map(PathBuf::from);
+    let https_addr = r.parse::<Addr>(setting!(a, https_addr), ADDRESS).0;
+    let http_addr = r.parse::<Addr>(setting!(a, http_addr), ADDRESS).0;
+    let mut cert_names = None;
+    let certs = match (domains, cert, key) {
+        (None, None, None) => return None,
         (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
-            anyhow::bail!("TLS_DOMAINS and TLS_CERT/TLS_KEY are both set: use TLS_DOMAINS for certificates obtained by ACME, or TLS_CERT and TLS_KEY for your own")
+            let (domains, files) = (r.name("tls_domains"), r.name("tls_cert"));
+            r.problem(format!("{domains} and {files}/{} are both set: use {domains} for certificates obtained by ACME, or {files} and {} for your own", r.name("tls_key"), r.name("tls_key")));
+            return None;
         }
         (None, Some(_), None) => {
-            anyhow::bail!("TLS_KEY: not set, but TLS_CERT is: both are needed")
+            let (cert, key) = (r.name("tls_cert"), r.name("tls_key"));
+            r.problem(format!("{key}: not set, but {cert} is: both are needed"));
+            return None;
         }
         (None, None, Some(_)) => {
-            anyhow::bail!("TLS_CERT: not set, but TLS_KEY is: both are needed")
+            let (cert, key) = (r.name("tls_cert"), r.name("tls_key"));
+            r.problem(format!("{cert}: not set, but {key} is: both are needed"));
+            return None;
         }
-        (None, Some(cert), Some(key)) => CertSource::Files {
-            cert: cert.clone(),
-            key: key.clone(),
-        },
-        (Some(domains), None, None) => {
-            let domains = parse_domains(domains)?;
-            let directory = a.acme_directory.trim().to_owned();
-            let url = reqwest::Url::parse(&directory)
-                .map_err(|e| anyhow::anyhow!("ACME_DIRECTORY: {directory:?} is not a URL ({e})"))?;
-            anyhow::ensure!(
-                url.scheme() == "https",
-                "ACME_DIRECTORY: {directory:?} must be an https URL (RFC 8555 requires it)"
-            );
-            let contact = match a
-                .acme_email
-                .as_deref()
-                .map(str::trim)
-                .filter(|e| !e.is_empty())
-            {
-                None => Vec::new(),
-                Some(e) => {
-                    anyhow::ensure!(
-                        email_address::EmailAddress::is_valid(e),
-                        "ACME_EMAIL: {e:?} is not an email address"
-                    );
-                    vec![format!("mailto:{e}")]
-                }
-            };
-            let directory_ca = match &a.acme_directory_ca {
-                None => None,
-                Some(path) => {
-                    let pem = std::fs::read(path).with_context(|| {
-                        format!("ACME_DIRECTORY_CA: cannot read {}", path.display())
-                    })?;
-                    let found = reqwest::Certificate::from_pem_bundle(&pem)
-                        .map(|c| c.len())
-                        .unwrap_or(0);
-                    anyhow::ensure!(
-                        found > 0,
-                        "ACME_DIRECTORY_CA: {} holds no PEM certificate",
-                        path.display()
-                    );
-                    Some(pem)
-                }
-            };
-            let cache_dir = match &a.acme_cache_dir {
-                Some(dir) => dir.clone(),
-                None => sqlite_dir(&a.database.database_url)
-                    .unwrap_or_else(|| PathBuf::from("data"))
-                    .join("acme"),
-            };
-            CertSource::Acme(AcmeSettings {
-                domains,
-                directory,
-                contact,
-                directory_ca,
-                cache_dir,
-                challenge: a.acme_challenge,
-                profile: a
-                    .acme_profile
-                    .as_deref()
-                    .map(str::trim)
-                    .filter(|p| !p.is_empty())
-                    .map(str::to_owned),
-                timing: acme_timing(a),
-            })
+        (None, Some(cert), Some(key)) => {
+            cert_names = read_files(r, &cert, &key);
+            CertSource::Files { cert, key }
         }
+        (Some(domains), None, None) => CertSource::Acme(acme_settings(a, r, &domains)?),
     };
-    anyhow::ensure!(
-        a.https_addr != a.http_addr,
-        "HTTPS_ADDR and HTTP_ADDR are the same address ({})",
-        a.https_addr
-    );
+    if https_addr == http_addr && !r.has_problems_with("https_addr") {
+        let (https, http) = (r.name("https_addr"), r.name("http_addr"));
+        r.problem(format!(
+            "{https} and {http} are the same address ({https_addr})"
+        ));
+    }
     #[cfg(feature = "test-hooks")]
     let ticket_period = a.tls_ticket_period_secs.map(Duration::from_secs);
     #[cfg(not(feature = "test-hooks"))]
     let ticket_period: Option<Duration> = None;
-    Ok(Some(TlsSettings {
-        https_addr: a.https_addr,
-        http_addr: a.http_addr,
-        certs,
-        ticket_period: ticket_period
-            .filter(|p| !p.is_zero())
-            .unwrap_or(TICKET_PERIOD),
-    }))
+    Some(ReadTls {
+        settings: TlsSettings {
+            https_addr,
+            http_addr,
+            certs,
+            ticket_period: ticket_period
+                .filter(|p| !p.is_zero())
+                .unwrap_or(TICKET_PERIOD),
+        },
+        cert_names,
+    })
+}
+
+/// The operator's certificate and key, read as the server will: each must
+/// be readable PEM, the key the certificate's, the certificate unexpired.
+/// The names it covers, when it is usable.
+fn read_files(r: &mut Reader<'_>, cert: &Path, key: &Path) -> Option<Vec<String>> {
+    let mut read = |id: &'static str, path: &Path| match std::fs::read(path) {
+        Ok(bytes) => Some(bytes),
+        Err(e) => {
+            r.bad(
+                id,
+                &path.display().to_string(),
+                format!("cannot read the file: {}", io_reason(&e)),
+            );
+            None
+        }
+    };
+    let chain = read("tls_cert", cert);
+    let key_pem = read("tls_key", key);
+    let (chain, key_pem) = (chain?, key_pem?);
+    let what = (
+        r.shown("tls_cert", &cert.display().to_string()),
+        r.shown("tls_key", &key.display().to_string()),
+    );
+    let served = match crate::edge::certs::parse(&chain, &key_pem, (&what.0, &what.1)) {
+        Ok(served) => served,
+        Err(why) => {
+            r.problem(why);
+            return None;
+        }
+    };
+    let until = crate::edge::certs::rfc3339(served.info.not_after);
+    if served.info.not_after <= std::time::SystemTime::now() {
+        r.problem(format!("{}: the certificate expired at {until}", what.0));
+        return None;
+    }
+    Some(served.info.names)
+}
+
+/// A file error in words, without Rust's `(os error 2)`.
+pub(crate) fn io_reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".into(),
+        std::io::ErrorKind::PermissionDenied => {
+            format!("permission denied (to {})", super::whoami())
+        }
+        std::io::ErrorKind::IsADirectory => "a folder, not a file".into(),
+        _ => e.to_string(),
+    }
+}
+
+/// `TLS_DOMAINS` and the `ACME_*` settings; None when they have problems.
+fn acme_settings(a: &ServeArgs, r: &mut Reader<'_>, domains: &str) -> Option<AcmeSettings> {
+    let domains = match parse_domains(domains) {
+        Ok(d) => d,
+        Err(why) => {
+            r.problem(
+                why.to_string()
+                    .replacen("TLS_DOMAINS", &r.name("tls_domains"), 1),
+            );
+            return None;
+        }
+    };
+    let directory = r.text(setting!(a, acme_directory)).unwrap_or_default();
+    match reqwest::Url::parse(&directory) {
+        Err(e) => r.bad("acme_directory", &directory, format!("not a URL ({e})")),
+        Ok(url) if url.scheme() != "https" => r.bad(
+            "acme_directory",
+            &directory,
+            "must be an https URL (RFC 8555 requires it)",
+        ),
+        Ok(_) => {}
+    }
+    let contact = match r.text(setting!(a, acme_email)) {
+        None => Vec::new(),
+        Some(e) if email_address::EmailAddress::is_valid(&e) => vec![format!("mailto:{e}")],
+        Some(e) => {
+            r.bad("acme_email", &e, "not an email address");
+            Vec::new()
+        }
+    };
+    let directory_ca = r
+        .text(setting!(a, acme_directory_ca))
+        .and_then(|path| match std::fs::read(&path) {
+            Err(e) => {
+                r.bad(
+                    "acme_directory_ca",
+                    &path,
+                    format!("cannot read the file: {}", io_reason(&e)),
+                );
+                None
+            }
+            Ok(pem) => {
+                let found = reqwest::Certificate::from_pem_bundle(&pem)
+                    .map(|c| c.len())
+                    .unwrap_or(0);
+                if found == 0 {
+                    r.bad("acme_directory_ca", &path, "holds no PEM certificate");
+                }
+                Some(pem)
+            }
+        });
+    let profile = r.text(setting!(a, acme_profile));
+    if let Some(p) = &profile {
+        // RFC 9773's profiles are names the CA lists: a word, not a sentence.
+        if !p
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
+        {
+            r.bad("acme_profile", p, "not a profile name (letters, digits, '-', '_' or '.', as the CA's directory lists them)");
+        }
+    }
+    let challenge = r.choice(setting!(a, acme_challenge));
+    let cache_dir = match r.text(setting!(a, acme_cache_dir)) {
+        Some(dir) => PathBuf::from(dir),
+        None => sqlite_dir(a.database.url())
+            .unwrap_or_else(|| PathBuf::from("data"))
+            .join("acme"),
+    };
+    Some(AcmeSettings {
+        domains,
+        directory,
+        contact,
+        directory_ca,
+        cache_dir,
+        challenge,
+        profile,
+        timing: acme_timing(a),
+    })
+}
+
+/// `SITE_URL`, or its default: an absolute http(s) URL with a host, https
+/// when the server serves HTTPS, and one `TLS_CERT` covers.
+pub(super) fn site_url(a: &ServeArgs, r: &mut Reader<'_>, tls: Option<&ReadTls>) -> String {
+    let given = r.text(setting!(a, site_url));
+    let url = match (given, tls.map(|t| &t.settings)) {
+        (Some(url), tls) => {
+            match http_url(&url) {
+                Err(why) => r.bad("site_url", &url, why),
+                Ok(u) if tls.is_some() && u.scheme() != "https" => {
+                    let tls_name = tls_name(a, r);
+                    r.bad("site_url", &url, format!("must start with https:// when the server serves HTTPS itself ({tls_name})"));
+                }
+                Ok(_) => {}
+            }
+            url
+        }
+        (
+            None,
+            Some(TlsSettings {
+                https_addr,
+                certs: CertSource::Acme(acme),
+                ..
+            }),
+        ) => match https_addr.port() {
+            443 => format!("https://{}", acme.domains[0]),
+            port => format!("https://{}:{port}", acme.domains[0]),
+        },
+        (
+            None,
+            Some(TlsSettings {
+                certs: CertSource::Files { .. },
+                ..
+            }),
+        ) => {
+            let (site, cert) = (r.name("site_url"), r.name("tls_cert"));
+            r.problem(format!(
+                "{site}: set it to the https address {cert} is for (https://your.domain)"
+            ));
+            String::new()
+        }
+        (None, None) => "http://127.0.0.1:3000".into(),
+    };
+    // The operator's certificate must cover the site's host.
+    if let (Some(names), Ok(u)) = (tls.and_then(|t| t.cert_names.as_ref()), http_url(&url)) {
+        let host = u
+            .host_str()
+            .unwrap_or_default()
+            .trim_end_matches('.')
+            .to_ascii_lowercase();
+        if !names.iter().any(|n| name_covers(n, &host)) {
+            let cert = r.name("tls_cert");
+            r.bad(
+                "site_url",
+                &url,
+                format!(
+                    "the certificate in {cert} is not for {host} (it is for {})",
+                    names.join(", ")
+                ),
+            );
+        }
+    }
+    url.trim_end_matches('/').to_owned()
+}
+
+/// The HTTPS setting in use, as written (`TLS_DOMAINS` or `TLS_CERT`).
+fn tls_name(a: &ServeArgs, r: &Reader<'_>) -> String {
+    let id = if r.text(setting!(a, tls_domains)).is_some() {
+        "tls_domains"
+    } else {
+        "tls_cert"
+    };
+    r.name(id)
+}
+
+/// Whether a certificate's DNS name (`*.example.org` included) is valid for `host`.
+pub fn name_covers(name: &str, host: &str) -> bool {
+    let name = name.trim_end_matches('.').to_ascii_lowercase();
+    match name.strip_prefix("*.") {
+        Some(parent) => host
+            .split_once('.')
+            .is_some_and(|(label, rest)| !label.is_empty() && rest == parent),
+        None => name == host,
+    }
 }
 
 /// The robot's waits: the defaults, or a test's (under `test-hooks`).

@@ -58,15 +58,25 @@ impl Db {
     }
 
     pub fn connect_lazy_with(url: &str, timeouts: &Timeouts) -> anyhow::Result<Db> {
+        // Create the file on first start.
+        Db::connect_in_mode(url, timeouts, "rwc")
+    }
+
+    /// A pool that only reads: an SQLite file is opened read-only (never
+    /// made); a PostgreSQL session refuses writes.
+    pub fn connect_read_only(url: &str) -> anyhow::Result<Db> {
+        Db::connect_in_mode(url, &Timeouts::default(), "ro")
+    }
+
+    fn connect_in_mode(url: &str, timeouts: &Timeouts, mode: &str) -> anyhow::Result<Db> {
         sqlx::any::install_default_drivers();
         let (dialect, url) = if url.starts_with("sqlite:") {
-            // Create the file on first start.
             let url = if url.contains("mode=") {
                 url.to_owned()
             } else if url.contains('?') {
-                format!("{url}&mode=rwc")
+                format!("{url}&mode={mode}")
             } else {
-                format!("{url}?mode=rwc")
+                format!("{url}?mode={mode}")
             };
             (Dialect::Sqlite, url)
         } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
@@ -74,9 +84,20 @@ impl Db {
         } else {
             anyhow::bail!("DATABASE_URL must start with sqlite:// or postgres://");
         };
+        let read_only = mode == "ro" && dialect == Dialect::Postgres;
         let pool = AnyPoolOptions::new()
             .max_connections(if dialect == Dialect::Sqlite { 4 } else { 10 })
             .acquire_timeout(timeouts.db_connect)
+            .after_connect(move |conn, _| {
+                Box::pin(async move {
+                    if read_only {
+                        sqlx::query("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
+                            .execute(&mut *conn)
+                            .await?;
+                    }
+                    Ok(())
+                })
+            })
             .connect_lazy(&url)?;
         Ok(Db {
             pool,
@@ -138,15 +159,34 @@ impl Db {
         result
     }
 
-    /// Whether the database holds this site's tables (its migrations ran
-    /// there at least once); an error when it cannot be reached.
-    pub async fn is_the_sites(&self) -> Result<bool, sqlx::Error> {
+    /// The newest migration applied to the database; None when it has
+    /// none of the site's tables (only a missing table counts as that: a
+    /// database that cannot be read is an error).
+    pub async fn schema(&self) -> Result<Option<i64>, sqlx::Error> {
         self.timed(sqlx::query("SELECT 1").execute(&self.pool))
             .await?;
-        Ok(self
-            .timed(sqlx::query("SELECT COUNT(*) FROM _sqlx_migrations").execute(&self.pool))
-            .await
-            .is_ok())
+        let newest = self
+            .timed(
+                sqlx::query("SELECT MAX(version) FROM _sqlx_migrations WHERE success")
+                    .fetch_one(&self.pool),
+            )
+            .await;
+        match newest {
+            Ok(row) => Ok(Some(
+                sqlx::Row::try_get::<Option<i64>, _>(&row, 0)?.unwrap_or(0),
+            )),
+            Err(e) if is_missing_table(&e) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The newest migration this binary knows for the database's dialect.
+    pub fn latest_schema(&self) -> i64 {
+        let migrator = match self.dialect {
+            Dialect::Sqlite => &SQLITE_MIGRATIONS,
+            Dialect::Postgres => &POSTGRES_MIGRATIONS,
+        };
+        migrator.iter().map(|m| m.version).max().unwrap_or(0)
     }
 
     /// Whether the database answered its last check (and is migrated).
@@ -205,7 +245,7 @@ fn timed_out(after: Duration) -> sqlx::Error {
 }
 
 /// Errors that mean "the server is away", as opposed to a bad statement.
-fn is_unreachable(e: &sqlx::Error) -> bool {
+pub fn is_unreachable(e: &sqlx::Error) -> bool {
     matches!(
         e,
         sqlx::Error::Io(_)
@@ -214,6 +254,23 @@ fn is_unreachable(e: &sqlx::Error) -> bool {
             | sqlx::Error::Tls(_)
             | sqlx::Error::Protocol(_)
     )
+}
+
+/// A database error in words, once: the database's own message where it
+/// gave one (sqlx's Display repeats it with its code).
+pub fn reason(e: &sqlx::Error) -> String {
+    match e.as_database_error() {
+        Some(d) => d.message().to_owned(),
+        None => e.to_string(),
+    }
+}
+
+/// Whether `e` says a table does not exist (SQLite's "no such table",
+/// PostgreSQL's undefined_table).
+fn is_missing_table(e: &sqlx::Error) -> bool {
+    e.as_database_error().is_some_and(|d| {
+        d.code().as_deref() == Some("42P01") || d.message().contains("no such table")
+    })
 }
 
 /// Milliseconds since 1970 (UTC): how every table stamps its rows.

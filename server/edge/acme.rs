@@ -20,10 +20,11 @@ use super::certs::{self, ServedCert};
 pub const LETS_ENCRYPT: &str = "https://acme-v02.api.letsencrypt.org/directory";
 
 /// The validation the CA is asked for.
-#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Challenge {
     /// On the HTTPS port (RFC 8737): needs only port 443 reachable.
     #[value(name = "tls-alpn-01")]
+    #[default]
     TlsAlpn01,
     /// On the HTTP port, at `/.well-known/acme-challenge/` (RFC 8555 8.3).
     #[value(name = "http-01")]

@@ -229,25 +229,8 @@ pub fn try_build_client(
 }
 
 fn check_secret_key(key: &str) -> Result<(), Error> {
-    let kind = ["sk_test_", "sk_live_", "rk_test_", "rk_live_"]
-        .iter()
-        .find(|p| key.starts_with(**p));
-    let bad = |why: String| {
-        Err(Error::Config(format!(
-            "STRIPE_SECRET_KEY is not usable: {why}"
-        )))
-    };
-    match kind {
-        None if key.starts_with("pk_") => {
-            bad("it is a publishable key (pk_...); the server needs the secret key (sk_...) or a restricted key (rk_...)".into())
-        }
-        None => bad("a Stripe secret key starts with sk_test_, sk_live_, rk_test_ or rk_live_".into()),
-        Some(p) if key.len() == p.len() => bad(format!("it is only the prefix {p}")),
-        Some(_) if !key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') => {
-            bad("it holds characters no Stripe key has (spaces, quotes or line breaks copied with it?)".into())
-        }
-        Some(_) => Ok(()),
-    }
+    crate::config::stripe_key_shape(key)
+        .map_err(|why| Error::Config(format!("STRIPE_SECRET_KEY is not usable: {why}")))
 }
 
 /// All active recurring prices, product expanded, following `has_more` pagination

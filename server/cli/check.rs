@@ -1,0 +1,286 @@
+//! `citizen-site check`: the start's own checks without serving, as
+//! `nginx -t` is. It reads the flags and variables as `serve` does and
+//! lists every problem at once, each naming its setting as written: the
+//! settings themselves (`config`), the site the binary carries, the
+//! database (opened read-only: its schema against this binary's), the
+//! certificate (the operator's files, or the one stored for ACME) and
+//! whether the listening addresses can be bound. `citizen-site upgrade
+//! --apply-env` runs it on its own environment before a handover.
+
+use std::net::SocketAddr;
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use super::print_json;
+use crate::config::{redacted, sqlite_path, CertSource, Config, ServeArgs};
+use crate::db::Db;
+
+/// What a check found: problems (the start would fail, or serve wrongly),
+/// notes (worth knowing, nothing to fix), and what it read.
+#[derive(Debug, Default)]
+pub struct Report {
+    pub problems: Vec<String>,
+    pub notes: Vec<String>,
+    pub facts: Vec<(&'static str, String)>,
+}
+
+/// Whether to try binding the listening addresses (a handover passes the
+/// running server's sockets instead).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bind {
+    Try,
+    Skip,
+}
+
+/// `citizen-site check`: prints the report; an error when it holds a problem.
+pub async fn run(args: ServeArgs, json: bool) -> anyhow::Result<()> {
+    let report = examine(args, Bind::Try).await;
+    if json {
+        print_json(&report.json());
+    } else {
+        print!("{}", report.text());
+    }
+    if report.problems.is_empty() {
+        Ok(())
+    } else {
+        // Already said, in the report.
+        Err(super::Reported.into())
+    }
+}
+
+impl Report {
+    pub fn json(&self) -> Value {
+        let facts: serde_json::Map<String, Value> = self
+            .facts
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), json!(v)))
+            .collect();
+        json!({
+            "ok": self.problems.is_empty(),
+            "problems": self.problems,
+            "notes": self.notes,
+            "checked": facts,
+        })
+    }
+
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        let rows: Vec<Vec<String>> = self
+            .facts
+            .iter()
+            .map(|(k, v)| vec![k.replace('_', " "), v.clone()])
+            .collect();
+        if !rows.is_empty() {
+            out.push_str(&super::table(&["CHECKED", "FOUND"], &rows));
+            out.push('\n');
+        }
+        for note in &self.notes {
+            out.push_str(&format!("note: {note}\n"));
+        }
+        for problem in &self.problems {
+            out.push_str(&format!("error: {problem}\n"));
+        }
+        match self.problems.len() {
+            0 => out.push_str("ok: citizen-site serve would start with this configuration\n"),
+            1 => out.push_str("1 problem: citizen-site serve would not start\n"),
+            n => out.push_str(&format!(
+                "{n} problems: citizen-site serve would not start\n"
+            )),
+        }
+        out
+    }
+}
+
+/// Every check of the start on `args`.
+pub async fn examine(args: ServeArgs, bind: Bind) -> Report {
+    let mut report = Report::default();
+    if let Err(why) = crate::payload::load() {
+        report.problems.push(why.to_owned());
+    }
+    let database_url = args.database.url().to_owned();
+    let names = crate::config::SettingNames::of(&args);
+    let config = Config::from_args(args);
+    let config = match config {
+        Ok(config) => Some(config),
+        Err(problems) => {
+            report.problems.extend(problems.0);
+            None
+        }
+    };
+    let db = database(&database_url, &names.name("database_url"), &mut report).await;
+    let Some(config) = config else {
+        return report;
+    };
+    report.facts.insert(0, ("site", config.site_url.clone()));
+    match &config.tls {
+        None => {
+            if bind == Bind::Try {
+                listen(&names.name("addr"), config.addr, &mut report);
+            }
+            report
+                .facts
+                .push(("listening", format!("{} (plain HTTP)", config.addr)));
+        }
+        Some(tls) => {
+            if bind == Bind::Try {
+                listen(&names.name("https_addr"), tls.https_addr, &mut report);
+                listen(&names.name("http_addr"), tls.http_addr, &mut report);
+            }
+            report.facts.push((
+                "listening",
+                format!("{} (HTTPS), {} (HTTP)", tls.https_addr, tls.http_addr),
+            ));
+            match &tls.certs {
+                CertSource::Files { cert, key } => {
+                    if let Ok(served) = crate::edge::certs::load_files(cert, key) {
+                        report.facts.push((
+                            "certificate",
+                            format!(
+                                "{}: {}, valid until {}",
+                                names.name("tls_cert"),
+                                served.info.names.join(", "),
+                                crate::edge::certs::rfc3339(served.info.not_after)
+                            ),
+                        ));
+                    }
+                }
+                CertSource::Acme(acme) => {
+                    let stored = match &db {
+                        Some(db) => {
+                            crate::tls::store::certificate(db, &acme.directory, &acme.names_key())
+                                .await
+                                .ok()
+                                .flatten()
+                        }
+                        None => None,
+                    };
+                    let found = match stored {
+                        None => format!(
+                            "ACME ({}): none stored yet; the server orders one for {}",
+                            acme.directory,
+                            acme.domains.join(", ")
+                        ),
+                        Some(cert) => format!(
+                            "ACME: stored for {}, serial {}, valid until {}",
+                            acme.domains.join(", "),
+                            cert.serial,
+                            super::rfc3339(cert.not_after)
+                        ),
+                    };
+                    report.facts.push(("certificate", found));
+                }
+            }
+        }
+    }
+    let on = |set: bool| if set { "on" } else { "off" };
+    report
+        .facts
+        .push(("stripe", on(config.stripe_secret_key.is_some()).to_owned()));
+    report.facts.push((
+        "notion_forwarding",
+        on(config.notion_token.is_some()).to_owned(),
+    ));
+    if let Some(db) = db {
+        db.pool.close().await;
+    }
+    report
+}
+
+/// Whether the server can listen on `addr` (bound and let go at once).
+fn listen(name: &str, addr: SocketAddr, report: &mut Report) {
+    if let Err(e) = std::net::TcpListener::bind(addr) {
+        let why = match e.kind() {
+            std::io::ErrorKind::AddrInUse => {
+                "the address is in use (by a running server, or another program)".to_owned()
+            }
+            std::io::ErrorKind::PermissionDenied => format!(
+                "permission denied to {}: a port below 1024 needs root, CAP_NET_BIND_SERVICE, or systemd's sockets (deploy/citizen-site.socket)",
+                crate::config::whoami()
+            ),
+            std::io::ErrorKind::AddrNotAvailable => {
+                "no network interface of this machine has this address".to_owned()
+            }
+            _ => e.to_string(),
+        };
+        report
+            .problems
+            .push(format!("{name}={addr}: cannot listen there: {why}"));
+    }
+}
+
+/// The database, read as the server would find it: None when it is not
+/// there yet or cannot be read (a problem or a note says which).
+async fn database(url: &str, name: &str, report: &mut Report) -> Option<Db> {
+    let shown = redacted(url);
+    if let Some(file) = sqlite_path(url) {
+        if !file.is_file() {
+            match unwritable_ancestor(&file) {
+                None => report.notes.push(format!(
+                    "no database at {} yet: the server makes it on its first start",
+                    file.display()
+                )),
+                Some(dir) => report.problems.push(format!(
+                    "{name}={shown}: the server cannot make its database there: {} is not writable by {}",
+                    dir.display(),
+                    crate::config::whoami()
+                )),
+            }
+            return None;
+        }
+        if let Some(why) = crate::db::sqlite_file::access_problem(&file, true) {
+            report.problems.push(format!("{name}={shown}: {why}"));
+            return None;
+        }
+    }
+    let db = Db::connect_read_only(url).ok()?;
+    let latest = db.latest_schema();
+    match db.schema().await {
+        Err(e) if crate::db::is_unreachable(&e) => report.notes.push(format!(
+            "cannot reach the database at {shown} now ({}): the server starts without it and uses it once it answers",
+            crate::db::reason(&e)
+        )),
+        Err(e) => report.problems.push(format!(
+            "{name}={shown}: cannot read the database: {}",
+            crate::db::reason(&e)
+        )),
+        Ok(None) => report.notes.push(format!(
+            "{shown} has none of the site's tables yet: the server makes them on its first start"
+        )),
+        Ok(Some(v)) if v > latest => report.problems.push(format!(
+            "{name}={shown}: its schema ({v}) is newer than this binary's ({latest}): a newer citizen-site brought it up to date; run that one"
+        )),
+        Ok(Some(v)) => {
+            if v < latest {
+                report.notes.push(format!(
+                    "the database's schema ({v}) is older than this binary's ({latest}): the server brings it up to date on its start"
+                ));
+            }
+            report
+                .facts
+                .push(("database", format!("{shown}, schema {v}")));
+            return Some(db);
+        }
+    }
+    db.pool.close().await;
+    None
+}
+
+/// The folder where a database file would be made, when this user may not
+/// write there (the nearest folder that exists).
+fn unwritable_ancestor(file: &Path) -> Option<std::path::PathBuf> {
+    let mut dir = file.parent()?;
+    if dir.as_os_str().is_empty() {
+        dir = Path::new(".");
+    }
+    while !dir.exists() {
+        dir = match dir.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+    }
+    let c = std::ffi::CString::new(std::os::unix::ffi::OsStrExt::as_bytes(dir.as_os_str())).ok()?;
+    // SAFETY: access(2) with a NUL-terminated path.
+    let writable = unsafe { libc::access(c.as_ptr(), libc::W_OK | libc::X_OK) == 0 };
+    (!writable).then(|| dir.to_path_buf())
+}
