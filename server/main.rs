@@ -117,8 +117,12 @@ async fn run(cli: Cli, inherited: Inherited, json: bool) -> anyhow::Result<()> {
             telemetry::init(Config::log_format(&args));
             settled(Config::from_args(args))
         }
-        Some(Command::Dev(args)) => {
+        Some(Command::Dev(mut args)) => {
             telemetry::init(Config::log_format(&args.serve));
+            args.root = citizen_site::dev::builder::checkout_root(
+                &args.root,
+                "run `dev` in one or pass --root",
+            )?;
             settled(Config::from_dev_args(args))
         }
         Some(Command::Operate(command)) => {

@@ -10,9 +10,11 @@
 //! guide's) lists it; HTTP redirects; five `systemctl restart`s and three
 //! `systemctl reload`s under load (bench/swap-load.mjs) fail no request,
 //! each reload with a new main PID (the worst wait of each is printed);
-//! the journal holds no error; and, last, a
-//! reload to a binary that exits at once fails, with the old process
-//! serving on.
+//! the journal holds no error; a changed environment file is applied by
+//! `systemctl reload` (no daemon-reload), and a broken one fails the
+//! reload naming each setting, with the old process serving on; and,
+//! last, a reload to a binary that exits at once fails, with the old
+//! process serving on.
 //!
 //! Then the operator's commands of docs/operate.md's "Under systemd",
 //! word for word too: intro, checkouts and team as the service's user; a
@@ -122,6 +124,11 @@ fn the_unit_and_its_sockets_serve_restart_under_load_and_log_no_error_under_a_li
     assert!(said.contains("ok: no error in the journal"), "{said}");
     assert!(
         said.contains("ok: three reloads under load") && said.contains("failed, and pid"),
+        "{said}"
+    );
+    assert!(
+        said.contains("ok: a changed environment file is applied by systemctl reload")
+            && said.contains("ok: a broken environment file fails the reload naming both settings"),
         "{said}"
     );
     let waits = said

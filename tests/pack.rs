@@ -201,9 +201,10 @@ fn a_packed_binary_answers_as_the_built_one_and_publishes_a_changed_post() {
     let dir = Dir::new("pack");
     let root = checkout_copy(&dir.0);
 
-    // The same checkout, packed: every route, byte for byte.
+    // The same checkout, packed (run in a subfolder of it, as an editor of
+    // a post would): every route, byte for byte.
     let same = dir.0.join("same-site");
-    let out = pack(&root, &same);
+    let out = pack(&root.join("content/blog"), &same);
     assert!(out.status.success(), "{}", said(&out));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -344,6 +345,40 @@ fn pack_refuses_what_it_cannot_carry_and_writes_nothing() {
         &["content/communities/wolugo.json:3:"],
     );
     std::fs::write(root.join(community), before).unwrap();
+
+    // From a subfolder of the checkout, as git and cargo are run, and
+    // without its npm packages: a change the engine must carry is said
+    // first (no npm install would make the pack work), then the packages.
+    let inside = root.join("content");
+    std::fs::rename(root.join("node_modules"), dir.0.join("node_modules.away")).unwrap();
+    let before = edit("server/site.rs", &|t| format!("{t}\n// an edit\n"));
+    let res = pack(&inside, &out);
+    let text = said(&res);
+    assert!(!res.status.success(), "{text}");
+    assert!(
+        text.contains("changes the engine") && text.contains("server/site.rs (changed)"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("node_modules") && !text.contains("checkout ("),
+        "{text}"
+    );
+    std::fs::write(root.join("server/site.rs"), before).unwrap();
+    let res = pack(&inside, &out);
+    assert!(
+        said(&res).contains("has no node_modules: run `npm install` there first"),
+        "{}",
+        said(&res)
+    );
+    std::fs::rename(dir.0.join("node_modules.away"), root.join("node_modules")).unwrap();
+    assert!(!out.exists());
+    // Outside any checkout: said so.
+    let res = pack(&dir.0, &out);
+    assert!(
+        said(&res).contains("is not in a citizen-site checkout"),
+        "{}",
+        said(&res)
+    );
 
     // An OUT that exists is left as it is.
     std::fs::write(&out, "mine").unwrap();

@@ -22,6 +22,13 @@
 //!   [`SUPERVISOR`], and says what it says next (`STOPPING=1`, the next
 //!   reload's `MAINPID=`) there.
 //!
+//! - **A new environment** (`citizen-site upgrade --apply-env`, which the
+//!   unit's `ExecReload=` runs with the environment file as it is now): the
+//!   command offers its environment on an abstract socket named for the
+//!   server ([`env_offer_name`]); on SIGUSR2 the server takes it from
+//!   there (only from its own user, or root) and starts the successor with
+//!   it in place of its own. With no offer, the successor gets the server's.
+//!
 //! Either way the sockets named `https` and `http` are the HTTPS and HTTP
 //! ports (`HTTPS_ADDR`, `HTTP_ADDR`), and behind a proxy the one named
 //! `http`, or the only one, is `ADDR`. With none passed, the server binds
@@ -297,7 +304,12 @@ impl Handover {
         let inbox = tokio::net::UnixDatagram::from_std(inbox)?;
         let passed = ToPass::copies(self.sockets.iter().map(|(_, fd)| fd.as_raw_fd()))?;
         let names: Vec<&str> = self.sockets.iter().map(|(n, _)| *n).collect();
+        let offered = offered_environment().await?;
         let mut command = tokio::process::Command::new(exe);
+        if let Some(vars) = offered {
+            tracing::info!(variables = vars.len(), "upgrade: the new binary starts with the environment `citizen-site upgrade --apply-env` passed");
+            command.env_clear().envs(vars);
+        }
         command
             .args(std::env::args_os().skip(1))
             .env_remove("LISTEN_PID")
@@ -352,6 +364,62 @@ impl Handover {
 /// how the upgrade of server `pid` went.
 pub fn report_name(pid: u32) -> String {
     format!("citizen-site-upgrade-{pid}")
+}
+
+/// The abstract socket on which `citizen-site upgrade --apply-env` offers
+/// server `pid` the environment its successor is to start with.
+pub fn env_offer_name(pid: u32) -> String {
+    format!("citizen-site-upgrade-env-{pid}")
+}
+
+/// The most an offered environment may hold.
+const MAX_OFFER: u64 = 1 << 20;
+
+/// The environment `citizen-site upgrade --apply-env` offers this server,
+/// if one does: `NAME=value` pairs, each ended by a NUL byte. Taken only
+/// from a process of this server's user, or root's.
+async fn offered_environment() -> anyhow::Result<Option<Vec<(OsString, OsString)>>> {
+    use std::os::linux::net::SocketAddrExt;
+    use std::os::unix::ffi::OsStrExt;
+    use tokio::io::AsyncReadExt;
+    let name =
+        std::os::unix::net::SocketAddr::from_abstract_name(env_offer_name(std::process::id()))?;
+    let stream = match std::os::unix::net::UnixStream::connect_addr(&name) {
+        Ok(stream) => stream,
+        // Nobody offers one: the successor gets this server's.
+        Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => return Ok(None),
+        Err(e) => return Err(e).context("reading the environment offered for the upgrade"),
+    };
+    stream.set_nonblocking(true)?;
+    let mut stream = tokio::net::UnixStream::from_std(stream)?;
+    let peer = stream.peer_cred()?;
+    // SAFETY: getuid(2) cannot fail.
+    let own = unsafe { libc::getuid() };
+    if peer.uid() != own && peer.uid() != 0 {
+        bail!(
+            "the environment offered for the upgrade comes from uid {}, neither this server's user ({own}) nor root: refused",
+            peer.uid()
+        );
+    }
+    let mut bytes = Vec::new();
+    tokio::time::timeout(
+        Duration::from_secs(10),
+        (&mut stream).take(MAX_OFFER).read_to_end(&mut bytes),
+    )
+    .await
+    .context("the offered environment did not arrive within 10 s")??;
+    let vars = bytes
+        .split(|b| *b == 0)
+        .filter(|pair| !pair.is_empty())
+        .filter_map(|pair| {
+            let at = pair.iter().position(|b| *b == b'=')?;
+            Some((
+                std::ffi::OsStr::from_bytes(&pair[..at]).to_owned(),
+                std::ffi::OsStr::from_bytes(&pair[at + 1..]).to_owned(),
+            ))
+        })
+        .collect();
+    Ok(Some(vars))
 }
 
 /// Tells `citizen-site upgrade`, if it waits, how the upgrade went:

@@ -100,6 +100,11 @@ pub async fn examine(args: ServeArgs, bind: Bind) -> Report {
     }
     let database_url = args.database.url().to_owned();
     let names = crate::config::SettingNames::of(&args);
+    if bind == Bind::Try {
+        for (id, addr) in Config::addresses(&args) {
+            listen(&names.name(id), addr, &mut report);
+        }
+    }
     let config = Config::from_args(args);
     let config = match config {
         Ok(config) => Some(config),
@@ -115,18 +120,11 @@ pub async fn examine(args: ServeArgs, bind: Bind) -> Report {
     report.facts.insert(0, ("site", config.site_url.clone()));
     match &config.tls {
         None => {
-            if bind == Bind::Try {
-                listen(&names.name("addr"), config.addr, &mut report);
-            }
             report
                 .facts
                 .push(("listening", format!("{} (plain HTTP)", config.addr)));
         }
         Some(tls) => {
-            if bind == Bind::Try {
-                listen(&names.name("https_addr"), tls.https_addr, &mut report);
-                listen(&names.name("http_addr"), tls.http_addr, &mut report);
-            }
             report.facts.push((
                 "listening",
                 format!("{} (HTTPS), {} (HTTP)", tls.https_addr, tls.http_addr),

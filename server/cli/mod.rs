@@ -131,6 +131,11 @@ pub enum Operate {
         /// this binary's path).
         #[arg(long)]
         pid: Option<u32>,
+        /// Start the new binary with this command's environment (the unit's
+        /// environment file as it is now, under `systemctl reload`) instead
+        /// of the running server's, once `check` finds no problem in it.
+        #[arg(long)]
+        apply_env: bool,
     },
 }
 
@@ -144,7 +149,9 @@ impl Operate {
             Operate::Tls { db, command } => tls::run(db.url(), command).await,
             Operate::Backup { db, file, json } => backup::backup(db.url(), &file, json).await,
             Operate::Restore { db, file, json } => backup::restore(db.url(), &file, json).await,
-            Operate::Upgrade { pid } => upgrade::run(pid, std::time::Duration::from_secs(30)).await,
+            Operate::Upgrade { pid, apply_env } => {
+                upgrade::run(pid, std::time::Duration::from_secs(30), apply_env).await
+            }
             Operate::Pack { out } => {
                 let root = std::env::current_dir().context("the current directory")?;
                 tokio::task::spawn_blocking(move || pack::run(&root, &out)).await?

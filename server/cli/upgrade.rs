@@ -1,19 +1,25 @@
 //! `citizen-site upgrade`: asks the running server to hand its sockets to
 //! the binary now at the path it was started from (SIGUSR2; see
-//! `app::handover`), and says how it went.
+//! `app::handover`), and says how it went. With `--apply-env`, the new
+//! binary starts with this command's environment (under systemd, the
+//! unit's environment file as it is now), once `check` finds no problem
+//! in it.
 
 use std::time::Duration;
 
 use anyhow::{bail, Context};
 
-use crate::app::handover::{is_running, report_name, servers_started_from, SUCCESSOR_TIMEOUT};
+use crate::app::handover::{
+    env_offer_name, is_running, report_name, servers_started_from, SUCCESSOR_TIMEOUT,
+};
+use crate::config::ServeArgs;
 
 /// Signals the server (`pid`, or the one process started from this
 /// binary's path) and waits for it to say how it went: done when its
 /// successor is ready (then until the old one has drained, at most
 /// `grace`); an error when the successor failed (the old one keeps
 /// serving) or the server refused (under systemd).
-pub async fn run(pid: Option<u32>, grace: Duration) -> anyhow::Result<()> {
+pub async fn run(pid: Option<u32>, grace: Duration, apply_env: bool) -> anyhow::Result<()> {
     let pid = match pid {
         Some(pid) => pid,
         None => {
@@ -34,6 +40,13 @@ pub async fn run(pid: Option<u32>, grace: Duration) -> anyhow::Result<()> {
     if !is_running(pid) {
         bail!("no process {pid}");
     }
+    // The environment to start the new binary with, checked as `serve`
+    // would (but the addresses: the server passes its sockets), and
+    // offered to the server before it is signalled.
+    let offer = match apply_env {
+        false => None,
+        true => Some(offer_environment(pid).await?),
+    };
     // Where the server says how it went (an abstract socket: no file).
     let inbox = {
         use std::os::linux::net::SocketAddrExt;
@@ -51,9 +64,14 @@ pub async fn run(pid: Option<u32>, grace: Duration) -> anyhow::Result<()> {
     println!("asked the server (pid {pid}) to start the new binary and hand over to it");
     let mut buf = vec![0u8; 4096];
     let deadline = tokio::time::Instant::now() + SUCCESSOR_TIMEOUT + Duration::from_secs(15);
+    let mut taken = false;
     let heard = loop {
         tokio::select! {
             heard = inbox.recv(&mut buf) => break heard?,
+            given = give(offer.as_ref(), pid), if offer.is_some() && !taken => {
+                given?;
+                taken = true;
+            }
             () = tokio::time::sleep(Duration::from_millis(200)) => {
                 if !is_running(pid) {
                     bail!("pid {pid} stopped before the upgrade was done (a SIGTERM?): the new binary was stopped with it");
@@ -69,6 +87,9 @@ pub async fn run(pid: Option<u32>, grace: Duration) -> anyhow::Result<()> {
     match kind {
         "ready" => {
             println!("upgraded: pid {detail} serves; pid {pid} is draining");
+            if offer.is_some() && !taken {
+                println!("note: pid {pid} did not take this environment (a server older than --apply-env): pid {detail} runs with pid {pid}'s; a restart applies it");
+            }
             let deadline = tokio::time::Instant::now() + grace + Duration::from_secs(5);
             while is_running(pid) && tokio::time::Instant::now() < deadline {
                 tokio::time::sleep(Duration::from_millis(50)).await;
@@ -82,5 +103,53 @@ pub async fn run(pid: Option<u32>, grace: Duration) -> anyhow::Result<()> {
         }
         "failed" => bail!("the upgrade failed, pid {pid} keeps serving: {detail}"),
         _ => bail!("the upgrade was refused: {detail}"),
+    }
+}
+
+/// The environment of this command, checked, and the socket on which it is
+/// offered to server `pid`.
+async fn offer_environment(pid: u32) -> anyhow::Result<tokio::net::UnixListener> {
+    use std::os::linux::net::SocketAddrExt;
+    let args = ServeArgs::from_environment().map_err(|e| anyhow::anyhow!("{e}"))?;
+    let report = super::check::examine(args, super::check::Bind::Skip).await;
+    if !report.problems.is_empty() {
+        for p in &report.problems {
+            eprintln!("error: {p}");
+        }
+        bail!(
+            "the environment has {} problem(s): pid {pid} keeps serving with its own",
+            report.problems.len()
+        );
+    }
+    let name = std::os::unix::net::SocketAddr::from_abstract_name(env_offer_name(pid))?;
+    let listener = std::os::unix::net::UnixListener::bind_addr(&name)
+        .context("another `citizen-site upgrade --apply-env` of this server is running")?;
+    listener.set_nonblocking(true)?;
+    Ok(tokio::net::UnixListener::from_std(listener)?)
+}
+
+/// Gives this command's environment to the server `pid` when it connects
+/// (a connection from any other process is dropped).
+async fn give(offer: Option<&tokio::net::UnixListener>, pid: u32) -> anyhow::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    use tokio::io::AsyncWriteExt;
+    let Some(listener) = offer else {
+        return std::future::pending().await;
+    };
+    loop {
+        let (mut stream, _) = listener.accept().await?;
+        if stream.peer_cred()?.pid() != Some(pid as i32) {
+            continue;
+        }
+        let mut bytes = Vec::new();
+        for (name, value) in std::env::vars_os() {
+            bytes.extend_from_slice(name.as_bytes());
+            bytes.push(b'=');
+            bytes.extend_from_slice(value.as_bytes());
+            bytes.push(0);
+        }
+        stream.write_all(&bytes).await?;
+        stream.shutdown().await?;
+        return Ok(());
     }
 }

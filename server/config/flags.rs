@@ -257,6 +257,20 @@ pub struct NotionArgs {
     pub notion_api_base: Option<String>,
 }
 
+impl ServeArgs {
+    /// The settings the environment gives (no flag), as `serve` would read
+    /// them with no arguments.
+    pub fn from_environment() -> Result<ServeArgs, clap::Error> {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Serve {
+            #[command(flatten)]
+            serve: ServeArgs,
+        }
+        Serve::try_parse_from(["citizen-site"]).map(|s| s.serve)
+    }
+}
+
 impl NotionArgs {
     /// Notion's API base: an empty `NOTION_API_BASE=` is unset.
     pub fn api_base(&self) -> &str {

@@ -244,6 +244,24 @@ impl Config {
         })
     }
 
+    /// The addresses `args` would have the server listen on, by setting
+    /// (those that read as addresses, whatever else is wrong).
+    pub fn addresses(args: &ServeArgs) -> Vec<(&'static str, SocketAddr)> {
+        let mut r = Reader::new(&args.given);
+        let tls = r.text(setting!(args, tls_domains)).is_some()
+            || r.text(setting!(args, tls_cert)).is_some();
+        let ids = match tls {
+            true => vec![setting!(args, https_addr), setting!(args, http_addr)],
+            false => vec![setting!(args, addr)],
+        };
+        ids.into_iter()
+            .filter_map(|s| {
+                let addr = r.parse::<Addr>(s, ADDRESS).0;
+                (!r.has_problems_with(s.0)).then_some((s.0, addr))
+            })
+            .collect()
+    }
+
     /// The log format `args` asks for (the default when it is not one:
     /// [`Config::from_args`] refuses it, with the others).
     pub fn log_format(args: &ServeArgs) -> LogFormat {

@@ -51,9 +51,6 @@ impl ServerLock {
     }
 }
 
-/// Makes the folder of the SQLite database `database_url` names, as a
-/// first start or a command that may make the database needs it; nothing
-/// for PostgreSQL.
 /// Why the user this process runs as cannot open the SQLite database
 /// `file` as a command needs it (for writing, or for reading only), with
 /// the fix; None when it can. SQLite writes beside the file (its journal,
@@ -129,6 +126,9 @@ fn is_wal(file: &Path) -> bool {
         .is_ok_and(|()| header[18] == 2 && header[19] == 2)
 }
 
+/// Makes the folder of the SQLite database `database_url` names, as a
+/// first start or a command that may make the database needs it; nothing
+/// for PostgreSQL.
 pub fn make_folder(database_url: &str) -> anyhow::Result<()> {
     match crate::config::sqlite_path(database_url) {
         Some(file) => {
@@ -469,9 +469,20 @@ async fn inspect(path: &Path, shown: &Path, tables: &[&'static str]) -> anyhow::
     let not_ours =
         |why: String| anyhow::anyhow!("{} is not a database of this site: {why}", shown.display());
     let result = async {
-        let check: String = db.timed(sqlx::query("PRAGMA quick_check").fetch_one(&db.pool)).await?.try_get(0)?;
+        // A file cut short fails the check with an error, not a row.
+        let damaged = |why: &str| {
+            anyhow::anyhow!(
+                "{} is damaged: SQLite's integrity check (quick_check) found: {why}; nothing was changed",
+                shown.display()
+            )
+        };
+        let check: String = db
+            .timed(sqlx::query("PRAGMA quick_check").fetch_one(&db.pool))
+            .await
+            .map_err(|e| damaged(&super::reason(&e)))?
+            .try_get(0)?;
         if check != "ok" {
-            bail!("{} is damaged: {check}", shown.display());
+            return Err(damaged(&check));
         }
         let present: Vec<String> = db
             .timed(sqlx::query("SELECT name FROM sqlite_master WHERE type = 'table'").fetch_all(&db.pool))

@@ -54,16 +54,32 @@ pub struct Builder {
     out: PathBuf,
 }
 
-/// Err unless `root` is a checkout whose front end can be built (its build
-/// script and its npm packages are there); `hint` says where to run instead.
-/// `dev` asks before it starts its builder, `pack` before it builds.
-pub fn can_build(root: &Path, hint: &str) -> anyhow::Result<()> {
-    if !root.join("client/build.mjs").is_file() {
-        anyhow::bail!(
-            "{} is not a citizen-site checkout (it has no client/build.mjs); {hint}",
-            root.display()
-        );
+/// The checkout `from` is in: `from` itself or the nearest folder above it
+/// with the front end's build script (as git and cargo find their root),
+/// so `dev` and `pack` run from any folder of a checkout. `hint` says
+/// where to run instead.
+pub fn checkout_root(from: &Path, hint: &str) -> anyhow::Result<PathBuf> {
+    let start =
+        std::path::absolute(from).with_context(|| format!("the path of {}", from.display()))?;
+    let mut dir = start.as_path();
+    loop {
+        if dir.join("client/build.mjs").is_file() {
+            return Ok(dir.to_path_buf());
+        }
+        match dir.parent() {
+            Some(parent) => dir = parent,
+            None => anyhow::bail!(
+                "{} is not in a citizen-site checkout (neither it nor a folder above it has client/build.mjs); {hint}",
+                from.display()
+            ),
+        }
     }
+}
+
+/// Err unless the checkout `root` has the npm packages its front end is
+/// built with. `dev` asks before it starts its builder, `pack` before it
+/// builds (after its cheaper, final refusals).
+pub fn has_packages(root: &Path) -> anyhow::Result<()> {
     if !root.join("node_modules/esbuild").is_dir() {
         anyhow::bail!(
             "{} has no node_modules: run `npm install` there first",
@@ -77,7 +93,7 @@ impl Builder {
     /// Starts `node client/build.mjs --watch` in the checkout `root`; its
     /// builds go to a folder of its own under the system's temp dir.
     pub fn spawn(root: &Path) -> anyhow::Result<Builder> {
-        can_build(root, "run `dev` in one or pass --root")?;
+        has_packages(root)?;
         let out = std::env::temp_dir().join(format!("citizen-site-dev-{}", std::process::id()));
         let node = std::env::var("NODE").unwrap_or_else(|_| "node".into());
         let mut child = Command::new(&node)

@@ -208,6 +208,33 @@ site_errors=$(journalctl -u citizen-site --no-pager -o cat | grep '"level":"ERRO
 [ -z "$errors$site_errors" ] || fail "the journal holds errors: $errors $site_errors"
 echo "ok: no error in the journal"
 
+# The environment file as it is now, applied by a reload (no daemon-reload):
+# a changed setting is in force in the new process; a broken one fails the
+# reload, naming it, and the old process serves on with its own.
+metrics() { curl -sS "${https[@]}" -o /dev/null -w '%{http_code}' "https://$site/metrics"; }
+[ "$(metrics)" = 200 ] || fail "/metrics from loopback: $(metrics)"
+cp /etc/citizen-site/env env.before
+echo 'METRICS_ALLOW=192.0.2.1' >> /etc/citizen-site/env
+old=$(systemctl show -p MainPID --value citizen-site)
+said=$(systemctl reload citizen-site 2>&1) || fail "a reload with a changed environment file failed: $said"
+[ "$(systemctl show -p MainPID --value citizen-site)" != "$old" ] || fail "no new main PID after the reload"
+[ "$(metrics)" = 404 ] || fail "after METRICS_ALLOW=192.0.2.1 and a reload, /metrics from loopback: $(metrics)"
+echo "ok: a changed environment file is applied by systemctl reload (METRICS_ALLOW: /metrics 200 -> 404)"
+cp env.before /etc/citizen-site/env
+printf 'MAX_CONNECTIONS=0\nSAMPLE_TEAM=maybe\n' >> /etc/citizen-site/env
+old=$(systemctl show -p MainPID --value citizen-site)
+if said=$(systemctl reload citizen-site 2>&1); then fail "a reload with a broken environment file succeeded: $said"; fi
+[ "$(systemctl show -p MainPID --value citizen-site)" = "$old" ] || fail "the main PID changed on a refused reload"
+[ "$(metrics)" = 404 ] || fail "the old process does not serve on with its own settings: /metrics $(metrics)"
+logged=$(journalctl -u citizen-site --no-pager -o cat)
+echo "$logged" | grep -q "error: MAX_CONNECTIONS=0: must be 1 or more" || fail "the journal does not name MAX_CONNECTIONS=0"
+echo "$logged" | grep -q "error: SAMPLE_TEAM=maybe: not a yes/no value" || fail "the journal does not name SAMPLE_TEAM=maybe"
+echo "$logged" | grep -q "the environment has 2 problem(s): pid $old keeps serving" || fail "the journal does not say the old process serves on"
+cp env.before /etc/citizen-site/env
+systemctl reload citizen-site || fail "the reload with the file put back failed"
+[ "$(metrics)" = 200 ] || fail "after the file was put back, /metrics: $(metrics)"
+echo "ok: a broken environment file fails the reload naming both settings, and pid $old serves on"
+
 # Last (its error is meant): a reload to a binary that exits at once
 # reports the failure, and the old process serves on.
 install -m 0755 /live/site/citizen-site /usr/local/lib/citizen-site-good

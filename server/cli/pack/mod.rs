@@ -48,7 +48,8 @@ pub fn run(root: &Path, out: &Path) -> anyhow::Result<()> {
             dir.display()
         );
     }
-    crate::dev::builder::can_build(root, "run pack in one")?;
+    let root = &crate::dev::builder::checkout_root(root, "run pack in one")?;
+    // First what no npm install would fix: a change the engine must carry.
     let changed = engine_changes(&engine::inputs(root).map_err(anyhow::Error::msg)?);
     if !changed.is_empty() {
         bail!(
@@ -56,6 +57,7 @@ pub fn run(root: &Path, out: &Path) -> anyhow::Result<()> {
             changed.iter().map(|c| format!("  {c}")).collect::<Vec<_>>().join("\n")
         );
     }
+    crate::dev::builder::has_packages(root)?;
 
     let work = WorkDir::new()?;
     // The snapshot maker prints its progress on stdout: to stderr with it,

@@ -1,0 +1,517 @@
+//! An operator's first hour, as a new user meets it: the binary run in an
+//! empty folder with settings as people write them in an environment file.
+//! Each test is a case that once misled (the list of issue 56): the message
+//! is checked by its key words (the variable as written, the path, the
+//! user, the fix), and that nothing was created or changed.
+//!
+//! `citizen-site check` on a good configuration exits 0; on one with three
+//! problems it exits 1 and names all three, in text and in JSON.
+//!
+//! The unprivileged case runs as `nobody` (setpriv) when the tests run as
+//! root, as CI does: file modes do not stop root.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use support::{curl, free_port, needs, wait, Dir};
+
+const BIN: &str = env!("CARGO_BIN_EXE_citizen-site");
+
+/// The binary, with none of the settings of the shell that runs the tests.
+fn site(dir: &Path) -> Command {
+    let mut c = Command::new(BIN);
+    c.current_dir(dir).env("RUST_BACKTRACE", "0");
+    for (name, _) in std::env::vars() {
+        let ours = name.starts_with("STRIPE_")
+            || name.starts_with("NOTION_")
+            || name.starts_with("TLS_")
+            || name.starts_with("ACME_")
+            || [
+                "DATABASE_URL",
+                "SITE_URL",
+                "ADDR",
+                "SAMPLE_TEAM",
+                "MAX_CONNECTIONS",
+                "LOG_FORMAT",
+                "RUST_LOG",
+            ]
+            .contains(&name.as_str());
+        if ours {
+            c.env_remove(name);
+        }
+    }
+    c
+}
+
+fn run(cmd: &mut Command) -> (i32, String, String) {
+    let Output {
+        status,
+        stdout,
+        stderr,
+    } = cmd.output().unwrap();
+    (
+        status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&stdout).into_owned(),
+        String::from_utf8_lossy(&stderr).into_owned(),
+    )
+}
+
+/// A running server on a database under `dir/data`, stopped when dropped.
+struct Server {
+    child: std::process::Child,
+    base: String,
+}
+
+impl Server {
+    fn start(dir: &Path) -> Server {
+        let port = free_port();
+        let child = site(dir)
+            .arg("serve")
+            .env("ADDR", format!("127.0.0.1:{port}"))
+            .env("RATE_LIMIT_PER_MINUTE", "0")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let base = format!("http://127.0.0.1:{port}");
+        let ready = format!("{base}/readyz");
+        assert!(
+            wait(60, || curl(&[
+                "-o",
+                "/dev/null",
+                "-w",
+                "%{http_code}",
+                &ready
+            ]) == "200"),
+            "the server did not become ready"
+        );
+        Server { child, base }
+    }
+
+    fn post(&self, name: &str, spam: bool) {
+        let body = serde_json::json!({
+            "name": name,
+            "contactPerson": "Ana",
+            "email": "ana@riverbend.example",
+            "website": "https://riverbend.example",
+            "description": "A mutual credit network of 40 shops.",
+            "tags": ["Loyalty"],
+            "fax": if spam { "1" } else { "" },
+        });
+        let url = format!("{}/api/save-to-notion", self.base);
+        let code = curl(&[
+            "-o",
+            "/dev/null",
+            "-w",
+            "%{http_code}",
+            "-H",
+            "content-type: application/json",
+            "--data",
+            &body.to_string(),
+            &url,
+        ]);
+        assert_eq!(code, "200", "posting {name}");
+    }
+
+    /// SIGTERM, and waits for the process to end (its SQLite files closed).
+    fn stop(mut self) {
+        // SAFETY: signalling our own child, not yet reaped.
+        unsafe { libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM) };
+        self.child.wait().unwrap();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A site database with `n` intro requests (and a spam one when asked),
+/// made by a server as a real start makes it.
+fn site_database(dir: &Path, names: &[&str], spam: bool) {
+    let server = Server::start(dir);
+    for name in names {
+        server.post(name, false);
+    }
+    if spam {
+        server.post("Cheap pills", true);
+    }
+    server.stop();
+}
+
+/// Every file under `dir`, with its bytes: what a command must leave as it
+/// is. SQLite's shared-memory index (`-shm`) and an empty write-ahead log
+/// aside: a reader of a database in WAL mode makes them, holding nothing,
+/// and the next writer takes them over.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                let bytes = std::fs::read(&p).unwrap();
+                let name = p.to_string_lossy();
+                if name.ends_with("-shm") || (name.ends_with("-wal") && bytes.is_empty()) {
+                    continue;
+                }
+                out.push((p, bytes));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn a_database_this_user_cannot_write_is_named_with_the_user_and_the_fix_never_called_not_the_sites()
+{
+    needs("setpriv", "util-linux");
+    let dir = Dir::new("cli-readonly");
+    site_database(
+        &dir.0,
+        &["Riverbend", "Canal Makers", "Market Hall", "Lea"],
+        false,
+    );
+    // A copy the user cannot write: folder 555, file 444 (as a restored
+    // backup on a read-only mount, or another user's files).
+    let data = dir.0.join("data");
+    let db = data.join("citizen-site.db");
+    let bin = dir.0.join("citizen-site");
+    std::fs::copy(BIN, &bin).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    let mode =
+        |p: &Path, m: u32| std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap();
+    mode(&dir.0, 0o777);
+    mode(&db, 0o444);
+    mode(&data, 0o555);
+    let before = snapshot(&data);
+    // SAFETY: getuid(2) has no preconditions.
+    let root = unsafe { libc::getuid() } == 0;
+    let as_user = |args: &[&str]| {
+        let mut c = if root {
+            let mut c = Command::new("setpriv");
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+                .arg(&bin);
+            c
+        } else {
+            Command::new(&bin)
+        };
+        c.current_dir(&dir.0)
+            .args(args)
+            .env_remove("DATABASE_URL")
+            .env("RUST_BACKTRACE", "0");
+        run(&mut c)
+    };
+    let user = if root { "uid 65534" } else { "uid " };
+
+    for command in [
+        &["intro", "list"][..],
+        &["team", "list"],
+        &["checkouts", "list"],
+    ] {
+        let (code, out, err) = as_user(command);
+        assert_eq!(code, 1, "{command:?}: {out}{err}");
+        for words in [
+            "cannot read the database data/citizen-site.db",
+            user,
+            "WAL mode",
+            "its folder data is not writable",
+            "sudo -u",
+        ] {
+            assert!(err.contains(words), "{command:?}: {words:?} not in {err}");
+        }
+        assert!(!err.contains("not this site's database"), "{err}");
+        assert_eq!(err.matches("error:").count(), 1, "said once: {err}");
+        assert_eq!(err.lines().count(), 1, "said once: {err}");
+    }
+    let (code, _, err) = as_user(&["backup", "bk.db"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("cannot open the database data/citizen-site.db for writing")
+            && err.contains(user)
+            && err.contains("give"),
+        "{err}"
+    );
+    assert!(!dir.0.join("bk.db").exists());
+    assert_eq!(snapshot(&data), before, "nothing under data/ changed");
+
+    // The same files, readable and writable (the server's user): all there.
+    mode(&data, 0o755);
+    mode(&db, 0o644);
+    let (code, out, err) = run(site(&dir.0).args(["intro", "list"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("4 request(s)"), "{out}");
+}
+
+#[test]
+fn serve_lists_every_problem_at_once_naming_each_variable_as_written() {
+    let dir = Dir::new("cli-serve");
+    // SITE_URL without a scheme, 0 connections, a yes/no in another word.
+    let (code, _, err) = run(site(&dir.0)
+        .env("SITE_URL", "example.org")
+        .env("MAX_CONNECTIONS", "0")
+        .env("SAMPLE_TEAM", "maybe"));
+    assert_eq!(code, 1, "{err}");
+    for words in [
+        "error: SITE_URL=example.org: not an absolute URL",
+        "error: MAX_CONNECTIONS=0: must be 1 or more",
+        "error: SAMPLE_TEAM=maybe: not a yes/no value",
+        "citizen-site check",
+    ] {
+        assert!(err.contains(words), "{words:?} not in {err}");
+    }
+    // A missing certificate file first, then what follows from it.
+    let (code, _, err) = run(site(&dir.0)
+        .env("TLS_CERT", "/etc/nowhere/fullchain.pem")
+        .env("TLS_KEY", "/etc/nowhere/privkey.pem"));
+    assert_eq!(code, 1);
+    let at = |needle: &str| {
+        err.find(needle)
+            .unwrap_or_else(|| panic!("{needle:?} not in {err}"))
+    };
+    assert!(
+        at("TLS_CERT=/etc/nowhere/fullchain.pem: cannot read the file: no such file")
+            < at("SITE_URL: set it to the https address TLS_CERT is for"),
+        "{err}"
+    );
+    at("TLS_KEY=/etc/nowhere/privkey.pem: cannot read the file");
+    // Flags are named as flags; a secret is never echoed.
+    let (code, _, err) = run(site(&dir.0).args([
+        "serve",
+        "--max-connections",
+        "abc",
+        "--stripe-secret-key",
+        "pk_live_hunter2",
+    ]));
+    assert_eq!(code, 1);
+    assert!(err.contains("--max-connections=abc: not a number"), "{err}");
+    assert!(
+        err.contains("--stripe-secret-key: not usable: it is a publishable key"),
+        "{err}"
+    );
+    assert!(!err.contains("hunter2"), "{err}");
+    assert!(
+        !dir.0.join("data").exists(),
+        "a refused start makes nothing"
+    );
+}
+
+#[test]
+fn check_passes_a_good_configuration_and_names_every_problem_of_a_bad_one_in_text_and_json() {
+    let dir = Dir::new("cli-check");
+    let port = free_port().to_string();
+    let addr = format!("127.0.0.1:{port}");
+    // As an environment file often has them: empty values, yes/no as 1.
+    let good = |c: &mut Command| {
+        c.arg("check")
+            .env("ADDR", &addr)
+            .env("SAMPLE_TEAM", "1")
+            .env("TLS_CERT", "")
+            .env("LOG_FORMAT", "")
+            .env("STRIPE_SECRET_KEY", "");
+    };
+    let mut c = site(&dir.0);
+    good(&mut c);
+    let (code, out, err) = run(&mut c);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("ok: citizen-site serve would start with this configuration"),
+        "{out}"
+    );
+    assert!(
+        out.contains("no database at data/citizen-site.db yet"),
+        "{out}"
+    );
+    assert!(!dir.0.join("data").exists(), "check makes no database");
+
+    // Three problems: each named, and the address in use.
+    let _held = std::net::TcpListener::bind(&addr).unwrap();
+    let bad = |c: &mut Command| {
+        c.env("ADDR", &addr)
+            .env("SITE_URL", "example.org")
+            .env("MAX_CONNECTIONS", "abc");
+    };
+    let mut c = site(&dir.0);
+    c.arg("check");
+    bad(&mut c);
+    let (code, out, _) = run(&mut c);
+    assert_eq!(code, 1, "{out}");
+    for words in [
+        "error: SITE_URL=example.org: not an absolute URL",
+        "error: MAX_CONNECTIONS=abc: not a number",
+        &format!("error: ADDR={addr}: cannot listen there: the address is in use"),
+        "3 problems: citizen-site serve would not start",
+    ] {
+        assert!(out.contains(words), "{words:?} not in {out}");
+    }
+    let mut c = site(&dir.0);
+    c.args(["check", "--json"]);
+    bad(&mut c);
+    let (code, out, err) = run(&mut c);
+    assert_eq!(code, 1);
+    assert!(err.is_empty(), "under --json, all of it is JSON: {err}");
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["ok"], false);
+    let problems: Vec<&str> = report["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    assert_eq!(problems.len(), 3, "{problems:?}");
+    assert!(problems
+        .iter()
+        .any(|p| p.starts_with("SITE_URL=example.org")));
+    assert!(problems
+        .iter()
+        .any(|p| p.starts_with("MAX_CONNECTIONS=abc")));
+    assert!(problems
+        .iter()
+        .any(|p| p.starts_with(&format!("ADDR={addr}"))));
+}
+
+#[test]
+fn the_database_check_reads_the_schema_and_changes_nothing() {
+    let dir = Dir::new("cli-check-db");
+    site_database(&dir.0, &["Riverbend"], false);
+    let before = snapshot(&dir.0.join("data"));
+    let addr = format!("127.0.0.1:{}", free_port());
+    let (code, out, err) = run(site(&dir.0).args(["check", "--json"]).env("ADDR", &addr));
+    assert_eq!(code, 0, "{out}{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let database = report["checked"]["database"].as_str().unwrap();
+    assert!(
+        database.starts_with("sqlite://data/citizen-site.db, schema "),
+        "{database}"
+    );
+    assert_eq!(snapshot(&dir.0.join("data")), before, "check only reads");
+}
+
+#[test]
+fn commands_that_only_read_never_make_or_migrate_a_database_and_ignore_what_only_serve_reads() {
+    let dir = Dir::new("cli-typo");
+    for command in [
+        &["team", "list"][..],
+        &["intro", "list"],
+        &["checkouts", "list"],
+    ] {
+        let (code, _, err) = run(site(&dir.0)
+            .args(command)
+            .env("DATABASE_URL", "sqlite://data/typo.db")
+            // Read by `serve` alone: no operator command trips on it.
+            .env("SAMPLE_TEAM", "1")
+            .env("MAX_CONNECTIONS", "abc"));
+        assert_eq!(code, 1, "{command:?}");
+        assert!(
+            err.contains("no database at data/typo.db"),
+            "{command:?}: {err}"
+        );
+        assert!(
+            !dir.0.join("data").exists(),
+            "{command:?} made {}",
+            dir.0.display()
+        );
+    }
+    site_database(&dir.0, &["Riverbend"], false);
+    // A database a step behind this binary (as after installing a new
+    // binary, before the server restarts): the commands read it as it is.
+    let url = format!("sqlite://{}/data/citizen-site.db", dir.0.display());
+    tokio::runtime::Runtime::new().unwrap().block_on(async {
+        let db = citizen_site::db::Db::connect_lazy(&url).unwrap();
+        sqlx::query("DELETE FROM _sqlx_migrations WHERE version = (SELECT MAX(version) FROM _sqlx_migrations)")
+            .execute(&db.pool)
+            .await
+            .unwrap();
+        db.pool.close().await;
+    });
+    let before = snapshot(&dir.0.join("data"));
+    for command in [
+        &["team", "list"][..],
+        &["intro", "list"],
+        &["intro", "export"],
+        &["checkouts", "list"],
+    ] {
+        let (code, _, err) = run(site(&dir.0).args(command).env("SAMPLE_TEAM", "1"));
+        assert_eq!(code, 0, "{command:?}: {err}");
+    }
+    assert_eq!(
+        snapshot(&dir.0.join("data")),
+        before,
+        "reading changed nothing, and migrated nothing"
+    );
+}
+
+#[test]
+fn a_backup_cut_short_is_named_once_with_what_was_checked_and_in_json_under_json() {
+    let dir = Dir::new("cli-restore");
+    site_database(&dir.0, &["Riverbend", "Canal Makers"], false);
+    let (code, _, err) = run(site(&dir.0).args(["backup", "bk.db"]));
+    assert_eq!(code, 0, "{err}");
+    let whole = std::fs::read(dir.0.join("bk.db")).unwrap();
+    std::fs::write(dir.0.join("cut.db"), &whole[..whole.len() / 2]).unwrap();
+    let before = snapshot(&dir.0.join("data"));
+
+    let (code, out, err) = run(site(&dir.0).args(["restore", "cut.db"]));
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        err.starts_with("error: cut.db is damaged: SQLite's integrity check (quick_check) found: database disk image is malformed; nothing was changed"),
+        "{err}"
+    );
+    assert_eq!(err.matches("malformed").count(), 1, "said once: {err}");
+    let (code, out, err) = run(site(&dir.0).args(["restore", "cut.db", "--json"]));
+    assert_eq!(code, 1);
+    assert!(err.is_empty(), "{err}");
+    let said: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(
+        said["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("cut.db is damaged"),
+        "{said}"
+    );
+    assert_eq!(snapshot(&dir.0.join("data")), before, "nothing was changed");
+}
+
+#[test]
+fn release_suggests_retry_only_where_this_command_could_forward() {
+    let dir = Dir::new("cli-release");
+    site_database(&dir.0, &[], true);
+    let (_, out, _) = run(site(&dir.0).args(["intro", "list", "--json"]));
+    let listed: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let id = listed[0]["id"].as_str().unwrap().to_owned();
+    let (code, out, err) = run(site(&dir.0).args(["intro", "release", &id]));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(&format!("released {id}: it is pending")),
+        "{out}"
+    );
+    assert!(
+        !out.contains("(or forward it now"),
+        "no advice that fails with Notion off: {out}"
+    );
+    assert!(out.contains("cannot forward it itself"), "{out}");
+}
+
+#[test]
+fn help_offers_only_what_each_command_reads_and_names_rust_log() {
+    let dir = Dir::new("cli-help");
+    let help = |args: &[&str]| run(site(&dir.0).args(args)).1;
+    let top = help(&["--help"]);
+    assert!(top.contains("RUST_LOG"), "{top}");
+    assert!(
+        top.contains("local copy of the certificate"),
+        "ACME_CACHE_DIR: {top}"
+    );
+    for command in ["pack", "upgrade"] {
+        let text = help(&[command, "--help"]);
+        assert!(!text.contains("--database-url"), "{command}: {text}");
+    }
+    assert!(help(&["intro", "list", "--help"]).contains("JSON instead of text"));
+}
