@@ -128,7 +128,8 @@ fn the_unit_and_its_sockets_serve_restart_under_load_and_log_no_error_under_a_li
     );
     assert!(
         said.contains("ok: a changed environment file is applied by systemctl reload")
-            && said.contains("ok: a broken environment file fails the reload naming both settings"),
+            && said.contains("ok: a broken environment file fails the reload naming both settings")
+            && said.contains("ok: the operator's wrapper passes the service's settings"),
         "{said}"
     );
     let waits = said

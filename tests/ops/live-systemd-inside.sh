@@ -235,6 +235,16 @@ systemctl reload citizen-site || fail "the reload with the file put back failed"
 [ "$(metrics)" = 200 ] || fail "after the file was put back, /metrics: $(metrics)"
 echo "ok: a broken environment file fails the reload naming both settings, and pid $old serves on"
 
+# The guide's wrapper gives a command the service's settings: `site intro
+# retry` reaches for the file's Notion (here one that does not answer)
+# instead of saying forwarding is off.
+printf 'NOTION_TOKEN=secret_live\nNOTION_DATABASE_ID=db123\nNOTION_API_BASE=http://127.0.0.1:9\n' >> /etc/citizen-site/env
+said=$(bash -c "$(cat steps/as-the-service.sh); site intro retry" 2>&1) && fail "intro retry to a Notion that does not answer succeeded: $said"
+echo "$said" | grep -q "Notion forwarding is off" && fail "the wrapper did not pass the environment file: $said"
+echo "$said" | grep -q "failed" || fail "intro retry said: $said"
+cp env.before /etc/citizen-site/env
+echo "ok: the operator's wrapper passes the service's settings (intro retry tried Notion)"
+
 # Last (its error is meant): a reload to a binary that exits at once
 # reports the failure, and the old process serves on.
 install -m 0755 /live/site/citizen-site /usr/local/lib/citizen-site-good
