@@ -9,10 +9,8 @@
 mod fake_notion;
 #[path = "guides/operate_examples.rs"]
 mod operate_examples;
-#[allow(dead_code)]
 #[path = "api/stripe_fixtures.rs"]
 mod stripe_fixtures;
-#[allow(dead_code)]
 mod support;
 
 use std::path::{Path, PathBuf};

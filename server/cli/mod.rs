@@ -58,7 +58,7 @@ pub enum Operate {
         #[arg(long)]
         json: bool,
         #[command(flatten)]
-        serve: crate::config::ServeArgs,
+        serve: Box<crate::config::ServeArgs>,
     },
     /// Manage the team shown on /about.
     Team {
@@ -142,7 +142,7 @@ pub enum Operate {
 impl Operate {
     pub async fn run(self) -> anyhow::Result<()> {
         match self {
-            Operate::Check { json, serve } => check::run(serve, json).await,
+            Operate::Check { json, serve } => check::run(*serve, json).await,
             Operate::Team { db, command } => team::run(db.url(), command).await,
             Operate::Intro { db, command } => intro::run(db.url(), command).await,
             Operate::Checkouts { db, command } => checkouts::run(db.url(), command).await,
