@@ -86,12 +86,12 @@ fn wants_json(matches: &ArgMatches) -> bool {
 
 /// The configuration, or every problem with it on standard error (one line
 /// each, so the journal shows each) and exit status 1.
-fn settled(config: Result<Config, Problems>, payload: Option<&str>) -> Config {
-    match (config, payload) {
-        (Ok(config), None) => config,
-        (config, payload) => {
-            let problems = config.err().unwrap_or_default().0;
-            for p in payload.into_iter().map(str::to_owned).chain(problems) {
+/// (The site this binary carries is checked there too, first.)
+fn settled(config: Result<Config, Problems>) -> Config {
+    match config {
+        Ok(config) => config,
+        Err(problems) => {
+            for p in &problems.0 {
                 eprintln!("error: {p}");
             }
             eprintln!(
@@ -103,15 +103,6 @@ fn settled(config: Result<Config, Problems>, payload: Option<&str>) -> Config {
 }
 
 async fn run(cli: Cli, inherited: Inherited, json: bool) -> anyhow::Result<()> {
-    // The site this binary carries, read and checked before a server starts:
-    // a missing, cut or altered payload stops it, with the reason (so an
-    // upgrade to it fails and the old server serves on), listed with the
-    // configuration's problems. The operator's commands do not read it.
-    let payload = match cli.command {
-        Some(Command::Operate(_)) => None,
-        _ => citizen_site::payload::load().err(),
-    };
-    let settled = |config: Result<Config, Problems>| settled(config, payload);
     let config: Config = match cli.command {
         Some(Command::Serve(args)) => {
             telemetry::init(Config::log_format(&args));

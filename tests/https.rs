@@ -536,9 +536,12 @@ fn settings_that_cannot_work_stop_the_start_naming_the_variable() {
     let other_key = site.dir.0.join("other-key.pem");
     std::fs::write(&other_key, ca.leaf(&["localhost"], -60, 86400).1).unwrap();
     let unreadable = site.dir.0.join("no-such-key.pem");
+    let (old_cert, old_key) = ca.leaf(&["localhost"], -7200, -3600);
+    let (expired, expired_key) = (site.dir.0.join("old.pem"), site.dir.0.join("old-key.pem"));
+    std::fs::write(&expired, &old_cert).unwrap();
+    std::fs::write(&expired_key, &old_key).unwrap();
     let url = "https://localhost";
     let cases: Vec<(Vec<(&str, &str)>, String)> = vec![
-        (vec![("TLS_DOMAINS", "")], "TLS_DOMAINS: empty".into()),
         (vec![("TLS_DOMAINS", " , ")], "TLS_DOMAINS: empty".into()),
         (
             vec![("TLS_DOMAINS", "site.example,*.site.example")],
@@ -554,7 +557,10 @@ fn settings_that_cannot_work_stop_the_start_naming_the_variable() {
                 ("TLS_KEY", unreadable.to_str().unwrap()),
                 ("SITE_URL", url),
             ],
-            format!("TLS_KEY: cannot read {}", unreadable.display()),
+            format!(
+                "TLS_KEY={}: cannot read the file: no such file",
+                unreadable.display()
+            ),
         ),
         (
             vec![
@@ -566,14 +572,26 @@ fn settings_that_cannot_work_stop_the_start_naming_the_variable() {
         ),
         (
             vec![("TLS_CERT", k), ("TLS_KEY", k), ("SITE_URL", url)],
-            "TLS_CERT (".into(),
+            format!("TLS_CERT={k}: holds no certificate"),
+        ),
+        (
+            vec![
+                ("TLS_CERT", expired.to_str().unwrap()),
+                ("TLS_KEY", expired_key.to_str().unwrap()),
+                ("SITE_URL", url),
+            ],
+            format!("TLS_CERT={}: the certificate expired at", expired.display()),
+        ),
+        (
+            vec![("TLS_CERT", c), ("TLS_KEY", k), ("SITE_URL", "https://example.org")],
+            "SITE_URL=https://example.org: the certificate in TLS_CERT is not for example.org (it is for localhost)".into(),
         ),
         (
             vec![
                 ("TLS_DOMAINS", "localhost"),
                 ("ACME_DIRECTORY", "http://127.0.0.1:1/dir"),
             ],
-            "ACME_DIRECTORY: \"http://127.0.0.1:1/dir\" must be an https URL".into(),
+            "ACME_DIRECTORY=http://127.0.0.1:1/dir: must be an https URL".into(),
         ),
     ];
     for (env, expected) in cases {

@@ -10,6 +10,7 @@
 use std::net::SocketAddr;
 use std::path::Path;
 
+use rustls::pki_types::pem::PemObject;
 use serde_json::{json, Value};
 
 use super::print_json;
@@ -95,9 +96,6 @@ impl Report {
 /// Every check of the start on `args`.
 pub async fn examine(args: ServeArgs, bind: Bind) -> Report {
     let mut report = Report::default();
-    if let Err(why) = crate::payload::load() {
-        report.problems.push(why.to_owned());
-    }
     let database_url = args.database.url().to_owned();
     let names = crate::config::SettingNames::of(&args);
     if bind == Bind::Try {
@@ -159,12 +157,22 @@ pub async fn examine(args: ServeArgs, bind: Bind) -> Report {
                             acme.directory,
                             acme.domains.join(", ")
                         ),
-                        Some(cert) => format!(
-                            "ACME: stored for {}, serial {}, valid until {}",
-                            acme.domains.join(", "),
-                            cert.serial,
-                            super::rfc3339(cert.not_after)
-                        ),
+                        Some(cert) => {
+                            // The names the stored certificate itself holds.
+                            let names = rustls::pki_types::CertificateDer::pem_slice_iter(
+                                cert.pem.as_bytes(),
+                            )
+                            .next()
+                            .and_then(Result::ok)
+                            .and_then(|der| crate::edge::certs::info(&der).ok())
+                            .map_or_else(|| acme.domains.clone(), |info| info.names);
+                            format!(
+                                "ACME: stored for {}, serial {}, valid until {}",
+                                names.join(", "),
+                                cert.serial,
+                                super::rfc3339(cert.not_after)
+                            )
+                        }
                     };
                     report.facts.push(("certificate", found));
                 }

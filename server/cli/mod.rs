@@ -337,6 +337,57 @@ pub fn rfc3339(ms: i64) -> String {
 mod tests {
     use super::*;
 
+    /// Every command of the binary, its subcommands' included.
+    fn every_command() -> Vec<clap::Command> {
+        use crate::config::{DevArgs, ServeArgs};
+        use clap::{Args, Subcommand};
+        let root = Operate::augment_subcommands(ServeArgs::augment_args(clap::Command::new(
+            "citizen-site",
+        )))
+        .subcommand(DevArgs::augment_args(clap::Command::new("dev")));
+        let mut all = Vec::new();
+        let mut todo = vec![root];
+        while let Some(c) = todo.pop() {
+            todo.extend(c.get_subcommands().cloned());
+            all.push(c);
+        }
+        all
+    }
+
+    /// `--help` describes every flag and argument, and a command offers only
+    /// what it reads: the database is each command's own flag, not a global
+    /// one that `pack` and `upgrade` would list and ignore.
+    #[test]
+    fn every_flag_and_argument_says_what_it_is_and_only_commands_that_use_one_offer_it() {
+        let mut undescribed = Vec::new();
+        for command in every_command() {
+            for arg in command.get_arguments() {
+                assert!(
+                    !arg.is_global_set(),
+                    "--{} is global: every command would offer it",
+                    arg.get_id()
+                );
+                let id = arg.get_id().as_str();
+                if id == "help" || id == "version" || arg.is_hide_set() {
+                    continue;
+                }
+                if arg.get_help().is_none() && arg.get_long_help().is_none() {
+                    undescribed.push(format!("{} {id}", command.get_name()));
+                }
+            }
+            if ["pack", "upgrade"].contains(&command.get_name()) {
+                assert!(
+                    command
+                        .get_arguments()
+                        .all(|a| a.get_id() != "database_url"),
+                    "{} offers --database-url, which it does not use",
+                    command.get_name()
+                );
+            }
+        }
+        assert!(undescribed.is_empty(), "no description: {undescribed:?}");
+    }
+
     #[test]
     fn since_takes_a_day_or_a_time_and_refuses_anything_else() {
         assert_eq!(parse_since("2026-11-25").unwrap(), 1_795_564_800_000);

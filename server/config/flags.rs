@@ -221,6 +221,15 @@ pub struct DatabaseArgs {
     pub database_url: Option<String>,
 }
 
+/// A setting's value, trimmed, or `default` when it is unset or empty.
+fn set_or<'a>(value: &'a Option<String>, default: &'a str) -> &'a str {
+    value
+        .as_deref()
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .unwrap_or(default)
+}
+
 /// Where the site keeps its data unless `DATABASE_URL` says otherwise.
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://data/citizen-site.db";
 
@@ -228,11 +237,7 @@ impl DatabaseArgs {
     /// The database's URL: an empty `DATABASE_URL=` is unset, as every
     /// empty variable is.
     pub fn url(&self) -> &str {
-        self.database_url
-            .as_deref()
-            .map(str::trim)
-            .filter(|u| !u.is_empty())
-            .unwrap_or(DEFAULT_DATABASE_URL)
+        set_or(&self.database_url, DEFAULT_DATABASE_URL)
     }
 }
 
@@ -274,11 +279,7 @@ impl ServeArgs {
 impl NotionArgs {
     /// Notion's API base: an empty `NOTION_API_BASE=` is unset.
     pub fn api_base(&self) -> &str {
-        self.notion_api_base
-            .as_deref()
-            .map(str::trim)
-            .filter(|u| !u.is_empty())
-            .unwrap_or("https://api.notion.com")
+        set_or(&self.notion_api_base, "https://api.notion.com")
     }
 
     /// Whether forwarding to Notion is set up: a token and a database.

@@ -117,6 +117,12 @@ impl Config {
     /// setting as the operator wrote it.
     pub fn from_args(a: ServeArgs) -> Result<Config, Problems> {
         let mut r = Reader::new(&a.given);
+        // First the site this binary carries (the renderer's bundle comes
+        // from it): a missing, cut or altered payload stops the start, so
+        // an upgrade to such a binary fails and the old server serves on.
+        if let Err(why) = crate::payload::load() {
+            r.problem(why);
+        }
         let addr = r.parse::<Addr>(setting!(a, addr), ADDRESS).0;
         let max_connections: usize = r.number(setting!(a, max_connections));
         if max_connections == 0 && !r.has_problems_with("max_connections") {

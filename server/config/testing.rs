@@ -60,6 +60,16 @@ impl ServeArgs {
         I: IntoIterator<Item = T>,
         T: Into<std::ffi::OsString> + Clone,
     {
+        Ok(ServeArgs::matched_without_env(args)?.0)
+    }
+
+    /// The same, with what clap matched (which settings the command line
+    /// gave: [`super::Given`]).
+    pub fn matched_without_env<I, T>(args: I) -> Result<(ServeArgs, clap::ArgMatches), clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
         use clap::{CommandFactory, FromArgMatches, Parser};
         #[derive(Parser)]
         struct Serve {
@@ -69,7 +79,7 @@ impl ServeArgs {
         let matches = Serve::command()
             .mut_args(|a| a.env(None::<&'static str>))
             .try_get_matches_from(args)?;
-        Ok(Serve::from_arg_matches(&matches)?.serve)
+        Ok((Serve::from_arg_matches(&matches)?.serve, matches))
     }
 }
 

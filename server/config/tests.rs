@@ -181,15 +181,8 @@ fn problems(args: &[&str]) -> Vec<String> {
 /// The settings as an operator's command line gives them: messages name
 /// the flag, not its variable.
 fn from_command_line(args: &[&str]) -> Result<Config, Problems> {
-    #[derive(Parser)]
-    struct Serve {
-        #[command(flatten)]
-        serve: ServeArgs,
-    }
-    let matches = Serve::command()
-        .mut_args(|a| a.env(None::<&'static str>))
-        .get_matches_from(std::iter::once("citizen-site").chain(args.iter().copied()));
-    let mut serve = Serve::from_arg_matches(&matches).unwrap().serve;
+    let args = std::iter::once("citizen-site").chain(args.iter().copied());
+    let (mut serve, matches) = ServeArgs::matched_without_env(args).unwrap();
     serve.given = Given::from_matches(&matches);
     Config::from_args(serve)
 }
@@ -450,54 +443,4 @@ fn the_readme_lists_every_variable_with_its_default() {
             "README's configuration table lists {variable}, which `--help` does not"
         );
     }
-}
-
-/// Every command of the binary, its subcommands' included.
-fn every_command() -> Vec<clap::Command> {
-    use clap::{Args, Subcommand};
-    let root = crate::cli::Operate::augment_subcommands(ServeArgs::augment_args(
-        clap::Command::new("citizen-site"),
-    ))
-    .subcommand(DevArgs::augment_args(clap::Command::new("dev")));
-    let mut all = Vec::new();
-    let mut todo = vec![root];
-    while let Some(c) = todo.pop() {
-        todo.extend(c.get_subcommands().cloned());
-        all.push(c);
-    }
-    all
-}
-
-/// `--help` describes every flag and argument, and a command offers only
-/// what it reads: the database is each command's own flag, not a global
-/// one that `pack` and `upgrade` would list and ignore.
-#[test]
-fn every_flag_and_argument_says_what_it_is_and_only_commands_that_use_one_offer_it() {
-    let mut undescribed = Vec::new();
-    for command in every_command() {
-        for arg in command.get_arguments() {
-            assert!(
-                !arg.is_global_set(),
-                "--{} is global: every command would offer it",
-                arg.get_id()
-            );
-            let id = arg.get_id().as_str();
-            if id == "help" || id == "version" || arg.is_hide_set() {
-                continue;
-            }
-            if arg.get_help().is_none() && arg.get_long_help().is_none() {
-                undescribed.push(format!("{} {id}", command.get_name()));
-            }
-        }
-        if ["pack", "upgrade"].contains(&command.get_name()) {
-            assert!(
-                command
-                    .get_arguments()
-                    .all(|a| a.get_id() != "database_url"),
-                "{} offers --database-url, which it does not use",
-                command.get_name()
-            );
-        }
-    }
-    assert!(undescribed.is_empty(), "no description: {undescribed:?}");
 }

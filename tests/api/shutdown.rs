@@ -130,7 +130,7 @@ fn a_stripe_key_that_cannot_work_stops_the_start_with_a_configuration_error() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{stderr}");
         assert!(
-            stderr.contains("STRIPE_SECRET_KEY is not usable") && stderr.contains(says),
+            stderr.contains("STRIPE_SECRET_KEY: not usable") && stderr.contains(says),
             "{stderr}"
         );
         assert!(
