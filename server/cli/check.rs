@@ -98,19 +98,21 @@ pub async fn examine(args: ServeArgs, bind: Bind) -> Report {
     let mut report = Report::default();
     let database_url = args.database.url().to_owned();
     let names = crate::config::SettingNames::of(&args);
-    if bind == Bind::Try {
-        for (id, addr) in Config::addresses(&args) {
-            listen(&names.name(id), addr, &mut report);
-        }
-    }
-    let config = Config::from_args(args);
-    let config = match config {
+    let addresses = Config::addresses(&args);
+    let config = match Config::from_args(args) {
         Ok(config) => Some(config),
         Err(problems) => {
             report.problems.extend(problems.0);
             None
         }
     };
+    // After the settings: an address that cannot be had, as the start
+    // would meet it next.
+    if bind == Bind::Try {
+        for (id, addr) in addresses {
+            listen(&names.name(id), addr, &mut report);
+        }
+    }
     let db = database(&database_url, &names.name("database_url"), &mut report).await;
     let Some(config) = config else {
         return report;
