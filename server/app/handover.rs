@@ -376,8 +376,9 @@ pub fn env_offer_name(pid: u32) -> String {
 const MAX_OFFER: u64 = 1 << 20;
 
 /// The environment `citizen-site upgrade --apply-env` offers this server,
-/// if one does: `NAME=value` pairs, each ended by a NUL byte. Taken only
-/// from a process of this server's user, or root's.
+/// if one does: its length (8 bytes, big-endian), then `NAME=value`
+/// pairs, each ended by a NUL byte. Taken only from a process of this
+/// server's user, or root's.
 async fn offered_environment() -> anyhow::Result<Option<Vec<(OsString, OsString)>>> {
     use std::os::linux::net::SocketAddrExt;
     use std::os::unix::ffi::OsStrExt;
@@ -401,13 +402,23 @@ async fn offered_environment() -> anyhow::Result<Option<Vec<(OsString, OsString)
             peer.uid()
         );
     }
-    let mut bytes = Vec::new();
-    tokio::time::timeout(
-        Duration::from_secs(10),
-        (&mut stream).take(MAX_OFFER).read_to_end(&mut bytes),
-    )
-    .await
-    .context("the offered environment did not arrive within 10 s")??;
+    // Its length, then as many bytes: one cut short is refused, never
+    // taken for a smaller environment.
+    let read = async {
+        let length = stream.read_u64().await?;
+        if length > MAX_OFFER {
+            bail!("the offered environment is {length} bytes, more than {MAX_OFFER}");
+        }
+        let mut bytes = vec![0; length as usize];
+        stream
+            .read_exact(&mut bytes)
+            .await
+            .context("the offered environment was cut short")?;
+        Ok(bytes)
+    };
+    let bytes = tokio::time::timeout(Duration::from_secs(10), read)
+        .await
+        .context("the offered environment did not arrive within 10 s")??;
     let vars = bytes
         .split(|b| *b == 0)
         .filter(|pair| !pair.is_empty())

@@ -65,10 +65,13 @@ pub async fn run(pid: Option<u32>, grace: Duration, apply_env: bool) -> anyhow::
     let mut buf = vec![0u8; 4096];
     let deadline = tokio::time::Instant::now() + SUCCESSOR_TIMEOUT + Duration::from_secs(15);
     let mut taken = false;
+    // One future for the whole wait: a write is never dropped half done.
+    let giving = give(offer.as_ref(), pid);
+    tokio::pin!(giving);
     let heard = loop {
         tokio::select! {
             heard = inbox.recv(&mut buf) => break heard?,
-            given = give(offer.as_ref(), pid), if offer.is_some() && !taken => {
+            given = &mut giving, if !taken => {
                 given?;
                 taken = true;
             }
@@ -148,6 +151,10 @@ async fn give(offer: Option<&tokio::net::UnixListener>, pid: u32) -> anyhow::Res
             bytes.extend_from_slice(value.as_bytes());
             bytes.push(0);
         }
+        // Its length first, so the server knows it has all of it.
+        stream
+            .write_all(&(bytes.len() as u64).to_be_bytes())
+            .await?;
         stream.write_all(&bytes).await?;
         stream.shutdown().await?;
         return Ok(());
