@@ -287,8 +287,6 @@ fn unwritable_ancestor(file: &Path) -> Option<std::path::PathBuf> {
             _ => Path::new("."),
         };
     }
-    let c = std::ffi::CString::new(std::os::unix::ffi::OsStrExt::as_bytes(dir.as_os_str())).ok()?;
-    // SAFETY: access(2) with a NUL-terminated path.
-    let writable = unsafe { libc::access(c.as_ptr(), libc::W_OK | libc::X_OK) == 0 };
+    let writable = crate::db::sqlite_file::may(dir, libc::W_OK | libc::X_OK);
     (!writable).then(|| dir.to_path_buf())
 }

@@ -262,16 +262,19 @@ pub struct NotionArgs {
     pub notion_api_base: Option<String>,
 }
 
+/// `serve`'s settings as a command of their own, to parse them outside
+/// the binary's command line (an upgrade's environment, a test's flags).
+#[derive(clap::Parser)]
+pub(super) struct Serve {
+    #[command(flatten)]
+    pub serve: ServeArgs,
+}
+
 impl ServeArgs {
     /// The settings the environment gives (no flag), as `serve` would read
     /// them with no arguments.
     pub fn from_environment() -> Result<ServeArgs, clap::Error> {
         use clap::Parser;
-        #[derive(Parser)]
-        struct Serve {
-            #[command(flatten)]
-            serve: ServeArgs,
-        }
         Serve::try_parse_from(["citizen-site"]).map(|s| s.serve)
     }
 }

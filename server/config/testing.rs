@@ -70,12 +70,8 @@ impl ServeArgs {
         I: IntoIterator<Item = T>,
         T: Into<std::ffi::OsString> + Clone,
     {
-        use clap::{CommandFactory, FromArgMatches, Parser};
-        #[derive(Parser)]
-        struct Serve {
-            #[command(flatten)]
-            serve: ServeArgs,
-        }
+        use super::flags::Serve;
+        use clap::{CommandFactory, FromArgMatches};
         let matches = Serve::command()
             .mut_args(|a| a.env(None::<&'static str>))
             .try_get_matches_from(args)?;

@@ -57,14 +57,6 @@ impl ServerLock {
 /// and the shared memory of a database in WAL mode, which readers write too
 /// unless it is there already), so the folder counts as well as the file.
 pub fn access_problem(file: &Path, write: bool) -> Option<String> {
-    use std::os::unix::ffi::OsStrExt;
-    let may = |path: &Path, mode: libc::c_int| {
-        let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
-            return false;
-        };
-        // SAFETY: access(2) with a NUL-terminated path.
-        unsafe { libc::access(c.as_ptr(), mode) == 0 }
-    };
     let dir = folder_of(file);
     let user = crate::config::whoami();
     let owner = owner_of(file);
@@ -106,6 +98,17 @@ pub fn access_problem(file: &Path, write: bool) -> Option<String> {
         ));
     }
     None
+}
+
+/// Whether this process's user may reach `path` as `mode` says
+/// (`libc::R_OK`, `W_OK`, `X_OK`, or'd), by access(2).
+pub fn may(path: &Path, mode: libc::c_int) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: access(2) with a NUL-terminated path.
+    unsafe { libc::access(c.as_ptr(), mode) == 0 }
 }
 
 /// `alice (uid 1000)`: who owns `path`.
