@@ -26,16 +26,27 @@ pub const PERMISSIONS_POLICY: &str =
 pub struct SecurityHeaders {
     csp: HeaderValue,
     hsts: Option<HeaderValue>,
+    alt_svc: Option<HeaderValue>,
 }
 
+/// How long a browser may remember that HTTP/3 is served (a day).
+pub const ALT_SVC_MAX_AGE: u32 = 86400;
+
 impl SecurityHeaders {
-    /// For a site at `site_url` whose pages embed frames from `frame_origins`.
-    pub fn new(site_url: &str, frame_origins: &[String]) -> SecurityHeaders {
+    /// For a site at `site_url` whose pages embed frames from
+    /// `frame_origins`, advertising HTTP/3 on UDP port `h3_port` when one
+    /// is served. Every response carries them, kept pages in their
+    /// finished headers: nothing is encoded per response.
+    pub fn new(site_url: &str, frame_origins: &[String], h3_port: Option<u16>) -> SecurityHeaders {
         let https = site_url.starts_with("https://");
         SecurityHeaders {
             csp: HeaderValue::from_str(&content_security_policy(https, frame_origins))
                 .expect("the policy is ASCII"),
             hsts: https.then(|| HeaderValue::from_static(HSTS)),
+            alt_svc: h3_port.map(|port| {
+                HeaderValue::from_str(&format!("h3=\":{port}\"; ma={ALT_SVC_MAX_AGE}"))
+                    .expect("the value is ASCII")
+            }),
         }
     }
 
@@ -62,7 +73,7 @@ impl SecurityHeaders {
             ),
         ];
         const CORP: HeaderName = HeaderName::from_static("cross-origin-resource-policy");
-        headers.reserve(FIXED.len() + 3);
+        headers.reserve(FIXED.len() + 4);
         headers
             .entry(header::CONTENT_SECURITY_POLICY)
             .or_insert_with(|| self.csp.clone());
@@ -81,6 +92,11 @@ impl SecurityHeaders {
             headers
                 .entry(header::STRICT_TRANSPORT_SECURITY)
                 .or_insert_with(|| hsts.clone());
+        }
+        if let Some(alt_svc) = &self.alt_svc {
+            headers
+                .entry(header::ALT_SVC)
+                .or_insert_with(|| alt_svc.clone());
         }
     }
 }
@@ -121,7 +137,7 @@ mod tests {
     #[test]
     fn hsts_only_when_the_site_is_https_and_a_handler_keeps_its_own_values() {
         let mut h = HeaderMap::new();
-        SecurityHeaders::new("http://127.0.0.1:3000", &frames()).apply("/", &mut h);
+        SecurityHeaders::new("http://127.0.0.1:3000", &frames(), None).apply("/", &mut h);
         assert!(h.get(header::STRICT_TRANSPORT_SECURITY).is_none());
         assert_eq!(h["cross-origin-resource-policy"], "same-origin");
         let mut h = HeaderMap::new();
@@ -129,9 +145,18 @@ mod tests {
             header::X_FRAME_OPTIONS,
             HeaderValue::from_static("SAMEORIGIN"),
         );
-        SecurityHeaders::new("https://citizenwallet.xyz", &frames()).apply("/assets/x.png", &mut h);
+        SecurityHeaders::new("https://citizenwallet.xyz", &frames(), None)
+            .apply("/assets/x.png", &mut h);
         assert_eq!(h[header::STRICT_TRANSPORT_SECURITY], HSTS);
+        assert!(h.get(header::ALT_SVC).is_none());
         assert_eq!(h[header::X_FRAME_OPTIONS], "SAMEORIGIN");
         assert_eq!(h["cross-origin-resource-policy"], "cross-origin");
+    }
+
+    #[test]
+    fn http3_is_advertised_on_the_port_held() {
+        let mut h = HeaderMap::new();
+        SecurityHeaders::new("https://citizenwallet.xyz", &frames(), Some(8443)).apply("/", &mut h);
+        assert_eq!(h[header::ALT_SVC], "h3=\":8443\"; ma=86400");
     }
 }

@@ -71,7 +71,11 @@ impl Site {
         dev: Option<Arc<dyn DevPages>>,
         config: &Config,
     ) -> Site {
-        let security = SecurityHeaders::new(&config.site_url, &content.frame_origins);
+        let security = SecurityHeaders::new(
+            &config.site_url,
+            &content.frame_origins,
+            config.alt_svc_port,
+        );
         let by_path = PagesByPath::new(content.page_paths());
         Site {
             generation,

@@ -18,10 +18,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use citizen_site::assets::Manifest;
-use citizen_site::content::Content;
 use citizen_site::payload::elf;
-use support::{free_port, needs, wait, Dir};
+use support::{free_port, needs, routes, wait, Dir};
 
 const BIN: &str = env!("CARGO_BIN_EXE_citizen-site");
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -174,25 +172,6 @@ fn get(port: u16, path: &str, encoding: &str) -> (u16, Vec<(String, String)>, Ve
         headers,
         raw.get(split + 4..).unwrap_or_default().to_vec(),
     )
-}
-
-/// Every route the site answers: each page and post, each asset, and what
-/// is not a page.
-fn routes() -> Vec<String> {
-    let manifest = Manifest::embedded();
-    let content = Content::embedded(&manifest).unwrap();
-    let mut paths = content.page_paths();
-    paths.extend(manifest.files.iter().map(|f| f.url.clone()));
-    paths.extend(
-        [
-            "/sitemap.xml",
-            "/robots.txt",
-            "/no-such-page",
-            "/blog/no-such-post",
-        ]
-        .map(String::from),
-    );
-    paths
 }
 
 #[test]

@@ -30,12 +30,13 @@
 //!   it in place of its own. With no offer, the successor gets the server's.
 //!
 //! Either way the sockets named `https` and `http` are the HTTPS and HTTP
-//! ports (`HTTPS_ADDR`, `HTTP_ADDR`), and behind a proxy the one named
-//! `http`, or the only one, is `ADDR`. With none passed, the server binds
-//! those addresses itself.
+//! ports (`HTTPS_ADDR`, `HTTP_ADDR`), the UDP socket named `quic` is
+//! HTTP/3's (the HTTPS port's number, over UDP), and behind a proxy the
+//! one named `http`, or the only one, is `ADDR`. With none passed, the
+//! server binds those addresses itself.
 
 use std::ffi::OsString;
-use std::net::TcpListener;
+use std::net::{TcpListener, UdpSocket};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::net::UnixDatagram;
 use std::path::{Path, PathBuf};
@@ -48,6 +49,8 @@ use anyhow::{bail, Context};
 pub const HTTPS: &str = "https";
 /// The name of the HTTP port's socket (or of the only one, behind a proxy).
 pub const HTTP: &str = "http";
+/// The name of HTTP/3's UDP socket.
+pub const QUIC: &str = "quic";
 /// Set by a server for the successor it starts: its own process id. The
 /// successor's `LISTEN_PID` cannot be known before it runs, so the
 /// successor checks that its parent is that process instead.
@@ -63,6 +66,10 @@ pub const SUCCESSOR_TIMEOUT: Duration = Duration::from_secs(60);
 #[derive(Debug, Default)]
 pub struct Inherited {
     sockets: Vec<(String, TcpListener)>,
+    /// HTTP/3's UDP socket, when one was passed.
+    quic: Option<UdpSocket>,
+    /// The names of every socket passed.
+    passed: Vec<String>,
     /// Started by a server handing over to it (rather than by systemd).
     pub from_predecessor: bool,
     /// A service manager watches it: systemd started it (`NOTIFY_SOCKET`),
@@ -108,10 +115,23 @@ impl Inherited {
             handed_over: std::sync::atomic::AtomicBool::new(false),
         });
         // SAFETY: as above.
-        let passed = unsafe { sd_notify::listen_fds_with_names_and_unset_env() }
-            .context("reading the sockets passed in LISTEN_FDS")?;
+        let passed: Vec<_> = unsafe { sd_notify::listen_fds_with_names_and_unset_env() }
+            .context("reading the sockets passed in LISTEN_FDS")?
+            .into_iter()
+            .collect();
         let mut sockets = Vec::new();
+        let mut quic = None;
+        let names = passed.iter().map(|(_, name)| name.clone()).collect();
         for (fd, name) in passed {
+            if name == QUIC {
+                check_datagram(fd).with_context(|| format!("the socket {name:?} passed in"))?;
+                // SAFETY: the fd was passed to this process to own (and
+                // checked to be a UDP socket); nothing else in it uses it.
+                let socket = unsafe { UdpSocket::from_raw_fd(fd) };
+                socket.set_nonblocking(true)?;
+                quic = Some(socket);
+                continue;
+            }
             check_listening(fd).with_context(|| format!("the socket {name:?} passed in"))?;
             // SAFETY: the fd was passed to this process to own (and checked
             // to be a listening TCP socket); nothing else in it uses it.
@@ -121,6 +141,8 @@ impl Inherited {
         }
         Ok(Inherited {
             sockets,
+            quic,
+            passed: names,
             from_predecessor,
             supervised,
             exe: std::env::current_exe().ok(),
@@ -131,6 +153,16 @@ impl Inherited {
     pub fn take(&mut self, name: &str) -> Option<TcpListener> {
         let at = self.sockets.iter().position(|(n, _)| n == name)?;
         Some(self.sockets.remove(at).1)
+    }
+
+    /// Whether a socket named `name` was passed (taken since or not).
+    pub fn was_passed(&self, name: &str) -> bool {
+        self.passed.iter().any(|n| n == name)
+    }
+
+    /// Takes HTTP/3's UDP socket.
+    pub fn take_quic(&mut self) -> Option<UdpSocket> {
+        self.quic.take()
     }
 
     /// Takes the socket for plain HTTP: the one named `http`, or the only
@@ -151,35 +183,46 @@ impl Inherited {
 
     /// The names of sockets passed in but not taken.
     pub fn left(&self) -> Vec<&str> {
-        self.sockets.iter().map(|(n, _)| n.as_str()).collect()
+        let quic = self.quic.as_ref().map(|_| QUIC);
+        self.sockets.iter().map(|(n, _)| n.as_str()).chain(quic).collect()
     }
 }
 
 /// Refuses a descriptor that is not a listening TCP socket.
 fn check_listening(fd: RawFd) -> anyhow::Result<()> {
-    let option = |name| {
-        let mut value: libc::c_int = 0;
-        let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
-        // SAFETY: a plain getsockopt into a c_int of the size given.
-        let r = unsafe {
-            libc::getsockopt(
-                fd,
-                libc::SOL_SOCKET,
-                name,
-                (&mut value as *mut libc::c_int).cast(),
-                &mut len,
-            )
-        };
-        if r == 0 {
-            Ok(value)
-        } else {
-            Err(std::io::Error::last_os_error())
-        }
-    };
-    if option(libc::SO_TYPE)? != libc::SOCK_STREAM || option(libc::SO_ACCEPTCONN)? != 1 {
+    if option(fd, libc::SO_TYPE)? != libc::SOCK_STREAM || option(fd, libc::SO_ACCEPTCONN)? != 1 {
         bail!("descriptor {fd} is not a listening TCP socket (ListenStream= in the socket unit)");
     }
     Ok(())
+}
+
+/// Refuses a descriptor that is not a datagram socket.
+fn check_datagram(fd: RawFd) -> anyhow::Result<()> {
+    if option(fd, libc::SO_TYPE)? != libc::SOCK_DGRAM {
+        bail!("descriptor {fd} is not a UDP socket (ListenDatagram= in the socket unit)");
+    }
+    Ok(())
+}
+
+/// A socket option of `fd` that is a C int.
+fn option(fd: RawFd, name: libc::c_int) -> std::io::Result<libc::c_int> {
+    let mut value: libc::c_int = 0;
+    let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+    // SAFETY: a plain getsockopt into a c_int of the size given.
+    let r = unsafe {
+        libc::getsockopt(
+            fd,
+            libc::SOL_SOCKET,
+            name,
+            (&mut value as *mut libc::c_int).cast(),
+            &mut len,
+        )
+    };
+    if r == 0 {
+        Ok(value)
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
 }
 
 /// Where this process's notifications go: `first` (systemd's socket, or

@@ -1,6 +1,6 @@
 //! The listening sockets the application serves: plain HTTP behind a
-//! proxy, or HTTPS with the HTTP port's redirect (and the tasks that keep
-//! its certificate current).
+//! proxy, or HTTPS with the HTTP port's redirect and HTTP/3's UDP socket
+//! (and the tasks that keep its certificate current).
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -24,15 +24,25 @@ use crate::tls::Identity;
 
 use super::handover::{self, Inherited};
 
-/// The bound sockets: plain HTTP, or HTTPS and the HTTP port's redirect.
+/// The bound sockets: plain HTTP, or HTTPS, the HTTP port's redirect and
+/// HTTP/3's UDP socket when it is served.
 pub enum Listeners {
     Plain(TcpListener),
     Tls {
         https: TcpListener,
         http: TcpListener,
+        quic: Option<QuicSocket>,
         acceptor: tokio_rustls::TlsAcceptor,
         redirect: Redirect,
     },
+}
+
+/// HTTP/3's UDP socket and its QUIC settings. Nothing reads the socket
+/// until the server serves (a successor must not take the packets of the
+/// connections its predecessor still serves before it is ready).
+pub struct QuicSocket {
+    socket: std::net::UdpSocket,
+    config: quinn::ServerConfig,
 }
 
 impl Listeners {
@@ -64,11 +74,23 @@ impl Listeners {
             Some(socket) => adopt(socket, handover::HTTP)?,
             None => bind(tls.http_addr, "HTTP_ADDR").await?,
         };
+        let udp = match config.http3 {
+            true => quic_socket(tls, &https, inherited)?,
+            false => None,
+        };
         warn_if_left(inherited);
-        let (acceptor, certs, identity, tasks) = certificates(tls, db, orders)?;
+        let (acceptor, quic_tls, certs, identity, tasks) = certificates(tls, db, orders)?;
+        let quic = match udp {
+            Some(socket) => Some(QuicSocket {
+                socket,
+                config: edge::quic::server_config(quic_tls, &config.limits)?,
+            }),
+            None => None,
+        };
         let listeners = Listeners::Tls {
             https,
             http,
+            quic,
             acceptor,
             redirect: Redirect::new(&config.site_url, tls.domains(), certs),
         };
@@ -81,11 +103,29 @@ impl Listeners {
         let copy = |l: &TcpListener| l.as_fd().try_clone_to_owned();
         Ok(match self {
             Listeners::Plain(l) => vec![(handover::HTTP, copy(l)?)],
-            Listeners::Tls { https, http, .. } => vec![
-                (handover::HTTPS, copy(https)?),
-                (handover::HTTP, copy(http)?),
-            ],
+            Listeners::Tls {
+                https, http, quic, ..
+            } => {
+                let mut sockets = vec![
+                    (handover::HTTPS, copy(https)?),
+                    (handover::HTTP, copy(http)?),
+                ];
+                if let Some(quic) = quic {
+                    sockets.push((handover::QUIC, quic.socket.as_fd().try_clone_to_owned()?));
+                }
+                sockets
+            }
         })
+    }
+
+    /// The UDP port HTTP/3 is served on, if it is.
+    pub fn h3_port(&self) -> Option<u16> {
+        match self {
+            Listeners::Tls {
+                quic: Some(quic), ..
+            } => quic.socket.local_addr().ok().map(|a| a.port()),
+            _ => None,
+        }
     }
 
     pub fn addresses(&self) -> Addresses {
@@ -126,20 +166,33 @@ impl Listeners {
             Listeners::Tls {
                 https,
                 http,
+                quic,
                 acceptor,
                 redirect,
             } => {
                 let redirects = edge::Axum::per_worker(redirect);
+                let endpoint = quic.and_then(|q| {
+                    edge::quic::Endpoint::new(q.socket, q.config, limits.workers)
+                        .inspect_err(|e| tracing::error!(error = %format!("{e:#}"), "HTTP/3 is not served"))
+                        .ok()
+                });
+                let h3 = async {
+                    if let Some(endpoint) = endpoint {
+                        let (limits, exempt) = (limits.clone(), exempt.clone());
+                        edge::quic::serve(endpoint, &connection, limits, exempt, stopped()).await
+                    }
+                };
                 tokio::join!(
                     edge::serve(
                         https,
                         Some(acceptor),
-                        connection,
+                        &connection,
                         limits.clone(),
                         exempt.clone(),
                         stopped()
                     ),
-                    edge::serve(http, None, redirects, limits, exempt, stopped()),
+                    edge::serve(http, None, redirects, limits.clone(), exempt.clone(), stopped()),
+                    h3,
                 );
             }
         }
@@ -180,8 +233,10 @@ fn certificates(tls: &TlsSettings, db: &Db, orders: &AcmeOrders) -> anyhow::Resu
     };
     tasks.extend(identity.start(acme)?);
     let config = edge::certs::server_config(certs.clone(), &tickets);
+    let quic = edge::certs::quic_server_config(certs.clone(), &tickets);
     Ok((
         tokio_rustls::TlsAcceptor::from(config),
+        quic,
         certs,
         identity,
         tasks,
@@ -190,6 +245,7 @@ fn certificates(tls: &TlsSettings, db: &Db, orders: &AcmeOrders) -> anyhow::Resu
 
 type Certificates = (
     tokio_rustls::TlsAcceptor,
+    Arc<rustls::ServerConfig>,
     Arc<Certs>,
     Arc<Identity>,
     Vec<JoinHandle<()>>,
@@ -218,10 +274,38 @@ fn adopt(socket: std::net::TcpListener, name: &str) -> anyhow::Result<TcpListene
     Ok(listener)
 }
 
+/// HTTP/3's UDP socket: the one passed in, or, when the server bound its
+/// HTTPS port itself, one bound to the same address and port number. When
+/// the HTTPS port was passed in without one (socket units older than
+/// `citizen-site-quic.socket`), none: HTTPS_ADDR is not the port in use.
+fn quic_socket(
+    tls: &TlsSettings,
+    https: &TcpListener,
+    inherited: &mut Inherited,
+) -> anyhow::Result<Option<std::net::UdpSocket>> {
+    if let Some(socket) = inherited.take_quic() {
+        if let Ok(addr) = socket.local_addr() {
+            tracing::info!(socket = handover::QUIC, %addr, "HTTP/3: serving on a UDP socket passed in (systemd or the previous process)");
+        }
+        return Ok(Some(socket));
+    }
+    let at = https.local_addr()?;
+    if inherited.was_passed(handover::HTTPS) {
+        tracing::warn!(https = %at, "HTTP/3 is not served: the HTTPS socket was passed in without a UDP one (add deploy/citizen-site-quic.socket, or set HTTP3=off)");
+        return Ok(None);
+    }
+    let addr = SocketAddr::new(tls.https_addr.ip(), at.port());
+    let socket = std::net::UdpSocket::bind(addr).with_context(|| {
+        format!("HTTPS_ADDR: cannot listen on {addr} over UDP for HTTP/3 (HTTP3=off serves without it)")
+    })?;
+    socket.set_nonblocking(true)?;
+    Ok(Some(socket))
+}
+
 fn warn_if_left(inherited: &Inherited) {
     let left = inherited.left();
     if !left.is_empty() {
-        tracing::warn!(sockets = ?left, "sockets passed in that this configuration does not serve (names: https, http)");
+        tracing::warn!(sockets = ?left, "sockets passed in that this configuration does not serve (names: https, http, quic)");
     }
 }
 

@@ -86,6 +86,8 @@ impl Application {
         let db = Db::connect_lazy_with(&config.database_url, &config.timeouts)?;
         let (listeners, mut tasks, identity) =
             Listeners::bind(&config, &mut inherited, &db, &metrics.acme).await?;
+        // Every HTTPS response advertises HTTP/3 where its socket is held.
+        config.alt_svc_port = listeners.h3_port();
         let handover = Handover {
             sockets: Arc::new(listeners.for_successor()?),
             supervised: inherited.supervised,

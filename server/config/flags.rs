@@ -103,13 +103,20 @@ pub struct ServeArgs {
     #[arg(long, env = "HTTPS_ADDR", default_value = "0.0.0.0:443")]
     pub https_addr: Option<String>,
 
+    /// HTTP/3 (QUIC) on HTTPS_ADDR's port over UDP, advertised by Alt-Svc:
+    /// `auto` (served, unless PROXY_PROTOCOL_FROM is set: a TCP balancer
+    /// carries no UDP), `on` or `off`. Only with TLS_DOMAINS or TLS_CERT.
+    #[arg(long, env = "HTTP3", default_value = "auto")]
+    pub http3: Option<String>,
+
     /// Where the HTTP port answers ACME challenges and redirects to https
     /// (with TLS_DOMAINS or TLS_CERT).
     #[arg(long, env = "HTTP_ADDR", default_value = "0.0.0.0:80")]
     pub http_addr: Option<String>,
 
-    /// Connections open at once (an equal share for each connection
-    /// worker); more wait until one closes.
+    /// TCP connections open at once (an equal share for each connection
+    /// worker); more wait until one closes. HTTP/3's QUIC connections are
+    /// counted apart, up to as many.
     #[arg(long, env = "MAX_CONNECTIONS", default_value = "4096")]
     pub max_connections: Option<String>,
 

@@ -31,6 +31,13 @@ pub use crate::telemetry::LogFormat;
 pub struct Config {
     /// Plain HTTP, when `tls` is None.
     pub addr: SocketAddr,
+    /// HTTP/3 on the HTTPS port's UDP socket (`HTTP3`, settled: never
+    /// without `tls`).
+    pub http3: bool,
+    /// The UDP port HTTP/3 is served on, advertised in every response's
+    /// `Alt-Svc`: set by the application once it holds the socket (None:
+    /// nothing advertised).
+    pub alt_svc_port: Option<u16>,
     pub site_url: String,
     /// Serving HTTPS itself.
     pub tls: Option<TlsSettings>,
@@ -140,6 +147,7 @@ impl Config {
         let shutdown_grace_secs: u64 = r.number(setting!(a, shutdown_grace_secs));
         let intro_lease_secs: u64 = r.number(setting!(a, intro_lease_secs));
         let _: LogFormat = r.choice(setting!(a, log_format));
+        let http3: Http3 = r.choice(setting!(a, http3));
         let trusted_proxies: Networks = r.parse(setting!(a, trusted_proxies), NETWORKS);
         let proxy_protocol_from: Networks = r.parse(setting!(a, proxy_protocol_from), NETWORKS);
         let metrics_allow: Networks = r.parse(setting!(a, metrics_allow), NETWORKS);
@@ -201,7 +209,19 @@ impl Config {
             ssr_workers
         };
         let tls = tls.map(|t| t.settings);
+        if http3 == Http3::On && tls.is_none() {
+            let name = r.name("http3");
+            r.problem(format!("{name}=on: HTTP/3 needs HTTPS served by this server (TLS_DOMAINS, or TLS_CERT and TLS_KEY)"));
+            return Err(r.finish());
+        }
+        let http3 = match http3 {
+            Http3::Auto => tls.is_some() && proxy_protocol_from.is_empty(),
+            Http3::On => tls.is_some(),
+            Http3::Off => false,
+        };
         Ok(Config {
+            http3,
+            alt_svc_port: None,
             addr,
             site_url,
             limits: Limits {
@@ -284,6 +304,16 @@ impl Config {
             ..Config::from_args(a.serve)?
         })
     }
+}
+
+/// `HTTP3`: whether the HTTPS port is also served over UDP.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Http3 {
+    /// Served, unless PROXY_PROTOCOL_FROM says a TCP balancer is in front.
+    #[default]
+    Auto,
+    On,
+    Off,
 }
 
 /// What `citizen-site --help` says after the flags: how every value is

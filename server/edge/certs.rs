@@ -192,6 +192,26 @@ pub fn server_config(
     Arc::new(config)
 }
 
+/// HTTP/3's TLS: the same certificate store and session-ticket keys as
+/// [`server_config`], TLS 1.3 alone (QUIC has no other) and ALPN `h3`.
+/// No early data (0-RTT): rustls accepts it only without a ticketer, and
+/// the shared ticket keys are what resume a session on any server.
+pub fn quic_server_config(
+    certs: Arc<Certs>,
+    tickets: &Arc<super::tickets::TicketKeys>,
+) -> Arc<ServerConfig> {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut config = ServerConfig::builder_with_provider(provider)
+        .with_protocol_versions(&[&rustls::version::TLS13])
+        .expect("ring supports TLS 1.3")
+        .with_no_client_auth()
+        .with_cert_resolver(certs);
+    config.alpn_protocols = vec![b"h3".to_vec()];
+    config.ticketer = tickets.ticketer();
+    config.max_early_data_size = 0;
+    Arc::new(config)
+}
+
 /// The self-signed certificate a TLS-ALPN-01 validation must see for
 /// `domain`: its one name, and the SHA-256 of the key authorization in the
 /// critical acmeIdentifier extension (RFC 8737, section 3).

@@ -28,6 +28,7 @@ mod connection;
 mod drain;
 mod per_client;
 pub mod proxy_protocol;
+pub mod quic;
 pub mod redirect;
 mod serve;
 mod signal;

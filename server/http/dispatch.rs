@@ -28,7 +28,6 @@ use axum::Router;
 use bytes::Bytes;
 use futures_util::future::Either;
 use http_body_util::Full;
-use hyper::body::Incoming;
 use tower::ServiceExt;
 
 use super::page_handler;
@@ -78,12 +77,24 @@ pub struct ConnectionService {
 type Answer = hyper::Response<ResponseBody>;
 type Pending = Pin<Box<dyn Future<Output = Result<Answer, Infallible>> + Send>>;
 
-impl hyper::service::Service<hyper::Request<Incoming>> for ConnectionService {
+/// A request's body as a connection reads it: hyper's over TCP, the
+/// QUIC stream's over HTTP/3 (`edge::quic`).
+pub trait IncomingBody:
+    hyper::body::Body<Data = Bytes, Error: Into<axum::BoxError>> + Send + 'static
+{
+}
+
+impl<B> IncomingBody for B where
+    B: hyper::body::Body<Data = Bytes, Error: Into<axum::BoxError>> + Send + 'static
+{
+}
+
+impl<In: IncomingBody> hyper::service::Service<hyper::Request<In>> for ConnectionService {
     type Response = Answer;
     type Error = Infallible;
     type Future = Either<Ready<Result<Answer, Infallible>>, Pending>;
 
-    fn call(&self, request: hyper::Request<Incoming>) -> Self::Future {
+    fn call(&self, request: hyper::Request<In>) -> Self::Future {
         let started = Instant::now();
         let Dispatcher {
             state,
@@ -106,7 +117,11 @@ impl hyper::service::Service<hyper::Request<Incoming>> for ConnectionService {
 }
 
 /// `request` handed to `service` (the router or the page pipeline).
-fn forward(service: &Router, peer: SocketAddr, request: hyper::Request<Incoming>) -> Pending {
+fn forward<In: IncomingBody>(
+    service: &Router,
+    peer: SocketAddr,
+    request: hyper::Request<In>,
+) -> Pending {
     let mut request = request.map(Body::new);
     request.extensions_mut().insert(ConnectInfo(peer));
     let service = service.clone();

@@ -23,7 +23,6 @@ use axum::extract::{Query, Request, State};
 use axum::http::{header, HeaderMap, Method, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::{Extension, Json, Router};
-use hyper::body::Incoming;
 use serde::Deserialize;
 
 use super::api::set_retry_after;
@@ -38,11 +37,11 @@ use crate::state::{AppState, SharedState};
 /// Step 1: the latest page of one of the site's own paths, answered as the
 /// request comes off the wire (see [`pages::latest_for_path`]); None hands
 /// the request to [`pipeline`].
-pub fn latest(
+pub fn latest<B>(
     state: &AppState,
     started: Instant,
     peer: SocketAddr,
-    request: &hyper::Request<Incoming>,
+    request: &hyper::Request<B>,
 ) -> Option<FullResponse> {
     let (method, uri, headers) = (request.method(), request.uri(), request.headers());
     let site = state.site.load();

@@ -15,16 +15,24 @@ pub enum Protocol {
     Http1,
     Http1Tls,
     H2Tls,
+    /// HTTP/3, over QUIC (always encrypted).
+    H3,
 }
 
 impl Protocol {
-    const ALL: [Protocol; 3] = [Protocol::Http1, Protocol::Http1Tls, Protocol::H2Tls];
+    const ALL: [Protocol; 4] = [
+        Protocol::Http1,
+        Protocol::Http1Tls,
+        Protocol::H2Tls,
+        Protocol::H3,
+    ];
 
     fn labels(self) -> ConnectionLabels {
         let (protocol, tls) = match self {
             Protocol::Http1 => ("http1", "false"),
             Protocol::Http1Tls => ("http1", "true"),
             Protocol::H2Tls => ("h2", "true"),
+            Protocol::H3 => ("h3", "true"),
         };
         ConnectionLabels { protocol, tls }
     }
@@ -46,7 +54,7 @@ pub struct OpenConnections {
 #[derive(Debug, Default)]
 #[repr(align(128))]
 pub struct WorkerCounts {
-    open: [AtomicI64; 3],
+    open: [AtomicI64; Protocol::ALL.len()],
 }
 
 /// A connection counted as open until dropped.

@@ -110,6 +110,11 @@ async fn metrics_say_which_build_serves_since_when_and_what_it_holds() {
         value(r#"http_connections_open{protocol="h2",tls="true"}"#),
         0.0
     );
+    // HTTP/3's series is there at 0 too (behind a proxy: no QUIC).
+    assert_eq!(
+        value(r#"http_connections_open{protocol="h3",tls="true"}"#),
+        0.0
+    );
     // The prerendered pages, each in three encodings with its route data.
     let pages = value("page_cache_entries");
     assert!(pages >= 15.0, "{pages}");

@@ -13,6 +13,7 @@
 // Each test uses some of these.
 #![allow(dead_code)]
 
+pub mod h3;
 pub mod pg;
 pub mod throwaway_systemd;
 pub mod tls_site;
@@ -196,4 +197,24 @@ pub fn deploy_step(guide: &str, name: &str) -> String {
         .collect::<Vec<_>>()
         .join("\n")
         + "\n"
+}
+
+/// Every route the site answers: each page and post, each asset, and what
+/// is not a page (`tests/pack.rs`'s and `tests/http3.rs`'s same-bytes
+/// checks walk it).
+pub fn routes() -> Vec<String> {
+    let manifest = citizen_site::assets::Manifest::embedded();
+    let content = citizen_site::content::Content::embedded(&manifest).unwrap();
+    let mut paths = content.page_paths();
+    paths.extend(manifest.files.iter().map(|f| f.url.clone()));
+    paths.extend(
+        [
+            "/sitemap.xml",
+            "/robots.txt",
+            "/no-such-page",
+            "/blog/no-such-post",
+        ]
+        .map(String::from),
+    );
+    paths
 }

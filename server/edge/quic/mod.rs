@@ -1,0 +1,368 @@
+//! HTTP/3: the HTTPS port over UDP (QUIC, quinn; HTTP/3, h3), served
+//! beside the TCP port whenever the server serves HTTPS itself and
+//! `HTTP3` allows it.
+//!
+//! It shares what the TCP port has: the certificate store, the
+//! session-ticket keys (so a session resumes across members and publishes
+//! as over TCP), the dispatcher and so the router, the page cache and the
+//! rate limits. Its own bounds ([`transport`], [`serve`]):
+//!
+//! - connections: up to `MAX_CONNECTIONS` QUIC connections, counted apart
+//!   from the TCP ones (a QUIC connection holds no descriptor, which is
+//!   what the TCP count mostly guards); beyond, a new one is refused. Once
+//!   half are in use a client must prove its address first (a Retry), so
+//!   spoofed Initials cannot fill the rest;
+//! - per client: `MAX_CONNECTIONS_PER_CLIENT`, counted apart from its TCP
+//!   connections, as the HTTP port's are;
+//! - the handshake: the TCP port's bound;
+//! - streams: [`MAX_STREAMS`] requests at once per connection (HTTP/2's
+//!   bound), [`MAX_UNI_STREAMS`] unidirectional ones (HTTP/3's control and
+//!   QPACK streams);
+//! - a request head: [`MAX_FIELD_SECTION`] bytes (QPACK decoded), within
+//!   the request-head time bound;
+//! - a request body: [`stream::BODY_TIME`], and what a handler reads of it
+//!   (`http::api::body`); flow control lets a client send at most
+//!   [`STREAM_WINDOW`] per stream and [`CONNECTION_WINDOW`] in all before
+//!   the server reads it;
+//! - an idle connection: `Limits::idle`; a client that does not read: the
+//!   write-stall bound per write, then the stream is reset.
+//!
+//! No 0-RTT: rustls accepts early data only without a ticketer, and the
+//! shared ticket keys are what resume a session on any member
+//! (docs/security.md).
+
+pub mod stream;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use bytes::Bytes;
+use quinn::crypto::rustls::QuicServerConfig;
+use quinn::{IdleTimeout, VarInt};
+
+use super::connection::OutgoingBody;
+use super::per_client::PerClient;
+use super::signal::Signal;
+use super::{workers, Limits};
+use crate::client_ip::Networks;
+use crate::metrics::{Protocol, WorkerCounts};
+use crate::telemetry::LogSampler;
+use stream::{QuicBody, StreamBounds};
+
+/// Requests open at once on one connection (as HTTP/2's
+/// `max_concurrent_streams`).
+pub const MAX_STREAMS: u32 = 128;
+/// Unidirectional streams a client may open: HTTP/3 needs three (control,
+/// QPACK encoder and decoder); the rest leaves room for reserved types.
+pub const MAX_UNI_STREAMS: u32 = 8;
+/// The largest request head, decoded (as a header list's size counts:
+/// names, values and 32 bytes each).
+pub const MAX_FIELD_SECTION: u64 = 16 * 1024;
+/// What a client may send on one stream before the server reads it.
+pub const STREAM_WINDOW: u32 = 256 * 1024;
+/// What a client may send on one connection before the server reads it.
+pub const CONNECTION_WINDOW: u32 = 1024 * 1024;
+/// Once draining, how long a connection whose requests are all answered
+/// is given to close itself (the client, told by GOAWAY, closes it when
+/// it has what it asked for) before the server closes it.
+const CLOSE_WAIT: Duration = Duration::from_secs(2);
+
+/// The service of one QUIC connection's requests, as
+/// `serve`'s `per_worker` makes it for each peer.
+pub trait ServesQuic<B>:
+    hyper::service::Service<
+        hyper::Request<QuicBody>,
+        Response = hyper::Response<B>,
+        Error = std::convert::Infallible,
+        Future: Send + 'static,
+    > + Send
+    + Sync
+    + 'static
+{
+}
+
+impl<S, B> ServesQuic<B> for S where
+    S: hyper::service::Service<
+            hyper::Request<QuicBody>,
+            Response = hyper::Response<B>,
+            Error = std::convert::Infallible,
+            Future: Send + 'static,
+        > + Send
+        + Sync
+        + 'static
+{
+}
+
+/// QUIC's settings for the HTTPS port: `tls` (TLS 1.3, ALPN `h3`, no
+/// early data) and the transport's bounds.
+pub fn server_config(
+    tls: Arc<rustls::ServerConfig>,
+    limits: &Limits,
+) -> anyhow::Result<quinn::ServerConfig> {
+    let crypto = QuicServerConfig::try_from(tls)
+        .context("the TLS settings cannot serve QUIC (TLS 1.3 is needed)")?;
+    let mut config = quinn::ServerConfig::with_crypto(Arc::new(crypto));
+    config.transport_config(Arc::new(transport(limits)));
+    // Handshakes waiting to be accepted; beyond, new ones are refused.
+    config.max_incoming(limits.max_connections.clamp(16, 4096));
+    Ok(config)
+}
+
+/// The transport's bounds (see the module doc).
+pub fn transport(limits: &Limits) -> quinn::TransportConfig {
+    let mut transport = quinn::TransportConfig::default();
+    transport
+        .max_concurrent_bidi_streams(VarInt::from_u32(MAX_STREAMS))
+        .max_concurrent_uni_streams(VarInt::from_u32(MAX_UNI_STREAMS))
+        .max_idle_timeout(IdleTimeout::try_from(limits.idle).ok())
+        .stream_receive_window(VarInt::from_u32(STREAM_WINDOW))
+        .receive_window(VarInt::from_u32(CONNECTION_WINDOW))
+        .send_window(8 * u64::from(CONNECTION_WINDOW));
+    transport
+}
+
+/// Serves HTTP/3 on `socket` until `shutdown` resolves; then it stops
+/// taking new connections (`on_stop` says what becomes of their packets),
+/// tells each connection to go (GOAWAY), answers what each had asked, and
+/// returns when every connection has closed. The QUIC endpoint runs on the
+/// first worker; each connection on a worker in turn, with that worker's
+/// service (`per_worker`, called once per worker, as [`super::serve`]).
+pub async fn serve<M, F, S, B>(
+    endpoint: Endpoint,
+    per_worker: M,
+    limits: Limits,
+    exempt: Networks,
+    shutdown: impl Future<Output = ()>,
+) where
+    M: Fn() -> F,
+    F: Fn(SocketAddr) -> S + Send + Sync + 'static,
+    S: ServesQuic<B>,
+    B: OutgoingBody,
+{
+    let handles = workers::handles(limits.workers);
+    let served: Vec<Arc<Served<F>>> = handles
+        .iter()
+        .map(|_| {
+            Arc::new(Served {
+                connection: per_worker(),
+                open: limits.counted.worker(),
+            })
+        })
+        .collect();
+    let shared = Arc::new(Shared {
+        slots: Arc::new(tokio::sync::Semaphore::new(limits.max_connections)),
+        per_client: Arc::new(PerClient::default()),
+        draining: Arc::new(Signal::default()),
+        refusals: LogSampler::new(6),
+        bounds: StreamBounds {
+            head: limits.header_read.unwrap_or(Limits::HEADER_READ),
+            write_stall: limits.write_stall,
+        },
+        handshake: limits.handshake,
+        max: limits.max_connections,
+        max_per_client: limits.max_per_client,
+        exempt,
+    });
+    let quinn = endpoint.quinn.clone();
+    let next = AtomicUsize::new(0);
+    let accepting = async {
+        while let Some(incoming) = quinn.accept().await {
+            let turn = next.fetch_add(1, Ordering::Relaxed) % handles.len();
+            admit(incoming, &shared, &handles[turn], &served[turn]);
+        }
+    };
+    tokio::select! {
+        () = accepting => {}
+        () = shutdown => {}
+    }
+    endpoint.stop_accepting();
+    shared.draining.set();
+    let all = u32::try_from(shared.max).unwrap_or(u32::MAX);
+    let _ = shared.slots.acquire_many(all).await;
+    let _ = tokio::time::timeout(CLOSE_WAIT, quinn.wait_idle()).await;
+}
+
+/// The QUIC endpoint on the HTTPS port's UDP socket.
+pub struct Endpoint {
+    quinn: quinn::Endpoint,
+}
+
+impl Endpoint {
+    /// An endpoint serving `socket` with `config`, its I/O driven by the
+    /// first of `workers` (see [`workers::handles`]).
+    pub fn new(
+        socket: std::net::UdpSocket,
+        config: quinn::ServerConfig,
+        workers: usize,
+    ) -> anyhow::Result<Endpoint> {
+        let first = &workers::handles(workers)[0];
+        let _on_the_worker = first.enter();
+        let quinn = quinn::Endpoint::new(
+            quinn::EndpointConfig::default(),
+            Some(config),
+            socket,
+            Arc::new(quinn::TokioRuntime),
+        )
+        .context("serving QUIC on the UDP socket")?;
+        Ok(Endpoint { quinn })
+    }
+
+    /// The UDP socket's address.
+    pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        self.quinn.local_addr()
+    }
+
+    /// New connections are refused from now on; those open go on.
+    fn stop_accepting(&self) {
+        self.quinn.set_server_config(None);
+    }
+}
+
+/// What one worker keeps for the QUIC connections it serves.
+struct Served<F> {
+    connection: F,
+    open: Arc<WorkerCounts>,
+}
+
+/// What the connections of one endpoint share.
+struct Shared {
+    /// QUIC connections open at once, handshakes included.
+    slots: Arc<tokio::sync::Semaphore>,
+    per_client: Arc<PerClient>,
+    /// Set: every connection says GOAWAY and finishes.
+    draining: Arc<Signal>,
+    refusals: LogSampler,
+    bounds: StreamBounds,
+    handshake: Duration,
+    max: usize,
+    max_per_client: Option<usize>,
+    exempt: Networks,
+}
+
+/// A new connection's first packet: refused beyond the limits, asked to
+/// prove its address when the server is busy, else accepted and served on
+/// `worker`.
+fn admit<F, S, B>(
+    incoming: quinn::Incoming,
+    shared: &Arc<Shared>,
+    worker: &tokio::runtime::Handle,
+    served: &Arc<Served<F>>,
+) where
+    F: Fn(SocketAddr) -> S + Send + Sync + 'static,
+    S: ServesQuic<B>,
+    B: OutgoingBody,
+{
+    let peer = incoming.remote_address();
+    let peer = SocketAddr::new(peer.ip().to_canonical(), peer.port());
+    let Ok(permit) = shared.slots.clone().try_acquire_owned() else {
+        if let Some(held_back) = shared.refusals.admit() {
+            tracing::warn!(max = shared.max, held_back, "HTTP/3: the QUIC connections are at MAX_CONNECTIONS; refusing a new one");
+        }
+        return incoming.refuse();
+    };
+    let busy = shared.slots.available_permits() < shared.max / 2;
+    if busy && !incoming.remote_address_validated() && incoming.may_retry() {
+        // Its next Initial carries the token that proves the address.
+        let _ = incoming.retry();
+        return;
+    }
+    let client = match shared
+        .max_per_client
+        .filter(|_| !shared.exempt.contains(peer.ip()))
+    {
+        Some(max) => match shared.per_client.take(peer.ip(), max) {
+            Some(slot) => Some(slot),
+            None => {
+                if let Some(held_back) = shared.refusals.admit() {
+                    tracing::warn!(client = %peer.ip(), max, held_back, "HTTP/3: a client holds its maximum of QUIC connections; refusing another");
+                }
+                return incoming.refuse();
+            }
+        },
+        None => None,
+    };
+    let connecting = match incoming.accept() {
+        Ok(c) => c,
+        Err(e) => return tracing::debug!(client = %peer, error = %e, "QUIC: a connection failed"),
+    };
+    let (shared, served) = (shared.clone(), served.clone());
+    worker.spawn(Box::pin(async move {
+        let held = (permit, client);
+        connection(connecting, peer, &shared, &served).await;
+        drop(held);
+    }));
+}
+
+/// One QUIC connection served to its end: the handshake within its bound,
+/// then each request on a task of its own, until the client closes it, it
+/// idles out, or the server drains (GOAWAY, the requests in hand answered).
+async fn connection<F, S, B>(
+    connecting: quinn::Connecting,
+    peer: SocketAddr,
+    shared: &Shared,
+    served: &Served<F>,
+) where
+    F: Fn(SocketAddr) -> S + Send + Sync + 'static,
+    S: ServesQuic<B>,
+    B: OutgoingBody,
+{
+    let quic = match tokio::time::timeout(shared.handshake, connecting).await {
+        Ok(Ok(c)) => c,
+        Ok(Err(e)) => return tracing::debug!(client = %peer, error = %e, "QUIC handshake failed"),
+        Err(_) => return tracing::debug!(client = %peer, "QUIC handshake timed out"),
+    };
+    let _open = served.open.open(Protocol::H3);
+    let h3 = h3::server::builder()
+        .max_field_section_size(MAX_FIELD_SECTION)
+        .build::<_, Bytes>(h3_quinn::Connection::new(quic.clone()))
+        .await;
+    let mut h3 = match h3 {
+        Ok(h3) => h3,
+        Err(e) => return tracing::debug!(client = %peer, error = %e, "HTTP/3: the connection failed to start"),
+    };
+    let service = Arc::new((served.connection)(peer));
+    let bounds = shared.bounds;
+    let draining = shared.draining.signal();
+    tokio::pin!(draining);
+    let mut going = false;
+    loop {
+        let accepted = tokio::select! {
+            biased;
+            () = &mut draining, if !going => {
+                going = true;
+                // GOAWAY: the requests already opened are answered, no new one.
+                if let Err(e) = h3.shutdown(0).await {
+                    tracing::debug!(client = %peer, error = %e, "HTTP/3: GOAWAY not sent");
+                    break;
+                }
+                continue;
+            }
+            accepted = h3.accept() => accepted,
+        };
+        match accepted {
+            Ok(Some(resolver)) => {
+                let service = service.clone();
+                tokio::spawn(async move {
+                    if let Err(why) = stream::serve_request(resolver, &*service, bounds).await {
+                        tracing::debug!(client = %peer, error = %why, "HTTP/3: a request stream ended early");
+                    }
+                });
+            }
+            // Every request answered after a GOAWAY (either side's).
+            Ok(None) => break,
+            Err(e) => {
+                if !e.is_h3_no_error() {
+                    tracing::debug!(client = %peer, error = %e, "HTTP/3: the connection ended with an error");
+                }
+                return;
+            }
+        }
+    }
+    // The answers are written; the client closes once it has them.
+    let _ = tokio::time::timeout(CLOSE_WAIT, quic.closed()).await;
+    quic.close(VarInt::from_u32(0x100), b"");
+}

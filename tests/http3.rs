@@ -1,0 +1,346 @@
+//! HTTP/3: the HTTPS port served over UDP, as a visitor's client meets it.
+//!
+//! Every route answers over HTTP/3 with the status, headers and bytes it
+//! answers over HTTP/2, in each encoding; every HTTPS answer advertises
+//! the UDP port actually held (`Alt-Svc`); `HTTP3` is obeyed and a wrong
+//! value refused; the open QUIC connections are counted in `/metrics`; no
+//! 0-RTT is offered; and hostile clients (random datagrams, cut Initials,
+//! a client that opens every stream and stalls, a header list far over
+//! the limit, a body sent a byte at a time) neither crash the server, nor
+//! grow it past a stated bound, nor keep visitors on HTTP/2 and HTTP/3
+//! from being served.
+//!
+//! Each test runs the binary as a process with a certificate of the
+//! test's own CA for localhost (TLS_CERT, TLS_KEY), on ports of its own.
+
+mod support;
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use support::h3::{runtime, Answer, H2, H3};
+use support::tls_site::{https_server, spawn, Proc, TestCa};
+use support::{free_port, routes, wait, Dir};
+
+/// A server of the test's own over HTTPS, HTTP/2 and HTTP/3.
+struct Site {
+    dir: Dir,
+    https: u16,
+    http: u16,
+    root: PathBuf,
+    cert: PathBuf,
+    key: PathBuf,
+}
+
+impl Site {
+    fn new() -> Site {
+        let dir = Dir::new("http3-site");
+        let ca = TestCa::new();
+        let root = dir.0.join("root.pem");
+        std::fs::write(&root, ca.pem()).unwrap();
+        let (cert_pem, key_pem) = ca.leaf(&["localhost"], -60, 86400);
+        let (cert, key) = (dir.0.join("cert.pem"), dir.0.join("key.pem"));
+        std::fs::write(&cert, cert_pem).unwrap();
+        std::fs::write(&key, key_pem).unwrap();
+        Site {
+            dir,
+            https: free_port(),
+            http: free_port(),
+            root,
+            cert,
+            key,
+        }
+    }
+
+    fn command(&self, env: &[(&str, &str)]) -> Command {
+        let mut cmd = https_server(self.https, self.http);
+        cmd.env(
+            "DATABASE_URL",
+            format!("sqlite://{}/site.db", self.dir.0.display()),
+        )
+        .env("TLS_CERT", &self.cert)
+        .env("TLS_KEY", &self.key)
+        .env("SITE_URL", format!("https://localhost:{}", self.https))
+        .envs(env.iter().copied());
+        cmd
+    }
+
+    /// Started and ready (its pages rendered).
+    fn start(&self, env: &[(&str, &str)]) -> Proc {
+        let log = self.dir.0.join(format!("server-{}.log", uuid::Uuid::new_v4()));
+        let server = spawn(&mut self.command(env), log);
+        let ready = wait(60, || self.h2_get("/readyz").is_some_and(|a| a.status == 200));
+        assert!(ready, "not ready:\n{}", server.log());
+        server
+    }
+
+    fn h2_get(&self, path: &str) -> Option<Answer> {
+        let rt = runtime();
+        rt.block_on(async {
+            let connect = H2::connect_checked(self.https, &self.root);
+            let mut h2 = tokio::time::timeout(Duration::from_secs(5), connect).await.ok()??;
+            Some(h2.request("GET", path, &[], b"").await)
+        })
+    }
+}
+
+/// The server's resident memory, in KiB.
+fn resident_kib(server: &Proc) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", server.child.id())).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
+}
+
+#[test]
+fn every_route_answers_over_http3_as_over_http2_in_each_encoding() {
+    let site = Site::new();
+    let server = site.start(&[]);
+    let rt = runtime();
+    rt.block_on(async {
+        let mut h2 = H2::connect(site.https, &site.root).await;
+        let mut h3 = H3::connect(site.https, &site.root)
+            .await
+            .unwrap_or_else(|e| panic!("no HTTP/3: {e}\n{}", server.log()));
+        let advertised = format!("h3=\":{}\"; ma=86400", site.https);
+        let routes = routes();
+        assert!(routes.len() > 40, "{routes:?}");
+        let mut compared = 0;
+        for path in &routes {
+            for encoding in ["br", "gzip", "identity"] {
+                let headers = [("accept-encoding", encoding)];
+                let over_h2 = h2.request("GET", path, &headers, b"").await;
+                let over_h3 = h3.get(path, &headers).await.unwrap();
+                assert_eq!(
+                    (over_h2.status, over_h2.comparable_headers()),
+                    (over_h3.status, over_h3.comparable_headers()),
+                    "{path} ({encoding}): status and headers, HTTP/2 then HTTP/3"
+                );
+                assert!(
+                    over_h2.body == over_h3.body,
+                    "{path} ({encoding}): the bodies differ ({} bytes over HTTP/2, {} over HTTP/3)",
+                    over_h2.body.len(),
+                    over_h3.body.len()
+                );
+                for answer in [&over_h2, &over_h3] {
+                    assert_eq!(answer.header("alt-svc"), Some(advertised.as_str()), "{path}");
+                    assert!(answer.header("date").is_some(), "{path}: a date");
+                }
+                compared += 1;
+            }
+        }
+        assert_eq!(compared, routes.len() * 3);
+
+        // HEAD: GET's head alone (hyper's HTTP/2 client refuses a HEAD
+        // answer's content-length, so GET's head is the reference).
+        let over_h2 = h2.request("GET", "/pricing", &[], b"").await;
+        let over_h3 = h3.request("HEAD", "/pricing", &[], b"").await.unwrap();
+        assert_eq!(over_h2.comparable_headers(), over_h3.comparable_headers());
+        assert!(over_h3.body.is_empty() && over_h3.status == 200);
+
+        // The contact form, posted over HTTP/3, is stored.
+        let form = "name=Riverbend&contactPerson=Ana&email=ana%40riverbend.example&website=&description=Over+QUIC&tags=Loyalty";
+        let posted = h3
+            .request(
+                "POST",
+                "/api/save-to-notion",
+                &[("content-type", "application/x-www-form-urlencoded")],
+                form.as_bytes(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(posted.status, 303, "{posted:?}");
+        // A body over the limit is refused as over HTTP/2.
+        let big = vec![b'a'; 200 * 1024];
+        let refused = h3
+            .request(
+                "POST",
+                "/api/save-to-notion",
+                &[("content-type", "application/x-www-form-urlencoded")],
+                &big,
+            )
+            .await
+            .unwrap();
+        assert_eq!(refused.status, 413);
+
+        // The connection is counted while open.
+        let metrics = h3.get("/metrics", &[]).await.unwrap();
+        let text = String::from_utf8_lossy(&metrics.body);
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("http_connections_open{protocol=\"h3\",tls=\"true\"}"))
+            .unwrap_or_else(|| panic!("no h3 series:\n{text}"));
+        assert!(line.ends_with(" 1"), "{line}");
+    });
+    let stored = Command::new(env!("CARGO_BIN_EXE_citizen-site"))
+        .args(["intro", "list"])
+        .env_clear()
+        .env(
+            "DATABASE_URL",
+            format!("sqlite://{}/site.db", site.dir.0.display()),
+        )
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&stored.stdout);
+    assert_eq!(listed.matches("Riverbend").count(), 1, "{listed}");
+    drop(server);
+}
+
+#[test]
+fn http3_follows_its_setting_and_a_wrong_value_stops_the_start() {
+    let site = Site::new();
+    let rt = runtime();
+    for (env, served) in [
+        (vec![("HTTP3", "off")], false),
+        (vec![("PROXY_PROTOCOL_FROM", "192.0.2.1")], false),
+        (vec![("HTTP3", "on"), ("PROXY_PROTOCOL_FROM", "192.0.2.1")], true),
+    ] {
+        let server = site.start(&env);
+        let answer = site.h2_get("/").unwrap();
+        assert_eq!(answer.header("alt-svc").is_some(), served, "{env:?}");
+        let h3 = rt.block_on(H3::connect(site.https, &site.root));
+        assert_eq!(h3.is_ok(), served, "{env:?}: {:?}", h3.err());
+        drop(server);
+    }
+    for (env, said) in [
+        (
+            vec![("HTTP3", "maybe")],
+            "HTTP3=maybe: not one of auto, on, off",
+        ),
+        (
+            vec![("HTTP3", "on"), ("TLS_CERT", ""), ("TLS_KEY", ""), ("SITE_URL", "")],
+            "HTTP3=on: HTTP/3 needs HTTPS served by this server",
+        ),
+    ] {
+        let out = site
+            .command(&env)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{env:?}: {text}");
+        assert!(text.contains(said), "{env:?}: {text}");
+    }
+}
+
+#[test]
+fn no_early_data_is_accepted_and_a_returning_visitor_resumes() {
+    let site = Site::new();
+    let server = site.start(&[]);
+    let rt = runtime();
+    rt.block_on(async {
+        let endpoint = support::h3::endpoint(&site.root);
+        let mut first = H3::connect_from(endpoint.clone(), site.https).await.unwrap();
+        first.get("/", &[]).await.unwrap();
+        // The ticket arrives after the handshake.
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        first.connection.close(0u32.into(), b"");
+        let server_addr = ([127, 0, 0, 1], site.https).into();
+        let connecting = endpoint.connect(server_addr, "localhost").unwrap();
+        // With a ticket, quinn offers 0-RTT only where the server's ticket
+        // allows early data: ours never does.
+        match connecting.into_0rtt() {
+            Ok(_) => panic!("0-RTT was offered"),
+            Err(connecting) => {
+                let again = connecting.await.unwrap();
+                assert!(again.handshake_data().is_some());
+            }
+        }
+    });
+    drop(server);
+}
+
+/// Hostile clients, one after another, while a visitor on HTTP/2 and one
+/// on HTTP/3 are served throughout; the server's memory stays under
+/// [`MEMORY_BOUND_KIB`] more than it held once ready.
+#[test]
+fn hostile_clients_neither_stop_visitors_nor_the_server() {
+    const MEMORY_BOUND_KIB: u64 = 32 * 1024;
+    let site = Site::new();
+    let mut server = site.start(&[("MAX_CONNECTIONS_PER_CLIENT", "64")]);
+    let rt = runtime();
+    let before = resident_kib(&server);
+    let port = site.https;
+    let visitors_served = |rt: &tokio::runtime::Runtime, what: &str, server: &Proc| {
+        let h2 = site.h2_get("/pricing").map(|a| a.status);
+        assert_eq!(h2, Some(200), "HTTP/2 after {what}:\n{}", server.log());
+        let h3 = rt.block_on(async {
+            let mut h3 = H3::connect(port, &site.root).await?;
+            h3.get("/pricing", &[]).await.map(|a| a.status)
+        });
+        assert_eq!(h3, Ok(200), "HTTP/3 after {what}:\n{}", server.log());
+    };
+
+    // 10,000 random datagrams, then cut and malformed Initials.
+    let udp = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for _ in 0..10_000 {
+        let len = (next() % 1400) as usize + 1;
+        let datagram: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+        let _ = udp.send_to(&datagram, ("127.0.0.1", port));
+    }
+    visitors_served(&rt, "10,000 random datagrams", &server);
+    let initial = rt.block_on(support::h3::first_initial(&site.root));
+    for cut in [1, 5, 20, 100, initial.len() / 2, initial.len() - 1] {
+        let _ = udp.send_to(&initial[..cut], ("127.0.0.1", port));
+    }
+    for at in [0, 1, 5, 6, 7, 20, initial.len() - 20] {
+        let mut bad = initial.clone();
+        bad[at] ^= 0xff;
+        let _ = udp.send_to(&bad, ("127.0.0.1", port));
+    }
+    visitors_served(&rt, "cut and malformed Initials", &server);
+
+    // Clients that open every stream they may and stall; one header list
+    // far over the limit; one body a byte at a time.
+    let held = rt.block_on(async {
+        let mut held = Vec::new();
+        for _ in 0..8 {
+            let h3 = H3::connect(port, &site.root).await.unwrap();
+            let mut streams = Vec::new();
+            // Each begins a HEADERS frame of 255 bytes and sends none of them.
+            while let Ok(Ok((mut send, recv))) =
+                tokio::time::timeout(Duration::from_millis(200), h3.connection.open_bi()).await
+            {
+                send.write_all(&[0x01, 0x40, 0xff]).await.unwrap();
+                streams.push((send, recv));
+            }
+            assert_eq!(streams.len(), 128, "requests open at once on one connection");
+            held.push((h3, streams));
+        }
+        held
+    });
+    visitors_served(&rt, "8 clients holding every stream", &server);
+    rt.block_on(async {
+        let mut h3 = H3::connect(port, &site.root).await.unwrap();
+        let huge = "x".repeat(64 * 1024);
+        let refused = h3.get("/", &[("x-huge", huge.as_str())]).await;
+        // Over MAX_FIELD_SECTION (16 KiB): h3 answers 431 before the site.
+        assert_eq!(refused.map(|a| a.status), Ok(431));
+    });
+    let slow = rt.block_on(support::h3::slow_body(port, &site.root, Duration::from_secs(3)));
+    assert!(slow.is_ok(), "{slow:?}");
+    visitors_served(&rt, "a body sent a byte at a time", &server);
+    drop(held);
+
+    assert!(server.running(), "{}", server.log());
+    let grown = resident_kib(&server).saturating_sub(before);
+    eprintln!("resident memory: {before} KiB once ready, {grown} KiB more after the hostile clients");
+    assert!(
+        grown < MEMORY_BOUND_KIB,
+        "grew by {grown} KiB, over {MEMORY_BOUND_KIB}"
+    );
+    let started = Instant::now();
+    let log = server.stop();
+    assert!(started.elapsed() < Duration::from_secs(15), "{log}");
+    assert!(!log.contains("panicked"), "{log}");
+}

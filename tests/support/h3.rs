@@ -1,0 +1,262 @@
+//! Clients of the HTTPS port by HTTP/2 (TCP) and HTTP/3 (QUIC), for the
+//! HTTP/3 tests (`tests/http3.rs`): one answer's status, headers and body
+//! as sent, so that the two can be compared byte for byte.
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::{Buf, Bytes};
+use http_body_util::BodyExt;
+
+use super::tls_site::tls_client;
+
+/// One answer: status, headers (lower-case names, in the order sent) and
+/// the body's bytes as sent (still compressed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Answer {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The headers but those that differ by nature between two answers:
+    /// the date, the request's id, and `alt-svc`.
+    pub fn comparable_headers(&self) -> Vec<(String, String)> {
+        let mut headers: Vec<_> = self
+            .headers
+            .iter()
+            .filter(|(n, _)| n != "date" && n != "x-request-id" && n != "alt-svc")
+            .cloned()
+            .collect();
+        headers.sort();
+        headers
+    }
+}
+
+fn answer_of(head: http::response::Parts, body: Vec<u8>) -> Answer {
+    Answer {
+        status: head.status.as_u16(),
+        headers: head
+            .headers
+            .iter()
+            .map(|(n, v)| {
+                (
+                    n.as_str().to_owned(),
+                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                )
+            })
+            .collect(),
+        body,
+    }
+}
+
+/// A runtime of the client's own (the tests are synchronous).
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// The client's TLS for `alpn`, trusting the roots in `roots` (PEM).
+pub fn client_tls(roots: &Path, alpn: &[u8]) -> rustls::ClientConfig {
+    let base = tls_client(
+        roots,
+        &[&rustls::version::TLS13],
+        rustls::client::Resumption::default(),
+    );
+    let mut config = (*base).clone();
+    config.alpn_protocols = vec![alpn.to_vec()];
+    config
+}
+
+/// One connection over HTTP/2 to `localhost:port`.
+pub struct H2 {
+    send: hyper::client::conn::http2::SendRequest<http_body_util::Full<Bytes>>,
+    port: u16,
+}
+
+impl H2 {
+    pub async fn connect(port: u16, roots: &Path) -> H2 {
+        H2::connect_checked(port, roots)
+            .await
+            .expect("an HTTP/2 connection")
+    }
+
+    /// [`H2::connect`], None when there is no answer yet.
+    pub async fn connect_checked(port: u16, roots: &Path) -> Option<H2> {
+        let tcp = tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .ok()?;
+        let connector = tokio_rustls::TlsConnector::from(Arc::new(client_tls(roots, b"h2")));
+        let name = rustls::pki_types::ServerName::try_from("localhost").unwrap();
+        let tls = connector.connect(name, tcp).await.ok()?;
+        let (send, conn) = hyper::client::conn::http2::handshake(
+            hyper_util::rt::TokioExecutor::new(),
+            hyper_util::rt::TokioIo::new(tls),
+        )
+        .await
+        .ok()?;
+        tokio::spawn(conn);
+        Some(H2 { send, port })
+    }
+
+    pub async fn request(&mut self, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Answer {
+        let mut request = http::Request::builder()
+            .method(method)
+            .uri(format!("https://localhost:{}{path}", self.port));
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let request = request
+            .body(http_body_util::Full::new(Bytes::copy_from_slice(body)))
+            .unwrap();
+        self.send.ready().await.unwrap();
+        let response = tokio::time::timeout(Duration::from_secs(20), self.send.send_request(request))
+            .await
+            .expect("an answer over HTTP/2 within 20 s")
+            .unwrap();
+        let (head, body) = response.into_parts();
+        let body = body.collect().await.unwrap().to_bytes().to_vec();
+        answer_of(head, body)
+    }
+}
+
+/// One QUIC connection speaking HTTP/3 to `localhost:port`.
+pub struct H3 {
+    pub endpoint: quinn::Endpoint,
+    pub connection: quinn::Connection,
+    send: h3::client::SendRequest<h3_quinn::OpenStreams, Bytes>,
+    port: u16,
+    _driver: tokio::task::JoinHandle<()>,
+}
+
+/// A client endpoint on loopback, trusting `roots`.
+pub fn endpoint(roots: &Path) -> quinn::Endpoint {
+    let mut endpoint = quinn::Endpoint::client("127.0.0.1:0".parse().unwrap()).unwrap();
+    let tls = quinn::crypto::rustls::QuicClientConfig::try_from(client_tls(roots, b"h3")).unwrap();
+    endpoint.set_default_client_config(quinn::ClientConfig::new(Arc::new(tls)));
+    endpoint
+}
+
+impl H3 {
+    pub async fn connect(port: u16, roots: &Path) -> Result<H3, String> {
+        H3::connect_from(endpoint(roots), port).await
+    }
+
+    pub async fn connect_from(endpoint: quinn::Endpoint, port: u16) -> Result<H3, String> {
+        let server: SocketAddr = ([127, 0, 0, 1], port).into();
+        let connecting = endpoint
+            .connect(server, "localhost")
+            .map_err(|e| e.to_string())?;
+        let connection = tokio::time::timeout(Duration::from_secs(10), connecting)
+            .await
+            .map_err(|_| "no QUIC handshake within 10 s".to_string())?
+            .map_err(|e| e.to_string())?;
+        let (mut driver, send) = h3::client::new(h3_quinn::Connection::new(connection.clone()))
+            .await
+            .map_err(|e| e.to_string())?;
+        let driver = tokio::spawn(async move {
+            let _ = std::future::poll_fn(|cx| driver.poll_close(cx)).await;
+        });
+        Ok(H3 {
+            endpoint,
+            connection,
+            send,
+            port,
+            _driver: driver,
+        })
+    }
+
+    pub async fn get(&mut self, path: &str, headers: &[(&str, &str)]) -> Result<Answer, String> {
+        self.request("GET", path, headers, b"").await
+    }
+
+    /// One request, its body sent whole.
+    pub async fn request(
+        &mut self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: &[u8],
+    ) -> Result<Answer, String> {
+        let mut request = http::Request::builder()
+            .method(method)
+            .uri(format!("https://localhost:{}{path}", self.port));
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let request = request.body(()).unwrap();
+        let exchange = async {
+            let mut stream = self.send.send_request(request).await.map_err(|e| e.to_string())?;
+            if !body.is_empty() {
+                stream
+                    .send_data(Bytes::copy_from_slice(body))
+                    .await
+                    .map_err(|e| e.to_string())?;
+            }
+            stream.finish().await.map_err(|e| e.to_string())?;
+            let response = stream.recv_response().await.map_err(|e| e.to_string())?;
+            let mut received = Vec::new();
+            while let Some(mut chunk) = stream.recv_data().await.map_err(|e| e.to_string())? {
+                let bytes = chunk.copy_to_bytes(chunk.remaining());
+                received.extend_from_slice(&bytes);
+            }
+            let (head, ()) = response.into_parts();
+            Ok(answer_of(head, received))
+        };
+        tokio::time::timeout(Duration::from_secs(20), exchange)
+            .await
+            .map_err(|_| "no answer over HTTP/3 within 20 s".to_string())?
+    }
+}
+
+/// The first datagram a QUIC client sends (its Initial, with the
+/// ClientHello), as a server would receive it.
+pub async fn first_initial(roots: &Path) -> Vec<u8> {
+    let catcher = tokio::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    let at = catcher.local_addr().unwrap();
+    let endpoint = endpoint(roots);
+    let _connecting = endpoint.connect(at, "localhost").unwrap();
+    let mut buf = vec![0u8; 2048];
+    let (n, _) = tokio::time::timeout(Duration::from_secs(5), catcher.recv_from(&mut buf))
+        .await
+        .expect("the client's Initial")
+        .unwrap();
+    buf.truncate(n);
+    buf
+}
+
+/// A POST whose body is sent one byte at a time, for `during`: Ok once
+/// that is done (the server may have reset the stream meanwhile, which is
+/// its right), Err if the connection itself failed.
+pub async fn slow_body(port: u16, roots: &Path, during: Duration) -> Result<(), String> {
+    let h3 = H3::connect(port, roots).await?;
+    let mut send = h3.send.clone();
+    let request = http::Request::builder()
+        .method("POST")
+        .uri(format!("https://localhost:{port}/api/save-to-notion"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(())
+        .unwrap();
+    let mut stream = send.send_request(request).await.map_err(|e| e.to_string())?;
+    let until = tokio::time::Instant::now() + during;
+    while tokio::time::Instant::now() < until {
+        if stream.send_data(Bytes::from_static(b"a")).await.is_err() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    drop(stream);
+    Ok(())
+}
