@@ -69,6 +69,7 @@ fn the_service_unit_and_its_sockets_verify_and_its_sandbox_scores_at_most_1_4() 
         "citizen-site.service",
         "citizen-site.socket",
         "citizen-site-http.socket",
+        "citizen-site-quic.socket",
     ];
     for name in units {
         std::fs::copy(

@@ -20,7 +20,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use support::h3::{runtime, Answer, H2, H3};
-use support::tls_site::{https_server, spawn, Proc, TestCa};
+use support::tls_site::{https_server_of, spawn, Proc, TestCa};
 use support::{free_port, routes, wait, Dir};
 
 /// A server of the test's own over HTTPS, HTTP/2 and HTTP/3.
@@ -54,7 +54,12 @@ impl Site {
     }
 
     fn command(&self, env: &[(&str, &str)]) -> Command {
-        let mut cmd = https_server(self.https, self.http);
+        self.command_of(env!("CARGO_BIN_EXE_citizen-site").as_ref(), env)
+    }
+
+    /// [`Site::command`] running `binary`.
+    fn command_of(&self, binary: &std::path::Path, env: &[(&str, &str)]) -> Command {
+        let mut cmd = https_server_of(binary, self.https, self.http);
         cmd.env(
             "DATABASE_URL",
             format!("sqlite://{}/site.db", self.dir.0.display()),
@@ -68,8 +73,12 @@ impl Site {
 
     /// Started and ready (its pages rendered).
     fn start(&self, env: &[(&str, &str)]) -> Proc {
+        self.start_of(env!("CARGO_BIN_EXE_citizen-site").as_ref(), env)
+    }
+
+    fn start_of(&self, binary: &std::path::Path, env: &[(&str, &str)]) -> Proc {
         let log = self.dir.0.join(format!("server-{}.log", uuid::Uuid::new_v4()));
-        let server = spawn(&mut self.command(env), log);
+        let server = spawn(&mut self.command_of(binary, env), log);
         let ready = wait(60, || self.h2_get("/readyz").is_some_and(|a| a.status == 200));
         assert!(ready, "not ready:\n{}", server.log());
         server
@@ -343,4 +352,85 @@ fn hostile_clients_neither_stop_visitors_nor_the_server() {
     let log = server.stop();
     assert!(started.elapsed() < Duration::from_secs(15), "{log}");
     assert!(!log.contains("panicked"), "{log}");
+}
+
+/// The intro requests stored, as `citizen-site intro list` prints them.
+fn stored_intros(site: &Site) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_citizen-site"))
+        .args(["intro", "list"])
+        .env_clear()
+        .env(
+            "DATABASE_URL",
+            format!("sqlite://{}/site.db", site.dir.0.display()),
+        )
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Three publishes by `citizen-site upgrade` under HTTP/3 load: each old
+/// process says GOAWAY and finishes what it accepted, the new one serves
+/// new connections (and passes the old one the packets of its own), and
+/// no request fails; a request the GOAWAY left unprocessed is sent again,
+/// as a browser does. Every form post acknowledged is stored once.
+#[test]
+fn three_upgrades_under_http3_load_fail_no_request() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let site = Site::new();
+    let bin = site.dir.0.join("bin/citizen-site");
+    std::fs::create_dir_all(bin.parent().unwrap()).unwrap();
+    let install = || {
+        let part = bin.with_extension("new");
+        std::fs::copy(env!("CARGO_BIN_EXE_citizen-site"), &part).unwrap();
+        std::fs::rename(&part, &bin).unwrap();
+    };
+    install();
+    let server = site.start_of(&bin, &[("RATE_LIMIT_PER_MINUTE", "0")]);
+    let mut pids = vec![server.child.id()];
+    let stop = Arc::new(AtomicBool::new(false));
+    let load = {
+        let (port, root, stop) = (site.https, site.root.clone(), stop.clone());
+        std::thread::spawn(move || runtime().block_on(support::h3::load(port, root, 6, stop)))
+    };
+    std::thread::sleep(Duration::from_secs(2));
+    for publish in 0..3 {
+        install();
+        let out = Command::new(&bin).arg("upgrade").output().unwrap();
+        let said = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "upgrade {publish}: {said}{}\n{}",
+            String::from_utf8_lossy(&out.stderr),
+            server.log()
+        );
+        let pid: u32 = said
+            .split("upgraded: pid ")
+            .nth(1)
+            .and_then(|s| s.split_whitespace().next())
+            .and_then(|p| p.parse().ok())
+            .unwrap_or_else(|| panic!("{said}"));
+        pids.push(pid);
+        std::thread::sleep(Duration::from_secs(2));
+    }
+    stop.store(true, Ordering::Relaxed);
+    let report = load.join().unwrap();
+    let log = server.log();
+    for pid in &pids[1..] {
+        // SAFETY: kill(2) with a process id and a signal number.
+        unsafe { libc::kill(*pid as i32, libc::SIGTERM) };
+    }
+    eprintln!(
+        "HTTP/3 load through 3 upgrades: {} answered, {} sent again after a GOAWAY, {} failed",
+        report.answered,
+        report.retried,
+        report.failures.len()
+    );
+    assert!(report.failures.is_empty(), "{:#?}\n{log}", report.failures);
+    assert!(report.answered > 300, "{report:?}");
+    assert!(!report.posted.is_empty());
+    let stored = stored_intros(&site);
+    for name in &report.posted {
+        assert_eq!(stored.matches(&format!("{name} ")).count(), 1, "{name} stored once:\n{stored}");
+    }
 }

@@ -45,6 +45,8 @@ use std::time::Duration;
 
 use anyhow::{bail, Context};
 
+use crate::edge::quic::handoff::{self, Handoff};
+
 /// The name of the HTTPS port's socket.
 pub const HTTPS: &str = "https";
 /// The name of the HTTP port's socket (or of the only one, behind a proxy).
@@ -70,6 +72,9 @@ pub struct Inherited {
     quic: Option<UdpSocket>,
     /// The names of every socket passed.
     passed: Vec<String>,
+    /// The predecessor's HTTP/3 tag and where its packets go, while it
+    /// drains (`edge::quic::handoff`).
+    quic_predecessor: Option<(u16, UnixDatagram)>,
     /// Started by a server handing over to it (rather than by systemd).
     pub from_predecessor: bool,
     /// A service manager watches it: systemd started it (`NOTIFY_SOCKET`),
@@ -121,8 +126,23 @@ impl Inherited {
             .collect();
         let mut sockets = Vec::new();
         let mut quic = None;
+        let mut quic_predecessor = None;
+        let predecessor_tag = std::env::var(handoff::PREDECESSOR_TAG)
+            .ok()
+            .and_then(|t| t.parse::<u16>().ok())
+            .filter(|_| from_predecessor);
+        // SAFETY: as above.
+        unsafe { std::env::remove_var(handoff::PREDECESSOR_TAG) };
         let names = passed.iter().map(|(_, name)| name.clone()).collect();
         for (fd, name) in passed {
+            if name == handoff::PREDECESSOR_SOCKET {
+                check_datagram(fd).with_context(|| format!("the socket {name:?} passed in"))?;
+                // SAFETY: passed to this process to own, checked to be a
+                // datagram socket; nothing else in it uses it.
+                let socket = unsafe { UnixDatagram::from_raw_fd(fd) };
+                quic_predecessor = predecessor_tag.map(|tag| (tag, socket));
+                continue;
+            }
             if name == QUIC {
                 check_datagram(fd).with_context(|| format!("the socket {name:?} passed in"))?;
                 // SAFETY: the fd was passed to this process to own (and
@@ -143,6 +163,7 @@ impl Inherited {
             sockets,
             quic,
             passed: names,
+            quic_predecessor,
             from_predecessor,
             supervised,
             exe: std::env::current_exe().ok(),
@@ -158,6 +179,11 @@ impl Inherited {
     /// Whether a socket named `name` was passed (taken since or not).
     pub fn was_passed(&self, name: &str) -> bool {
         self.passed.iter().any(|n| n == name)
+    }
+
+    /// Takes the predecessor's HTTP/3 tag and socket, while it drains.
+    pub fn take_quic_predecessor(&mut self) -> Option<(u16, UnixDatagram)> {
+        self.quic_predecessor.take()
     }
 
     /// Takes HTTP/3's UDP socket.
@@ -298,6 +324,9 @@ fn send(to: Option<&Path>, message: &str) {
 pub struct Handover {
     /// Copies of the sockets served (the same kernel sockets), by name.
     pub sockets: Arc<Vec<(&'static str, OwnedFd)>>,
+    /// HTTP/3's part, when it is served: a successor is given a socket to
+    /// pass this process the packets of its connections.
+    pub quic: Option<Arc<Handoff>>,
     pub supervised: bool,
     pub exe: Option<PathBuf>,
 }
@@ -324,6 +353,9 @@ impl Handover {
                     return;
                 }
                 Err(e) => {
+                    if let Some(handoff) = &self.quic {
+                        handoff.successor_failed();
+                    }
                     let why = format!("{e:#}");
                     tracing::error!(error = %why, "upgrade failed: this process keeps serving");
                     report(&format!("failed {why}"));
@@ -345,8 +377,22 @@ impl Handover {
             .with_context(|| format!("binding {}", dir.socket().display()))?;
         inbox.set_nonblocking(true)?;
         let inbox = tokio::net::UnixDatagram::from_std(inbox)?;
-        let passed = ToPass::copies(self.sockets.iter().map(|(_, fd)| fd.as_raw_fd()))?;
-        let names: Vec<&str> = self.sockets.iter().map(|(n, _)| *n).collect();
+        let mut fds: Vec<RawFd> = self.sockets.iter().map(|(_, fd)| fd.as_raw_fd()).collect();
+        let mut names: Vec<&str> = self.sockets.iter().map(|(n, _)| *n).collect();
+        let for_quic = match &self.quic {
+            Some(handoff) => Some(
+                handoff
+                    .successor_end()
+                    .context("making HTTP/3's socket pair for the new binary")?,
+            ),
+            None => None,
+        };
+        if let Some(end) = &for_quic {
+            fds.push(end.as_raw_fd());
+            names.push(handoff::PREDECESSOR_SOCKET);
+        }
+        let passed = ToPass::copies(fds)?;
+        drop(for_quic);
         let offered = offered_environment().await?;
         let mut command = tokio::process::Command::new(exe);
         if let Some(vars) = offered {
@@ -360,6 +406,10 @@ impl Handover {
             .env("LISTEN_FDNAMES", names.join(":"))
             .env("NOTIFY_SOCKET", dir.socket())
             .env(PREDECESSOR, std::process::id().to_string())
+            .env(
+                handoff::PREDECESSOR_TAG,
+                self.quic.as_ref().map_or(0, |h| h.tag()).to_string(),
+            )
             .env_remove(SUPERVISOR)
             .stdin(std::process::Stdio::null())
             // Stopped with this server should it be stopped while it waits

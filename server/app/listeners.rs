@@ -15,6 +15,7 @@ use tokio::task::JoinHandle;
 use crate::client_ip::Networks;
 use crate::config::{CertSource, Config, TlsSettings};
 use crate::db::Db;
+use crate::edge::quic::handoff::Handoff;
 use crate::edge::tickets::TicketKeys;
 use crate::edge::{self, certs::Certs, redirect::Redirect, Addresses, Limits};
 use crate::http::dispatch::Dispatcher;
@@ -43,6 +44,8 @@ pub enum Listeners {
 pub struct QuicSocket {
     socket: std::net::UdpSocket,
     config: quinn::ServerConfig,
+    /// Its part in a handover (`edge::quic::handoff`).
+    handoff: Arc<Handoff>,
 }
 
 impl Listeners {
@@ -84,6 +87,7 @@ impl Listeners {
             Some(socket) => Some(QuicSocket {
                 socket,
                 config: edge::quic::server_config(quic_tls, &config.limits)?,
+                handoff: Handoff::new(inherited.take_quic_predecessor()),
             }),
             None => None,
         };
@@ -116,6 +120,16 @@ impl Listeners {
                 sockets
             }
         })
+    }
+
+    /// HTTP/3's part in a handover, when it is served.
+    pub fn handoff(&self) -> Option<Arc<Handoff>> {
+        match self {
+            Listeners::Tls {
+                quic: Some(quic), ..
+            } => Some(quic.handoff.clone()),
+            _ => None,
+        }
     }
 
     /// The UDP port HTTP/3 is served on, if it is.
@@ -172,7 +186,7 @@ impl Listeners {
             } => {
                 let redirects = edge::Axum::per_worker(redirect);
                 let endpoint = quic.and_then(|q| {
-                    edge::quic::Endpoint::new(q.socket, q.config, limits.workers)
+                    edge::quic::Endpoint::new(q.socket, q.config, q.handoff, limits.workers)
                         .inspect_err(|e| tracing::error!(error = %format!("{e:#}"), "HTTP/3 is not served"))
                         .ok()
                 });

@@ -90,6 +90,7 @@ impl Application {
         config.alt_svc_port = listeners.h3_port();
         let handover = Handover {
             sockets: Arc::new(listeners.for_successor()?),
+            quic: listeners.handoff(),
             supervised: inherited.supervised,
             exe: inherited.exe,
         };

@@ -260,3 +260,151 @@ pub async fn slow_body(port: u16, roots: &Path, during: Duration) -> Result<(), 
     drop(stream);
     Ok(())
 }
+
+/// How one request of a load went.
+#[derive(Debug)]
+pub enum Outcome {
+    Answered(Answer),
+    /// Not processed, so safe to send again on a new connection (RFC 9114,
+    /// 5.2): never sent (the connection was going away), or refused by the
+    /// server's GOAWAY (H3_REQUEST_REJECTED).
+    NotProcessed(String),
+    Failed(String),
+}
+
+impl H3 {
+    /// One request, told apart as a browser tells it apart: answered, not
+    /// processed (to retry), or failed.
+    pub async fn attempt(&mut self, method: &str, path: &str, body: &[u8]) -> Outcome {
+        use h3::error::{Code, StreamError};
+        let mut request = http::Request::builder()
+            .method(method)
+            .uri(format!("https://localhost:{}{path}", self.port));
+        if !body.is_empty() {
+            request = request.header("content-type", "application/x-www-form-urlencoded");
+        }
+        let request = request.body(()).unwrap();
+        let mut stream = match self.send.send_request(request).await {
+            Ok(s) => s,
+            Err(e) => return Outcome::NotProcessed(format!("not sent: {e}")),
+        };
+        let rejected = |e: &StreamError| {
+            matches!(e, StreamError::RemoteTerminate { code, .. } if *code == Code::H3_REQUEST_REJECTED)
+        };
+        let exchange = async {
+            if !body.is_empty() {
+                stream.send_data(Bytes::copy_from_slice(body)).await?;
+            }
+            stream.finish().await?;
+            let response = stream.recv_response().await?;
+            let mut received = Vec::new();
+            while let Some(mut chunk) = stream.recv_data().await? {
+                received.extend_from_slice(&chunk.copy_to_bytes(chunk.remaining()));
+            }
+            let (head, ()) = response.into_parts();
+            Ok::<_, StreamError>(answer_of(head, received))
+        };
+        match tokio::time::timeout(Duration::from_secs(20), exchange).await {
+            Ok(Ok(answer)) => Outcome::Answered(answer),
+            Ok(Err(e)) if rejected(&e) => Outcome::NotProcessed(format!("rejected: {e}")),
+            Ok(Err(e)) => Outcome::Failed(format!("{method} {path}: {e}")),
+            Err(_) => Outcome::Failed(format!("{method} {path}: no answer within 20 s")),
+        }
+    }
+}
+
+/// What a load saw.
+#[derive(Debug, Default)]
+pub struct LoadReport {
+    pub answered: usize,
+    /// Requests sent again after [`Outcome::NotProcessed`].
+    pub retried: usize,
+    pub failures: Vec<String>,
+    /// The names of the intro requests the server acknowledged.
+    pub posted: Vec<String>,
+}
+
+/// `clients` visitors over HTTP/3, each on a connection of its own, asking
+/// for `/`, `/pricing` and `/about` in turn and posting the contact form
+/// every tenth request, until `stop` is set. A request not processed is
+/// sent again on a new connection, as a browser does.
+pub async fn load(
+    port: u16,
+    roots: std::path::PathBuf,
+    clients: usize,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+) -> LoadReport {
+    use std::sync::atomic::Ordering;
+    let mut tasks = Vec::new();
+    for client in 0..clients {
+        let (roots, stop) = (roots.clone(), stop.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut report = LoadReport::default();
+            let mut connection: Option<H3> = None;
+            let mut n = 0usize;
+            while !stop.load(Ordering::Relaxed) {
+                n += 1;
+                let name = format!("Load{client}x{n}");
+                let (method, path, body) = match n % 10 {
+                    0 => (
+                        "POST",
+                        "/api/save-to-notion",
+                        format!("name={name}&contactPerson=Ana&email=ana%40example.org&website=&description=Under+load&tags=Loyalty"),
+                    ),
+                    k => ("GET", ["/", "/pricing", "/about"][k % 3], String::new()),
+                };
+                let mut tries = 0;
+                loop {
+                    tries += 1;
+                    let h3 = match connection.as_mut() {
+                        Some(h3) => h3,
+                        None => match H3::connect(port, &roots).await {
+                            Ok(h3) => connection.insert(h3),
+                            Err(e) => {
+                                report.failures.push(format!("connecting: {e}"));
+                                break;
+                            }
+                        },
+                    };
+                    match h3.attempt(method, path, body.as_bytes()).await {
+                        Outcome::Answered(answer) => {
+                            let fine = match method {
+                                "POST" => answer.status == 303,
+                                _ => answer.status == 200 && !answer.body.is_empty(),
+                            };
+                            if fine {
+                                report.answered += 1;
+                                if method == "POST" {
+                                    report.posted.push(name.clone());
+                                }
+                            } else {
+                                report.failures.push(format!("{method} {path}: {}", answer.status));
+                            }
+                            break;
+                        }
+                        Outcome::NotProcessed(why) if tries < 5 => {
+                            let _ = why;
+                            report.retried += 1;
+                            connection = None;
+                        }
+                        Outcome::NotProcessed(why) | Outcome::Failed(why) => {
+                            report.failures.push(why);
+                            connection = None;
+                            break;
+                        }
+                    }
+                }
+            }
+            report
+        }));
+    }
+    let mut all = LoadReport::default();
+    for task in tasks {
+        let one = task.await.unwrap();
+        all.answered += one.answered;
+        all.retried += one.retried;
+        all.failures.extend(one.failures);
+        all.posted.extend(one.posted);
+    }
+    all
+}

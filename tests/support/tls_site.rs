@@ -72,7 +72,12 @@ pub fn spawn(cmd: &mut Command, log: PathBuf) -> Proc {
 /// HTTPS tests run it: nothing of the test's environment but `PATH`, one
 /// isolate, info logs. The caller adds its database and certificate.
 pub fn https_server(https: u16, http: u16) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_citizen-site"));
+    https_server_of(Path::new(env!("CARGO_BIN_EXE_citizen-site")), https, http)
+}
+
+/// [`https_server`] running `binary` (a copy an upgrade replaces).
+pub fn https_server_of(binary: &Path, https: u16, http: u16) -> Command {
+    let mut cmd = Command::new(binary);
     cmd.arg("serve")
         .env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())

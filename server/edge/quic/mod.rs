@@ -31,6 +31,7 @@
 //! shared ticket keys are what resume a session on any member
 //! (docs/security.md).
 
+pub mod handoff;
 pub mod stream;
 
 use std::future::Future;
@@ -51,6 +52,7 @@ use super::{workers, Limits};
 use crate::client_ip::Networks;
 use crate::metrics::{Protocol, WorkerCounts};
 use crate::telemetry::LogSampler;
+use handoff::{HandedSocket, Handoff, Tagged};
 use stream::{QuicBody, StreamBounds};
 
 /// Requests open at once on one connection (as HTTP/2's
@@ -175,40 +177,59 @@ pub async fn serve<M, F, S, B>(
             admit(incoming, &shared, &handles[turn], &served[turn]);
         }
     };
+    tokio::pin!(accepting);
     tokio::select! {
-        () = accepting => {}
+        () = &mut accepting => {}
         () = shutdown => {}
     }
-    endpoint.stop_accepting();
+    // A successor serves: it reads the socket from now on and passes this
+    // process the packets of its connections (and, rarely, a new one's,
+    // which is served: each is told GOAWAY at once). With none, new
+    // connections are refused and those open finish.
+    if !endpoint.handoff.hand_over() {
+        endpoint.stop_accepting();
+    }
     shared.draining.set();
     let all = u32::try_from(shared.max).unwrap_or(u32::MAX);
-    let _ = shared.slots.acquire_many(all).await;
+    tokio::select! {
+        _ = shared.slots.acquire_many(all) => {}
+        () = &mut accepting => {
+            let _ = shared.slots.acquire_many(all).await;
+        }
+    }
     let _ = tokio::time::timeout(CLOSE_WAIT, quinn.wait_idle()).await;
 }
 
 /// The QUIC endpoint on the HTTPS port's UDP socket.
 pub struct Endpoint {
     quinn: quinn::Endpoint,
+    handoff: Arc<Handoff>,
 }
 
 impl Endpoint {
     /// An endpoint serving `socket` with `config`, its I/O driven by the
-    /// first of `workers` (see [`workers::handles`]).
+    /// first of `workers` (see [`workers::handles`]), its connection IDs
+    /// tagged and its packets sorted as `handoff` says ([`handoff`]).
     pub fn new(
         socket: std::net::UdpSocket,
         config: quinn::ServerConfig,
+        handoff: Arc<Handoff>,
         workers: usize,
     ) -> anyhow::Result<Endpoint> {
+        use quinn::Runtime;
         let first = &workers::handles(workers)[0];
         let _on_the_worker = first.enter();
-        let quinn = quinn::Endpoint::new(
-            quinn::EndpointConfig::default(),
-            Some(config),
-            socket,
-            Arc::new(quinn::TokioRuntime),
-        )
-        .context("serving QUIC on the UDP socket")?;
-        Ok(Endpoint { quinn })
+        let runtime = Arc::new(quinn::TokioRuntime);
+        let socket = runtime
+            .wrap_udp_socket(socket)
+            .context("reading the UDP socket")?;
+        let socket = Arc::new(HandedSocket::new(socket, handoff.clone()));
+        let mut endpoint = quinn::EndpointConfig::default();
+        let tag = handoff.tag();
+        endpoint.cid_generator(move || Box::new(Tagged(tag)));
+        let quinn = quinn::Endpoint::new_with_abstract_socket(endpoint, Some(config), socket, runtime)
+            .context("serving QUIC on the UDP socket")?;
+        Ok(Endpoint { quinn, handoff })
     }
 
     /// The UDP socket's address.
