@@ -434,3 +434,52 @@ fn three_upgrades_under_http3_load_fail_no_request() {
         assert_eq!(stored.matches(&format!("{name} ")).count(), 1, "{name} stored once:\n{stored}");
     }
 }
+
+/// `citizen-site check` reports HTTP/3 and binds its UDP address as the
+/// start would; a UDP port in use is named, and `HTTP3=off` needs none.
+#[test]
+fn check_reports_http3_and_names_a_udp_port_in_use() {
+    let site = Site::new();
+    let check = |env: &[(&str, &str)]| {
+        // `check` with serve's environment.
+        let serve = site.command(env);
+        let mut cmd = Command::new(serve.get_program());
+        cmd.arg("check").env_clear();
+        for (name, value) in serve.get_envs() {
+            if let Some(value) = value {
+                cmd.env(name, value);
+            }
+        }
+        let out = cmd.output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        (out.status.code(), text)
+    };
+    let (code, out) = check(&[]);
+    assert_eq!(code, Some(0), "{out}");
+    let port = site.https;
+    for words in [
+        format!("127.0.0.1:{port} over UDP (HTTP/3)"),
+        format!("on: advertised by Alt-Svc, on UDP port {port}"),
+    ] {
+        assert!(out.contains(&words), "{words:?} not in {out}");
+    }
+    let (_, out) = check(&[("PROXY_PROTOCOL_FROM", "192.0.2.1")]);
+    assert!(out.contains("off: PROXY_PROTOCOL_FROM is set"), "{out}");
+
+    let _held = std::net::UdpSocket::bind(("127.0.0.1", port)).unwrap();
+    let (code, out) = check(&[]);
+    assert_eq!(code, Some(1), "{out}");
+    let said = format!("error: HTTPS_ADDR=127.0.0.1:{port}: cannot listen there over UDP (HTTP/3; HTTP3=off serves without it): the address is in use");
+    assert!(out.contains(&said), "{out}");
+    let (code, out) = check(&[("HTTP3", "off")]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("off (HTTP3=off)"), "{out}");
+    // The start itself says the same and stops.
+    let out = site.command(&[]).stdin(Stdio::null()).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains(&format!("HTTPS_ADDR: cannot listen on 127.0.0.1:{port} over UDP for HTTP/3 (HTTP3=off serves without it)")),
+        "{text}"
+    );
+}

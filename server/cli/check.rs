@@ -14,7 +14,7 @@ use rustls::pki_types::pem::PemObject;
 use serde_json::{json, Value};
 
 use super::print_json;
-use crate::config::{redacted, sqlite_path, CertSource, Config, ServeArgs};
+use crate::config::{redacted, sqlite_path, CertSource, Config, Http3, ServeArgs, Transport};
 use crate::db::Db;
 
 /// What a check found: problems (the start would fail, or serve wrongly),
@@ -109,8 +109,8 @@ pub async fn examine(args: ServeArgs, bind: Bind) -> Report {
     // After the settings: an address that cannot be had, as the start
     // would meet it next.
     if bind == Bind::Try {
-        for (id, addr) in addresses {
-            listen(&names.name(id), addr, &mut report);
+        for (id, addr, transport) in addresses {
+            listen(&names.name(id), addr, transport, &mut report);
         }
     }
     let db = database(&database_url, &names.name("database_url"), &mut report).await;
@@ -123,12 +123,29 @@ pub async fn examine(args: ServeArgs, bind: Bind) -> Report {
             report
                 .facts
                 .push(("listening", format!("{} (plain HTTP)", config.addr)));
+            report.facts.push((
+                "http3",
+                "off: only with HTTPS served here (TLS_DOMAINS, or TLS_CERT and TLS_KEY)".into(),
+            ));
         }
         Some(tls) => {
+            let udp = match config.http3 {
+                true => format!(", {} over UDP (HTTP/3)", tls.https_addr),
+                false => String::new(),
+            };
             report.facts.push((
                 "listening",
-                format!("{} (HTTPS), {} (HTTP)", tls.https_addr, tls.http_addr),
+                format!("{} (HTTPS){udp}, {} (HTTP)", tls.https_addr, tls.http_addr),
             ));
+            let http3 = names.name("http3");
+            let said = match (config.http3, config.http3_asked) {
+                (true, _) => format!("on: advertised by Alt-Svc, on UDP port {}", tls.https_addr.port()),
+                (false, Http3::Off) => format!("off ({http3}=off)"),
+                (false, _) => format!(
+                    "off: PROXY_PROTOCOL_FROM is set, and a TCP balancer carries no UDP ({http3}=on serves it anyway)"
+                ),
+            };
+            report.facts.push(("http3", said));
             match &tls.certs {
                 CertSource::Files { cert, key } => {
                     if let Ok(served) = crate::edge::certs::load_files(cert, key) {
@@ -196,8 +213,12 @@ pub async fn examine(args: ServeArgs, bind: Bind) -> Report {
 }
 
 /// Whether the server can listen on `addr` (bound and let go at once).
-fn listen(name: &str, addr: SocketAddr, report: &mut Report) {
-    if let Err(e) = std::net::TcpListener::bind(addr) {
+fn listen(name: &str, addr: SocketAddr, transport: Transport, report: &mut Report) {
+    let bound = match transport {
+        Transport::Tcp => std::net::TcpListener::bind(addr).map(drop),
+        Transport::Udp => std::net::UdpSocket::bind(addr).map(drop),
+    };
+    if let Err(e) = bound {
         let why = match e.kind() {
             std::io::ErrorKind::AddrInUse => {
                 "the address is in use (by a running server, or another program)".to_owned()
@@ -211,9 +232,13 @@ fn listen(name: &str, addr: SocketAddr, report: &mut Report) {
             }
             _ => e.to_string(),
         };
+        let over = match transport {
+            Transport::Tcp => "",
+            Transport::Udp => " over UDP (HTTP/3; HTTP3=off serves without it)",
+        };
         report
             .problems
-            .push(format!("{name}={addr}: cannot listen there: {why}"));
+            .push(format!("{name}={addr}: cannot listen there{over}: {why}"));
     }
 }
 

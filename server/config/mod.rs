@@ -34,6 +34,8 @@ pub struct Config {
     /// HTTP/3 on the HTTPS port's UDP socket (`HTTP3`, settled: never
     /// without `tls`).
     pub http3: bool,
+    /// `HTTP3` as set (what `check` reports beside the outcome).
+    pub http3_asked: Http3,
     /// The UDP port HTTP/3 is served on, advertised in every response's
     /// `Alt-Svc`: set by the application once it holds the socket (None:
     /// nothing advertised).
@@ -214,13 +216,11 @@ impl Config {
             r.problem(format!("{name}=on: HTTP/3 needs HTTPS served by this server (TLS_DOMAINS, or TLS_CERT and TLS_KEY)"));
             return Err(r.finish());
         }
-        let http3 = match http3 {
-            Http3::Auto => tls.is_some() && proxy_protocol_from.is_empty(),
-            Http3::On => tls.is_some(),
-            Http3::Off => false,
-        };
+        let http3_asked = http3;
+        let http3 = http3.serves(tls.is_some(), !proxy_protocol_from.is_empty());
         Ok(Config {
             http3,
+            http3_asked,
             alt_svc_port: None,
             addr,
             site_url,
@@ -271,19 +271,27 @@ impl Config {
     }
 
     /// The addresses `args` would have the server listen on, by setting
-    /// (those that read as addresses, whatever else is wrong).
-    pub fn addresses(args: &ServeArgs) -> Vec<(&'static str, SocketAddr)> {
+    /// (those that read as addresses, whatever else is wrong), and whether
+    /// over UDP (HTTP/3's).
+    pub fn addresses(args: &ServeArgs) -> Vec<(&'static str, SocketAddr, Transport)> {
         let mut r = Reader::new(&args.given);
         let tls = r.text(setting!(args, tls_domains)).is_some()
             || r.text(setting!(args, tls_cert)).is_some();
+        let proxied = r.text(setting!(args, proxy_protocol_from)).is_some();
+        let http3 = r.choice::<Http3>(setting!(args, http3)).serves(tls, proxied);
         let ids = match tls {
-            true => vec![setting!(args, https_addr), setting!(args, http_addr)],
-            false => vec![setting!(args, addr)],
+            true => vec![
+                (setting!(args, https_addr), Transport::Tcp),
+                (setting!(args, http_addr), Transport::Tcp),
+            ],
+            false => vec![(setting!(args, addr), Transport::Tcp)],
         };
+        let udp = http3.then_some((setting!(args, https_addr), Transport::Udp));
         ids.into_iter()
-            .filter_map(|s| {
+            .chain(udp)
+            .filter_map(|(s, transport)| {
                 let addr = r.parse::<Addr>(s, ADDRESS).0;
-                (!r.has_problems_with(s.0)).then_some((s.0, addr))
+                (!r.has_problems_with(s.0)).then_some((s.0, addr, transport))
             })
             .collect()
     }
@@ -314,6 +322,26 @@ pub enum Http3 {
     Auto,
     On,
     Off,
+}
+
+impl Http3 {
+    /// Whether HTTP/3 is served, with HTTPS served here (`tls`) and a TCP
+    /// balancer in front or not (`proxied`).
+    pub fn serves(self, tls: bool, proxied: bool) -> bool {
+        match self {
+            Http3::Auto => tls && !proxied,
+            Http3::On => tls,
+            Http3::Off => false,
+        }
+    }
+}
+
+/// How a listening address is served.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    Tcp,
+    /// HTTP/3's QUIC.
+    Udp,
 }
 
 /// What `citizen-site --help` says after the flags: how every value is
