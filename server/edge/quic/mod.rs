@@ -318,6 +318,33 @@ fn admit<F, S, B>(
     }));
 }
 
+/// Where a connection stands in its drain. A browser (Chromium) fails,
+/// rather than sends again, a request it had just bound to a connection
+/// when that connection's GOAWAY arrives, before the request had a stream.
+/// So the drain makes sure none is being bound then: first no answer ends
+/// (`Holding`: a page's next request follows an answer's end), for long
+/// enough that a request already on its way arrives ([`SCRIPT_TIME`] and a
+/// round trip); then GOAWAY (`Told`),
+/// answers still held until the client has read it; then the answers end
+/// (`Gone`), and the requests they trigger go to a new connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Going {
+    Serving,
+    Holding,
+    Told,
+    Gone,
+}
+
+/// How long a page's script may take, after an answer ends, to send the
+/// request that answer triggers (measured: up to about 15 ms for
+/// Chromium's fetch loop on a busy machine; the drain holds for far more).
+const SCRIPT_TIME: Duration = Duration::from_millis(100);
+
+/// One step of the drain: a round trip and some.
+fn settle(quic: &quinn::Connection) -> Duration {
+    quic.rtt().max(Duration::from_millis(5)) + Duration::from_millis(5)
+}
+
 /// One QUIC connection served to its end: the handshake within its bound,
 /// then each request on a task of its own, until the client closes it, it
 /// idles out, or the server drains (GOAWAY, the requests in hand answered).
@@ -349,40 +376,79 @@ async fn connection<F, S, B>(
     let bounds = shared.bounds;
     let draining = shared.draining.signal();
     tokio::pin!(draining);
-    let mut going = false;
+    let mut requests = tokio::task::JoinSet::new();
+    // The highest request stream accepted, and the GOAWAY's stream ID once
+    // sent: a request on that stream or above was not processed, as the
+    // client is told (RFC 9114, 5.2), so it may send it again elsewhere.
+    let mut last: Option<u64> = None;
+    let mut goaway: Option<u64> = None;
+    // While the GOAWAY is on its way, no answer ends (see `Going`).
+    let (hold, held) = tokio::sync::watch::channel(false);
+    let mut going = Going::Serving;
+    let step = tokio::time::sleep(Duration::ZERO);
+    tokio::pin!(step);
     loop {
-        let accepted = tokio::select! {
+        tokio::select! {
             biased;
-            () = &mut draining, if !going => {
-                going = true;
-                // GOAWAY: the requests already opened are answered, no new one.
-                if let Err(e) = h3.shutdown(0).await {
-                    tracing::debug!(client = %peer, error = %e, "HTTP/3: GOAWAY not sent");
+            () = &mut draining, if going == Going::Serving => {
+                hold.send_replace(true);
+                going = Going::Holding;
+                step.as_mut().reset(tokio::time::Instant::now() + settle(&quic) + SCRIPT_TIME);
+            }
+            () = &mut step, if matches!(going, Going::Holding | Going::Told) => {
+                if going == Going::Holding {
+                    // h3 says GOAWAY with the stream after the last one it
+                    // accepted (the first stream when none was).
+                    goaway = Some(last.map_or(0, |id| id + 4));
+                    if let Err(e) = h3.shutdown(1).await {
+                        tracing::debug!(client = %peer, error = %e, "HTTP/3: GOAWAY not sent");
+                        break;
+                    }
+                    going = Going::Told;
+                    step.as_mut().reset(tokio::time::Instant::now() + settle(&quic));
+                } else {
+                    hold.send_replace(false);
+                    going = Going::Gone;
+                    if requests.is_empty() {
+                        break;
+                    }
+                }
+            }
+            Some(_) = requests.join_next(), if !requests.is_empty() => {
+                if going == Going::Gone && requests.is_empty() {
                     break;
                 }
-                continue;
             }
-            accepted = h3.accept() => accepted,
-        };
-        match accepted {
-            Ok(Some(resolver)) => {
-                let service = service.clone();
-                tokio::spawn(async move {
-                    if let Err(why) = stream::serve_request(resolver, &*service, bounds).await {
-                        tracing::debug!(client = %peer, error = %why, "HTTP/3: a request stream ended early");
-                    }
-                });
-            }
-            // Every request answered after a GOAWAY (either side's).
-            Ok(None) => break,
-            Err(e) => {
-                if !e.is_h3_no_error() {
-                    tracing::debug!(client = %peer, error = %e, "HTTP/3: the connection ended with an error");
+            accepted = h3.accept() => match accepted {
+                Ok(Some(resolver)) => {
+                    // h3 0.0.8 exposes a request's stream this way alone.
+                    let id = resolver.frame_stream.id().into_inner();
+                    let refused = goaway.is_some_and(|first_refused| id >= first_refused);
+                    last = last.max(Some(id));
+                    let (service, held) = (service.clone(), held.clone());
+                    requests.spawn(async move {
+                        let served = match refused {
+                            false => stream::serve_request(resolver, &*service, bounds, held).await,
+                            true => stream::refuse_request(resolver, bounds).await,
+                        };
+                        if let Err(why) = served {
+                            tracing::debug!(client = %peer, error = %why, "HTTP/3: a request stream ended early");
+                        }
+                    });
                 }
-                return;
-            }
+                // Every request answered after the client's GOAWAY.
+                Ok(None) => break,
+                Err(e) => {
+                    if !e.is_h3_no_error() {
+                        tracing::debug!(client = %peer, error = %e, "HTTP/3: the connection ended with an error");
+                    }
+                    return;
+                }
+            },
         }
     }
+    hold.send_replace(false);
+    while requests.join_next().await.is_some() {}
     // The answers are written; the client closes once it has them.
     let _ = tokio::time::timeout(CLOSE_WAIT, quic.closed()).await;
     quic.close(VarInt::from_u32(0x100), b"");

@@ -129,6 +129,7 @@ pub async fn serve_request<S, B>(
     resolver: RequestResolver<h3_quinn::Connection, Bytes>,
     service: &S,
     bounds: StreamBounds,
+    mut held: tokio::sync::watch::Receiver<bool>,
 ) -> Result<(), String>
 where
     S: hyper::service::Service<
@@ -156,6 +157,9 @@ where
         if !head_only {
             write_body(&mut send, body, bounds).await?;
         }
+        // The answer's end waits while the connection says GOAWAY (see
+        // `quic::connection`).
+        let _ = held.wait_for(|held| !*held).await;
         bounded(bounds, send.finish()).await
     }
     .await;
@@ -165,6 +169,21 @@ where
         send.stop_stream(h3::error::Code::H3_REQUEST_CANCELLED);
     }
     written
+}
+
+/// A request on a stream at or above the GOAWAY's: not processed, and
+/// said so (H3_REQUEST_REJECTED), so the client sends it again elsewhere.
+pub async fn refuse_request(
+    resolver: RequestResolver<h3_quinn::Connection, Bytes>,
+    bounds: StreamBounds,
+) -> Result<(), String> {
+    if let Ok(Ok((_, mut stream))) =
+        tokio::time::timeout(bounds.head, resolver.resolve_request()).await
+    {
+        stream.stop_sending(h3::error::Code::H3_REQUEST_REJECTED);
+        stream.stop_stream(h3::error::Code::H3_REQUEST_REJECTED);
+    }
+    Ok(())
 }
 
 /// The headers hyper gives an answer over HTTP/2 that the site's service
