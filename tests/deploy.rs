@@ -222,6 +222,14 @@ fn the_image_holds_everything_the_binary_needs_and_serves_every_page_from_it() {
         config["Volumes"].get("/data").is_some(),
         "the data directory is a volume"
     );
+    // HTTP/3's UDP port beside the TCP ones.
+    for port in ["3000/tcp", "8080/tcp", "8443/tcp", "8443/udp"] {
+        assert!(
+            config["ExposedPorts"].get(port).is_some(),
+            "the image exposes {port}: {}",
+            config["ExposedPorts"]
+        );
+    }
 
     // Nothing but the binary, the libraries ldd names, CA certificates and the user.
     let mut files = Vec::new();

@@ -242,7 +242,8 @@ fn no_early_data_is_accepted_and_a_returning_visitor_resumes() {
     let rt = runtime();
     rt.block_on(async {
         let endpoint = support::h3::endpoint(&site.root);
-        let mut first = H3::connect_from(endpoint.clone(), site.https).await.unwrap();
+        let target = support::h3::Target::local(site.https, &site.root);
+        let mut first = H3::connect_from(endpoint.clone(), &target).await.unwrap();
         first.get("/", &[]).await.unwrap();
         // The ticket arrives after the handshake.
         tokio::time::sleep(Duration::from_millis(300)).await;
@@ -390,8 +391,8 @@ fn three_upgrades_under_http3_load_fail_no_request() {
     let mut pids = vec![server.child.id()];
     let stop = Arc::new(AtomicBool::new(false));
     let load = {
-        let (port, root, stop) = (site.https, site.root.clone(), stop.clone());
-        std::thread::spawn(move || runtime().block_on(support::h3::load(port, root, 6, stop)))
+        let (target, stop) = (support::h3::Target::local(site.https, &site.root), stop.clone());
+        std::thread::spawn(move || runtime().block_on(support::h3::load(target, 6, stop)))
     };
     std::thread::sleep(Duration::from_secs(2));
     for publish in 0..3 {

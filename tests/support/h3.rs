@@ -1,6 +1,9 @@
 //! Clients of the HTTPS port by HTTP/2 (TCP) and HTTP/3 (QUIC), for the
 //! HTTP/3 tests (`tests/http3.rs`): one answer's status, headers and body
-//! as sent, so that the two can be compared byte for byte.
+//! as sent, so that the two can be compared byte for byte; and a load of
+//! visitors over HTTP/3 that sends again what a GOAWAY left unprocessed,
+//! as a browser does. The bench's own HTTP/3 client (`bench/h3_load.rs`)
+//! is built on this file too.
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -10,7 +13,29 @@ use std::time::Duration;
 use bytes::{Buf, Bytes};
 use http_body_util::BodyExt;
 
-use super::tls_site::tls_client;
+/// Where a client connects: an address, and the server's name.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub addr: SocketAddr,
+    pub name: String,
+    /// The roots to trust (PEM).
+    pub roots: std::path::PathBuf,
+}
+
+impl Target {
+    /// `localhost` on this machine's `port`.
+    pub fn local(port: u16, roots: &Path) -> Target {
+        Target {
+            addr: ([127, 0, 0, 1], port).into(),
+            name: "localhost".into(),
+            roots: roots.to_owned(),
+        }
+    }
+
+    fn authority(&self) -> String {
+        format!("{}:{}", self.name, self.addr.port())
+    }
+}
 
 /// One answer: status, headers (lower-case names, in the order sent) and
 /// the body's bytes as sent (still compressed).
@@ -70,12 +95,18 @@ pub fn runtime() -> tokio::runtime::Runtime {
 
 /// The client's TLS for `alpn`, trusting the roots in `roots` (PEM).
 pub fn client_tls(roots: &Path, alpn: &[u8]) -> rustls::ClientConfig {
-    let base = tls_client(
-        roots,
-        &[&rustls::version::TLS13],
-        rustls::client::Resumption::default(),
-    );
-    let mut config = (*base).clone();
+    use rustls::pki_types::pem::PemObject;
+    let mut store = rustls::RootCertStore::empty();
+    let pem = std::fs::read(roots).unwrap_or_else(|e| panic!("{}: {e}", roots.display()));
+    for cert in rustls::pki_types::CertificateDer::pem_slice_iter(&pem) {
+        store.add(cert.unwrap()).unwrap();
+    }
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_protocol_versions(&[&rustls::version::TLS13])
+        .unwrap()
+        .with_root_certificates(store)
+        .with_no_client_auth();
     config.alpn_protocols = vec![alpn.to_vec()];
     config
 }
@@ -137,7 +168,7 @@ pub struct H3 {
     pub endpoint: quinn::Endpoint,
     pub connection: quinn::Connection,
     send: h3::client::SendRequest<h3_quinn::OpenStreams, Bytes>,
-    port: u16,
+    authority: String,
     _driver: tokio::task::JoinHandle<()>,
 }
 
@@ -151,13 +182,16 @@ pub fn endpoint(roots: &Path) -> quinn::Endpoint {
 
 impl H3 {
     pub async fn connect(port: u16, roots: &Path) -> Result<H3, String> {
-        H3::connect_from(endpoint(roots), port).await
+        H3::connect_to(&Target::local(port, roots)).await
     }
 
-    pub async fn connect_from(endpoint: quinn::Endpoint, port: u16) -> Result<H3, String> {
-        let server: SocketAddr = ([127, 0, 0, 1], port).into();
+    pub async fn connect_to(target: &Target) -> Result<H3, String> {
+        H3::connect_from(endpoint(&target.roots), target).await
+    }
+
+    pub async fn connect_from(endpoint: quinn::Endpoint, target: &Target) -> Result<H3, String> {
         let connecting = endpoint
-            .connect(server, "localhost")
+            .connect(target.addr, &target.name)
             .map_err(|e| e.to_string())?;
         let connection = tokio::time::timeout(Duration::from_secs(10), connecting)
             .await
@@ -173,7 +207,7 @@ impl H3 {
             endpoint,
             connection,
             send,
-            port,
+            authority: target.authority(),
             _driver: driver,
         })
     }
@@ -192,7 +226,7 @@ impl H3 {
     ) -> Result<Answer, String> {
         let mut request = http::Request::builder()
             .method(method)
-            .uri(format!("https://localhost:{}{path}", self.port));
+            .uri(format!("https://{}{path}", self.authority));
         for (name, value) in headers {
             request = request.header(*name, *value);
         }
@@ -279,7 +313,7 @@ impl H3 {
         use h3::error::{Code, StreamError};
         let mut request = http::Request::builder()
             .method(method)
-            .uri(format!("https://localhost:{}{path}", self.port));
+            .uri(format!("https://{}{path}", self.authority));
         if !body.is_empty() {
             request = request.header("content-type", "application/x-www-form-urlencoded");
         }
@@ -329,15 +363,14 @@ pub struct LoadReport {
 /// every tenth request, until `stop` is set. A request not processed is
 /// sent again on a new connection, as a browser does.
 pub async fn load(
-    port: u16,
-    roots: std::path::PathBuf,
+    target: Target,
     clients: usize,
     stop: Arc<std::sync::atomic::AtomicBool>,
 ) -> LoadReport {
     use std::sync::atomic::Ordering;
     let mut tasks = Vec::new();
     for client in 0..clients {
-        let (roots, stop) = (roots.clone(), stop.clone());
+        let (target, stop) = (target.clone(), stop.clone());
         tasks.push(tokio::spawn(async move {
             let mut report = LoadReport::default();
             let mut connection: Option<H3> = None;
@@ -358,7 +391,7 @@ pub async fn load(
                     tries += 1;
                     let h3 = match connection.as_mut() {
                         Some(h3) => h3,
-                        None => match H3::connect(port, &roots).await {
+                        None => match H3::connect_to(&target).await {
                             Ok(h3) => connection.insert(h3),
                             Err(e) => {
                                 report.failures.push(format!("connecting: {e}"));
