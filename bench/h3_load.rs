@@ -3,13 +3,13 @@
 //!
 //! ```text
 //! h3-load get   --connect ADDR --name NAME --ca FILE PATH
-//! h3-load load  --connect ADDR --name NAME --ca FILE --clients N --stop-file F --report F
+//! h3-load load  --connect ADDR --name NAME --ca FILE --clients N --post-every-ms MS --stop-file F --report F
 //! h3-load rate  --connect ADDR --name NAME --ca FILE --connections N --seconds S --path PATH
 //! ```
 //!
 //! `get` prints one answer's status and `alt-svc` (exit 1 unless 200).
-//! `load` runs visitors (pages, and a contact form post every tenth
-//! request) until the stop file appears, sending again what a GOAWAY left
+//! `load` runs visitors (pages, and a contact form post every MS
+//! milliseconds each) until the stop file appears, sending again what a GOAWAY left
 //! unprocessed (RFC 9114, 5.2), and writes what it saw as JSON. `rate`
 //! asks for PATH as fast as N connections can (one request at a time on
 //! each) for S seconds and prints the requests per second as JSON.
@@ -70,7 +70,11 @@ fn main() {
             });
             match answer {
                 Ok(a) => {
-                    println!("h3 {} alt-svc={}", a.status, a.header("alt-svc").unwrap_or(""));
+                    println!(
+                        "h3 {} alt-svc={}",
+                        a.status,
+                        a.header("alt-svc").unwrap_or("")
+                    );
                     std::process::exit(if a.status == 200 { 0 } else { 1 });
                 }
                 Err(e) => {
@@ -90,7 +94,8 @@ fn main() {
                 watch.store(true, Ordering::Relaxed);
             });
             let clients = number("clients") as usize;
-            let report = runtime.block_on(h3::load(target, clients, stop));
+            let post_every = Duration::from_millis(number("post-every-ms"));
+            let report = runtime.block_on(h3::load(target, clients, post_every, stop));
             let json = serde_json::json!({
                 "answered": report.answered,
                 "retried": report.retried,
@@ -146,6 +151,8 @@ fn main() {
 }
 
 fn usage(why: &str) -> ! {
-    eprintln!("h3-load: {why}\nusage: h3-load get|load|rate --connect ADDR --name NAME --ca FILE ...");
+    eprintln!(
+        "h3-load: {why}\nusage: h3-load get|load|rate --connect ADDR --name NAME --ca FILE ..."
+    );
     std::process::exit(2)
 }

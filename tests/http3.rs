@@ -77,9 +77,14 @@ impl Site {
     }
 
     fn start_of(&self, binary: &std::path::Path, env: &[(&str, &str)]) -> Proc {
-        let log = self.dir.0.join(format!("server-{}.log", uuid::Uuid::new_v4()));
+        let log = self
+            .dir
+            .0
+            .join(format!("server-{}.log", uuid::Uuid::new_v4()));
         let server = spawn(&mut self.command_of(binary, env), log);
-        let ready = wait(60, || self.h2_get("/readyz").is_some_and(|a| a.status == 200));
+        let ready = wait(60, || {
+            self.h2_get("/readyz").is_some_and(|a| a.status == 200)
+        });
         assert!(ready, "not ready:\n{}", server.log());
         server
     }
@@ -88,7 +93,9 @@ impl Site {
         let rt = runtime();
         rt.block_on(async {
             let connect = H2::connect_checked(self.https, &self.root);
-            let mut h2 = tokio::time::timeout(Duration::from_secs(5), connect).await.ok()??;
+            let mut h2 = tokio::time::timeout(Duration::from_secs(5), connect)
+                .await
+                .ok()??;
             Some(h2.request("GET", path, &[], b"").await)
         })
     }
@@ -205,7 +212,10 @@ fn http3_follows_its_setting_and_a_wrong_value_stops_the_start() {
     for (env, served) in [
         (vec![("HTTP3", "off")], false),
         (vec![("PROXY_PROTOCOL_FROM", "192.0.2.1")], false),
-        (vec![("HTTP3", "on"), ("PROXY_PROTOCOL_FROM", "192.0.2.1")], true),
+        (
+            vec![("HTTP3", "on"), ("PROXY_PROTOCOL_FROM", "192.0.2.1")],
+            true,
+        ),
     ] {
         let server = site.start(&env);
         let answer = site.h2_get("/").unwrap();
@@ -220,15 +230,16 @@ fn http3_follows_its_setting_and_a_wrong_value_stops_the_start() {
             "HTTP3=maybe: not one of auto, on, off",
         ),
         (
-            vec![("HTTP3", "on"), ("TLS_CERT", ""), ("TLS_KEY", ""), ("SITE_URL", "")],
+            vec![
+                ("HTTP3", "on"),
+                ("TLS_CERT", ""),
+                ("TLS_KEY", ""),
+                ("SITE_URL", ""),
+            ],
             "HTTP3=on: HTTP/3 needs HTTPS served by this server",
         ),
     ] {
-        let out = site
-            .command(&env)
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
+        let out = site.command(&env).stdin(Stdio::null()).output().unwrap();
         let text = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{env:?}: {text}");
         assert!(text.contains(said), "{env:?}: {text}");
@@ -324,7 +335,11 @@ fn hostile_clients_neither_stop_visitors_nor_the_server() {
                 send.write_all(&[0x01, 0x40, 0xff]).await.unwrap();
                 streams.push((send, recv));
             }
-            assert_eq!(streams.len(), 128, "requests open at once on one connection");
+            assert_eq!(
+                streams.len(),
+                128,
+                "requests open at once on one connection"
+            );
             held.push((h3, streams));
         }
         held
@@ -337,14 +352,20 @@ fn hostile_clients_neither_stop_visitors_nor_the_server() {
         // Over MAX_FIELD_SECTION (16 KiB): h3 answers 431 before the site.
         assert_eq!(refused.map(|a| a.status), Ok(431));
     });
-    let slow = rt.block_on(support::h3::slow_body(port, &site.root, Duration::from_secs(3)));
+    let slow = rt.block_on(support::h3::slow_body(
+        port,
+        &site.root,
+        Duration::from_secs(3),
+    ));
     assert!(slow.is_ok(), "{slow:?}");
     visitors_served(&rt, "a body sent a byte at a time", &server);
     drop(held);
 
     assert!(server.running(), "{}", server.log());
     let grown = resident_kib(&server).saturating_sub(before);
-    eprintln!("resident memory: {before} KiB once ready, {grown} KiB more after the hostile clients");
+    eprintln!(
+        "resident memory: {before} KiB once ready, {grown} KiB more after the hostile clients"
+    );
     assert!(
         grown < MEMORY_BOUND_KIB,
         "grew by {grown} KiB, over {MEMORY_BOUND_KIB}"
@@ -391,8 +412,18 @@ fn three_upgrades_under_http3_load_fail_no_request() {
     let mut pids = vec![server.child.id()];
     let stop = Arc::new(AtomicBool::new(false));
     let load = {
-        let (target, stop) = (support::h3::Target::local(site.https, &site.root), stop.clone());
-        std::thread::spawn(move || runtime().block_on(support::h3::load(target, 6, stop)))
+        let (target, stop) = (
+            support::h3::Target::local(site.https, &site.root),
+            stop.clone(),
+        );
+        std::thread::spawn(move || {
+            runtime().block_on(support::h3::load(
+                target,
+                6,
+                Duration::from_millis(100),
+                stop,
+            ))
+        })
     };
     std::thread::sleep(Duration::from_secs(2));
     for publish in 0..3 {
@@ -432,7 +463,11 @@ fn three_upgrades_under_http3_load_fail_no_request() {
     assert!(!report.posted.is_empty());
     let stored = stored_intros(&site);
     for name in &report.posted {
-        assert_eq!(stored.matches(&format!("{name} ")).count(), 1, "{name} stored once:\n{stored}");
+        assert_eq!(
+            stored.matches(&format!("{name} ")).count(),
+            1,
+            "{name} stored once:\n{stored}"
+        );
     }
 }
 

@@ -10,6 +10,9 @@
 //! guide's) lists it; HTTP redirects; five `systemctl restart`s and three
 //! `systemctl reload`s under load (bench/swap-load.mjs) fail no request,
 //! each reload with a new main PID (the worst wait of each is printed);
+//! HTTP/3 on the UDP socket `citizen-site-quic.socket` holds, advertised
+//! by every answer, and three reloads under HTTP/3 load (the bench's own
+//! client, `bench/h3_load.rs`) failing no request;
 //! the journal holds no error; a changed environment file is applied by
 //! `systemctl reload` (no daemon-reload), and a broken one fails the
 //! reload naming each setting, with the old process serving on; and,
@@ -78,6 +81,7 @@ fn the_unit_and_its_sockets_serve_restart_under_load_and_log_no_error_under_a_li
         "citizen-site.service",
         "citizen-site.socket",
         "citizen-site-http.socket",
+        "citizen-site-quic.socket",
     ] {
         std::fs::copy(
             Path::new(ROOT).join("deploy").join(unit),
@@ -90,6 +94,15 @@ fn the_unit_and_its_sockets_serve_restart_under_load_and_log_no_error_under_a_li
         site.join("swap-load.mjs"),
     )
     .unwrap();
+    // The bench's HTTP/3 client, which `cargo test` builds with the tests
+    // (an example: target/<profile>/examples/h3-load).
+    let h3_load = Path::new(BIN).with_file_name("examples").join("h3-load");
+    assert!(
+        h3_load.is_file(),
+        "{} is not built: run `cargo test` whole, or `cargo build --example h3-load` first",
+        h3_load.display()
+    );
+    std::fs::copy(&h3_load, site.join("h3-load")).unwrap();
     std::fs::copy(
         Path::new(ROOT).join("tests/ops/live-systemd-inside.sh"),
         site.join("inside.sh"),
@@ -122,6 +135,11 @@ fn the_unit_and_its_sockets_serve_restart_under_load_and_log_no_error_under_a_li
         booted.log()
     );
     assert!(said.contains("ok: no error in the journal"), "{said}");
+    assert!(
+        said.contains("ok: HTTP/3 on UDP 443")
+            && said.contains("ok: three reloads under HTTP/3 load"),
+        "{said}"
+    );
     assert!(
         said.contains("ok: three reloads under load") && said.contains("failed, and pid"),
         "{said}"

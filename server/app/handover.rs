@@ -210,7 +210,11 @@ impl Inherited {
     /// The names of sockets passed in but not taken.
     pub fn left(&self) -> Vec<&str> {
         let quic = self.quic.as_ref().map(|_| QUIC);
-        self.sockets.iter().map(|(n, _)| n.as_str()).chain(quic).collect()
+        self.sockets
+            .iter()
+            .map(|(n, _)| n.as_str())
+            .chain(quic)
+            .collect()
     }
 }
 

@@ -187,7 +187,9 @@ impl Listeners {
                 let redirects = edge::Axum::per_worker(redirect);
                 let endpoint = quic.and_then(|q| {
                     edge::quic::Endpoint::new(q.socket, q.config, q.handoff, limits.workers)
-                        .inspect_err(|e| tracing::error!(error = %format!("{e:#}"), "HTTP/3 is not served"))
+                        .inspect_err(
+                            |e| tracing::error!(error = %format!("{e:#}"), "HTTP/3 is not served"),
+                        )
                         .ok()
                 });
                 let h3 = async {
@@ -205,7 +207,14 @@ impl Listeners {
                         exempt.clone(),
                         stopped()
                     ),
-                    edge::serve(http, None, redirects, limits.clone(), exempt.clone(), stopped()),
+                    edge::serve(
+                        http,
+                        None,
+                        redirects,
+                        limits.clone(),
+                        exempt.clone(),
+                        stopped()
+                    ),
                     h3,
                 );
             }
@@ -310,7 +319,9 @@ fn quic_socket(
     }
     let addr = SocketAddr::new(tls.https_addr.ip(), at.port());
     let socket = std::net::UdpSocket::bind(addr).with_context(|| {
-        format!("HTTPS_ADDR: cannot listen on {addr} over UDP for HTTP/3 (HTTP3=off serves without it)")
+        format!(
+            "HTTPS_ADDR: cannot listen on {addr} over UDP for HTTP/3 (HTTP3=off serves without it)"
+        )
     })?;
     socket.set_nonblocking(true)?;
     Ok(Some(socket))

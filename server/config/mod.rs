@@ -278,7 +278,9 @@ impl Config {
         let tls = r.text(setting!(args, tls_domains)).is_some()
             || r.text(setting!(args, tls_cert)).is_some();
         let proxied = r.text(setting!(args, proxy_protocol_from)).is_some();
-        let http3 = r.choice::<Http3>(setting!(args, http3)).serves(tls, proxied);
+        let http3 = r
+            .choice::<Http3>(setting!(args, http3))
+            .serves(tls, proxied);
         let ids = match tls {
             true => vec![
                 (setting!(args, https_addr), Transport::Tcp),

@@ -142,7 +142,13 @@ impl H2 {
         Some(H2 { send, port })
     }
 
-    pub async fn request(&mut self, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Answer {
+    pub async fn request(
+        &mut self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: &[u8],
+    ) -> Answer {
         let mut request = http::Request::builder()
             .method(method)
             .uri(format!("https://localhost:{}{path}", self.port));
@@ -153,10 +159,11 @@ impl H2 {
             .body(http_body_util::Full::new(Bytes::copy_from_slice(body)))
             .unwrap();
         self.send.ready().await.unwrap();
-        let response = tokio::time::timeout(Duration::from_secs(20), self.send.send_request(request))
-            .await
-            .expect("an answer over HTTP/2 within 20 s")
-            .unwrap();
+        let response =
+            tokio::time::timeout(Duration::from_secs(20), self.send.send_request(request))
+                .await
+                .expect("an answer over HTTP/2 within 20 s")
+                .unwrap();
         let (head, body) = response.into_parts();
         let body = body.collect().await.unwrap().to_bytes().to_vec();
         answer_of(head, body)
@@ -232,7 +239,11 @@ impl H3 {
         }
         let request = request.body(()).unwrap();
         let exchange = async {
-            let mut stream = self.send.send_request(request).await.map_err(|e| e.to_string())?;
+            let mut stream = self
+                .send
+                .send_request(request)
+                .await
+                .map_err(|e| e.to_string())?;
             if !body.is_empty() {
                 stream
                     .send_data(Bytes::copy_from_slice(body))
@@ -283,7 +294,10 @@ pub async fn slow_body(port: u16, roots: &Path, during: Duration) -> Result<(), 
         .header("content-type", "application/x-www-form-urlencoded")
         .body(())
         .unwrap();
-    let mut stream = send.send_request(request).await.map_err(|e| e.to_string())?;
+    let mut stream = send
+        .send_request(request)
+        .await
+        .map_err(|e| e.to_string())?;
     let until = tokio::time::Instant::now() + during;
     while tokio::time::Instant::now() < until {
         if stream.send_data(Bytes::from_static(b"a")).await.is_err() {
@@ -322,9 +336,7 @@ impl H3 {
             Ok(s) => s,
             Err(e) => return Outcome::NotProcessed(format!("not sent: {e}")),
         };
-        let rejected = |e: &StreamError| {
-            matches!(e, StreamError::RemoteTerminate { code, .. } if *code == Code::H3_REQUEST_REJECTED)
-        };
+        let rejected = |e: &StreamError| matches!(e, StreamError::RemoteTerminate { code, .. } if *code == Code::H3_REQUEST_REJECTED);
         let exchange = async {
             if !body.is_empty() {
                 stream.send_data(Bytes::copy_from_slice(body)).await?;
@@ -360,11 +372,12 @@ pub struct LoadReport {
 
 /// `clients` visitors over HTTP/3, each on a connection of its own, asking
 /// for `/`, `/pricing` and `/about` in turn and posting the contact form
-/// every tenth request, until `stop` is set. A request not processed is
-/// sent again on a new connection, as a browser does.
+/// once every `post_every` (each visitor), until `stop` is set. A request
+/// not processed is sent again on a new connection, as a browser does.
 pub async fn load(
     target: Target,
     clients: usize,
+    post_every: Duration,
     stop: Arc<std::sync::atomic::AtomicBool>,
 ) -> LoadReport {
     use std::sync::atomic::Ordering;
@@ -375,16 +388,19 @@ pub async fn load(
             let mut report = LoadReport::default();
             let mut connection: Option<H3> = None;
             let mut n = 0usize;
+            let mut last_post = tokio::time::Instant::now();
             while !stop.load(Ordering::Relaxed) {
                 n += 1;
                 let name = format!("Load{client}x{n}");
-                let (method, path, body) = match n % 10 {
-                    0 => (
+                let (method, path, body) = if last_post.elapsed() >= post_every {
+                    last_post = tokio::time::Instant::now();
+                    (
                         "POST",
                         "/api/save-to-notion",
                         format!("name={name}&contactPerson=Ana&email=ana%40example.org&website=&description=Under+load&tags=Loyalty"),
-                    ),
-                    k => ("GET", ["/", "/pricing", "/about"][k % 3], String::new()),
+                    )
+                } else {
+                    ("GET", ["/", "/pricing", "/about"][n % 3], String::new())
                 };
                 let mut tries = 0;
                 loop {

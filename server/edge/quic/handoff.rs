@@ -135,7 +135,6 @@ impl Handoff {
         *lock(&self.pending) = None;
         *lock(&self.inbox) = None;
     }
-
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -252,7 +251,9 @@ impl HandedSocket {
             {
                 match tokio::net::UnixDatagram::from_std(pending) {
                     Ok(socket) => *inbox = Some(socket),
-                    Err(e) => tracing::warn!(error = %e, "HTTP/3: the successor's socket cannot be read"),
+                    Err(e) => {
+                        tracing::warn!(error = %e, "HTTP/3: the successor's socket cannot be read")
+                    }
                 }
             }
         }
@@ -318,7 +319,11 @@ impl AsyncUdpSocket for HandedSocket {
             let datagrams = &buf[..meta.len];
             // Segments of one receive share their source (GRO): one
             // connection's, so the first decides for them all.
-            match whose(&datagrams[..stride.min(datagrams.len())], handoff.tag, predecessor) {
+            match whose(
+                &datagrams[..stride.min(datagrams.len())],
+                handoff.tag,
+                predecessor,
+            ) {
                 Whose::Ours => {}
                 Whose::Predecessor => {
                     if let Some((_, socket)) = &handoff.predecessor {
@@ -436,13 +441,19 @@ mod tests {
     fn a_datagram_goes_to_the_process_whose_tag_its_connection_id_carries() {
         let (ours, theirs, other) = (0x1111, 0x2222, 0x3333);
         assert_eq!(whose(&short(ours), ours, Some(theirs)), Whose::Ours);
-        assert_eq!(whose(&short(theirs), ours, Some(theirs)), Whose::Predecessor);
+        assert_eq!(
+            whose(&short(theirs), ours, Some(theirs)),
+            Whose::Predecessor
+        );
         assert_eq!(whose(&short(other), ours, Some(theirs)), Whose::Nobody);
         assert_eq!(whose(&short(theirs), ours, None), Whose::Nobody);
         // A new connection's Initial: an ID of the client's choosing.
         let random = [0x33, 0x33, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9];
         assert_eq!(whose(&long(0, &random), ours, Some(theirs)), Whose::Ours);
-        assert_eq!(whose(&long(0, &random[..8]), ours, Some(theirs)), Whose::Ours);
+        assert_eq!(
+            whose(&long(0, &random[..8]), ours, Some(theirs)),
+            Whose::Ours
+        );
         // Handshake packets carry the server's ID.
         let mut id = [0u8; CID_LEN];
         id[..2].copy_from_slice(&theirs.to_be_bytes());

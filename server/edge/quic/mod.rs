@@ -227,8 +227,9 @@ impl Endpoint {
         let mut endpoint = quinn::EndpointConfig::default();
         let tag = handoff.tag();
         endpoint.cid_generator(move || Box::new(Tagged(tag)));
-        let quinn = quinn::Endpoint::new_with_abstract_socket(endpoint, Some(config), socket, runtime)
-            .context("serving QUIC on the UDP socket")?;
+        let quinn =
+            quinn::Endpoint::new_with_abstract_socket(endpoint, Some(config), socket, runtime)
+                .context("serving QUIC on the UDP socket")?;
         Ok(Endpoint { quinn, handoff })
     }
 
@@ -281,7 +282,11 @@ fn admit<F, S, B>(
     let peer = SocketAddr::new(peer.ip().to_canonical(), peer.port());
     let Ok(permit) = shared.slots.clone().try_acquire_owned() else {
         if let Some(held_back) = shared.refusals.admit() {
-            tracing::warn!(max = shared.max, held_back, "HTTP/3: the QUIC connections are at MAX_CONNECTIONS; refusing a new one");
+            tracing::warn!(
+                max = shared.max,
+                held_back,
+                "HTTP/3: the QUIC connections are at MAX_CONNECTIONS; refusing a new one"
+            );
         }
         return incoming.refuse();
     };
@@ -370,7 +375,9 @@ async fn connection<F, S, B>(
         .await;
     let mut h3 = match h3 {
         Ok(h3) => h3,
-        Err(e) => return tracing::debug!(client = %peer, error = %e, "HTTP/3: the connection failed to start"),
+        Err(e) => {
+            return tracing::debug!(client = %peer, error = %e, "HTTP/3: the connection failed to start")
+        }
     };
     let service = Arc::new((served.connection)(peer));
     let bounds = shared.bounds;

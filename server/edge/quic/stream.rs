@@ -96,7 +96,8 @@ impl Body for QuicBody {
             Poll::Pending => match self.deadline.as_mut().poll(cx) {
                 Poll::Ready(()) => {
                     self.ended = true;
-                    self.recv.stop_sending(h3::error::Code::H3_REQUEST_CANCELLED);
+                    self.recv
+                        .stop_sending(h3::error::Code::H3_REQUEST_CANCELLED);
                     Poll::Ready(Some(Err(BodyError::TooSlow)))
                 }
                 Poll::Pending => Poll::Pending,
@@ -139,12 +140,12 @@ where
     >,
     B: OutgoingBody,
 {
-    let (request, stream) = match tokio::time::timeout(bounds.head, resolver.resolve_request()).await
-    {
-        Ok(Ok(resolved)) => resolved,
-        Ok(Err(e)) => return Err(format!("the request head was refused: {e}")),
-        Err(_) => return Err("the request head did not arrive in time".into()),
-    };
+    let (request, stream) =
+        match tokio::time::timeout(bounds.head, resolver.resolve_request()).await {
+            Ok(Ok(resolved)) => resolved,
+            Ok(Err(e)) => return Err(format!("the request head was refused: {e}")),
+            Err(_) => return Err("the request head did not arrive in time".into()),
+        };
     let (mut send, recv) = stream.split();
     let head_only = request.method() == hyper::Method::HEAD;
     let request = request.map(|()| QuicBody::new(recv));
