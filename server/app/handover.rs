@@ -122,7 +122,6 @@ impl Inherited {
         // SAFETY: as above.
         let passed: Vec<_> = unsafe { sd_notify::listen_fds_with_names_and_unset_env() }
             .context("reading the sockets passed in LISTEN_FDS")?
-            .into_iter()
             .collect();
         let mut sockets = Vec::new();
         let mut quic = None;

@@ -32,7 +32,7 @@ pub enum Listeners {
     Tls {
         https: TcpListener,
         http: TcpListener,
-        quic: Option<QuicSocket>,
+        quic: Option<Box<QuicSocket>>,
         acceptor: tokio_rustls::TlsAcceptor,
         redirect: Redirect,
     },
@@ -84,11 +84,11 @@ impl Listeners {
         warn_if_left(inherited);
         let (acceptor, quic_tls, certs, identity, tasks) = certificates(tls, db, orders)?;
         let quic = match udp {
-            Some(socket) => Some(QuicSocket {
+            Some(socket) => Some(Box::new(QuicSocket {
                 socket,
                 config: edge::quic::server_config(quic_tls, &config.limits)?,
                 handoff: Handoff::new(inherited.take_quic_predecessor()),
-            }),
+            })),
             None => None,
         };
         let listeners = Listeners::Tls {

@@ -375,7 +375,10 @@ fn the_readme_lists_every_variable_with_its_default() {
         .flat_map(|l| {
             // A row may name several variables (`TLS_CERT`, `TLS_KEY`).
             let cells: Vec<&str> = l.split('|').map(str::trim).collect();
-            let is_variable = |v: &&str| v.bytes().all(|b| b.is_ascii_uppercase() || b == b'_');
+            let is_variable = |v: &&str| {
+                v.bytes()
+                    .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+            };
             let names: Vec<&str> = cells[1]
                 .split('`')
                 .skip(1)

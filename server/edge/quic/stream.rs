@@ -213,7 +213,7 @@ fn finish_head<B: Body>(headers: &mut HeaderMap, body: &B) {
 fn now() -> HeaderValue {
     thread_local! {
         static CACHED: std::cell::RefCell<(u64, HeaderValue)> =
-            std::cell::RefCell::new((0, HeaderValue::from_static("")));
+            const { std::cell::RefCell::new((0, HeaderValue::from_static(""))) };
     }
     let second = SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)
