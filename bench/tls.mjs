@@ -39,14 +39,16 @@ const IDLE_CLIENTS = 2;
 export const TLS_PAGE = "/";
 export const TLS_ENCODING = "br";
 
-/** A CA of the bench's own and a leaf it signed for localhost, both ECDSA
- *  P-256, in `dir`: cert.pem, key.pem, ca.pem. */
+/** A CA of the bench's own and a leaf it signed for localhost and
+ *  SITE_URL's host, both ECDSA P-256, in `dir`: cert.pem, key.pem, ca.pem. */
 export function certificate(dir) {
   const run = (args) => execFileSync("openssl", args, { cwd: dir, stdio: "ignore" });
   const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"];
   run(["req", "-x509", ...ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=bench CA"]);
   run(["req", ...ec, "-keyout", "key.pem", "-out", "leaf.csr", "-subj", "/CN=localhost"]);
-  fs.writeFileSync(path.join(dir, "ext"), "subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\n");
+  // Also for SITE_URL's host: the server refuses a certificate that is
+  // not for the site it names (the clients ask for localhost).
+  fs.writeFileSync(path.join(dir, "ext"), `subjectAltName=DNS:localhost,DNS:${new URL(SITE_URL).hostname}\nbasicConstraints=CA:FALSE\n`);
   run(["x509", "-req", "-in", "leaf.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "cert.pem", "-days", "2", "-extfile", "ext"]);
   return { cert: path.join(dir, "cert.pem"), key: path.join(dir, "key.pem"), caFile: path.join(dir, "ca.pem"), ca: fs.readFileSync(path.join(dir, "ca.pem")) };
 }

@@ -157,6 +157,17 @@ fn every_route_answers_over_http3_as_over_http2_in_each_encoding() {
         assert_eq!(over_h2.comparable_headers(), over_h3.comparable_headers());
         assert!(over_h3.body.is_empty() && over_h3.status == 200);
 
+        // A revalidation: 304, with the same headers (no length of 0).
+        let etag = over_h2.header("etag").expect("an ETag").to_owned();
+        let revalidate = [("if-none-match", etag.as_str())];
+        let over_h2 = h2.request("GET", "/pricing", &revalidate, b"").await;
+        let over_h3 = h3.get("/pricing", &revalidate).await.unwrap();
+        assert_eq!(over_h2.status, 304);
+        assert_eq!(
+            (over_h2.status, over_h2.comparable_headers()),
+            (over_h3.status, over_h3.comparable_headers())
+        );
+
         // The contact form, posted over HTTP/3, is stored.
         let form = "name=Riverbend&contactPerson=Ana&email=ana%40riverbend.example&website=&description=Over+QUIC&tags=Loyalty";
         let posted = h3
@@ -252,7 +263,13 @@ fn no_early_data_is_accepted_and_a_returning_visitor_resumes() {
     let server = site.start(&[]);
     let rt = runtime();
     rt.block_on(async {
-        let endpoint = support::h3::endpoint(&site.root);
+        // The client's session store says whether a ticket was offered.
+        let offers = std::sync::Arc::new(support::h3::Offers::default());
+        let mut tls = support::h3::client_tls(&site.root, b"h3");
+        tls.resumption = rustls::client::Resumption::store(offers.clone());
+        let tls = quinn::crypto::rustls::QuicClientConfig::try_from(tls).unwrap();
+        let mut endpoint = quinn::Endpoint::client("127.0.0.1:0".parse().unwrap()).unwrap();
+        endpoint.set_default_client_config(quinn::ClientConfig::new(std::sync::Arc::new(tls)));
         let target = support::h3::Target::local(site.https, &site.root);
         let mut first = H3::connect_from(endpoint.clone(), &target).await.unwrap();
         first.get("/", &[]).await.unwrap();
@@ -263,11 +280,15 @@ fn no_early_data_is_accepted_and_a_returning_visitor_resumes() {
         let connecting = endpoint.connect(server_addr, "localhost").unwrap();
         // With a ticket, quinn offers 0-RTT only where the server's ticket
         // allows early data: ours never does.
+        let offered = |n| offers.taken.load(std::sync::atomic::Ordering::Relaxed) == n;
         match connecting.into_0rtt() {
             Ok(_) => panic!("0-RTT was offered"),
             Err(connecting) => {
                 let again = connecting.await.unwrap();
-                assert!(again.handshake_data().is_some());
+                assert!(offered(1), "the returning visitor offered its ticket");
+                let mut h3 = H3::connect_from(endpoint.clone(), &target).await.unwrap();
+                assert_eq!(h3.get("/", &[]).await.unwrap().status, 200);
+                again.close(0u32.into(), b"");
             }
         }
     });

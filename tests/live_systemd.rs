@@ -12,7 +12,7 @@
 //! each reload with a new main PID (the worst wait of each is printed);
 //! HTTP/3 on the UDP socket `citizen-site-quic.socket` holds, advertised
 //! by every answer, and three reloads under HTTP/3 load (the bench's own
-//! client, `bench/h3_load.rs`) failing no request;
+//! client, `bench/h3-load/`) failing no request;
 //! the journal holds no error; a changed environment file is applied by
 //! `systemctl reload` (no daemon-reload), and a broken one fails the
 //! reload naming each setting, with the old process serving on; and,
@@ -94,12 +94,12 @@ fn the_unit_and_its_sockets_serve_restart_under_load_and_log_no_error_under_a_li
         site.join("swap-load.mjs"),
     )
     .unwrap();
-    // The bench's HTTP/3 client, which `cargo test` builds with the tests
-    // (an example: target/<profile>/examples/h3-load).
-    let h3_load = Path::new(BIN).with_file_name("examples").join("h3-load");
+    // The bench's HTTP/3 client, which `cargo test` builds beside the
+    // binary (a package of the workspace, bench/h3-load).
+    let h3_load = Path::new(BIN).with_file_name("h3-load");
     assert!(
         h3_load.is_file(),
-        "{} is not built: run `cargo test` whole, or `cargo build --example h3-load` first",
+        "{} is not built: run `cargo test` whole, or `cargo build -p h3-load` first",
         h3_load.display()
     );
     std::fs::copy(&h3_load, site.join("h3-load")).unwrap();

@@ -2,7 +2,7 @@
 //! HTTP/3 tests (`tests/http3.rs`): one answer's status, headers and body
 //! as sent, so that the two can be compared byte for byte; and a load of
 //! visitors over HTTP/3 that sends again what a GOAWAY left unprocessed,
-//! as a browser does. The bench's own HTTP/3 client (`bench/h3_load.rs`)
+//! as a browser does. The bench's own HTTP/3 client (`bench/h3-load/`)
 //! is built on this file too.
 
 use std::net::SocketAddr;
@@ -324,12 +324,30 @@ impl H3 {
     /// One request, told apart as a browser tells it apart: answered, not
     /// processed (to retry), or failed.
     pub async fn attempt(&mut self, method: &str, path: &str, body: &[u8]) -> Outcome {
+        self.exchange(method, path, None, body).await
+    }
+
+    /// [`H3::attempt`] without a body, asking for `encoding`.
+    pub async fn attempt_with(&mut self, method: &str, path: &str, encoding: &str) -> Outcome {
+        self.exchange(method, path, Some(encoding), b"").await
+    }
+
+    async fn exchange(
+        &mut self,
+        method: &str,
+        path: &str,
+        encoding: Option<&str>,
+        body: &[u8],
+    ) -> Outcome {
         use h3::error::{Code, StreamError};
         let mut request = http::Request::builder()
             .method(method)
             .uri(format!("https://{}{path}", self.authority));
         if !body.is_empty() {
             request = request.header("content-type", "application/x-www-form-urlencoded");
+        }
+        if let Some(encoding) = encoding {
+            request = request.header("accept-encoding", encoding);
         }
         let request = request.body(()).unwrap();
         let mut stream = match self.send.send_request(request).await {
@@ -456,4 +474,70 @@ pub async fn load(
         all.posted.extend(one.posted);
     }
     all
+}
+
+/// rustls's session store, counting the tickets a handshake took to offer
+/// (quinn does not say whether a handshake resumed).
+#[derive(Debug)]
+pub struct Offers {
+    inner: rustls::client::ClientSessionMemoryCache,
+    pub taken: std::sync::atomic::AtomicU64,
+}
+
+impl Default for Offers {
+    fn default() -> Self {
+        Offers {
+            inner: rustls::client::ClientSessionMemoryCache::new(16),
+            taken: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+}
+
+impl rustls::client::ClientSessionStore for Offers {
+    fn set_kx_hint(&self, name: rustls::pki_types::ServerName<'static>, group: rustls::NamedGroup) {
+        self.inner.set_kx_hint(name, group)
+    }
+
+    fn kx_hint(&self, name: &rustls::pki_types::ServerName<'_>) -> Option<rustls::NamedGroup> {
+        self.inner.kx_hint(name)
+    }
+
+    fn set_tls12_session(
+        &self,
+        name: rustls::pki_types::ServerName<'static>,
+        value: rustls::client::Tls12ClientSessionValue,
+    ) {
+        self.inner.set_tls12_session(name, value)
+    }
+
+    fn tls12_session(
+        &self,
+        name: &rustls::pki_types::ServerName<'_>,
+    ) -> Option<rustls::client::Tls12ClientSessionValue> {
+        self.inner.tls12_session(name)
+    }
+
+    fn remove_tls12_session(&self, name: &rustls::pki_types::ServerName<'static>) {
+        self.inner.remove_tls12_session(name)
+    }
+
+    fn insert_tls13_ticket(
+        &self,
+        name: rustls::pki_types::ServerName<'static>,
+        value: rustls::client::Tls13ClientSessionValue,
+    ) {
+        self.inner.insert_tls13_ticket(name, value)
+    }
+
+    fn take_tls13_ticket(
+        &self,
+        name: &rustls::pki_types::ServerName<'static>,
+    ) -> Option<rustls::client::Tls13ClientSessionValue> {
+        let ticket = self.inner.take_tls13_ticket(name);
+        if ticket.is_some() {
+            self.taken
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        ticket
+    }
 }

@@ -127,10 +127,10 @@ pub fn transport(limits: &Limits) -> quinn::TransportConfig {
     transport
 }
 
-/// Serves HTTP/3 on `socket` until `shutdown` resolves; then it stops
-/// taking new connections (`on_stop` says what becomes of their packets),
-/// tells each connection to go (GOAWAY), answers what each had asked, and
-/// returns when every connection has closed. The QUIC endpoint runs on the
+/// Serves HTTP/3 on `endpoint` until `shutdown` resolves; then it hands
+/// the socket to a successor if one serves ([`handoff`]) or refuses new
+/// connections, tells each connection to go (GOAWAY), answers what each
+/// had asked, and returns when every connection has closed. The QUIC endpoint runs on the
 /// first worker; each connection on a worker in turn, with that worker's
 /// service (`per_worker`, called once per worker, as [`super::serve`]).
 pub async fn serve<M, F, S, B>(

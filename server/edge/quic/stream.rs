@@ -151,7 +151,7 @@ where
     let request = request.map(|()| QuicBody::new(recv));
     let Ok(response) = service.call(request).await;
     let (mut parts, body) = response.into_parts();
-    finish_head(&mut parts.headers, &body);
+    finish_head(parts.status, &mut parts.headers, &body);
     let head = hyper::Response::from_parts(parts, ());
     let written = async {
         bounded(bounds, send.send_response(head)).await?;
@@ -191,7 +191,7 @@ pub async fn refuse_request(
 /// leaves to the connection: `date`, and a `content-length` when the
 /// body's size is known; and none of HTTP/1.1's connection-specific ones,
 /// which HTTP/3 forbids (RFC 9114, 4.2).
-fn finish_head<B: Body>(headers: &mut HeaderMap, body: &B) {
+fn finish_head<B: Body>(status: hyper::StatusCode, headers: &mut HeaderMap, body: &B) {
     for name in [
         header::CONNECTION,
         header::TRANSFER_ENCODING,
@@ -201,7 +201,12 @@ fn finish_head<B: Body>(headers: &mut HeaderMap, body: &B) {
     ] {
         headers.remove(name);
     }
-    if let Some(length) = body.size_hint().exact() {
+    // Not for an answer that has no content by its status (a 304's length
+    // would be the representation's, not 0).
+    let bodiless = status.is_informational()
+        || status == hyper::StatusCode::NO_CONTENT
+        || status == hyper::StatusCode::NOT_MODIFIED;
+    if let Some(length) = body.size_hint().exact().filter(|_| !bodiless) {
         headers
             .entry(header::CONTENT_LENGTH)
             .or_insert_with(|| HeaderValue::from(length));
