@@ -360,7 +360,7 @@ export function http3Table(r) {
     [`19. req/s over HTTP/3 at ${w.rate.connections} connections (bench/h3-load/, ${w.rate.seconds} s): Caddy and ours; failed`, `${f(w.rate.caddy.per_second)}; ${w.rate.caddy.failed}`, `${f(w.rate.ours.per_second)}; ${w.rate.ours.failed}`, f(rate, 2), `>= ${f(t.h3Throughput, 1)}; 0`],
     [`20. a new connection and one request, instructions: TCP + TLS 1.3 (peer column) and QUIC, ours both`, runs(w.newConnection.tcp), runs(w.newConnection.quic), f(fresh, 2), "-"],
   ];
-  const table = `Rows 17 to 20, run of ${w.date} (\`node bench/http3.mjs\`, release build, ${r.cores} cores, ${w.caddy}; ${w.page} in ${w.encoding}; the same certificate and bytes for both servers):\n\n${markdown(["row", "peer", "ours", "ratio", "target"], rows)}${missed.length ? `\n\nMissed on this run: ${missed.join("; ")}.` : ""}`;
+  const table = `Rows 17 to 20, run of ${w.date} (\`node bench/http3.mjs\`, release build, ${r.cores} cores, Caddy ${w.caddy}; ${w.page} in ${w.encoding}; the same certificate and bytes for both servers):\n\n${markdown(["row", "peer", "ours", "ratio", "target"], rows)}${missed.length ? `\n\nMissed on this run: ${missed.join("; ")}.` : ""}`;
   return { table, missed };
 }
 
