@@ -202,16 +202,7 @@ fn every_route_answers_over_http3_as_over_http2_in_each_encoding() {
             .unwrap_or_else(|| panic!("no h3 series:\n{text}"));
         assert!(line.ends_with(" 1"), "{line}");
     });
-    let stored = Command::new(env!("CARGO_BIN_EXE_citizen-site"))
-        .args(["intro", "list"])
-        .env_clear()
-        .env(
-            "DATABASE_URL",
-            format!("sqlite://{}/site.db", site.dir.0.display()),
-        )
-        .output()
-        .unwrap();
-    let listed = String::from_utf8_lossy(&stored.stdout);
+    let listed = stored_intros(&site);
     assert_eq!(listed.matches("Riverbend").count(), 1, "{listed}");
     drop(server);
 }

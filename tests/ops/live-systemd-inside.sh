@@ -87,6 +87,16 @@ reload_once() {
   exe=$(readlink "/proc/$new/exe" || true)
   case "$exe" in */usr/local/bin/citizen-site) ;; *) fail "pid $new runs $exe, not the installed binary" ;; esac
 }
+# Each name in FILE (acknowledged intro requests) is stored exactly once.
+stored_once() { # FILE
+  local stored who n
+  stored=$(bash -c "$(cat steps/operate.sh) --json")
+  while read -r who; do
+    [ -z "$who" ] && continue
+    n=$(echo "$stored" | grep -c "\"name\": \"$who\"" || true)
+    [ "$n" = 1 ] || fail "$who was acknowledged and is stored $n times"
+  done < "$1"
+}
 under_load() { # NAME COUNT STEP
   local name=$1 count=$2 step=$3 i
   rm -f marks && mkfifo marks
@@ -113,12 +123,7 @@ under_load() { # NAME COUNT STEP
     for (const c of ["http1-keepalive", "http2", "new-connection", "intro"]) if (!(r.byClient[c] > 0)) { console.log("no", c); process.exit(1); }
     require("fs").writeFileSync(`intros-${name}.txt`, r.intros.join("\n") + "\n");
   ' || fail "requests failed during the ${name}s"
-  stored=$(bash -c "$(cat steps/operate.sh) --json")
-  while read -r who; do
-    [ -z "$who" ] && continue
-    n=$(echo "$stored" | grep -c "\"name\": \"$who\"" || true)
-    [ "$n" = 1 ] || fail "$who was acknowledged and is stored $n times"
-  done < "intros-$name.txt"
+  stored_once "intros-$name.txt"
 }
 under_load restart 5 restart_once
 echo "ok: five restarts under load, nothing failed; every acknowledged request stored once"
@@ -148,12 +153,7 @@ node -e '
   if (r.failures.length || r.answered < 100) { console.log(r.failures.join("\n")); process.exit(1); }
   require("fs").writeFileSync("intros-h3.txt", r.posted.join("\n") + "\n");
 ' || fail "requests over HTTP/3 failed during the reloads"
-stored=$(bash -c "$(cat steps/operate.sh) --json")
-while read -r who; do
-  [ -z "$who" ] && continue
-  n=$(echo "$stored" | grep -c "\"name\": \"$who\"" || true)
-  [ "$n" = 1 ] || fail "$who was acknowledged over HTTP/3 and is stored $n times"
-done < intros-h3.txt
+stored_once intros-h3.txt
 echo "ok: three reloads under HTTP/3 load, nothing failed; every acknowledged request stored once"
 node -e '
   const fs = require("fs");
