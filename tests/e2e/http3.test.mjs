@@ -29,6 +29,8 @@ let origin;
 let server;
 let browser;
 let spki;
+/** The processes the upgrades started, by id ("upgraded: pid N serves"). */
+const successors = [];
 
 /** A self-signed certificate for localhost, and its key's SPKI SHA-256. */
 function certificate() {
@@ -105,9 +107,10 @@ before(async () => {
 
 after(async () => {
   await browser?.close();
-  // The upgrades' processes are not this one's children: stop them by their binary.
-  for (const pid of execFileSync("pgrep", ["-f", bin], { encoding: "utf8" }).split("\n").filter(Boolean)) {
-    try { process.kill(Number(pid), "SIGTERM"); } catch {}
+  // The upgrades' processes are not this one's children: each is stopped
+  // by the id its upgrade named.
+  for (const pid of successors) {
+    try { process.kill(pid, "SIGTERM"); } catch {}
   }
   server?.kill("SIGTERM");
   fs.rmSync(dir, { recursive: true, force: true });
@@ -193,7 +196,9 @@ test("a page's fetches over HTTP/3 all succeed through three upgrades", async ()
   for (let upgrade = 0; upgrade < 3; upgrade++) {
     install();
     const said = execFileSync(bin, ["upgrade"], { env: siteEnv(), encoding: "utf8" });
-    assert.match(said, /upgraded: pid \d+ serves/);
+    const pid = said.match(/upgraded: pid (\d+) serves/);
+    assert.ok(pid, said);
+    successors.push(Number(pid[1]));
     await new Promise((r) => setTimeout(r, 2500));
   }
   const load = await page.evaluate(async () => {
