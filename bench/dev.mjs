@@ -17,7 +17,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { launchBrowser } from "../tests/e2e/harness.mjs";
-import { copyTree, root, siteBinary, startDev, table, until } from "../tests/ops/tools.mjs";
+import { cargoEnv, copyTree, root, siteBinary, startDev, table, until } from "../tests/ops/tools.mjs";
 
 const RUNS = Number(process.env.BENCH_DEV_RUNS ?? 5);
 const REBUILDS = Number(process.env.BENCH_DEV_REBUILDS ?? 1);
@@ -157,9 +157,7 @@ try {
 
 if (REBUILDS > 0) {
   const targetDir = path.join(process.env.CARGO_TARGET_DIR ?? path.join(root, "target"), "bench-dev");
-  const env = { ...process.env, CARGO_TARGET_DIR: targetDir };
-  const archive = path.join(root, "..", "shared", "v8", "librusty_v8_simdutf_release_x86_64-unknown-linux-gnu.a.gz");
-  if (!env.RUSTY_V8_ARCHIVE && fs.existsSync(archive)) env.RUSTY_V8_ARCHIVE = archive;
+  const env = { ...cargoEnv(), CARGO_TARGET_DIR: targetDir };
   const cargo = () => {
     const started = performance.now();
     execFileSync("cargo", ["build", "--release", "--quiet"], { cwd: tree, env, stdio: ["ignore", "ignore", "inherit"] });

@@ -22,7 +22,7 @@
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { freePort, need, root, siteBinary, sleep, startSite, tempDir, waitFor } from "../tests/ops/tools.mjs";
+import { cargoEnv, freePort, need, root, siteBinary, sleep, startSite, tempDir, waitFor } from "../tests/ops/tools.mjs";
 import { COUNTED_ENV, SITE_URL, valgrind, windows } from "./instructions.mjs";
 import { recordRow } from "./report.mjs";
 import { mirror } from "./run.mjs";
@@ -39,10 +39,7 @@ const RATE_SECONDS = Number(process.env.BENCH_H3_SECONDS ?? 10);
 
 /** The bench's HTTP/3 client (bench/h3-load/), release build. */
 function h3Load() {
-  const env = { ...process.env };
-  const archive = path.join(root, "..", "shared", "v8", "librusty_v8_simdutf_release_x86_64-unknown-linux-gnu.a.gz");
-  if (!env.RUSTY_V8_ARCHIVE && fs.existsSync(archive)) env.RUSTY_V8_ARCHIVE = archive;
-  execFileSync("cargo", ["build", "--release", "--quiet", "-p", "h3-load"], { cwd: root, env, stdio: "inherit" });
+  execFileSync("cargo", ["build", "--release", "--quiet", "-p", "h3-load"], { cwd: root, env: cargoEnv(), stdio: "inherit" });
   return path.join(process.env.CARGO_TARGET_DIR ?? path.join(root, "target"), "release", "h3-load");
 }
 

@@ -94,15 +94,21 @@ export function createDatabase(prefix) {
   return db;
 }
 
+/** The environment cargo builds in: the prebuilt V8 archive beside the
+ *  checkout, where there is one (machines without internet). */
+export function cargoEnv() {
+  const archive = path.join(root, "..", "shared", "v8", "librusty_v8_simdutf_release_x86_64-unknown-linux-gnu.a.gz");
+  const env = { ...process.env };
+  if (!env.RUSTY_V8_ARCHIVE && fs.existsSync(archive)) env.RUSTY_V8_ARCHIVE = archive;
+  return env;
+}
+
 /** The server binary: $CITIZEN_SITE_BIN (cargo test sets it), else a
  *  build of cargo's `profile` (release) made now. */
 export function siteBinary(profile = "release") {
   if (process.env.CITIZEN_SITE_BIN) return process.env.CITIZEN_SITE_BIN;
-  const archive = path.join(root, "..", "shared", "v8", "librusty_v8_simdutf_release_x86_64-unknown-linux-gnu.a.gz");
-  const env = { ...process.env };
-  if (!env.RUSTY_V8_ARCHIVE && fs.existsSync(archive)) env.RUSTY_V8_ARCHIVE = archive;
   console.error(`building the ${profile} binary...`);
-  execFileSync("cargo", ["build", "--profile", profile, "--quiet"], { cwd: root, env, stdio: "inherit" });
+  execFileSync("cargo", ["build", "--profile", profile, "--quiet"], { cwd: root, env: cargoEnv(), stdio: "inherit" });
   const target = process.env.CARGO_TARGET_DIR ?? path.join(root, "target");
   return path.join(target, profile, "citizen-site");
 }
