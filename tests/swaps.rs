@@ -9,7 +9,8 @@
 //!   the new one is ready;
 //! - SIGTERM with a fresh start on sockets held open meanwhile (as systemd
 //!   holds them for a restart; the restart itself under a live systemd is
-//!   `tests/live_systemd.rs`).
+//!   `tests/live_systemd.rs`). They are the TCP ones alone, as units older
+//!   than `citizen-site-quic.socket` pass them: nothing advertises HTTP/3.
 //!
 //! No request may fail (refused, reset, an error, a body cut short or not
 //! byte-identical to a version of its page), every acknowledged intro
@@ -435,6 +436,28 @@ fn sigterm_and_a_fresh_start_on_held_sockets_under_load_lose_nothing() {
     let server_log = || std::fs::read_to_string(&log).unwrap_or_default();
     let mut current = start();
     assert!(wait(90, || ready(port, &ca)), "not ready: {}", server_log());
+    // Sockets as units older than citizen-site-quic.socket pass them: no
+    // UDP socket, so HTTP/3 is neither served nor advertised, and the log
+    // says why.
+    let head = curl(&[
+        "--cacert",
+        ca.to_str().unwrap(),
+        "-o",
+        "/dev/null",
+        "-D",
+        "-",
+        &format!("https://localhost:{port}/"),
+    ]);
+    assert!(
+        head.starts_with("HTTP/") && !head.to_ascii_lowercase().contains("alt-svc"),
+        "{head}"
+    );
+    assert!(
+        server_log()
+            .contains("HTTP/3 is not served: the HTTPS socket was passed in without a UDP one"),
+        "{}",
+        server_log()
+    );
     let mut load = Load::start(port, &dir.0, &[&expect]);
     std::thread::sleep(Duration::from_secs(2));
     for swap in 0..SWAPS {
