@@ -48,11 +48,28 @@ pub fn latest<B>(
     let latest = pages::latest_for_path(state, &site, method, uri.path(), uri.query())?;
     state.metrics.page_cache_hits.inc();
     let mut res = latest.page.page(headers);
+    if method == Method::HEAD {
+        head_only(&mut res);
+    }
     let trace = RequestTrace::new(state, started, peer, headers);
     let client = || client_ip::resolve(peer, headers, &state.config.trusted_proxies);
     let seconds = trace.finish(method, uri.path(), latest.id.name(), client, &mut res);
     latest.count_view(&state.metrics, res.status(), seconds);
     Some(res)
+}
+
+/// A HEAD request's answer from step 1: the GET's headers, its length
+/// among them, and no body, as axum's router answers HEAD in step 2. Over
+/// HTTP/1.1 hyper would leave the body unsent itself; over HTTP/2 it would
+/// send it, and a client takes DATA after a HEAD for a protocol error.
+fn head_only(res: &mut FullResponse) {
+    use hyper::body::Body as _;
+    let len = res.body().size_hint().exact().unwrap_or(0);
+    if len > 0 {
+        res.headers_mut()
+            .insert(header::CONTENT_LENGTH, header::HeaderValue::from(len));
+        *res.body_mut() = Default::default();
+    }
 }
 
 /// Step 2, as a service: [`page`] for every path, under the router's

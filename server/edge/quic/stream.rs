@@ -201,9 +201,12 @@ fn finish_head<B: Body>(status: hyper::StatusCode, headers: &mut HeaderMap, body
     ] {
         headers.remove(name);
     }
-    // Not for an answer that has no content by its status (a 304's length
-    // would be the representation's, not 0).
-    let bodiless = status.is_informational()
+    // Not for a body already at its end (as hyper over HTTP/2: a HEAD
+    // answer whose body the router dropped has no length of 0), nor for an
+    // answer that has no content by its status (a 304's length would be
+    // the representation's, not 0).
+    let bodiless = body.is_end_stream()
+        || status.is_informational()
         || status == hyper::StatusCode::NO_CONTENT
         || status == hyper::StatusCode::NOT_MODIFIED;
     if let Some(length) = body.size_hint().exact().filter(|_| !bodiless) {
