@@ -15,11 +15,12 @@
 
 mod support;
 
+use std::net::IpAddr;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use support::h3::{runtime, Answer, H2, H3};
+use support::h3::{runtime, Answer, Relay, Target, H2, H3};
 use support::tls_site::{https_server_of, spawn, Proc, TestCa};
 use support::{free_port, routes, wait, Dir};
 
@@ -392,6 +393,87 @@ fn hostile_clients_neither_stop_visitors_nor_the_server() {
     let log = server.stop();
     assert!(started.elapsed() < Duration::from_secs(15), "{log}");
     assert!(!log.contains("panicked"), "{log}");
+}
+
+/// A new HTTP/3 connection through a relay of its own whose side facing
+/// the server is `from`: the Retries the server sent it, the relay (kept
+/// while the connection is), and the connection once `/pricing` answered
+/// 200 on it, or why it failed.
+async fn through_relay(server: &Target, from: IpAddr) -> (usize, Relay, Result<H3, String>) {
+    let relay = Relay::to(server, from).await;
+    let served = match H3::connect_to(&relay.target).await {
+        Ok(mut h3) => match h3.get("/pricing", &[]).await {
+            Ok(a) if a.status == 200 => Ok(h3),
+            Ok(a) => Err(format!("/pricing: {}", a.status)),
+            Err(e) => Err(e),
+        },
+        Err(e) => Err(e),
+    };
+    (relay.retries(), relay, served)
+}
+
+#[test]
+fn a_busy_endpoint_asks_new_clients_for_a_retry_and_refuses_past_its_limits() {
+    let site = Site::new();
+    let server = site.start(&[
+        ("MAX_CONNECTIONS", "8"),
+        ("MAX_CONNECTIONS_PER_CLIENT", "6"),
+    ]);
+    let server_at = Target::local(site.https, &site.root);
+    let (a, b): (IpAddr, IpAddr) = ("127.0.0.1".parse().unwrap(), "127.0.0.2".parse().unwrap());
+    let log = || server.log();
+    runtime().block_on(async {
+        let mut held = Vec::new();
+        // 8 QUIC slots: the first 4 connections are accepted at once; from
+        // the 5th (half in use), each must prove its address first.
+        for n in 1..=6 {
+            let (retries, relay, served) = through_relay(&server_at, a).await;
+            let h3 = served.unwrap_or_else(|e| panic!("connection {n}: {e}\n{}", log()));
+            assert_eq!(
+                retries,
+                usize::from(n > 4),
+                "Retries before connection {n} of 8 was served"
+            );
+            held.push((h3, relay));
+        }
+        // a holds its 6 (MAX_CONNECTIONS_PER_CLIENT): its 7th is refused,
+        // once its address is proved; another address is served.
+        let (retries, _relay, refused) = through_relay(&server_at, a).await;
+        let why = refused
+            .err()
+            .expect("a 7th connection of one client is refused");
+        assert!(why.contains("refused"), "{why}");
+        assert_eq!(retries, 1);
+        for n in 7..=8 {
+            let (retries, relay, served) = through_relay(&server_at, b).await;
+            let h3 = served
+                .unwrap_or_else(|e| panic!("connection {n} (another address): {e}\n{}", log()));
+            assert_eq!(retries, 1, "Retries before connection {n} of 8 was served");
+            held.push((h3, relay));
+        }
+        // Every slot in use: refused at once, with no Retry.
+        let (retries, _relay, refused) = through_relay(&server_at, b).await;
+        let why = refused.err().expect("a 9th connection is refused");
+        assert!(why.contains("refused"), "{why}");
+        assert_eq!(retries, 0, "a Retry when every slot is in use");
+        // Slots given back are taken again, at once below half.
+        let closed: Vec<_> = held.drain(..6).collect();
+        for (h3, _) in &closed {
+            h3.connection.close(0u32.into(), b"done");
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        drop(closed);
+        let (retries, _relay, served) = through_relay(&server_at, a).await;
+        served.unwrap_or_else(|e| panic!("after 6 closed: {e}\n{}", log()));
+        assert_eq!(retries, 0, "a Retry with 2 of 8 in use");
+    });
+    let said = server.log();
+    assert!(
+        said.contains("a client holds its maximum of open connections; refusing another")
+            && said.contains("QUIC")
+            && said.contains("the QUIC connections are at MAX_CONNECTIONS"),
+        "the refusals are not logged:\n{said}"
+    );
 }
 
 /// The intro requests stored, as `citizen-site intro list` prints them.

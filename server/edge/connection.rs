@@ -118,7 +118,7 @@ pub(super) struct Accepted<F, S> {
     pub(super) svc: Begun<S>,
     pub(super) state: ConnState,
     pub(super) peer: SocketAddr,
-    pub(super) _held: (tokio::sync::OwnedSemaphorePermit, Option<ClientSlot>),
+    pub(super) _held: (tokio::sync::OwnedSemaphorePermit, ClientSlot),
 }
 
 /// A plain connection served to its end: HTTP/1.1 (browsers speak HTTP/2

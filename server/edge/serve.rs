@@ -45,11 +45,10 @@ pub async fn serve<M, F, S, B>(
     B: OutgoingBody,
 {
     let shared = Arc::new(Shared {
-        per_client: Arc::new(PerClient::default()),
+        per_client: Arc::new(PerClient::new(limits.max_per_client, exempt, "TCP")),
         refusals: LogSampler::new(6),
         stop: Signal::default(),
         limits,
-        exempt,
     });
     // Stopped and drained however this ends (dropped too: a worker's
     // accept loop must not outlive the server).
@@ -132,7 +131,6 @@ struct Shared {
     /// Set: stop accepting.
     stop: Signal,
     limits: Limits,
-    exempt: Networks,
 }
 
 /// Stops the accept loops and drains every worker's connections.
@@ -236,20 +234,8 @@ fn admit<F, S, B>(
     B: OutgoingBody,
 {
     let limits = &shared.limits;
-    let client = match limits
-        .max_per_client
-        .filter(|_| !shared.exempt.contains(peer.ip()))
-    {
-        Some(max) => match shared.per_client.take(peer.ip(), max) {
-            Some(slot) => Some(slot),
-            None => {
-                if let Some(held_back) = shared.refusals.admit() {
-                    tracing::warn!(client = %peer.ip(), max, held_back, "a client holds its maximum of open connections; refusing another");
-                }
-                return;
-            }
-        },
-        None => None,
+    let Some(client) = shared.per_client.admit(peer.ip()) else {
+        return;
     };
     if nodelay_each {
         let _ = tcp.set_nodelay(true);

@@ -266,6 +266,72 @@ impl H3 {
     }
 }
 
+/// A UDP relay between one client and a QUIC server, whose side facing
+/// the server is bound to `from` (an address of loopback's own: the
+/// client as the server sees it). It counts the Retry packets the server
+/// sends (QUIC version 1's long header of type 3, RFC 9000, 17.2.5).
+pub struct Relay {
+    /// Where the client connects: the relay, named as the server is.
+    pub target: Target,
+    retries: Arc<std::sync::atomic::AtomicUsize>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Relay {
+    pub async fn to(server: &Target, from: std::net::IpAddr) -> Relay {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let front = tokio::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+        let back = tokio::net::UdpSocket::bind((from, 0)).await.unwrap();
+        back.connect(server.addr).await.unwrap();
+        let target = Target {
+            addr: front.local_addr().unwrap(),
+            ..server.clone()
+        };
+        let retries = Arc::new(AtomicUsize::new(0));
+        let counted = retries.clone();
+        let task = tokio::spawn(async move {
+            let (mut up, mut down) = (vec![0u8; 65_536], vec![0u8; 65_536]);
+            let mut client = None;
+            loop {
+                tokio::select! {
+                    got = front.recv_from(&mut up) => {
+                        let Ok((n, at)) = got else { return };
+                        client = Some(at);
+                        let _ = back.send(&up[..n]).await;
+                    }
+                    got = back.recv(&mut down) => {
+                        let Ok(n) = got else { return };
+                        let packet = &down[..n];
+                        let long = packet.first().is_some_and(|b| b & 0xc0 == 0xc0);
+                        if long && packet[0] >> 4 & 0x03 == 0x03 && packet.get(1..5) == Some(&[0, 0, 0, 1][..]) {
+                            counted.fetch_add(1, Ordering::Relaxed);
+                        }
+                        if let Some(at) = client {
+                            let _ = front.send_to(packet, at).await;
+                        }
+                    }
+                }
+            }
+        });
+        Relay {
+            target,
+            retries,
+            task,
+        }
+    }
+
+    /// The Retry packets the server has sent through it.
+    pub fn retries(&self) -> usize {
+        self.retries.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+impl Drop for Relay {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
 /// The first datagram a QUIC client sends (its Initial, with the
 /// ClientHello), as a server would receive it.
 pub async fn first_initial(roots: &Path) -> Vec<u8> {

@@ -157,7 +157,7 @@ pub async fn serve<M, F, S, B>(
         .collect();
     let shared = Arc::new(Shared {
         slots: Arc::new(tokio::sync::Semaphore::new(limits.max_connections)),
-        per_client: Arc::new(PerClient::default()),
+        per_client: Arc::new(PerClient::new(limits.max_per_client, exempt, "QUIC")),
         draining: Arc::new(Signal::default()),
         refusals: LogSampler::new(6),
         bounds: StreamBounds {
@@ -166,8 +166,6 @@ pub async fn serve<M, F, S, B>(
         },
         handshake: limits.handshake,
         max: limits.max_connections,
-        max_per_client: limits.max_per_client,
-        exempt,
     });
     let quinn = endpoint.quinn.clone();
     let next = AtomicUsize::new(0);
@@ -261,8 +259,6 @@ struct Shared {
     bounds: StreamBounds,
     handshake: Duration,
     max: usize,
-    max_per_client: Option<usize>,
-    exempt: Networks,
 }
 
 /// A new connection's first packet: refused beyond the limits, asked to
@@ -296,20 +292,8 @@ fn admit<F, S, B>(
         let _ = incoming.retry();
         return;
     }
-    let client = match shared
-        .max_per_client
-        .filter(|_| !shared.exempt.contains(peer.ip()))
-    {
-        Some(max) => match shared.per_client.take(peer.ip(), max) {
-            Some(slot) => Some(slot),
-            None => {
-                if let Some(held_back) = shared.refusals.admit() {
-                    tracing::warn!(client = %peer.ip(), max, held_back, "HTTP/3: a client holds its maximum of QUIC connections; refusing another");
-                }
-                return incoming.refuse();
-            }
-        },
-        None => None,
+    let Some(client) = shared.per_client.admit(peer.ip()) else {
+        return incoming.refuse();
     };
     let connecting = match incoming.accept() {
         Ok(c) => c,
