@@ -11,8 +11,10 @@
 //! `systemctl reload`s under load (bench/swap-load.mjs) fail no request,
 //! each reload with a new main PID (the worst wait of each is printed);
 //! HTTP/3 on the UDP socket `citizen-site-quic.socket` holds, advertised
-//! by every answer, and three reloads under HTTP/3 load (the bench's own
-//! client, `bench/h3-load/`) failing no request;
+//! by every answer, and three reloads under HTTP/3 load failing no
+//! request: judged by Chromium, a page loaded over h3 running its own
+//! fetch loop (`tests/ops/chromium-quic.mjs`), with the bench's own client
+//! (`bench/h3-load/`) beside it for volume;
 //! the journal holds no error; a changed environment file is applied by
 //! `systemctl reload` (no daemon-reload), and a broken one fails the
 //! reload naming each setting, with the old process serving on; and,
@@ -33,8 +35,9 @@
 //! nothing but sysinit. Never boot systemd on this machine's root: its
 //! boot-time clean-up empties the real /tmp.
 //!
-//! Needs root, util-linux (unshare, nsenter), systemd, dbus, Node.js, curl
-//! and openssl (.ci/run installs them).
+//! Needs root, util-linux (unshare, nsenter), systemd, dbus, Node.js, curl,
+//! openssl, Chromium and the npm package playwright-core (.ci/run installs
+//! them).
 
 mod support;
 
@@ -56,6 +59,7 @@ fn the_unit_and_its_sockets_serve_restart_under_load_and_log_no_error_under_a_li
         ("dbus-daemon", "dbus"),
         ("node", "nodejs"),
         ("curl", "curl"),
+        ("chromium", "chromium"),
     ] {
         needs(tool, package);
     }
@@ -103,6 +107,27 @@ fn the_unit_and_its_sockets_serve_restart_under_load_and_log_no_error_under_a_li
         h3_load.display()
     );
     std::fs::copy(&h3_load, site.join("h3-load")).unwrap();
+    // Chromium's fetch loop, with the driver it imports (the root's /tmp
+    // and /var/tmp are its own, so nothing is reached through the checkout).
+    std::fs::copy(
+        Path::new(ROOT).join("tests/ops/chromium-quic.mjs"),
+        site.join("chromium-quic.mjs"),
+    )
+    .unwrap();
+    let driver = Path::new(ROOT).join("node_modules/playwright-core");
+    assert!(
+        driver.join("package.json").is_file(),
+        "{} is missing: run `npm install`",
+        driver.display()
+    );
+    std::fs::create_dir_all(site.join("node_modules")).unwrap();
+    let copied = std::process::Command::new("cp")
+        .arg("-R")
+        .arg(&driver)
+        .arg(site.join("node_modules"))
+        .status()
+        .unwrap();
+    assert!(copied.success(), "cp -R {}", driver.display());
     std::fs::copy(
         Path::new(ROOT).join("tests/ops/live-systemd-inside.sh"),
         site.join("inside.sh"),
@@ -137,7 +162,7 @@ fn the_unit_and_its_sockets_serve_restart_under_load_and_log_no_error_under_a_li
     assert!(said.contains("ok: no error in the journal"), "{said}");
     assert!(
         said.contains("ok: HTTP/3 on UDP 443")
-            && said.contains("ok: three reloads under HTTP/3 load"),
+            && said.contains("ok: three reloads under HTTP/3 load, judged by Chromium"),
         "{said}"
     );
     assert!(

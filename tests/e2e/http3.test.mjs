@@ -6,17 +6,17 @@
 // a GOAWAY left unprocessed (RFC 9114, 5.2). Every acknowledged post is
 // stored once.
 //
-// Chromium is forced onto QUIC for the test's origin alone
-// (--origin-to-force-quic-on) and told to trust the leaf certificate's key
-// (--ignore-certificate-errors-spki-list), without --disable-quic.
+// Chromium is forced onto QUIC for the test's origin alone, trusting the
+// leaf certificate's key, without --disable-quic (tests/ops/chromium-quic.mjs,
+// which holds the fetch loop too; tests/live_systemd.rs runs it through
+// three `systemctl reload`s).
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
-import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { chromium } from "playwright-core";
+import { launchOnQuic, protocol, spkiOf, startFetchLoop, stopFetchLoop } from "../ops/chromium-quic.mjs";
 import { freePort } from "../ops/tools.mjs";
 import { hydrated, TABLE_PATHS, watchConsole } from "./harness.mjs";
 
@@ -39,9 +39,7 @@ function certificate() {
     "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost",
     "-days", "2", "-keyout", path.join(dir, "key.pem"), "-out", path.join(dir, "cert.pem"),
   ], { stdio: "ignore" });
-  const cert = new crypto.X509Certificate(fs.readFileSync(path.join(dir, "cert.pem")));
-  const der = cert.publicKey.export({ type: "spki", format: "der" });
-  return crypto.createHash("sha256").update(der).digest("base64");
+  return spkiOf(path.join(dir, "cert.pem"));
 }
 
 /** The binary where an upgrade replaces it (a new file renamed over it). */
@@ -76,23 +74,8 @@ before(async () => {
   origin = `https://localhost:${port}`;
   server = spawn(bin, ["serve"], { env: siteEnv(), stdio: ["ignore", "inherit", "inherit"] });
   process.on("exit", () => server.kill("SIGKILL"));
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    headless: true,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      `--origin-to-force-quic-on=localhost:${port}`,
-      `--ignore-certificate-errors-spki-list=${spki}`,
-      "--host-resolver-rules=MAP localhost 127.0.0.1",
-      // NETLOG=file: Chromium's net log, to see why a fetch failed.
-      ...(process.env.NETLOG ? [`--log-net-log=${process.env.NETLOG}`, "--net-log-capture-mode=Default"] : []),
-    ],
-  });
+  // NETLOG=file: Chromium's net log, to see why a fetch failed.
+  browser = await launchOnQuic({ origin, spki, netlog: process.env.NETLOG });
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (server.exitCode !== null) throw new Error(`server exited with ${server.exitCode}`);
@@ -115,8 +98,6 @@ after(async () => {
   server?.kill("SIGTERM");
   fs.rmSync(dir, { recursive: true, force: true });
 });
-
-const protocol = (page) => page.evaluate(() => performance.getEntriesByType("navigation")[0].nextHopProtocol);
 
 test("every route of the route table loads over HTTP/3 and hydrates", async () => {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
@@ -165,33 +146,7 @@ test("a page's fetches over HTTP/3 all succeed through three upgrades", async ()
   const page = await browser.newPage();
   await page.goto(`${origin}/about`, { waitUntil: "networkidle" });
   assert.equal(await protocol(page), "h3");
-  // The page's own loop: pages and route data, a form post every tenth.
-  await page.evaluate(() => {
-    performance.setResourceTimingBufferSize(1_000_000);
-    window.__load = { ok: 0, failed: [], posted: [], protocols: new Set(), stop: false };
-    const paths = ["/", "/pricing", "/api/route-data?url=%2Fwallets"];
-    const loop = async (worker) => {
-      for (let n = 0; !window.__load.stop; n++) {
-        const name = `Chromium${worker}x${n}`;
-        try {
-          const res = n % 10 === 9
-            ? await fetch("/api/save-to-notion", {
-                method: "POST",
-                headers: { "content-type": "application/json" },
-                body: JSON.stringify({ name, contactPerson: "Ana", email: "ana@quic.example", website: "", description: "Through upgrades", tags: ["Loyalty"] }),
-              })
-            : await fetch(paths[n % paths.length], { cache: "no-store" });
-          await res.arrayBuffer();
-          if (!res.ok) throw new Error(`status ${res.status}`);
-          if (n % 10 === 9) window.__load.posted.push(name);
-          window.__load.ok++;
-        } catch (e) {
-          window.__load.failed.push(`${name}: ${e}`);
-        }
-      }
-    };
-    window.__loops = Promise.all([0, 1, 2, 3].map(loop));
-  });
+  await startFetchLoop(page);
   await new Promise((r) => setTimeout(r, 2000));
   for (let upgrade = 0; upgrade < 3; upgrade++) {
     install();
@@ -201,12 +156,7 @@ test("a page's fetches over HTTP/3 all succeed through three upgrades", async ()
     successors.push(Number(pid[1]));
     await new Promise((r) => setTimeout(r, 2500));
   }
-  const load = await page.evaluate(async () => {
-    window.__load.stop = true;
-    await window.__loops;
-    const entries = performance.getEntriesByType("resource").map((e) => e.nextHopProtocol);
-    return { ok: window.__load.ok, failed: window.__load.failed, posted: window.__load.posted, protocols: [...new Set(entries)] };
-  });
+  const load = await stopFetchLoop(page);
   console.log(`Chromium's fetches over HTTP/3 through 3 upgrades: ${load.ok} answered, ${load.failed.length} failed`);
   assert.deepEqual(load.failed, []);
   assert.ok(load.ok > 100, `${load.ok} fetches`);
