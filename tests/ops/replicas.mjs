@@ -208,8 +208,12 @@ for (const p of pages) counts.set(p.requestId, (counts.get(p.requestId) ?? 0) + 
 const duplicates = [...counts.values()].filter((n) => n > 1).length;
 const lost = [...accepted].filter((id) => !counts.has(id)).length;
 const strays = [...counts.keys()].filter((id) => !accepted.has(id)).length;
-// The takeover: the first call for the held request after A's, by anyone else.
-const takeover = calls.find((c) => c.requestId === heldCall.requestId && c.who !== "A1");
+// The takeover: the first call for the held request after A's held one, by
+// anyone else. (Another process may have called for it before A claimed
+// it: a creation that failed on the stand-in's bad day, retried by A. A
+// run once took such an earlier call for the takeover.)
+const heldAt = calls.findIndex((c) => c.kind === "create" && c.who === "A1" && c.requestId === heldCall.requestId && c.at === heldCall.at);
+const takeover = calls.slice(heldAt + 1).find((c) => c.requestId === heldCall.requestId && c.who !== "A1");
 const [heldStatus, heldPage] = psql(`SELECT status, notion_page_id FROM intro_requests WHERE id = '${heldCall.requestId}'`).split("|");
 const pageFailures = pagesRun.server_errors + pagesRun.client_errors + pagesRun.socket_errors + pagesRun.timeouts;
 
