@@ -1,14 +1,17 @@
 //! HTTP/3: the HTTPS port served over UDP, as a visitor's client meets it.
 //!
 //! Every route answers over HTTP/3 with the status, headers and bytes it
-//! answers over HTTP/2, in each encoding; every HTTPS answer advertises
+//! answers over HTTP/2, in each encoding, and HEAD with GET's head over
+//! either; every HTTPS answer advertises
 //! the UDP port actually held (`Alt-Svc`); `HTTP3` is obeyed and a wrong
 //! value refused; the open QUIC connections are counted in `/metrics`; no
 //! 0-RTT is offered; and hostile clients (random datagrams, cut Initials,
 //! a client that opens every stream and stalls, a header list far over
 //! the limit, a body sent a byte at a time) neither crash the server, nor
 //! grow it past a stated bound, nor keep visitors on HTTP/2 and HTTP/3
-//! from being served.
+//! from being served. Once half the QUIC slots are in use a new client
+//! must prove its address (a Retry); past `MAX_CONNECTIONS_PER_CLIENT` or
+//! `MAX_CONNECTIONS` it is refused.
 //!
 //! Each test runs the binary as a process with a certificate of the
 //! test's own CA for localhost (TLS_CERT, TLS_KEY), on ports of its own.
