@@ -93,11 +93,15 @@ fn the_unit_and_its_sockets_serve_restart_under_load_and_log_no_error_under_a_li
         )
         .unwrap();
     }
-    std::fs::copy(
-        Path::new(ROOT).join("bench/swap-load.mjs"),
-        site.join("swap-load.mjs"),
-    )
-    .unwrap();
+    // The scripts run inside: the checks themselves, the load of the
+    // publishes, and Chromium's fetch loop.
+    for (from, to) in [
+        ("tests/ops/live-systemd-inside.sh", "inside.sh"),
+        ("bench/swap-load.mjs", "swap-load.mjs"),
+        ("tests/ops/chromium-quic.mjs", "chromium-quic.mjs"),
+    ] {
+        std::fs::copy(Path::new(ROOT).join(from), site.join(to)).unwrap();
+    }
     // The bench's HTTP/3 client, which `cargo test` builds beside the
     // binary (a package of the workspace, bench/h3-load).
     let h3_load = Path::new(BIN).with_file_name("h3-load");
@@ -107,13 +111,8 @@ fn the_unit_and_its_sockets_serve_restart_under_load_and_log_no_error_under_a_li
         h3_load.display()
     );
     std::fs::copy(&h3_load, site.join("h3-load")).unwrap();
-    // Chromium's fetch loop, with the driver it imports (the root's /tmp
-    // and /var/tmp are its own, so nothing is reached through the checkout).
-    std::fs::copy(
-        Path::new(ROOT).join("tests/ops/chromium-quic.mjs"),
-        site.join("chromium-quic.mjs"),
-    )
-    .unwrap();
+    // The driver Chromium's fetch loop imports (the root's /tmp and
+    // /var/tmp are its own, so nothing is reached through the checkout).
     let driver = Path::new(ROOT).join("node_modules/playwright-core");
     assert!(
         driver.join("package.json").is_file(),
@@ -128,11 +127,6 @@ fn the_unit_and_its_sockets_serve_restart_under_load_and_log_no_error_under_a_li
         .status()
         .unwrap();
     assert!(copied.success(), "cp -R {}", driver.display());
-    std::fs::copy(
-        Path::new(ROOT).join("tests/ops/live-systemd-inside.sh"),
-        site.join("inside.sh"),
-    )
-    .unwrap();
     let deploy = std::fs::read_to_string(Path::new(ROOT).join("docs/deploy.md")).unwrap();
     let operate = std::fs::read_to_string(Path::new(ROOT).join("docs/operate.md")).unwrap();
     for (guide, steps) in [
