@@ -3,7 +3,9 @@
 //! domain imports another, no two files of the server import each other,
 //! directly or round a longer loop, and no shared part names a domain's
 //! table. The layers are the same three times: here, in ARCHITECTURE.md's
-//! table and in server/lib.rs's groups.
+//! table and in server/lib.rs's groups. And of the tests: a binary a
+//! test runs beside this package's own is built by the test, through
+//! `tests/support/built.rs`, and listed for `.ci/run`.
 //!
 //! Imports are read as text: every `crate::` and `super::` path outside a
 //! comment and outside the `#[cfg(test)]` module at the end of a file (a
@@ -654,4 +656,78 @@ fn a_file_added_without_a_line_in_the_map_is_reported() {
     bench.push(("soak.mjs".to_owned(), false));
     bench.push(("soak-results.json".to_owned(), false));
     assert_eq!(unnamed(&layout, &bench, &["json", "svg"]), ["soak.mjs"]);
+}
+
+/// What in a test's code finds a binary in the target directory or builds
+/// one: only `tests/support/built.rs` may (`cargo test` builds this
+/// package's binary for the tests, and nothing else they run).
+fn reaches_into_the_target_dir(code: &str) -> Vec<&'static str> {
+    [
+        "current_exe(",
+        "with_file_name(",
+        "CARGO_TARGET_DIR",
+        "var(\"CARGO\")",
+        "Command::new(\"cargo\")",
+    ]
+    .into_iter()
+    .filter(|p| code.contains(p))
+    .collect()
+}
+
+#[test]
+fn every_binary_a_test_runs_beside_its_own_is_built_by_the_test_and_listed() {
+    let tests = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let built = tests.join("support/built.rs");
+    // This file names the patterns it looks for.
+    let this = tests.join("architecture.rs");
+    let mut wrong = Vec::new();
+    let mut builds = String::new();
+    for path in modules_in(&tests).into_values() {
+        if path == built || path == this {
+            continue;
+        }
+        let code = code(&path);
+        for found in reaches_into_the_target_dir(&code) {
+            wrong.push(format!(
+                "{}: {found} (a binary cargo test does not build goes through tests/support/built.rs)",
+                path.display()
+            ));
+        }
+        if code.contains("built::build(") {
+            builds.push_str(&code);
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    // Each listed binary has its build; `.ci/run` deletes exactly these.
+    let list = std::fs::read_to_string(tests.join("support/built-by-tests.txt")).unwrap();
+    let listed: Vec<&str> = list
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect();
+    assert!(listed.contains(&"h3-load"), "{listed:?}");
+    builds.push_str(&code(&built));
+    for name in listed {
+        assert!(
+            builds.contains(&format!("\"{name}\",")),
+            "{name} is listed in tests/support/built-by-tests.txt, but no test builds it"
+        );
+    }
+    let ci =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/run")).unwrap();
+    assert!(
+        ci.contains("tests/support/built-by-tests.txt"),
+        ".ci/run deletes the listed binaries before `cargo test`"
+    );
+}
+
+#[test]
+fn a_test_that_finds_its_own_binaries_is_reported() {
+    assert_eq!(
+        reaches_into_the_target_dir(
+            "let h3 = Path::new(BIN).with_file_name(\"h3-load\");\nCommand::new(\"cargo\").arg(\"build\");"
+        ),
+        ["with_file_name(", "Command::new(\"cargo\")"]
+    );
+    assert!(reaches_into_the_target_dir("std::fs::copy(support::built::h3_load(), to)").is_empty());
 }

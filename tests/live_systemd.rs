@@ -102,15 +102,9 @@ fn the_unit_and_its_sockets_serve_restart_under_load_and_log_no_error_under_a_li
     ] {
         std::fs::copy(Path::new(ROOT).join(from), site.join(to)).unwrap();
     }
-    // The bench's HTTP/3 client, which `cargo test` builds beside the
-    // binary (a package of the workspace, bench/h3-load).
-    let h3_load = Path::new(BIN).with_file_name("h3-load");
-    assert!(
-        h3_load.is_file(),
-        "{} is not built: run `cargo test` whole, or `cargo build -p h3-load` first",
-        h3_load.display()
-    );
-    std::fs::copy(&h3_load, site.join("h3-load")).unwrap();
+    // The bench's HTTP/3 client (a package of the workspace, which
+    // `cargo test` does not build for this package's tests).
+    std::fs::copy(support::built::h3_load(), site.join("h3-load")).unwrap();
     // The driver Chromium's fetch loop imports (the root's /tmp and
     // /var/tmp are its own, so nothing is reached through the checkout).
     let driver = Path::new(ROOT).join("node_modules/playwright-core");

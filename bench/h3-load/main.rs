@@ -1,7 +1,8 @@
 //! The bench's own HTTP/3 client (quinn and h3), for what curl and h2load
 //! here cannot do over QUIC: `cargo build --release -p h3-load` (a package
 //! of its own, so that a release build of it needs none of the site's test
-//! hooks; `cargo build` and `cargo test` build it too).
+//! hooks; `cargo build` builds it too, and the live systemd test, which
+//! runs it, builds it through `tests/support/built.rs`).
 //!
 //! ```text
 //! h3-load get   --connect ADDR --name NAME --ca FILE PATH

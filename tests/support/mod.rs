@@ -8,11 +8,13 @@
 //! it. [`tls_site`] holds the HTTPS tests' parts (pebble, TLS clients),
 //! [`pg`] a PostgreSQL database of a test's own and a proxy it cuts,
 //! [`throwaway_systemd`] boots a real systemd in a throwaway root for
-//! `tests/live_systemd.rs`.
+//! `tests/live_systemd.rs`, and [`built`] builds the binaries a test runs
+//! that `cargo test` does not build for it.
 
 // Each test uses some of these.
 #![allow(dead_code)]
 
+pub mod built;
 pub mod h3;
 pub mod pg;
 pub mod throwaway_systemd;

@@ -6,7 +6,7 @@
 //! the next run, finds nothing to do.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 /// Step 1 of docs/content.md: the route entry, with one fact set and the
 /// query parameter the page reads.
@@ -68,18 +68,12 @@ fn write_if_changed(path: &Path, content: &[u8]) {
     }
 }
 
-/// Where this test binary's cargo keeps its builds: the copy reuses the
-/// compiled dependencies.
-pub fn target_dir() -> std::path::PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    // <target>/debug/deps/new_page-<hash>
-    exe.ancestors().nth(3).unwrap().to_path_buf()
-}
-
 /// The tree with the new page (first in the route table, and its
 /// component), and its binary built.
 pub fn build() -> Variant {
-    let tree = target_dir().join("new-page-tree");
+    // In the target directory, so that the copy reuses the compiled
+    // dependencies.
+    let tree = crate::support::built::target_dir().join("new-page-tree");
     copy_tree(&tree, |rel, bytes| match rel {
         // Step 1: the entry, first in the table.
         "content/routes.json" => {
@@ -115,23 +109,12 @@ pub fn build() -> Variant {
         COMPONENT.as_bytes(),
     );
 
-    let built = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args(["build", "--bin", "citizen-site-new-page"])
-        .env("CARGO_TARGET_DIR", target_dir())
-        .current_dir(&tree)
-        .stdout(Stdio::null())
-        .output()
-        .expect("cargo runs");
-    assert!(
-        built.status.success(),
-        "the tree with the new page does not build:\n{}",
-        String::from_utf8_lossy(&built.stderr)
+    let bin = crate::support::built::build(
+        "citizen-site-new-page",
+        &tree,
+        &["--bin", "citizen-site-new-page"],
     );
-
-    Variant {
-        bin: target_dir().join("debug/citizen-site-new-page"),
-        tree,
-    }
+    Variant { bin, tree }
 }
 
 pub struct Variant {
