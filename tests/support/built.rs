@@ -20,45 +20,40 @@ use std::sync::Mutex;
 /// The list `.ci/run` reads too.
 const LIST: &str = include_str!("built-by-tests.txt");
 
-/// The names `built-by-tests.txt` lists.
+/// The names `built-by-tests.txt` lists (a `#` starts a comment), read as
+/// `.ci/run` reads them.
 pub fn listed() -> Vec<&'static str> {
     LIST.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| l.split('#').next().unwrap().trim())
+        .filter(|l| !l.is_empty())
         .collect()
 }
 
 /// Where this test binary's cargo put it, and so where a build for it goes.
 struct Place {
-    /// The target directory (`CARGO_TARGET_DIR`, or the checkout's `target/`).
+    /// The folder above the profile's: the target directory
+    /// (`CARGO_TARGET_DIR`, or the checkout's `target/`).
     target_dir: PathBuf,
-    /// `--target`'s triple, when the tests were built for one.
-    triple: Option<String>,
     /// The profile's folder, where cargo puts a package's binaries.
     profile_dir: PathBuf,
     /// The profile's name, for `--profile`.
     profile: String,
 }
 
+/// From this test binary's own path, `<target>/<profile>/deps/<test>-<hash>`.
+/// Under `cargo test --target TRIPLE` the folder above the profile's is
+/// `<target>/TRIPLE`: a build made here then goes there for the host, at
+/// the path the test looks in (nothing tells that folder from a target
+/// directory reliably: cargo tags both, or neither when they existed).
 fn place() -> Place {
     let exe = std::env::current_exe().unwrap();
-    // <target>[/<triple>]/<profile>/deps/<test>-<hash>
     let profile_dir = exe.ancestors().nth(2).unwrap().to_path_buf();
     let profile = match profile_dir.file_name().unwrap().to_str().unwrap() {
         "debug" => "dev".to_owned(),
         other => other.to_owned(),
     };
-    let above = profile_dir.parent().unwrap();
-    // Cargo marks the target directory itself with CACHEDIR.TAG.
-    let (target_dir, triple) = if above.join("CACHEDIR.TAG").is_file() {
-        (above.to_path_buf(), None)
-    } else {
-        let triple = above.file_name().unwrap().to_string_lossy().into_owned();
-        (above.parent().unwrap().to_path_buf(), Some(triple))
-    };
     Place {
-        target_dir,
-        triple,
+        target_dir: profile_dir.parent().unwrap().to_path_buf(),
         profile_dir,
         profile,
     }
@@ -87,18 +82,15 @@ pub fn build(name: &str, dir: &Path, args: &[&str]) -> PathBuf {
     if built.contains(name) {
         return bin;
     }
-    let mut cargo = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    cargo
+    let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
         .arg("build")
         .args(["--profile", &place.profile])
         .args(args)
         .env("CARGO_TARGET_DIR", &place.target_dir)
         .current_dir(dir)
-        .stdout(Stdio::null());
-    if let Some(triple) = &place.triple {
-        cargo.args(["--target", triple]);
-    }
-    let out = cargo.output().expect("cargo runs");
+        .stdout(Stdio::null())
+        .output()
+        .expect("cargo runs");
     assert!(
         out.status.success(),
         "cargo build {} (in {}) failed:\n{}",
@@ -121,9 +113,9 @@ pub fn build(name: &str, dir: &Path, args: &[&str]) -> PathBuf {
 /// Built from the workspace's default members, as `cargo test` builds, and
 /// with `--examples` (there are none) so that dev-dependencies count: their
 /// features (tokio's `test-util`, say) are then unified as in the tests'
-/// own build, whose h3-load unit-test harness already compiled every crate
-/// the binary needs. `-p h3-load` alone would compile its 30-odd crates
-/// again with other features (22 s against 3 s, measured here).
+/// own build, which already compiled every crate the binary needs. With
+/// `-p h3-load` alone cargo would compile its 30-odd crates again with
+/// other features (22 s against 3 s, measured here).
 pub fn h3_load() -> PathBuf {
     build(
         "h3-load",
