@@ -14,6 +14,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+// The list of binaries the tests build, read as the tests read it (only
+// `listed` is used here).
+#[path = "support/built.rs"]
+#[allow(dead_code)]
+mod built;
+
 /// The layers, top first, each with its top-level modules (ARCHITECTURE.md).
 const LAYERS: &[(&str, &[&str])] = &[
     ("assembly", &["app", "cli"]),
@@ -701,12 +707,7 @@ fn every_binary_a_test_runs_beside_its_own_is_built_by_the_test_and_listed() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     // Each listed binary has its build; `.ci/run` deletes exactly these.
-    let list = std::fs::read_to_string(tests.join("support/built-by-tests.txt")).unwrap();
-    let listed: Vec<&str> = list
-        .lines()
-        .map(|l| l.split('#').next().unwrap().trim())
-        .filter(|l| !l.is_empty())
-        .collect();
+    let listed = built::listed();
     assert!(listed.contains(&"h3-load"), "{listed:?}");
     builds.push_str(&code(&built));
     for name in listed {
