@@ -1,7 +1,8 @@
 //! The guides a newcomer reads (README.md, ARCHITECTURE.md, docs/*.md) hold
-//! three promises: every file or folder of the repository they name exists,
-//! no sentence runs past 60 words (the house style aims at 40), and the
-//! operator's command examples run as written (`operate_examples`).
+//! four promises: every file or folder of the repository they name exists,
+//! no sentence runs past 60 words (the house style aims at 40), the
+//! operator's command examples run as written (`operate_examples`), and
+//! their `cargo run` commands run the site.
 #![recursion_limit = "256"]
 
 #[allow(dead_code)]
@@ -262,4 +263,48 @@ fn the_reader_splits_prose_into_sentences() {
         ["One two.", " Three (four) five.", " Six, e.g. seven!"]
     );
     assert_eq!(sentences(&ps[1].1), ["- an item.", " Another sentence?"]);
+}
+
+/// The `cargo run` commands of the guides' code blocks.
+fn cargo_runs() -> std::collections::BTreeSet<String> {
+    guides()
+        .iter()
+        .flat_map(|g| {
+            std::fs::read_to_string(g)
+                .unwrap()
+                .lines()
+                .map(str::trim)
+                .filter(|l| l.starts_with("cargo run"))
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// Each guide's `cargo run` picks the site's binary. Run with a compiler
+/// that refuses (`RUSTC=false`), so nothing is built: cargo picks the
+/// binary first, and only then asks the compiler its version, so a command
+/// that picks one stops at that question instead (seen: with two binaries
+/// in the workspace's default members and no `default-run`, `cargo run
+/// --release` stopped at "could not determine which binary to run").
+#[test]
+fn every_cargo_run_of_the_guides_picks_the_site_binary() {
+    let commands = cargo_runs();
+    assert!(
+        commands.contains("cargo run --release"),
+        "the README's command to run the site: {commands:?}"
+    );
+    for command in commands {
+        let out = support::built::cargo()
+            .args(command.split_whitespace().skip(1))
+            .env("RUSTC", "false")
+            .current_dir(root())
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            said.contains("`false -vV`"),
+            "`{command}` does not get as far as building the site:\n{said}"
+        );
+    }
 }

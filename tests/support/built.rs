@@ -59,6 +59,12 @@ fn place() -> Place {
     }
 }
 
+/// Cargo: the one running the tests (`$CARGO`), else the one on the PATH
+/// (the test's executable run by hand).
+pub fn cargo() -> Command {
+    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+}
+
 /// The target directory this test binary was built in.
 pub fn target_dir() -> PathBuf {
     place().target_dir
@@ -82,7 +88,7 @@ pub fn build(name: &str, dir: &Path, args: &[&str]) -> PathBuf {
     if built.contains(name) {
         return bin;
     }
-    let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+    let out = cargo()
         .arg("build")
         .args(["--profile", &place.profile])
         .args(args)
