@@ -92,12 +92,20 @@ pub fn build() -> Variant {
                 "name = \"citizen-site-new-page\"",
                 2,
             );
-            // Its tests' dependency on itself (the test hooks) follows the name.
-            let renamed = renamed.replacen(
-                "citizen-site = { path = \".\"",
-                "citizen-site-new-page = { path = \".\"",
-                1,
-            );
+            // Its tests' dependency on itself (the test hooks) and the
+            // binary `cargo run` runs follow the name.
+            let renamed = renamed
+                .replacen(
+                    "citizen-site = { path = \".\"",
+                    "citizen-site-new-page = { path = \".\"",
+                    1,
+                )
+                .replacen(
+                    "default-run = \"citizen-site\"",
+                    "default-run = \"citizen-site-new-page\"",
+                    1,
+                );
+            assert!(renamed.contains("default-run = \"citizen-site-new-page\""));
             assert_ne!(renamed, cargo_toml);
             renamed.into_bytes()
         }
