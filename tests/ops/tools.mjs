@@ -255,7 +255,8 @@ export function table(head, rows) {
 export function copyTree({ crate = false } = {}) {
   const tree = fs.mkdtempSync(path.join(os.tmpdir(), "citizen-tree-"));
   const parts = ["client", "ssr-bundle", "content", "package.json", "package-lock.json", "tsconfig.json"];
-  if (crate) parts.push("Cargo.toml", "Cargo.lock", "build.rs", "server", "migrations");
+  // The workspace's other member too: cargo reads every member's manifest.
+  if (crate) parts.push("Cargo.toml", "Cargo.lock", "build.rs", "server", "migrations", "bench/h3-load");
   for (const part of parts) fs.cpSync(path.join(root, part), path.join(tree, part), { recursive: true });
   fs.symlinkSync(path.join(root, "node_modules"), path.join(tree, "node_modules"));
   return tree;
