@@ -12,9 +12,25 @@
 //!   what the TCP count mostly guards); beyond, a new one is refused. Once
 //!   half are in use a client must prove its address first (a Retry), so
 //!   spoofed Initials cannot fill the rest;
+//! - handshakes from addresses not yet proven: a quarter of
+//!   `MAX_CONNECTIONS` ([`UNPROVEN_SHARE`]); beyond, a Retry, which a
+//!   forged source address cannot answer;
 //! - per client: `MAX_CONNECTIONS_PER_CLIENT`, counted apart from its TCP
-//!   connections, as the HTTP port's are;
-//! - the handshake: the TCP port's bound;
+//!   connections, as the HTTP port's are, and only once its address is
+//!   proven (a Retry's token, or a finished handshake): Initials forged
+//!   with a visitor's address never count against it;
+//! - the handshake: the TCP port's bound; then HTTP/3's set-up (its
+//!   control streams) within the same bound again;
+//! - a connection that asks for nothing: closed (GOAWAY, then closed) once
+//!   it has had no request open for the TCP port's request-head bound
+//!   (10 s), however many PINGs keep it from QUIC's idle timeout, as a TCP
+//!   connection is closed; a drain never waits on one;
+//! - memory: no DATAGRAM frames (RFC 9221: the extension is not offered,
+//!   and a peer that sends one anyway is closed); what a client may send
+//!   unread is [`CONNECTION_WINDOW`] per connection, what the server
+//!   buffers unacknowledged is [`SEND_WINDOW`] per connection, and an
+//!   Initial's early packets are buffered up to [`INCOMING_BUFFER`] each,
+//!   [`INCOMING_BUFFER_TOTAL`] in all (docs/security.md adds them up);
 //! - streams: [`MAX_STREAMS`] requests at once per connection (HTTP/2's
 //!   bound), [`MAX_UNI_STREAMS`] unidirectional ones (HTTP/3's control and
 //!   QPACK streams);
@@ -65,9 +81,22 @@ pub const MAX_UNI_STREAMS: u32 = 8;
 /// names, values and 32 bytes each).
 pub const MAX_FIELD_SECTION: u64 = 16 * 1024;
 /// What a client may send on one stream before the server reads it.
-pub const STREAM_WINDOW: u32 = 256 * 1024;
-/// What a client may send on one connection before the server reads it.
-pub const CONNECTION_WINDOW: u32 = 1024 * 1024;
+pub const STREAM_WINDOW: u32 = 64 * 1024;
+/// What a client may send on one connection before the server reads it:
+/// the most one connection can make the server hold of a client's data
+/// (a request body is read as it arrives; the form's is a few KiB).
+pub const CONNECTION_WINDOW: u32 = 256 * 1024;
+/// What the server keeps sent but not yet acknowledged, per connection
+/// (a window of pages in flight; a client that does not acknowledge
+/// holds up its own answers, not the server's memory).
+pub const SEND_WINDOW: u64 = 1024 * 1024;
+/// What the server buffers of one new connection's packets that arrive
+/// before it is accepted, and of all of them at once.
+pub const INCOMING_BUFFER: u64 = 16 * 1024;
+pub const INCOMING_BUFFER_TOTAL: u64 = 4 * 1024 * 1024;
+/// The share of `MAX_CONNECTIONS` that handshakes from unproven
+/// addresses may hold at once (one in this many).
+pub const UNPROVEN_SHARE: usize = 4;
 /// Once draining, how long a connection whose requests are all answered
 /// is given to close itself (the client, told by GOAWAY, closes it when
 /// it has what it asked for) before the server closes it.
@@ -110,7 +139,10 @@ pub fn server_config(
     let mut config = quinn::ServerConfig::with_crypto(Arc::new(crypto));
     config.transport_config(Arc::new(transport(limits)));
     // Handshakes waiting to be accepted; beyond, new ones are refused.
-    config.max_incoming(limits.max_connections.clamp(16, 4096));
+    config
+        .max_incoming(limits.max_connections.clamp(16, 4096))
+        .incoming_buffer_size(INCOMING_BUFFER)
+        .incoming_buffer_size_total(INCOMING_BUFFER_TOTAL);
     Ok(config)
 }
 
@@ -123,7 +155,11 @@ pub fn transport(limits: &Limits) -> quinn::TransportConfig {
         .max_idle_timeout(IdleTimeout::try_from(limits.idle).ok())
         .stream_receive_window(VarInt::from_u32(STREAM_WINDOW))
         .receive_window(VarInt::from_u32(CONNECTION_WINDOW))
-        .send_window(8 * u64::from(CONNECTION_WINDOW));
+        .send_window(SEND_WINDOW)
+        // DATAGRAM frames are not offered: nothing here reads them, and
+        // quinn would keep a client's up to its buffer (1.25 MB each).
+        .datagram_receive_buffer_size(None)
+        .datagram_send_buffer_size(0);
     transport
 }
 
@@ -145,6 +181,7 @@ pub async fn serve<M, F, S, B>(
     S: ServesQuic<B>,
     B: OutgoingBody,
 {
+    endpoint.handoff.start_reading();
     let handles = workers::handles(limits.workers);
     let served: Vec<Arc<Served<F>>> = handles
         .iter()
@@ -158,6 +195,9 @@ pub async fn serve<M, F, S, B>(
     let shared = Arc::new(Shared {
         slots: Arc::new(tokio::sync::Semaphore::new(limits.max_connections)),
         per_client: Arc::new(PerClient::new(limits.max_per_client, exempt, "QUIC")),
+        unproven: Arc::new(tokio::sync::Semaphore::new(
+            (limits.max_connections / UNPROVEN_SHARE).max(1),
+        )),
         draining: Arc::new(Signal::default()),
         refusals: LogSampler::new(6),
         bounds: StreamBounds {
@@ -253,6 +293,8 @@ struct Shared {
     /// QUIC connections open at once, handshakes included.
     slots: Arc<tokio::sync::Semaphore>,
     per_client: Arc<PerClient>,
+    /// Handshakes from addresses not yet proven, at once.
+    unproven: Arc<tokio::sync::Semaphore>,
     /// Set: every connection says GOAWAY and finishes.
     draining: Arc<Signal>,
     refusals: LogSampler,
@@ -286,14 +328,31 @@ fn admit<F, S, B>(
         }
         return incoming.refuse();
     };
+    // An address is proven by a Retry's token (or, below, by a finished
+    // handshake); until then the source may be forged, so it counts
+    // against the unproven budget, not against that address.
+    let proven = incoming.remote_address_validated();
     let busy = shared.slots.available_permits() < shared.max / 2;
-    if busy && !incoming.remote_address_validated() && incoming.may_retry() {
-        // Its next Initial carries the token that proves the address.
-        let _ = incoming.retry();
-        return;
+    let unproven = match proven {
+        true => None,
+        false => shared.unproven.clone().try_acquire_owned().ok(),
+    };
+    if !proven && (busy || unproven.is_none()) {
+        if incoming.may_retry() {
+            // Its next Initial carries the token that proves the address.
+            let _ = incoming.retry();
+            return;
+        }
+        if unproven.is_none() {
+            return incoming.refuse();
+        }
     }
-    let Some(client) = shared.per_client.admit(peer.ip()) else {
-        return incoming.refuse();
+    let client = match proven {
+        true => match shared.per_client.admit(peer.ip()) {
+            Some(client) => Some(client),
+            None => return incoming.refuse(),
+        },
+        false => None,
     };
     let connecting = match incoming.accept() {
         Ok(c) => c,
@@ -301,9 +360,8 @@ fn admit<F, S, B>(
     };
     let (shared, served) = (shared.clone(), served.clone());
     worker.spawn(Box::pin(async move {
-        let held = (permit, client);
-        connection(connecting, peer, &shared, &served).await;
-        drop(held);
+        let _held = permit;
+        connection(connecting, peer, client, unproven, &shared, &served).await;
     }));
 }
 
@@ -340,6 +398,8 @@ fn settle(quic: &quinn::Connection) -> Duration {
 async fn connection<F, S, B>(
     connecting: quinn::Connecting,
     peer: SocketAddr,
+    client: Option<super::per_client::ClientSlot>,
+    unproven: Option<tokio::sync::OwnedSemaphorePermit>,
     shared: &Shared,
     served: &Served<F>,
 ) where
@@ -347,26 +407,66 @@ async fn connection<F, S, B>(
     S: ServesQuic<B>,
     B: OutgoingBody,
 {
-    let quic = match tokio::time::timeout(shared.handshake, connecting).await {
+    let draining = shared.draining.signal();
+    tokio::pin!(draining);
+    // The handshake within its bound; once the server drains, within
+    // CLOSE_WAIT more at most.
+    let handshake = tokio::time::timeout(shared.handshake, connecting);
+    tokio::pin!(handshake);
+    let handshake = tokio::select! {
+        done = &mut handshake => done,
+        () = &mut draining => match tokio::time::timeout(CLOSE_WAIT, &mut handshake).await {
+            Ok(done) => done,
+            Err(_) => return tracing::debug!(client = %peer, "QUIC handshake unfinished as the server drains"),
+        },
+    };
+    drop(unproven);
+    let quic = match handshake {
         Ok(Ok(c)) => c,
         Ok(Err(e)) => return tracing::debug!(client = %peer, error = %e, "QUIC handshake failed"),
         Err(_) => return tracing::debug!(client = %peer, "QUIC handshake timed out"),
     };
+    // Its address is proven now: it counts against it from here.
+    let _client = match client {
+        Some(client) => client,
+        None => match shared.per_client.admit(peer.ip()) {
+            Some(client) => client,
+            None => {
+                return quic.close(
+                    VarInt::from_u32(H3_EXCESSIVE_LOAD),
+                    b"refused: this address holds its maximum of connections",
+                )
+            }
+        },
+    };
     let _open = served.open.open(Protocol::H3);
-    let h3 = h3::server::builder()
-        .max_field_section_size(MAX_FIELD_SECTION)
-        .build::<_, Bytes>(h3_quinn::Connection::new(quic.clone()))
-        .await;
+    // HTTP/3's set-up opens the server's control stream, which a client
+    // can hold up (by allowing it no stream): bounded as the handshake is,
+    // and given up when the server drains.
+    let mut builder = h3::server::builder();
+    builder.max_field_section_size(MAX_FIELD_SECTION);
+    let setup = builder.build::<_, Bytes>(h3_quinn::Connection::new(quic.clone()));
+    let h3 = tokio::select! {
+        built = tokio::time::timeout(shared.handshake, setup) => built,
+        () = &mut draining => return quic.close(VarInt::from_u32(H3_NO_ERROR), b""),
+    };
     let mut h3 = match h3 {
-        Ok(h3) => h3,
-        Err(e) => {
+        Ok(Ok(h3)) => h3,
+        Ok(Err(e)) => {
             return tracing::debug!(client = %peer, error = %e, "HTTP/3: the connection failed to start")
+        }
+        Err(_) => {
+            tracing::debug!(client = %peer, "HTTP/3: the connection's set-up did not finish in time");
+            return quic.close(VarInt::from_u32(H3_NO_ERROR), b"");
         }
     };
     let service = Arc::new((served.connection)(peer));
     let bounds = shared.bounds;
-    let draining = shared.draining.signal();
-    tokio::pin!(draining);
+    // With no request open for this long, the connection is closed as the
+    // TCP port closes one (PINGs keep QUIC's own idle timer from firing).
+    let quiet = bounds.head;
+    let idle = tokio::time::sleep(quiet);
+    tokio::pin!(idle);
     let mut requests = tokio::task::JoinSet::new();
     // The highest request stream accepted, and the GOAWAY's stream ID once
     // sent: a request on that stream or above was not processed, as the
@@ -382,6 +482,14 @@ async fn connection<F, S, B>(
         tokio::select! {
             biased;
             () = &mut draining, if going == Going::Serving => {
+                hold.send_replace(true);
+                going = Going::Holding;
+                step.as_mut().reset(tokio::time::Instant::now() + settle(&quic) + SCRIPT_TIME);
+            }
+            () = &mut idle, if going == Going::Serving && requests.is_empty() => {
+                // No request for `quiet`: told GOAWAY and closed as a
+                // drain closes it, so one crossing the GOAWAY is refused
+                // as retryable, not cut off.
                 hold.send_replace(true);
                 going = Going::Holding;
                 step.as_mut().reset(tokio::time::Instant::now() + settle(&quic) + SCRIPT_TIME);
@@ -406,8 +514,11 @@ async fn connection<F, S, B>(
                 }
             }
             Some(_) = requests.join_next(), if !requests.is_empty() => {
-                if going == Going::Gone && requests.is_empty() {
-                    break;
+                if requests.is_empty() {
+                    if going == Going::Gone {
+                        break;
+                    }
+                    idle.as_mut().reset(tokio::time::Instant::now() + quiet);
                 }
             }
             accepted = h3.accept() => match accepted {
@@ -440,7 +551,28 @@ async fn connection<F, S, B>(
     }
     hold.send_replace(false);
     while requests.join_next().await.is_some() {}
-    // The answers are written; the client closes once it has them.
-    let _ = tokio::time::timeout(CLOSE_WAIT, quic.closed()).await;
-    quic.close(VarInt::from_u32(0x100), b"");
+    // The answers are written; the client closes once it has them. Until
+    // then, a request it sent before it read the GOAWAY (its task may not
+    // have run yet) is refused as not processed, so it sends it again
+    // elsewhere; closing on it would fail it (H3_NO_ERROR), not retry it.
+    let refusing = async {
+        let mut refused = tokio::task::JoinSet::new();
+        while let Ok(Some(resolver)) = h3.accept().await {
+            refused.spawn(stream::refuse_request(resolver, bounds));
+        }
+        while refused.join_next().await.is_some() {}
+        std::future::pending::<()>().await
+    };
+    let _ = tokio::time::timeout(CLOSE_WAIT, async {
+        tokio::select! {
+            _ = quic.closed() => {}
+            () = refusing => {}
+        }
+    })
+    .await;
+    quic.close(VarInt::from_u32(H3_NO_ERROR), b"");
 }
+
+/// HTTP/3's error codes used here (RFC 9114, 8.1).
+const H3_NO_ERROR: u32 = 0x100;
+const H3_EXCESSIVE_LOAD: u32 = 0x107;

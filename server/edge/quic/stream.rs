@@ -95,9 +95,10 @@ impl Body for QuicBody {
             }
             Poll::Pending => match self.deadline.as_mut().poll(cx) {
                 Poll::Ready(()) => {
+                    // No STOP_SENDING here: h3-quinn panics on one while a
+                    // read is pending, as one is now. The stream's receiving
+                    // half is stopped when the request (and this) is dropped.
                     self.ended = true;
-                    self.recv
-                        .stop_sending(h3::error::Code::H3_REQUEST_CANCELLED);
                     Poll::Ready(Some(Err(BodyError::TooSlow)))
                 }
                 Poll::Pending => Poll::Pending,
