@@ -156,6 +156,7 @@ async fn run(cli: Cli, inherited: Inherited, json: bool) -> anyhow::Result<()> {
     }
     // SIGTERM or Ctrl-C; or SIGUSR2, once the successor it starts is ready.
     let handover = app.handover();
+    let http3 = handover.quic.is_some();
     let stop = async move {
         tokio::select! {
             () = shutdown_signal() => {}
@@ -174,7 +175,7 @@ async fn run(cli: Cli, inherited: Inherited, json: bool) -> anyhow::Result<()> {
         },
     }
     // systemd (Type=notify), or the server handing over to this one.
-    handover::notify_ready();
+    handover::notify_ready(http3);
     server.await??;
     Ok(())
 }

@@ -114,6 +114,7 @@ impl Inherited {
         }
         let supervised = supervisor.is_some();
         let _ = NOTIFY.set(Notify {
+            to_predecessor: from_predecessor,
             first: own_socket.map(PathBuf::from),
             then: supervisor.map(PathBuf::from),
             ready: std::sync::atomic::AtomicBool::new(false),
@@ -258,6 +259,9 @@ fn option(fd: RawFd, name: libc::c_int) -> std::io::Result<libc::c_int> {
 /// the predecessor's) until it is ready, `then` (the service manager's,
 /// when one watches) from then on.
 struct Notify {
+    /// `first` is the predecessor's: it is also told whether HTTP/3 is
+    /// served ([`HTTP3_SERVED`]).
+    to_predecessor: bool,
     first: Option<PathBuf>,
     then: Option<PathBuf>,
     ready: std::sync::atomic::AtomicBool,
@@ -267,11 +271,19 @@ struct Notify {
 
 static NOTIFY: std::sync::OnceLock<Notify> = std::sync::OnceLock::new();
 
-/// Tells the service manager (or the predecessor) that the site is ready:
-/// nothing when no one asked (`NOTIFY_SOCKET` unset).
-pub fn notify_ready() {
+/// The line of a successor's `READY=1` that says it serves HTTP/3: its
+/// predecessor hands it the UDP socket only then.
+const HTTP3_SERVED: &str = "CITIZEN_SITE_HTTP3=1";
+
+/// Tells the service manager (or the predecessor) that the site is ready,
+/// and a predecessor whether it serves HTTP/3 (`http3`): nothing when no
+/// one asked (`NOTIFY_SOCKET` unset).
+pub fn notify_ready(http3: bool) {
     let Some(n) = NOTIFY.get() else { return };
-    send(n.first.as_deref(), "READY=1");
+    match n.to_predecessor && http3 {
+        true => send(n.first.as_deref(), &format!("READY=1\n{HTTP3_SERVED}")),
+        false => send(n.first.as_deref(), "READY=1"),
+    }
     n.ready.store(true, std::sync::atomic::Ordering::Release);
 }
 
@@ -332,6 +344,10 @@ pub struct Handover {
     pub quic: Option<Arc<Handoff>>,
     pub supervised: bool,
     pub exe: Option<PathBuf>,
+    /// The process that started this one, while it may still drain.
+    pub predecessor: Option<u32>,
+    /// This server's shutdown grace: about how long a predecessor drains.
+    pub grace: Duration,
 }
 
 impl Handover {
@@ -345,8 +361,15 @@ impl Handover {
             return std::future::pending().await;
         };
         while usr2.recv().await.is_some() {
+            self.wait_for_predecessor().await;
             match self.start_successor().await {
-                Ok(pid) => {
+                Ok((pid, serves_http3)) => {
+                    if let Some(handoff) = &self.quic {
+                        handoff.successor_ready(serves_http3);
+                        if !serves_http3 {
+                            tracing::warn!(successor = pid, "upgrade: the new binary does not serve HTTP/3; this process reads its own HTTP/3 connections to the end of its drain, and new ones go unanswered (browsers fall back to HTTP/2)");
+                        }
+                    }
                     if self.supervised {
                         // systemd follows the new process from now on.
                         notify_main_pid(pid);
@@ -368,9 +391,34 @@ impl Handover {
         std::future::pending().await
     }
 
+    /// A second publish while the process before this one still drains
+    /// waits for it to finish (at most this server's grace and 5 s): the
+    /// HTTP/3 connections it drains live in it, and only this process
+    /// passes it their packets, which a successor of this one would not.
+    /// Said in the log and to `citizen-site upgrade`.
+    async fn wait_for_predecessor(&self) {
+        let (Some(pid), Some(handoff)) = (self.predecessor, &self.quic) else {
+            return;
+        };
+        if !handoff.has_predecessor() || !is_running(pid) {
+            return;
+        }
+        let limit = self.grace + Duration::from_secs(5);
+        tracing::info!(predecessor = pid, "upgrade: waiting for the process before this one to finish its drain (its HTTP/3 connections live in it)");
+        report(&format!("waiting {pid} {}", limit.as_secs()));
+        let deadline = tokio::time::Instant::now() + limit;
+        while is_running(pid) && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        if is_running(pid) {
+            tracing::warn!(predecessor = pid, "upgrade: the process before this one still drains after {} s; going on: its HTTP/3 connections end with this hand-over", limit.as_secs());
+        }
+    }
+
     /// Starts the binary at the path this one was started from, passing it
-    /// the sockets; returns its process id once it is ready.
-    pub async fn start_successor(&self) -> anyhow::Result<u32> {
+    /// the sockets; returns its process id once it is ready, and whether
+    /// it serves HTTP/3.
+    pub async fn start_successor(&self) -> anyhow::Result<(u32, bool)> {
         let exe = self
             .exe
             .as_deref()
@@ -443,10 +491,10 @@ impl Handover {
             )),
         };
         match outcome {
-            Ok(()) => {
+            Ok(serves_http3) => {
                 // It serves on after this process exits: not killed on drop.
                 std::mem::forget(child);
-                Ok(pid)
+                Ok((pid, serves_http3))
             }
             Err(e) => {
                 stop(&mut child).await;
@@ -530,7 +578,8 @@ async fn offered_environment() -> anyhow::Result<Option<Vec<(OsString, OsString)
 }
 
 /// Tells `citizen-site upgrade`, if it waits, how the upgrade went:
-/// `ready <pid>`, `failed <why>` or `refused <why>`.
+/// `ready <pid>`, `failed <why>` or `refused <why>`; before it, maybe
+/// `waiting <pid> <secs>` (a predecessor's drain to end first).
 fn report(outcome: &str) {
     use std::os::linux::net::SocketAddrExt;
     let sent = std::os::unix::net::SocketAddr::from_abstract_name(report_name(std::process::id()))
@@ -540,14 +589,15 @@ fn report(outcome: &str) {
     }
 }
 
-/// Returns once a datagram holding `READY=1` arrives.
-async fn ready_from(inbox: &tokio::net::UnixDatagram) -> anyhow::Result<()> {
+/// Returns once a datagram holding `READY=1` arrives: whether it said
+/// it serves HTTP/3.
+async fn ready_from(inbox: &tokio::net::UnixDatagram) -> anyhow::Result<bool> {
     let mut buf = vec![0u8; 4096];
     loop {
         let n = inbox.recv(&mut buf).await?;
         let message = String::from_utf8_lossy(&buf[..n]);
         if message.lines().any(|l| l == "READY=1") {
-            return Ok(());
+            return Ok(message.lines().any(|l| l == HTTP3_SERVED));
         }
     }
 }

@@ -38,12 +38,15 @@ pub enum Listeners {
     },
 }
 
-/// HTTP/3's UDP socket and its QUIC settings. Nothing reads the socket
-/// until the server serves (a successor must not take the packets of the
-/// connections its predecessor still serves before it is ready).
+/// HTTP/3's endpoint on its UDP socket, made at the start (so that a
+/// successor tells its predecessor it serves HTTP/3 only once it can).
+/// Nothing reads the socket until the server serves (a successor must not
+/// take the packets of the connections its predecessor still serves
+/// before it is ready): `Handoff::start_reading`.
 pub struct QuicSocket {
-    socket: std::net::UdpSocket,
-    config: quinn::ServerConfig,
+    endpoint: edge::quic::Endpoint,
+    /// A copy of the socket, for a successor.
+    copy: OwnedFd,
     /// Its part in a handover (`edge::quic::handoff`).
     handoff: Arc<Handoff>,
 }
@@ -84,11 +87,28 @@ impl Listeners {
         warn_if_left(inherited);
         let (acceptor, quic_tls, certs, identity, tasks) = certificates(tls, db, orders)?;
         let quic = match udp {
-            Some(socket) => Some(Box::new(QuicSocket {
-                socket,
-                config: edge::quic::server_config(quic_tls, &config.limits)?,
-                handoff: Handoff::new(inherited.take_quic_predecessor()),
-            })),
+            Some(socket) => {
+                let handoff = Handoff::new(inherited.take_quic_predecessor());
+                let copy = socket.as_fd().try_clone_to_owned()?;
+                let server = edge::quic::server_config(quic_tls, &config.limits)?;
+                let made = edge::quic::Endpoint::new(
+                    socket,
+                    server,
+                    handoff.clone(),
+                    config.limits.workers,
+                );
+                match made {
+                    Ok(endpoint) => Some(Box::new(QuicSocket {
+                        endpoint,
+                        copy,
+                        handoff,
+                    })),
+                    Err(e) => {
+                        tracing::error!(error = %format!("{e:#}"), "HTTP/3 is not served");
+                        None
+                    }
+                }
+            }
             None => None,
         };
         let listeners = Listeners::Tls {
@@ -115,7 +135,7 @@ impl Listeners {
                     (handover::HTTP, copy(http)?),
                 ];
                 if let Some(quic) = quic {
-                    sockets.push((handover::QUIC, quic.socket.as_fd().try_clone_to_owned()?));
+                    sockets.push((handover::QUIC, quic.copy.try_clone()?));
                 }
                 sockets
             }
@@ -137,7 +157,7 @@ impl Listeners {
         match self {
             Listeners::Tls {
                 quic: Some(quic), ..
-            } => quic.socket.local_addr().ok().map(|a| a.port()),
+            } => quic.endpoint.local_addr().ok().map(|a| a.port()),
             _ => None,
         }
     }
@@ -185,13 +205,7 @@ impl Listeners {
                 redirect,
             } => {
                 let redirects = edge::Axum::per_worker(redirect);
-                let endpoint = quic.and_then(|q| {
-                    edge::quic::Endpoint::new(q.socket, q.config, q.handoff, limits.workers)
-                        .inspect_err(
-                            |e| tracing::error!(error = %format!("{e:#}"), "HTTP/3 is not served"),
-                        )
-                        .ok()
-                });
+                let endpoint = quic.map(|q| q.endpoint);
                 let h3 = async {
                     if let Some(endpoint) = endpoint {
                         let (limits, exempt) = (limits.clone(), exempt.clone());

@@ -86,13 +86,21 @@ impl Application {
         let db = Db::connect_lazy_with(&config.database_url, &config.timeouts)?;
         let (listeners, mut tasks, identity) =
             Listeners::bind(&config, &mut inherited, &db, &metrics.acme).await?;
-        // Every HTTPS response advertises HTTP/3 where its socket is held.
-        config.alt_svc_port = listeners.h3_port();
+        // Every HTTPS response advertises HTTP/3 where it is served: on the
+        // public port SITE_URL names (a container's 443 maps to its 8443),
+        // the socket's own when SITE_URL is not HTTPS.
+        config.alt_svc_port = listeners
+            .h3_port()
+            .map(|own| crate::config::public_https_port(&config.site_url).unwrap_or(own));
         let handover = Handover {
             sockets: Arc::new(listeners.for_successor()?),
             quic: listeners.handoff(),
             supervised: inherited.supervised,
             exe: inherited.exe,
+            predecessor: inherited
+                .from_predecessor
+                .then(std::os::unix::process::parent_id),
+            grace: config.shutdown_grace,
         };
         let (site, dev_server) = site(&config).await?;
         // Held while the server runs: `citizen-site restore` refuses meanwhile.

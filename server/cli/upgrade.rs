@@ -63,14 +63,22 @@ pub async fn run(pid: Option<u32>, grace: Duration, apply_env: bool) -> anyhow::
     }
     println!("asked the server (pid {pid}) to start the new binary and hand over to it");
     let mut buf = vec![0u8; 4096];
-    let deadline = tokio::time::Instant::now() + SUCCESSOR_TIMEOUT + Duration::from_secs(15);
+    let mut deadline = tokio::time::Instant::now() + SUCCESSOR_TIMEOUT + Duration::from_secs(15);
     let mut taken = false;
     // One future for the whole wait: a write is never dropped half done.
     let giving = give(offer.as_ref(), pid);
     tokio::pin!(giving);
     let heard = loop {
         tokio::select! {
-            heard = inbox.recv(&mut buf) => break heard?,
+            heard = inbox.recv(&mut buf) => {
+                let heard = heard?;
+                let said = String::from_utf8_lossy(&buf[..heard]).into_owned();
+                let Some(waiting) = said.strip_prefix("waiting ") else { break heard };
+                let (old, secs) = waiting.split_once(' ').unwrap_or((waiting, "0"));
+                let secs: u64 = secs.parse().unwrap_or(0);
+                println!("pid {pid} waits for pid {old}, the binary before it, to finish its drain (up to {secs} s): its HTTP/3 connections live in that process");
+                deadline += Duration::from_secs(secs);
+            }
             given = &mut giving, if !taken => {
                 given?;
                 taken = true;

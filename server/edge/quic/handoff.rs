@@ -14,7 +14,9 @@
 //!   token the client does not know.
 //!
 //! The predecessor stops reading the UDP socket once the successor serves
-//! ([`Handoff::hand_over`]), and from then on reads only what the
+//! HTTP/3 ([`Handoff::hand_over`]: a successor that does not, with
+//! `HTTP3=off` or no endpoint, is never handed it, nor one still starting
+//! when the predecessor is stopped), and from then on reads only what the
 //! successor passes it, answering through its copy of the same socket. So
 //! its connections finish their requests (it says GOAWAY to each), and a
 //! new connection arriving meanwhile is the successor's. This is the
@@ -60,6 +62,12 @@ pub struct Handoff {
     paired: AtomicBool,
     /// Set: a successor serves; the UDP socket is its to read.
     handed_over: AtomicBool,
+    /// Set: the successor started on this pair is ready and serves HTTP/3.
+    successor_serves: AtomicBool,
+    /// Set once this process serves: until then nothing reads the socket
+    /// (a successor must not take the packets of connections its
+    /// predecessor still serves before it is ready).
+    reading: AtomicBool,
     /// The predecessor (its tag and where its packets go), while it drains.
     predecessor: Option<(u16, UnixDatagram)>,
     predecessor_gone: AtomicBool,
@@ -94,6 +102,8 @@ impl Handoff {
             inbox: Mutex::new(None),
             paired: AtomicBool::new(false),
             handed_over: AtomicBool::new(false),
+            successor_serves: AtomicBool::new(false),
+            reading: AtomicBool::new(false),
             predecessor,
             predecessor_gone: AtomicBool::new(false),
             waker: futures_util::task::AtomicWaker::new(),
@@ -118,10 +128,33 @@ impl Handoff {
         Ok(give)
     }
 
-    /// A successor serves: this process reads the UDP socket no more.
-    /// Returns whether there was one to hand over to.
+    /// This process serves: its endpoint reads the socket from now on.
+    pub fn start_reading(&self) {
+        self.reading.store(true, Ordering::Release);
+        self.waker.wake();
+    }
+
+    /// The successor started on the last pair is ready, and serves HTTP/3
+    /// (`serves`) or not: one that does not has no use for the pair.
+    pub fn successor_ready(&self, serves: bool) {
+        match serves {
+            true => self.successor_serves.store(true, Ordering::Release),
+            false => self.successor_failed(),
+        }
+    }
+
+    /// Whether this process was started by one still draining HTTP/3
+    /// connections (their packets are passed to it while it lives).
+    pub fn has_predecessor(&self) -> bool {
+        self.predecessor.is_some() && !self.predecessor_gone.load(Ordering::Relaxed)
+    }
+
+    /// A successor that serves HTTP/3 is ready: this process reads the UDP
+    /// socket no more. Returns whether there was one to hand over to (with
+    /// none, this process reads its own connections to its drain's end).
     pub fn hand_over(&self) -> bool {
-        let has = self.paired.load(Ordering::Acquire);
+        let has =
+            self.paired.load(Ordering::Acquire) && self.successor_serves.load(Ordering::Acquire);
         if has {
             self.handed_over.store(true, Ordering::Release);
             self.waker.wake();
@@ -132,6 +165,7 @@ impl Handoff {
     /// The successor did not start: its pair is dropped.
     pub fn successor_failed(&self) {
         self.paired.store(false, Ordering::Release);
+        self.successor_serves.store(false, Ordering::Release);
         *lock(&self.pending) = None;
         *lock(&self.inbox) = None;
     }
@@ -300,6 +334,9 @@ impl AsyncUdpSocket for HandedSocket {
     ) -> Poll<io::Result<usize>> {
         let handoff = &self.handoff;
         handoff.waker.register(cx.waker());
+        if !handoff.reading.load(Ordering::Acquire) {
+            return Poll::Pending;
+        }
         if let Poll::Ready(result) = self.poll_inbox(cx, &mut bufs[0], &mut meta[0]) {
             return Poll::Ready(result);
         }
@@ -356,9 +393,11 @@ impl AsyncUdpSocket for HandedSocket {
     }
 }
 
-/// A passed datagram's header: the source address (16 + 2 bytes), the
-/// ECN bits (1), the address it was sent to (1 + 16).
-const HEADER: usize = 16 + 2 + 1 + 1 + 16;
+/// A passed datagram's header: the source address (its family, 4 or 6,
+/// then 16 + 2 bytes), the ECN bits (1), the address it was sent to
+/// (1 + 16). The family is kept: an IPv4 client on an IPv6 socket is an
+/// IPv4-mapped address to quinn, and one changed would be a migration.
+const HEADER: usize = 1 + 16 + 2 + 1 + 1 + 16;
 
 /// Passes one datagram of the predecessor's to it; dropped when its
 /// socket is full (QUIC sends it again), and from now on when it is gone.
@@ -368,6 +407,7 @@ fn pass(socket: &UnixDatagram, meta: &RecvMeta, datagram: &[u8], gone: &AtomicBo
         IpAddr::V4(v4) => v4.to_ipv6_mapped(),
         IpAddr::V6(v6) => v6,
     };
+    message.push(if meta.addr.is_ipv4() { 4 } else { 6 });
     message.extend_from_slice(&v6(meta.addr.ip()).octets());
     message.extend_from_slice(&meta.addr.port().to_be_bytes());
     message.push(meta.ecn.map_or(0, |e| e as u8));
@@ -401,12 +441,12 @@ fn unframe(message: &[u8]) -> Option<(RecvMeta, &[u8])> {
             _ => IpAddr::V6(v6),
         }
     };
-    let source = ip(&message[..16], true);
-    let port = u16::from_be_bytes([message[16], message[17]]);
-    let ecn = EcnCodepoint::from_bits(message[18]);
-    let dst_ip = match message[19] {
-        4 => Some(ip(&message[20..36], true)),
-        6 => Some(ip(&message[20..36], false)),
+    let source = ip(&message[1..17], message[0] == 4);
+    let port = u16::from_be_bytes([message[17], message[18]]);
+    let ecn = EcnCodepoint::from_bits(message[19]);
+    let dst_ip = match message[20] {
+        4 => Some(ip(&message[21..37], true)),
+        6 => Some(ip(&message[21..37], false)),
         _ => None,
     };
     let meta = RecvMeta {
@@ -486,5 +526,32 @@ mod tests {
         assert_eq!(got.addr, meta.addr);
         assert_eq!(got.ecn, meta.ecn);
         assert_eq!(got.dst_ip, meta.dst_ip);
+    }
+
+    /// An IPv4 client on the shipped `[::]` socket is seen as an
+    /// IPv4-mapped IPv6 address: passed on, it must stay one, or quinn
+    /// takes the next packet for a migration (its congestion state reset,
+    /// its sending capped until the new path is validated).
+    #[test]
+    fn a_passed_datagram_keeps_its_address_family() {
+        let (a, b) = UnixDatagram::pair().unwrap();
+        for (addr, dst) in [
+            ("[::ffff:203.0.113.9]:5555", "::ffff:192.0.2.1"),
+            ("203.0.113.9:5555", "192.0.2.1"),
+            ("[2001:db8::9]:5555", "2001:db8::1"),
+        ] {
+            let meta = RecvMeta {
+                addr: addr.parse().unwrap(),
+                len: 3,
+                stride: 3,
+                ecn: None,
+                dst_ip: Some(dst.parse().unwrap()),
+            };
+            pass(&a, &meta, b"abc", &AtomicBool::new(false));
+            let mut buf = [0u8; 100];
+            let n = b.recv(&mut buf).unwrap();
+            let (got, _) = unframe(&buf[..n]).unwrap();
+            assert_eq!((got.addr, got.dst_ip), (meta.addr, meta.dst_ip), "{addr}");
+        }
     }
 }
