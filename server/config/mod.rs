@@ -36,9 +36,10 @@ pub struct Config {
     pub http3: bool,
     /// `HTTP3` as set (what `check` reports beside the outcome).
     pub http3_asked: Http3,
-    /// The UDP port HTTP/3 is served on, advertised in every response's
-    /// `Alt-Svc`: set by the application once it holds the socket (None:
-    /// nothing advertised).
+    /// The UDP port HTTP/3 is advertised on in every response's
+    /// `Alt-Svc`: the public one (`SITE_URL`'s, whatever the socket's own
+    /// is behind a port mapping), set by the application once it holds the
+    /// socket (None: nothing advertised).
     pub alt_svc_port: Option<u16>,
     pub site_url: String,
     /// Serving HTTPS itself.
@@ -388,6 +389,16 @@ fn http_url(text: &str) -> Result<reqwest::Url, String> {
 
 /// The user this process runs as, for messages about what it may not
 /// read or write: `alice (uid 1000)`.
+/// The port a visitor reaches `site_url` on over HTTPS: the one it names,
+/// or 443; None when it is not an `https://` address.
+pub fn public_https_port(site_url: &str) -> Option<u16> {
+    let url = reqwest::Url::parse(site_url).ok()?;
+    match url.scheme() {
+        "https" => url.port_or_known_default(),
+        _ => None,
+    }
+}
+
 pub fn whoami() -> String {
     // SAFETY: getuid cannot fail.
     user(unsafe { libc::getuid() })
