@@ -236,6 +236,27 @@ fn http3_follows_its_setting_and_a_wrong_value_stops_the_start() {
         assert_eq!(h3.is_ok(), served, "{env:?}: {:?}", h3.err());
         drop(server);
     }
+    // Behind a port mapping (docs/deploy.md's container: 443 outside, 8443
+    // inside), the advertisement names the public port SITE_URL gives (443
+    // when it names none), never the socket's own.
+    for (site_url, advertised) in [
+        (
+            "https://localhost:9443".to_owned(),
+            "h3=\":9443\"; ma=86400",
+        ),
+        ("https://localhost".to_owned(), "h3=\":443\"; ma=86400"),
+    ] {
+        let server = site.start(&[("SITE_URL", &site_url)]);
+        let answer = site.h2_get("/").unwrap();
+        assert_eq!(
+            answer.header("alt-svc"),
+            Some(advertised),
+            "SITE_URL={site_url}, the socket on {}\n{}",
+            site.https,
+            server.log()
+        );
+        drop(server);
+    }
     for (env, said) in [
         (
             vec![("HTTP3", "maybe")],
@@ -398,6 +419,116 @@ fn hostile_clients_neither_stop_visitors_nor_the_server() {
     assert!(!log.contains("panicked"), "{log}");
 }
 
+/// From one address, by a client that is not quinn (aioquic,
+/// `tests/ops/quic-flood.py`): 64 connections that each push 1,200 DATAGRAM
+/// frames of 1,100 bytes, and 64 more that each fill every stream the server
+/// leaves unread (its QPACK streams, a HEADERS frame that never ends). The
+/// server's resident memory grows by less than the budget docs/security.md
+/// states for them (32 MiB), and a visitor is still served over HTTP/3.
+#[test]
+fn flooding_connections_stay_within_the_quic_memory_budget() {
+    use std::io::BufRead;
+    const BUDGET_KIB: u64 = 32 * 1024;
+    let site = Site::new();
+    let mut server = site.start(&[]);
+    let before = resident_kib(&server);
+    let flood = |datagrams: &str| {
+        let mut flood = Command::new("python3")
+            .arg(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/ops/quic-flood.py"
+            ))
+            .arg(site.https.to_string())
+            .arg(&site.root)
+            .args(["64", datagrams])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("python3 with aioquic (.ci/run installs it)");
+        let mut said = String::new();
+        std::io::BufReader::new(flood.stdout.take().unwrap())
+            .read_line(&mut said)
+            .unwrap();
+        assert!(
+            said.starts_with("pushed "),
+            "the flood did not run: {said:?}"
+        );
+        (flood, said)
+    };
+    let (mut datagrams, datagrams_said) = flood("1200");
+    let (mut streams, streams_said) = flood("0");
+    let grown = resident_kib(&server).saturating_sub(before);
+    eprintln!(
+        "datagrams: {}\nunread streams: {}\nresident memory: {before} KiB once ready, {grown} KiB more under the floods",
+        datagrams_said.trim(),
+        streams_said.trim()
+    );
+    let h3 = runtime().block_on(async {
+        let mut h3 = H3::connect(site.https, &site.root).await?;
+        h3.get("/pricing", &[]).await.map(|a| a.status)
+    });
+    for flood in [&mut datagrams, &mut streams] {
+        drop(flood.stdin.take());
+        let _ = flood.wait();
+    }
+    assert!(
+        streams_said.contains(r#""closed_by_server": 0"#),
+        "the unread streams' connections must stay open to be measured: {streams_said}"
+    );
+    assert!(
+        grown < BUDGET_KIB,
+        "the server grew by {grown} KiB under 128 flooding connections, over {BUDGET_KIB}"
+    );
+    assert_eq!(h3, Ok(200), "a visitor during the flood:\n{}", server.log());
+    assert!(server.running(), "{}", server.log());
+}
+
+/// A client that asks for nothing yet keeps pinging (one that opens no
+/// stream, and one that lets the server open none, so HTTP/3 cannot even
+/// start) is closed within the TCP port's bound for a request (10 s), as a
+/// TCP client is; and a publish does not wait on such clients: the server
+/// stops in seconds, not its whole grace.
+#[test]
+fn connections_that_only_ping_are_closed_as_idle_and_never_hold_up_a_drain() {
+    let site = Site::new();
+    let mut server = site.start(&[("SHUTDOWN_GRACE_SECS", "60")]);
+    runtime().block_on(async {
+        let idle = [
+            support::h3::pinging(site.https, &site.root, false).await,
+            support::h3::pinging(site.https, &site.root, true).await,
+        ];
+        let opened = Instant::now();
+        for (n, quic) in idle.iter().enumerate() {
+            let closed = tokio::time::timeout(Duration::from_secs(16), quic.closed()).await;
+            assert!(
+                closed.is_ok(),
+                "pinging client {n} still connected after {:?}\n{}",
+                opened.elapsed(),
+                server.log()
+            );
+        }
+        assert!(
+            opened.elapsed() >= Duration::from_secs(9),
+            "closed before its 10 s"
+        );
+        // Two more, then a SIGTERM: the drain does not wait on them.
+        let _held = [
+            support::h3::pinging(site.https, &site.root, false).await,
+            support::h3::pinging(site.https, &site.root, true).await,
+        ];
+        let asked = Instant::now();
+        // SAFETY: kill(2) with our own child's id and a signal number.
+        unsafe { libc::kill(server.child.id() as i32, libc::SIGTERM) };
+        let stopped = support::wait(20, || !server.running());
+        assert!(
+            stopped && asked.elapsed() < Duration::from_secs(8),
+            "the drain waited {:?} on clients that asked for nothing\n{}",
+            asked.elapsed(),
+            server.log()
+        );
+    });
+}
+
 /// A new HTTP/3 connection through a relay of its own whose side facing
 /// the server is `from`: the Retries the server sent it, the relay (kept
 /// while the connection is), and the connection once `/pricing` answered
@@ -477,6 +608,47 @@ fn a_busy_endpoint_asks_new_clients_for_a_retry_and_refuses_past_its_limits() {
             && said.contains("the QUIC connections are at MAX_CONNECTIONS"),
         "the refusals are not logged:\n{said}"
     );
+}
+
+/// Initials forged with a visitor's address (each from a port of its own,
+/// none ever finishing its handshake) do not count against that address's
+/// `MAX_CONNECTIONS_PER_CLIENT`: only a proven address does. Past their
+/// own budget the server asks for a Retry, which a forger cannot answer,
+/// and the visitor, who can, is served.
+#[test]
+fn forged_initials_from_a_visitors_address_do_not_use_up_its_connections() {
+    let site = Site::new();
+    let server = site.start(&[
+        ("MAX_CONNECTIONS", "64"),
+        ("MAX_CONNECTIONS_PER_CLIENT", "4"),
+    ]);
+    let server_at = Target::local(site.https, &site.root);
+    let victim: IpAddr = "127.0.0.2".parse().unwrap();
+    runtime().block_on(async {
+        let mut forgers = Vec::new();
+        for _ in 0..24 {
+            let initial = support::h3::first_initial(&site.root).await;
+            let forger = tokio::net::UdpSocket::bind((victim, 0)).await.unwrap();
+            forger
+                .send_to(&initial, ("127.0.0.1", site.https))
+                .await
+                .unwrap();
+            // Kept, never read: the server's answers go unanswered.
+            forgers.push(forger);
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        for n in 1..=4 {
+            let (_, relay, served) = through_relay(&server_at, victim).await;
+            served.unwrap_or_else(|e| {
+                panic!(
+                    "the visitor's connection {n} beside 24 forged Initials from its address: {e}\n{}",
+                    server.log()
+                )
+            });
+            drop(relay);
+        }
+        drop(forgers);
+    });
 }
 
 /// The intro requests stored, as `citizen-site intro list` prints them.
@@ -572,6 +744,254 @@ fn three_upgrades_under_http3_load_fail_no_request() {
             "{name} stored once:\n{stored}"
         );
     }
+}
+
+/// A client whose request leaves after the server's GOAWAY arrived but
+/// before it read it (a busy client: its connection's task had not run)
+/// has that request refused as not processed (H3_REQUEST_REJECTED), to
+/// send again elsewhere, never cut off by the connection's close
+/// (`ApplicationClose: H3_NO_ERROR`, which a client cannot retry blindly).
+#[test]
+fn a_request_that_crosses_the_goaway_is_refused_as_retryable_never_cut_off() {
+    use support::h3::Outcome;
+    let site = Site::new();
+    let server = site.start(&[]);
+    runtime().block_on(async {
+        let mut h3 = H3::connect_unheeding(site.https, &site.root)
+            .await
+            .unwrap_or_else(|e| panic!("no HTTP/3: {e}\n{}", server.log()));
+        match h3.attempt("GET", "/pricing", b"").await {
+            Outcome::Answered(a) => assert_eq!(a.status, 200),
+            other => panic!("before the drain: {other:?}\n{}", server.log()),
+        }
+        // SAFETY: kill(2) with our own child's id and a signal number.
+        unsafe { libc::kill(server.child.id() as i32, libc::SIGTERM) };
+        // Past the drain's hold and its GOAWAY: the connection has no
+        // request left and waits for the client to close it.
+        tokio::time::sleep(Duration::from_millis(600)).await;
+        match h3.attempt("GET", "/about", b"").await {
+            Outcome::NotProcessed(_) => {}
+            other => panic!(
+                "a request sent across the GOAWAY: {other:?} (it must be refused as not processed)\n{}",
+                server.log()
+            ),
+        }
+    });
+}
+
+/// The site's binary at a path of the test's own, where `citizen-site
+/// upgrade` finds it (a successor starts from the server's path), and a
+/// server started from it whose drain may take 30 s.
+fn installed(site: &Site) -> (PathBuf, Proc) {
+    let bin = site.dir.0.join("bin/citizen-site");
+    std::fs::create_dir_all(bin.parent().unwrap()).unwrap();
+    std::fs::copy(env!("CARGO_BIN_EXE_citizen-site"), &bin).unwrap();
+    let server = site.start_of(
+        &bin,
+        &[
+            ("SHUTDOWN_GRACE_SECS", "30"),
+            ("RATE_LIMIT_PER_MINUTE", "0"),
+        ],
+    );
+    (bin, server)
+}
+
+/// `citizen-site upgrade --apply-env` of the server started from `bin`,
+/// with the site's environment and `env`, on a thread of its own: what it
+/// printed, and whether it succeeded.
+fn upgrade(
+    site: &Site,
+    bin: &std::path::Path,
+    env: &[(&str, &str)],
+    pid: Option<u32>,
+) -> std::thread::JoinHandle<(bool, String)> {
+    let serve = site.command_of(bin, env);
+    let mut cmd = Command::new(bin);
+    cmd.args(["upgrade", "--apply-env"]).env_clear();
+    if let Some(pid) = pid {
+        cmd.args(["--pid", &pid.to_string()]);
+    }
+    for (k, v) in serve.get_envs() {
+        if let Some(v) = v {
+            cmd.env(k, v);
+        }
+    }
+    std::thread::spawn(move || {
+        let out = cmd.output().unwrap();
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.status.success(), said)
+    })
+}
+
+/// A runtime whose tasks run while the test's thread waits on processes.
+fn runtime_of_its_own() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// The children of `parent` running the binary at `bin`: the successor
+/// it started (the `upgrade` command runs from there too, but is not its).
+fn successors_of(parent: u32, bin: &std::path::Path) -> Vec<u32> {
+    let parent_of = |pid: u32| {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+        after
+            .split_whitespace()
+            .nth(1)
+            .and_then(|p| p.parse::<u32>().ok())
+    };
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|p| p == bin))
+        .filter(|pid| parent_of(*pid) == Some(parent))
+        .collect()
+}
+
+/// Stops every successor an `upgrade` output names (`upgraded: pid N`).
+fn stop_successors(said: &str) {
+    for pid in said
+        .split("upgraded: pid ")
+        .skip(1)
+        .filter_map(|s| s.split_whitespace().next()?.parse::<i32>().ok())
+    {
+        // SAFETY: kill(2) with a process id and a signal number.
+        unsafe { libc::kill(pid, libc::SIGTERM) };
+    }
+}
+
+/// A form post over HTTP/3 whose body is still arriving (a byte at a time
+/// over 8 s) when the server hands over to a successor that does not serve
+/// HTTP/3 (`HTTP3=off` applied by the publish): the old process keeps
+/// reading the UDP socket for its own connections, so the post is
+/// answered, not stalled.
+#[test]
+fn a_successor_without_http3_is_not_handed_the_udp_socket() {
+    let site = Site::new();
+    let (bin, server) = installed(&site);
+    let rt = runtime_of_its_own();
+    let post = rt.spawn(support::h3::slow_post(
+        site.https,
+        site.root.clone(),
+        "NoHttp3Successor",
+        Duration::from_secs(8),
+    ));
+    std::thread::sleep(Duration::from_millis(500));
+    let (upgraded, said) = upgrade(
+        &site,
+        &bin,
+        &[
+            ("HTTP3", "off"),
+            ("SHUTDOWN_GRACE_SECS", "30"),
+            ("RATE_LIMIT_PER_MINUTE", "0"),
+        ],
+        None,
+    )
+    .join()
+    .unwrap();
+    stop_successors(&said);
+    assert!(upgraded, "{said}\n{}", server.log());
+    let answered = rt.block_on(post).unwrap();
+    assert_eq!(
+        answered,
+        Ok(303),
+        "the post across the publish\n{said}\n{}",
+        server.log()
+    );
+}
+
+/// A SIGTERM while an upgrade waits for its successor (which is stopped
+/// with it) leaves the old process reading HTTP/3's socket to the end of
+/// its drain: a post whose body is still arriving is answered.
+#[test]
+fn a_sigterm_during_a_pending_upgrade_keeps_http3_read() {
+    let site = Site::new();
+    let server = site.start(&[
+        ("SHUTDOWN_GRACE_SECS", "30"),
+        ("RATE_LIMIT_PER_MINUTE", "0"),
+    ]);
+    let rt = runtime_of_its_own();
+    let post = rt.spawn(support::h3::slow_post(
+        site.https,
+        site.root.clone(),
+        "SigtermDuringUpgrade",
+        Duration::from_secs(6),
+    ));
+    std::thread::sleep(Duration::from_millis(500));
+    let pid = server.child.id() as i32;
+    // SAFETY: kill(2) with our own child's id and signal numbers.
+    unsafe { libc::kill(pid, libc::SIGUSR2) };
+    std::thread::sleep(Duration::from_millis(300));
+    // SAFETY: as above.
+    unsafe { libc::kill(pid, libc::SIGTERM) };
+    let answered = rt.block_on(post).unwrap();
+    assert_eq!(
+        answered,
+        Ok(303),
+        "the post across the SIGTERM\n{}",
+        server.log()
+    );
+}
+
+/// Two publishes within one drain: the second waits until the process
+/// before the first has finished (its HTTP/3 connections live in it, and
+/// only its direct successor passes it their packets), and says so; a post
+/// still arriving at the oldest process is answered.
+#[test]
+fn a_second_publish_within_a_drain_waits_for_the_oldest_and_says_so() {
+    let site = Site::new();
+    let (bin, server) = installed(&site);
+    let rt = runtime_of_its_own();
+    let post = rt.spawn(support::h3::slow_post(
+        site.https,
+        site.root.clone(),
+        "TwoPublishes",
+        Duration::from_secs(8),
+    ));
+    std::thread::sleep(Duration::from_millis(500));
+    let env = [
+        ("SHUTDOWN_GRACE_SECS", "30"),
+        ("RATE_LIMIT_PER_MINUTE", "0"),
+    ];
+    let first = upgrade(&site, &bin, &env, None);
+    // The first is done once its successor is ready (the command then
+    // waits for the old process's drain): the second starts meanwhile,
+    // naming that successor (two processes run from the path now).
+    let oldest = server.child.id();
+    let mut successor = None;
+    let ready = wait(60, || {
+        successor = successors_of(oldest, &bin).into_iter().next();
+        successor.is_some() && server.log().contains("upgrade: the new binary is ready")
+    });
+    assert!(ready, "{}", server.log());
+    let (second_ok, second_said) = upgrade(&site, &bin, &env, successor).join().unwrap();
+    let (first_ok, first_said) = first.join().unwrap();
+    stop_successors(&first_said);
+    stop_successors(&second_said);
+    assert!(
+        first_ok && second_ok,
+        "{first_said}\n{second_said}\n{}",
+        server.log()
+    );
+    let answered = rt.block_on(post).unwrap();
+    assert_eq!(
+        answered,
+        Ok(303),
+        "the post at the oldest process across two publishes\n{first_said}\n{second_said}\n{}",
+        server.log()
+    );
+    assert!(
+        second_said.contains(&format!("waits for pid {oldest}")),
+        "the second publish does not say it waited for pid {oldest}:\n{second_said}"
+    );
 }
 
 /// `citizen-site check` reports HTTP/3 and binds its UDP address as the

@@ -197,6 +197,23 @@ impl H3 {
     }
 
     pub async fn connect_from(endpoint: quinn::Endpoint, target: &Target) -> Result<H3, String> {
+        H3::connect_with(endpoint, target, true).await
+    }
+
+    /// A client that never reads the server's control stream, so never
+    /// learns of its GOAWAY: as a busy client's request may leave before
+    /// its connection's task has read the GOAWAY that arrived with the
+    /// last answer.
+    pub async fn connect_unheeding(port: u16, roots: &Path) -> Result<H3, String> {
+        let target = Target::local(port, roots);
+        H3::connect_with(endpoint(roots), &target, false).await
+    }
+
+    async fn connect_with(
+        endpoint: quinn::Endpoint,
+        target: &Target,
+        heeding: bool,
+    ) -> Result<H3, String> {
         let connecting = endpoint
             .connect(target.addr, &target.name)
             .map_err(|e| e.to_string())?;
@@ -208,7 +225,13 @@ impl H3 {
             .await
             .map_err(|e| e.to_string())?;
         let driver = tokio::spawn(async move {
-            let _ = std::future::poll_fn(|cx| driver.poll_close(cx)).await;
+            if heeding {
+                let _ = std::future::poll_fn(|cx| driver.poll_close(cx)).await;
+            } else {
+                // Kept (its drop would close the connection), never polled.
+                let _kept = driver;
+                std::future::pending::<()>().await;
+            }
         });
         Ok(H3 {
             endpoint,
@@ -264,6 +287,35 @@ impl H3 {
             .await
             .map_err(|_| "no answer over HTTP/3 within 20 s".to_string())?
     }
+}
+
+/// A QUIC connection (ALPN h3) that never opens a stream and sends a PING
+/// every second, so it is never idle as QUIC counts it. With `no_streams`
+/// it also lets the server open none of its own (not even HTTP/3's
+/// control stream).
+pub async fn pinging(port: u16, roots: &Path, no_streams: bool) -> quinn::Connection {
+    let mut endpoint = quinn::Endpoint::client("127.0.0.1:0".parse().unwrap()).unwrap();
+    let tls = quinn::crypto::rustls::QuicClientConfig::try_from(client_tls(roots, b"h3")).unwrap();
+    let mut transport = quinn::TransportConfig::default();
+    transport.keep_alive_interval(Some(Duration::from_secs(1)));
+    if no_streams {
+        transport.max_concurrent_uni_streams(0u8.into());
+        transport.max_concurrent_bidi_streams(0u8.into());
+    }
+    let mut config = quinn::ClientConfig::new(Arc::new(tls));
+    config.transport_config(Arc::new(transport));
+    endpoint.set_default_client_config(config);
+    let at: std::net::SocketAddr = ([127, 0, 0, 1], port).into();
+    let connection = tokio::time::timeout(
+        Duration::from_secs(10),
+        endpoint.connect(at, "localhost").unwrap(),
+    )
+    .await
+    .expect("a QUIC handshake within 10 s")
+    .expect("a QUIC handshake");
+    // The endpoint lives as long as the connection does.
+    std::mem::forget(endpoint);
+    connection
 }
 
 /// A UDP relay between one client and a QUIC server, whose side facing
@@ -373,6 +425,67 @@ pub async fn slow_body(port: u16, roots: &Path, during: Duration) -> Result<(), 
     }
     drop(stream);
     Ok(())
+}
+
+/// A contact form post whose body (`name=NAME&...`) is sent a byte at a
+/// time over about `during`, on a new connection, then read to its
+/// answer: its status, or how it failed.
+pub async fn slow_post(
+    port: u16,
+    roots: std::path::PathBuf,
+    name: &'static str,
+    during: Duration,
+) -> Result<u16, String> {
+    let h3 = H3::connect(port, &roots).await?;
+    let mut send = h3.send.clone();
+    let body = format!(
+        "name={name}&contactPerson=Ana&email=ana%40example.org&website=&description=Slow&tags=Loyalty"
+    );
+    let request = http::Request::builder()
+        .method("POST")
+        .uri(format!("https://localhost:{port}/api/save-to-notion"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(())
+        .unwrap();
+    let exchange = async {
+        let mut stream = send
+            .send_request(request)
+            .await
+            .map_err(|e| format!("sending the head: {e}"))?;
+        let pause = during / body.len() as u32;
+        for byte in body.bytes() {
+            stream
+                .send_data(Bytes::copy_from_slice(&[byte]))
+                .await
+                .map_err(|e| format!("sending the body: {e}"))?;
+            tokio::time::sleep(pause).await;
+        }
+        stream
+            .finish()
+            .await
+            .map_err(|e| format!("ending the body: {e}"))?;
+        let response = stream
+            .recv_response()
+            .await
+            .map_err(|e| format!("the answer: {e}"))?;
+        while stream
+            .recv_data()
+            .await
+            .map_err(|e| format!("the answer's body: {e}"))?
+            .is_some()
+        {}
+        Ok(response.status().as_u16())
+    };
+    let answered = tokio::time::timeout(during + Duration::from_secs(15), exchange)
+        .await
+        .map_err(|_| {
+            format!(
+                "no answer within {:?} of the body's end",
+                Duration::from_secs(15)
+            )
+        })?;
+    drop(h3);
+    answered
 }
 
 /// How one request of a load went.
