@@ -77,6 +77,9 @@ pub struct Inherited {
     quic_predecessor: Option<(u16, UnixDatagram)>,
     /// Started by a server handing over to it (rather than by systemd).
     pub from_predecessor: bool,
+    /// That server's process id (its parent when it started, read before
+    /// anything else runs: a predecessor gone by then is never waited for).
+    pub predecessor_pid: Option<u32>,
     /// A service manager watches it: systemd started it (`NOTIFY_SOCKET`),
     /// or a predecessor systemd watched ([`SUPERVISOR`]). A handover then
     /// tells the manager the new main process.
@@ -165,6 +168,7 @@ impl Inherited {
             passed: names,
             quic_predecessor,
             from_predecessor,
+            predecessor_pid: from_predecessor.then_some(parent),
             supervised,
             exe: std::env::current_exe().ok(),
         })
@@ -259,8 +263,8 @@ fn option(fd: RawFd, name: libc::c_int) -> std::io::Result<libc::c_int> {
 /// the predecessor's) until it is ready, `then` (the service manager's,
 /// when one watches) from then on.
 struct Notify {
-    /// `first` is the predecessor's: it is also told whether HTTP/3 is
-    /// served ([`HTTP3_SERVED`]).
+    /// `first` is the predecessor's: it is also told when HTTP/3 is not
+    /// served ([`HTTP3_NOT_SERVED`]).
     to_predecessor: bool,
     first: Option<PathBuf>,
     then: Option<PathBuf>,
@@ -271,17 +275,20 @@ struct Notify {
 
 static NOTIFY: std::sync::OnceLock<Notify> = std::sync::OnceLock::new();
 
-/// The line of a successor's `READY=1` that says it serves HTTP/3: its
-/// predecessor hands it the UDP socket only then.
-const HTTP3_SERVED: &str = "CITIZEN_SITE_HTTP3=1";
+/// The line of a successor's `READY=1` that says it does not serve
+/// HTTP/3: its predecessor then keeps reading the UDP socket for its own
+/// connections. Said only when not served, so that a successor from a
+/// release before it (which says nothing, and serves HTTP/3 whenever it
+/// can) is handed the socket as before.
+const HTTP3_NOT_SERVED: &str = "CITIZEN_SITE_HTTP3=0";
 
 /// Tells the service manager (or the predecessor) that the site is ready,
 /// and a predecessor whether it serves HTTP/3 (`http3`): nothing when no
 /// one asked (`NOTIFY_SOCKET` unset).
 pub fn notify_ready(http3: bool) {
     let Some(n) = NOTIFY.get() else { return };
-    match n.to_predecessor && http3 {
-        true => send(n.first.as_deref(), &format!("READY=1\n{HTTP3_SERVED}")),
+    match n.to_predecessor && !http3 {
+        true => send(n.first.as_deref(), &format!("READY=1\n{HTTP3_NOT_SERVED}")),
         false => send(n.first.as_deref(), "READY=1"),
     }
     n.ready.store(true, std::sync::atomic::Ordering::Release);
@@ -597,7 +604,7 @@ async fn ready_from(inbox: &tokio::net::UnixDatagram) -> anyhow::Result<bool> {
         let n = inbox.recv(&mut buf).await?;
         let message = String::from_utf8_lossy(&buf[..n]);
         if message.lines().any(|l| l == "READY=1") {
-            return Ok(message.lines().any(|l| l == HTTP3_SERVED));
+            return Ok(!message.lines().any(|l| l == HTTP3_NOT_SERVED));
         }
     }
 }

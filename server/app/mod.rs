@@ -97,9 +97,7 @@ impl Application {
             quic: listeners.handoff(),
             supervised: inherited.supervised,
             exe: inherited.exe,
-            predecessor: inherited
-                .from_predecessor
-                .then(std::os::unix::process::parent_id),
+            predecessor: inherited.predecessor_pid,
             grace: config.shutdown_grace,
         };
         let (site, dev_server) = site(&config).await?;

@@ -139,7 +139,11 @@ pub async fn examine(args: ServeArgs, bind: Bind) -> Report {
             ));
             let http3 = names.name("http3");
             let said = match (config.http3, config.http3_asked) {
-                (true, _) => format!("on: advertised by Alt-Svc, on UDP port {}", tls.https_addr.port()),
+                (true, _) => {
+                    let socket = tls.https_addr.port();
+                    let public = crate::config::public_https_port(&config.site_url).unwrap_or(socket);
+                    format!("on: on UDP port {socket}, advertised by Alt-Svc as port {public} (SITE_URL's)")
+                }
                 (false, Http3::Off) => format!("off ({http3}=off)"),
                 (false, _) => format!(
                     "off: PROXY_PROTOCOL_FROM is set, and a TCP balancer carries no UDP ({http3}=on serves it anyway)"

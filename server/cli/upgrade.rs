@@ -85,7 +85,7 @@ pub async fn run(pid: Option<u32>, grace: Duration, apply_env: bool) -> anyhow::
             }
             () = tokio::time::sleep(Duration::from_millis(200)) => {
                 if !is_running(pid) {
-                    bail!("pid {pid} stopped before the upgrade was done (a SIGTERM?): the new binary was stopped with it");
+                    bail!("pid {pid} stopped before the upgrade was done (a SIGTERM?): a new binary it had started, if any, was stopped with it");
                 }
                 if tokio::time::Instant::now() > deadline {
                     bail!("pid {pid} did not say how the upgrade went (is it a citizen-site server?)");

@@ -387,8 +387,6 @@ fn http_url(text: &str) -> Result<reqwest::Url, String> {
     Ok(url)
 }
 
-/// The user this process runs as, for messages about what it may not
-/// read or write: `alice (uid 1000)`.
 /// The port a visitor reaches `site_url` on over HTTPS: the one it names,
 /// or 443; None when it is not an `https://` address.
 pub fn public_https_port(site_url: &str) -> Option<u16> {
@@ -399,6 +397,8 @@ pub fn public_https_port(site_url: &str) -> Option<u16> {
     }
 }
 
+/// The user this process runs as, for messages about what it may not
+/// read or write: `alice (uid 1000)`.
 pub fn whoami() -> String {
     // SAFETY: getuid cannot fail.
     user(unsafe { libc::getuid() })

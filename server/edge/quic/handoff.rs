@@ -393,11 +393,17 @@ impl AsyncUdpSocket for HandedSocket {
     }
 }
 
-/// A passed datagram's header: the source address (its family, 4 or 6,
-/// then 16 + 2 bytes), the ECN bits (1), the address it was sent to
-/// (1 + 16). The family is kept: an IPv4 client on an IPv6 socket is an
-/// IPv4-mapped address to quinn, and one changed would be a migration.
-const HEADER: usize = 1 + 16 + 2 + 1 + 1 + 16;
+/// A passed datagram's header: the source address (16 + 2 bytes), the
+/// ECN bits (1), the address it was sent to (1 + 16). Releases pass each
+/// other datagrams across a publish (and a rollback), so its layout stays:
+/// the one bit added since ([`AS_GIVEN`]) sits where an older reader
+/// ignores it.
+const HEADER: usize = 16 + 2 + 1 + 1 + 16;
+/// In the ECN byte: the source is an IPv6 address as given, an IPv4-mapped
+/// one included (an IPv4 client on the shipped `[::]` socket). Without it
+/// (and from releases that did not set it) a mapped source is IPv4: quinn
+/// would take a change of family for a migration.
+const AS_GIVEN: u8 = 0x80;
 
 /// Passes one datagram of the predecessor's to it; dropped when its
 /// socket is full (QUIC sends it again), and from now on when it is gone.
@@ -407,10 +413,10 @@ fn pass(socket: &UnixDatagram, meta: &RecvMeta, datagram: &[u8], gone: &AtomicBo
         IpAddr::V4(v4) => v4.to_ipv6_mapped(),
         IpAddr::V6(v6) => v6,
     };
-    message.push(if meta.addr.is_ipv4() { 4 } else { 6 });
     message.extend_from_slice(&v6(meta.addr.ip()).octets());
     message.extend_from_slice(&meta.addr.port().to_be_bytes());
-    message.push(meta.ecn.map_or(0, |e| e as u8));
+    let family = if meta.addr.is_ipv6() { AS_GIVEN } else { 0 };
+    message.push(meta.ecn.map_or(0, |e| e as u8) | family);
     match meta.dst_ip {
         Some(ip) => {
             message.push(if ip.is_ipv4() { 4 } else { 6 });
@@ -441,12 +447,12 @@ fn unframe(message: &[u8]) -> Option<(RecvMeta, &[u8])> {
             _ => IpAddr::V6(v6),
         }
     };
-    let source = ip(&message[1..17], message[0] == 4);
-    let port = u16::from_be_bytes([message[17], message[18]]);
-    let ecn = EcnCodepoint::from_bits(message[19]);
-    let dst_ip = match message[20] {
-        4 => Some(ip(&message[21..37], true)),
-        6 => Some(ip(&message[21..37], false)),
+    let source = ip(&message[..16], message[18] & AS_GIVEN == 0);
+    let port = u16::from_be_bytes([message[16], message[17]]);
+    let ecn = EcnCodepoint::from_bits(message[18] & 0b11);
+    let dst_ip = match message[19] {
+        4 => Some(ip(&message[20..36], true)),
+        6 => Some(ip(&message[20..36], false)),
         _ => None,
     };
     let meta = RecvMeta {
@@ -553,5 +559,33 @@ mod tests {
             let (got, _) = unframe(&buf[..n]).unwrap();
             assert_eq!((got.addr, got.dst_ip), (meta.addr, meta.dst_ip), "{addr}");
         }
+    }
+
+    /// The layout a release before the family bit wrote (and reads): the
+    /// same 36 bytes, so a publish from it, or a rollback to it, passes
+    /// datagrams both ways.
+    #[test]
+    fn a_datagram_passed_by_the_layout_before_the_family_bit_is_read_as_then() {
+        assert_eq!(HEADER, 36);
+        let mut old = Vec::new();
+        old.extend_from_slice(
+            &std::net::Ipv4Addr::new(203, 0, 113, 9)
+                .to_ipv6_mapped()
+                .octets(),
+        );
+        old.extend_from_slice(&5555u16.to_be_bytes());
+        old.push(EcnCodepoint::Ect0 as u8);
+        old.push(4);
+        old.extend_from_slice(
+            &std::net::Ipv4Addr::new(192, 0, 2, 1)
+                .to_ipv6_mapped()
+                .octets(),
+        );
+        old.extend_from_slice(b"abc");
+        let (got, payload) = unframe(&old).unwrap();
+        assert_eq!(got.addr, "203.0.113.9:5555".parse().unwrap());
+        assert_eq!(got.ecn, Some(EcnCodepoint::Ect0));
+        assert_eq!(got.dst_ip, Some("192.0.2.1".parse().unwrap()));
+        assert_eq!(payload, b"abc");
     }
 }

@@ -86,10 +86,10 @@ pub const STREAM_WINDOW: u32 = 64 * 1024;
 /// the most one connection can make the server hold of a client's data
 /// (a request body is read as it arrives; the form's is a few KiB).
 pub const CONNECTION_WINDOW: u32 = 256 * 1024;
-/// What the server keeps sent but not yet acknowledged, per connection
-/// (a window of pages in flight; a client that does not acknowledge
-/// holds up its own answers, not the server's memory).
-pub const SEND_WINDOW: u64 = 1024 * 1024;
+/// What the server keeps sent but not yet acknowledged, per connection:
+/// memory a client that does not acknowledge can pin, so as small as a
+/// few pages in flight allow (at 50 ms round trips, 5 MB/s a connection).
+pub const SEND_WINDOW: u64 = 256 * 1024;
 /// What the server buffers of one new connection's packets that arrive
 /// before it is accepted, and of all of them at once.
 pub const INCOMING_BUFFER: u64 = 16 * 1024;
@@ -181,6 +181,15 @@ pub async fn serve<M, F, S, B>(
     S: ServesQuic<B>,
     B: OutgoingBody,
 {
+    // Stopped before it served (a successor stopped while it started):
+    // it never reads the socket, whose packets are its predecessor's.
+    let mut shutdown = std::pin::pin!(shutdown);
+    let stopped =
+        std::future::poll_fn(|cx| std::task::Poll::Ready(shutdown.as_mut().poll(cx).is_ready()))
+            .await;
+    if stopped {
+        return;
+    }
     endpoint.handoff.start_reading();
     let handles = workers::handles(limits.workers);
     let served: Vec<Arc<Served<F>>> = handles
@@ -441,14 +450,25 @@ async fn connection<F, S, B>(
     };
     let _open = served.open.open(Protocol::H3);
     // HTTP/3's set-up opens the server's control stream, which a client
-    // can hold up (by allowing it no stream): bounded as the handshake is,
-    // and given up when the server drains.
+    // can hold up (by allowing it no stream): bounded as the handshake is;
+    // once the server drains, within CLOSE_WAIT more at most. One that
+    // finishes goes on to the loop below, which says GOAWAY first.
     let mut builder = h3::server::builder();
     builder.max_field_section_size(MAX_FIELD_SECTION);
-    let setup = builder.build::<_, Bytes>(h3_quinn::Connection::new(quic.clone()));
+    let setup = tokio::time::timeout(
+        shared.handshake,
+        builder.build::<_, Bytes>(h3_quinn::Connection::new(quic.clone())),
+    );
+    tokio::pin!(setup);
     let h3 = tokio::select! {
-        built = tokio::time::timeout(shared.handshake, setup) => built,
-        () = &mut draining => return quic.close(VarInt::from_u32(H3_NO_ERROR), b""),
+        built = &mut setup => built,
+        () = &mut draining => match tokio::time::timeout(CLOSE_WAIT, &mut setup).await {
+            Ok(built) => built,
+            Err(_) => {
+                tracing::debug!(client = %peer, "HTTP/3: the connection's set-up unfinished as the server drains");
+                return quic.close(VarInt::from_u32(H3_NO_ERROR), b"");
+            }
+        },
     };
     let mut h3 = match h3 {
         Ok(Ok(h3)) => h3,
@@ -464,9 +484,12 @@ async fn connection<F, S, B>(
     let bounds = shared.bounds;
     // With no request open for this long, the connection is closed as the
     // TCP port closes one (PINGs keep QUIC's own idle timer from firing).
+    // A request counts once its head has arrived: a stream opened bare
+    // every few seconds neither keeps it nor resets the wait.
     let quiet = bounds.head;
     let idle = tokio::time::sleep(quiet);
     tokio::pin!(idle);
+    let active = Arc::new(AtomicUsize::new(0));
     let mut requests = tokio::task::JoinSet::new();
     // The highest request stream accepted, and the GOAWAY's stream ID once
     // sent: a request on that stream or above was not processed, as the
@@ -486,7 +509,11 @@ async fn connection<F, S, B>(
                 going = Going::Holding;
                 step.as_mut().reset(tokio::time::Instant::now() + settle(&quic) + SCRIPT_TIME);
             }
-            () = &mut idle, if going == Going::Serving && requests.is_empty() => {
+            () = &mut idle, if going == Going::Serving => {
+                if active.load(Ordering::Acquire) > 0 {
+                    idle.as_mut().reset(tokio::time::Instant::now() + quiet);
+                    continue;
+                }
                 // No request for `quiet`: told GOAWAY and closed as a
                 // drain closes it, so one crossing the GOAWAY is refused
                 // as retryable, not cut off.
@@ -499,9 +526,18 @@ async fn connection<F, S, B>(
                     // h3 says GOAWAY with the stream after the last one it
                     // accepted (the first stream when none was).
                     goaway = Some(last.map_or(0, |id| id + 4));
-                    if let Err(e) = h3.shutdown(1).await {
-                        tracing::debug!(client = %peer, error = %e, "HTTP/3: GOAWAY not sent");
-                        break;
+                    // Bounded: the write waits on the client's flow control
+                    // for the server's control stream, which it may hold shut.
+                    match tokio::time::timeout(CLOSE_WAIT, h3.shutdown(1)).await {
+                        Ok(Ok(())) => {}
+                        Ok(Err(e)) => {
+                            tracing::debug!(client = %peer, error = %e, "HTTP/3: GOAWAY not sent");
+                            break;
+                        }
+                        Err(_) => {
+                            tracing::debug!(client = %peer, "HTTP/3: the GOAWAY could not be written in time");
+                            break;
+                        }
                     }
                     going = Going::Told;
                     step.as_mut().reset(tokio::time::Instant::now() + settle(&quic));
@@ -513,11 +549,12 @@ async fn connection<F, S, B>(
                     }
                 }
             }
-            Some(_) = requests.join_next(), if !requests.is_empty() => {
-                if requests.is_empty() {
-                    if going == Going::Gone {
-                        break;
-                    }
+            Some(joined) = requests.join_next(), if !requests.is_empty() => {
+                if going == Going::Gone && requests.is_empty() {
+                    break;
+                }
+                // A request answered: the wait for the next starts now.
+                if joined.unwrap_or(false) {
                     idle.as_mut().reset(tokio::time::Instant::now() + quiet);
                 }
             }
@@ -525,17 +562,21 @@ async fn connection<F, S, B>(
                 Ok(Some(resolver)) => {
                     // h3 0.0.8 exposes a request's stream this way alone.
                     let id = resolver.frame_stream.id().into_inner();
-                    let refused = goaway.is_some_and(|first_refused| id >= first_refused);
+                    if goaway.is_some_and(|first_refused| id >= first_refused) {
+                        // At once, its head unread: nothing may hold the
+                        // drain by opening streams past the GOAWAY.
+                        stream::refuse_request(resolver);
+                        continue;
+                    }
                     last = last.max(Some(id));
-                    let (service, held) = (service.clone(), held.clone());
+                    let (service, held, active) = (service.clone(), held.clone(), active.clone());
                     requests.spawn(async move {
-                        let served = match refused {
-                            false => stream::serve_request(resolver, &*service, bounds, held).await,
-                            true => stream::refuse_request(resolver, bounds).await,
-                        };
+                        let (headed, served) =
+                            stream::serve_request(resolver, &*service, bounds, held, &active).await;
                         if let Err(why) = served {
                             tracing::debug!(client = %peer, error = %why, "HTTP/3: a request stream ended early");
                         }
+                        headed
                     });
                 }
                 // Every request answered after the client's GOAWAY.
@@ -556,11 +597,9 @@ async fn connection<F, S, B>(
     // have run yet) is refused as not processed, so it sends it again
     // elsewhere; closing on it would fail it (H3_NO_ERROR), not retry it.
     let refusing = async {
-        let mut refused = tokio::task::JoinSet::new();
         while let Ok(Some(resolver)) = h3.accept().await {
-            refused.spawn(stream::refuse_request(resolver, bounds));
+            stream::refuse_request(resolver);
         }
-        while refused.join_next().await.is_some() {}
         std::future::pending::<()>().await
     };
     let _ = tokio::time::timeout(CLOSE_WAIT, async {

@@ -8,6 +8,7 @@
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::{Duration, SystemTime};
 
@@ -126,9 +127,39 @@ pub struct StreamBounds {
 }
 
 /// Serves one request stream of a connection from `peer`: reads its head,
-/// asks `service` for the answer and writes it.
+/// asks `service` for the answer and writes it. `active` counts it from
+/// its head's arrival to its end; returns whether the head arrived.
 pub async fn serve_request<S, B>(
     resolver: RequestResolver<h3_quinn::Connection, Bytes>,
+    service: &S,
+    bounds: StreamBounds,
+    held: tokio::sync::watch::Receiver<bool>,
+    active: &AtomicUsize,
+) -> (bool, Result<(), String>)
+where
+    S: hyper::service::Service<
+        hyper::Request<QuicBody>,
+        Response = hyper::Response<B>,
+        Error = Infallible,
+    >,
+    B: OutgoingBody,
+{
+    let (request, stream) =
+        match tokio::time::timeout(bounds.head, resolver.resolve_request()).await {
+            Ok(Ok(resolved)) => resolved,
+            Ok(Err(e)) => return (false, Err(format!("the request head was refused: {e}"))),
+            Err(_) => return (false, Err("the request head did not arrive in time".into())),
+        };
+    active.fetch_add(1, Ordering::AcqRel);
+    let answered = answer(request, stream, service, bounds, held).await;
+    active.fetch_sub(1, Ordering::AcqRel);
+    (true, answered)
+}
+
+/// A request whose head has arrived, answered.
+async fn answer<S, B>(
+    request: hyper::Request<()>,
+    stream: RequestStream<h3_quinn::BidiStream<Bytes>, Bytes>,
     service: &S,
     bounds: StreamBounds,
     mut held: tokio::sync::watch::Receiver<bool>,
@@ -141,12 +172,6 @@ where
     >,
     B: OutgoingBody,
 {
-    let (request, stream) =
-        match tokio::time::timeout(bounds.head, resolver.resolve_request()).await {
-            Ok(Ok(resolved)) => resolved,
-            Ok(Err(e)) => return Err(format!("the request head was refused: {e}")),
-            Err(_) => return Err("the request head did not arrive in time".into()),
-        };
     let (mut send, recv) = stream.split();
     let head_only = request.method() == hyper::Method::HEAD;
     let request = request.map(|()| QuicBody::new(recv));
@@ -174,18 +199,13 @@ where
 }
 
 /// A request on a stream at or above the GOAWAY's: not processed, and
-/// said so (H3_REQUEST_REJECTED), so the client sends it again elsewhere.
-pub async fn refuse_request(
-    resolver: RequestResolver<h3_quinn::Connection, Bytes>,
-    bounds: StreamBounds,
-) -> Result<(), String> {
-    if let Ok(Ok((_, mut stream))) =
-        tokio::time::timeout(bounds.head, resolver.resolve_request()).await
-    {
-        stream.stop_sending(h3::error::Code::H3_REQUEST_REJECTED);
-        stream.stop_stream(h3::error::Code::H3_REQUEST_REJECTED);
-    }
-    Ok(())
+/// said so at once (its answer's half reset with H3_REQUEST_REJECTED,
+/// its head left unread), so the client sends it again elsewhere.
+pub fn refuse_request(mut resolver: RequestResolver<h3_quinn::Connection, Bytes>) {
+    use h3::quic::SendStream;
+    resolver
+        .frame_stream
+        .reset(h3::error::Code::H3_REQUEST_REJECTED.value());
 }
 
 /// The headers hyper gives an answer over HTTP/2 that the site's service
