@@ -270,35 +270,16 @@ fn the_image_holds_everything_the_binary_needs_and_serves_every_page_from_it() {
         std::fs::create_dir_all(fs.join(d)).unwrap();
     }
     let port = free_port();
-    // Its own PID namespace, as a container has: the server is its PID 1,
-    // and nothing of it outlives that process.
-    let mut cmd = Command::new("unshare");
-    cmd.args([
-        "--mount",
-        "--pid",
-        "--fork",
-        "--kill-child",
-        "sh",
-        "-c",
-        r#"mount -t proc proc "$1/proc" && mount --rbind /dev "$1/dev" && exec chroot --userspec=10001:10001 "$1" /citizen-site serve"#,
-        "sh",
-    ])
-    .arg(&fs)
-    .env_clear()
-    .stdin(Stdio::null());
-    for kv in config["Env"].as_array().unwrap() {
-        let (k, v) = kv.as_str().unwrap().split_once('=').unwrap();
-        cmd.env(k, v);
-    }
-    cmd.env("ADDR", format!("127.0.0.1:{port}"))
-        .env("SSR_WORKERS", "1");
     let log_path = work.0.join("server.log");
-    let log = std::fs::File::create(&log_path).unwrap();
-    let mut child = cmd
-        .stdout(log.try_clone().unwrap())
-        .stderr(log)
-        .spawn()
-        .unwrap();
+    let mut child = in_image(
+        &fs,
+        &config,
+        &[
+            ("ADDR", format!("127.0.0.1:{port}")),
+            ("SSR_WORKERS", "1".into()),
+        ],
+        &log_path,
+    );
     let base = format!("http://127.0.0.1:{port}");
     // Stops early when the process has stopped (then it is not ready).
     let answered = wait(60, || {
@@ -411,4 +392,127 @@ fn the_image_holds_everything_the_binary_needs_and_serves_every_page_from_it() {
         !Path::new(&format!("/proc/{server}")).exists(),
         "the server process is gone"
     );
+
+    // As docs/deploy.md runs it: HTTPS inside on one port, published on
+    // another over TCP and UDP alike (`-p 443:8443 -p 443:8443/udp`, here
+    // a free port for 443 and one for 8443, forwarded as a runtime does),
+    // SITE_URL the public address. Every answer advertises HTTP/3 on the
+    // public port, and HTTP/3 is served there.
+    let ca = support::tls_site::TestCa::new();
+    let (cert, key) = ca.leaf(&["localhost"], -60, 86400);
+    let root = work.0.join("root.pem");
+    std::fs::write(&root, ca.pem()).unwrap();
+    for (name, pem) in [("cert.pem", cert), ("key.pem", key)] {
+        std::fs::write(fs.join("data").join(name), pem).unwrap();
+        std::os::unix::fs::chown(fs.join("data").join(name), Some(10001), Some(10001)).unwrap();
+    }
+    let (inside, outside, http) = (free_port(), free_port(), free_port());
+    let log_path = work.0.join("server-https.log");
+    let mut child = in_image(
+        &fs,
+        &config,
+        &[
+            ("HTTPS_ADDR", format!("127.0.0.1:{inside}")),
+            ("HTTP_ADDR", format!("127.0.0.1:{http}")),
+            ("TLS_CERT", "/data/cert.pem".into()),
+            ("TLS_KEY", "/data/key.pem".into()),
+            ("SITE_URL", format!("https://localhost:{outside}")),
+            ("SSR_WORKERS", "1".into()),
+        ],
+        &log_path,
+    );
+    let server_log = || std::fs::read_to_string(&log_path).unwrap_or_default();
+    // Its tasks (the forwarding) run while curl, from this thread, asks.
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let published = rt.block_on(async {
+        let tcp = support::h3::TcpForward::new(outside, inside).await;
+        let inner = support::h3::Target::local(inside, &root);
+        let udp =
+            support::h3::Relay::listening(outside, &inner, "127.0.0.1".parse().unwrap()).await;
+        (tcp, udp)
+    });
+    let https = |path: &str| {
+        curl(&[
+            "--cacert",
+            root.to_str().unwrap(),
+            "--resolve",
+            &format!("localhost:{outside}:127.0.0.1"),
+            "-o",
+            "/dev/null",
+            "-w",
+            "%{http_code} %header{alt-svc}",
+            &format!("https://localhost:{outside}{path}"),
+        ])
+    };
+    let ready = wait(60, || {
+        child.try_wait().unwrap().is_some() || https("/readyz").starts_with("200")
+    });
+    let alt_svc = https("/pricing");
+    let h3 = rt.block_on(async {
+        let mut h3 = support::h3::H3::connect_to(&published.1.target).await?;
+        h3.get("/pricing", &[]).await.map(|a| a.status)
+    });
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        ready,
+        "not ready over HTTPS inside the image:\n{}",
+        server_log()
+    );
+    assert_eq!(
+        alt_svc,
+        format!("200 h3=\":{outside}\"; ma=86400"),
+        "published on {outside}, served on {inside} inside:\n{}",
+        server_log()
+    );
+    assert_eq!(
+        h3,
+        Ok(200),
+        "HTTP/3 on the published port:\n{}",
+        server_log()
+    );
+    drop(published);
+}
+
+/// The binary run inside the image's filesystem `fs` as a runtime runs
+/// it: its own PID namespace (the server is its PID 1, and nothing of it
+/// outlives that process), the image's user and environment (`config`)
+/// with `env` over it; its output to `log`. What a container runtime adds
+/// is /proc and /dev.
+fn in_image(
+    fs: &Path,
+    config: &serde_json::Value,
+    env: &[(&str, String)],
+    log: &Path,
+) -> std::process::Child {
+    let mut cmd = Command::new("unshare");
+    cmd.args([
+        "--mount",
+        "--pid",
+        "--fork",
+        "--kill-child",
+        "sh",
+        "-c",
+        r#"mount -t proc proc "$1/proc" && mount --rbind /dev "$1/dev" && exec chroot --userspec=10001:10001 "$1" /citizen-site serve"#,
+        "sh",
+    ])
+    .arg(fs)
+    .env_clear()
+    .stdin(Stdio::null());
+    for kv in config["Env"].as_array().unwrap() {
+        let (k, v) = kv.as_str().unwrap().split_once('=').unwrap();
+        cmd.env(k, v);
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let log = std::fs::File::create(log).unwrap();
+    cmd.stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .spawn()
+        .unwrap()
 }

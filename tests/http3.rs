@@ -21,6 +21,8 @@ mod support;
 use std::net::IpAddr;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use support::h3::{runtime, Answer, Relay, Target, H2, H3};
@@ -484,10 +486,12 @@ fn flooding_connections_stay_within_the_quic_memory_budget() {
 }
 
 /// A client that asks for nothing yet keeps pinging (one that opens no
-/// stream, and one that lets the server open none, so HTTP/3 cannot even
-/// start) is closed within the TCP port's bound for a request (10 s), as a
-/// TCP client is; and a publish does not wait on such clients: the server
-/// stops in seconds, not its whole grace.
+/// stream, one that lets the server open none, so HTTP/3 cannot even
+/// start, and one that opens a bare stream every 4 s and never sends its
+/// head) is closed once it has had no request for the TCP port's bound
+/// (10 s), as a TCP client is (the bare streams' heads get that bound
+/// again, then the close's 2 s: 22 s at most); and a publish does not wait
+/// on such clients: the server stops in seconds, not its whole grace.
 #[test]
 fn connections_that_only_ping_are_closed_as_idle_and_never_hold_up_a_drain() {
     let site = Site::new();
@@ -496,10 +500,28 @@ fn connections_that_only_ping_are_closed_as_idle_and_never_hold_up_a_drain() {
         let idle = [
             support::h3::pinging(site.https, &site.root, false).await,
             support::h3::pinging(site.https, &site.root, true).await,
+            support::h3::pinging(site.https, &site.root, false).await,
         ];
         let opened = Instant::now();
+        let bare = idle[2].clone();
+        let _opener = tokio::spawn(async move {
+            let mut held = Vec::new();
+            loop {
+                // A HEADERS frame's type, and nothing more.
+                if let Ok((mut send, recv)) = bare.open_bi().await {
+                    let _ = send.write_all(&[0x01]).await;
+                    held.push((send, recv));
+                }
+                tokio::time::sleep(Duration::from_secs(4)).await;
+            }
+        });
         for (n, quic) in idle.iter().enumerate() {
-            let closed = tokio::time::timeout(Duration::from_secs(16), quic.closed()).await;
+            let bound = Duration::from_secs([16, 16, 24][n]);
+            let closed = tokio::time::timeout_at(
+                tokio::time::Instant::from_std(opened + bound),
+                quic.closed(),
+            )
+            .await;
             assert!(
                 closed.is_ok(),
                 "pinging client {n} still connected after {:?}\n{}",
@@ -672,8 +694,6 @@ fn stored_intros(site: &Site) -> String {
 /// as a browser does. Every form post acknowledged is stored once.
 #[test]
 fn three_upgrades_under_http3_load_fail_no_request() {
-    use std::sync::atomic::{AtomicBool, Ordering};
-    use std::sync::Arc;
     let site = Site::new();
     let bin = site.dir.0.join("bin/citizen-site");
     std::fs::create_dir_all(bin.parent().unwrap()).unwrap();
@@ -836,26 +856,6 @@ fn runtime_of_its_own() -> tokio::runtime::Runtime {
         .unwrap()
 }
 
-/// The children of `parent` running the binary at `bin`: the successor
-/// it started (the `upgrade` command runs from there too, but is not its).
-fn successors_of(parent: u32, bin: &std::path::Path) -> Vec<u32> {
-    let parent_of = |pid: u32| {
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
-        after
-            .split_whitespace()
-            .nth(1)
-            .and_then(|p| p.parse::<u32>().ok())
-    };
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|p| p == bin))
-        .filter(|pid| parent_of(*pid) == Some(parent))
-        .collect()
-}
-
 /// Stops every successor an `upgrade` output names (`upgraded: pid N`).
 fn stop_successors(said: &str) {
     for pid in said
@@ -878,13 +878,27 @@ fn a_successor_without_http3_is_not_handed_the_udp_socket() {
     let site = Site::new();
     let (bin, server) = installed(&site);
     let rt = runtime_of_its_own();
+    let release = Arc::new(AtomicBool::new(false));
     let post = rt.spawn(support::h3::slow_post(
         site.https,
         site.root.clone(),
         "NoHttp3Successor",
-        Duration::from_secs(8),
+        Duration::from_secs(4),
+        release.clone(),
     ));
     std::thread::sleep(Duration::from_millis(500));
+    // The post's last byte once the old process has handed over.
+    let releasing = {
+        let (log, release) = (server.log.clone(), release.clone());
+        std::thread::spawn(move || {
+            wait(90, || {
+                std::fs::read_to_string(&log)
+                    .is_ok_and(|l| l.contains("upgrade: the new binary is ready"))
+            });
+            std::thread::sleep(Duration::from_secs(1));
+            release.store(true, Ordering::Relaxed);
+        })
+    };
     let (upgraded, said) = upgrade(
         &site,
         &bin,
@@ -898,6 +912,7 @@ fn a_successor_without_http3_is_not_handed_the_udp_socket() {
     .join()
     .unwrap();
     stop_successors(&said);
+    releasing.join().unwrap();
     assert!(upgraded, "{said}\n{}", server.log());
     let answered = rt.block_on(post).unwrap();
     assert_eq!(
@@ -924,6 +939,7 @@ fn a_sigterm_during_a_pending_upgrade_keeps_http3_read() {
         site.root.clone(),
         "SigtermDuringUpgrade",
         Duration::from_secs(6),
+        Arc::new(AtomicBool::new(true)),
     ));
     std::thread::sleep(Duration::from_millis(500));
     let pid = server.child.id() as i32;
@@ -950,11 +966,13 @@ fn a_second_publish_within_a_drain_waits_for_the_oldest_and_says_so() {
     let site = Site::new();
     let (bin, server) = installed(&site);
     let rt = runtime_of_its_own();
+    let release = Arc::new(AtomicBool::new(false));
     let post = rt.spawn(support::h3::slow_post(
         site.https,
         site.root.clone(),
         "TwoPublishes",
-        Duration::from_secs(8),
+        Duration::from_secs(4),
+        release.clone(),
     ));
     std::thread::sleep(Duration::from_millis(500));
     let env = [
@@ -963,29 +981,54 @@ fn a_second_publish_within_a_drain_waits_for_the_oldest_and_says_so() {
     ];
     let first = upgrade(&site, &bin, &env, None);
     // The first is done once its successor is ready (the command then
-    // waits for the old process's drain): the second starts meanwhile,
-    // naming that successor (two processes run from the path now).
+    // waits for the old process's drain, which the held post keeps going):
+    // the second starts meanwhile, naming that successor (two processes
+    // run from the path now).
     let oldest = server.child.id();
     let mut successor = None;
-    let ready = wait(60, || {
-        successor = successors_of(oldest, &bin).into_iter().next();
-        successor.is_some() && server.log().contains("upgrade: the new binary is ready")
+    let ready = wait(90, || {
+        successor = server
+            .log()
+            .split("upgrade: the new binary is ready and serving")
+            .nth(1)
+            .and_then(|after| after.split("successor=").nth(1))
+            .and_then(|s| {
+                s.split(|c: char| !c.is_ascii_digit())
+                    .next()?
+                    .parse::<u32>()
+                    .ok()
+            });
+        successor.is_some()
     });
     assert!(ready, "{}", server.log());
-    let (second_ok, second_said) = upgrade(&site, &bin, &env, successor).join().unwrap();
+    let second = upgrade(&site, &bin, &env, successor);
+    // The post ends once the second publish has begun: waiting for the
+    // oldest process to finish (or, were it not to, handing over at once).
+    wait(30, || {
+        server
+            .log()
+            .contains("upgrade: waiting for the process before this one")
+            || server
+                .log()
+                .matches("upgrade: the new binary is ready")
+                .count()
+                > 1
+    });
+    release.store(true, Ordering::Relaxed);
+    let answered = rt.block_on(post).unwrap();
+    let (second_ok, second_said) = second.join().unwrap();
     let (first_ok, first_said) = first.join().unwrap();
     stop_successors(&first_said);
     stop_successors(&second_said);
-    assert!(
-        first_ok && second_ok,
-        "{first_said}\n{second_said}\n{}",
-        server.log()
-    );
-    let answered = rt.block_on(post).unwrap();
     assert_eq!(
         answered,
         Ok(303),
         "the post at the oldest process across two publishes\n{first_said}\n{second_said}\n{}",
+        server.log()
+    );
+    assert!(
+        first_ok && second_ok,
+        "{first_said}\n{second_said}\n{}",
         server.log()
     );
     assert!(
@@ -1018,10 +1061,14 @@ fn check_reports_http3_and_names_a_udp_port_in_use() {
     let port = site.https;
     for words in [
         format!("127.0.0.1:{port} over UDP (HTTP/3)"),
-        format!("on: advertised by Alt-Svc, on UDP port {port}"),
+        format!("on: on UDP port {port}, advertised by Alt-Svc as port {port} (SITE_URL's)"),
     ] {
         assert!(out.contains(&words), "{words:?} not in {out}");
     }
+    // Published on another port (a container's mapping): both named.
+    let (_, out) = check(&[("SITE_URL", "https://localhost:9443")]);
+    let words = format!("on: on UDP port {port}, advertised by Alt-Svc as port 9443 (SITE_URL's)");
+    assert!(out.contains(&words), "{words:?} not in {out}");
     let (_, out) = check(&[("PROXY_PROTOCOL_FROM", "192.0.2.1")]);
     assert!(out.contains("off: PROXY_PROTOCOL_FROM is set"), "{out}");
 

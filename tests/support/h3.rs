@@ -318,6 +318,34 @@ pub async fn pinging(port: u16, roots: &Path, no_streams: bool) -> quinn::Connec
     connection
 }
 
+/// A TCP port on loopback forwarded to another, as a container runtime
+/// publishes one; stopped when dropped.
+pub struct TcpForward(tokio::task::JoinHandle<()>);
+
+impl TcpForward {
+    pub async fn new(from: u16, to: u16) -> TcpForward {
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", from))
+            .await
+            .unwrap();
+        TcpForward(tokio::spawn(async move {
+            while let Ok((mut client, _)) = listener.accept().await {
+                tokio::spawn(async move {
+                    if let Ok(mut server) = tokio::net::TcpStream::connect(("127.0.0.1", to)).await
+                    {
+                        let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+                    }
+                });
+            }
+        }))
+    }
+}
+
+impl Drop for TcpForward {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
 /// A UDP relay between one client and a QUIC server, whose side facing
 /// the server is bound to `from` (an address of loopback's own: the
 /// client as the server sees it). It counts the Retry packets the server
@@ -331,8 +359,16 @@ pub struct Relay {
 
 impl Relay {
     pub async fn to(server: &Target, from: std::net::IpAddr) -> Relay {
+        Relay::listening(0, server, from).await
+    }
+
+    /// A relay whose side facing the client is UDP `port` on loopback (0:
+    /// any), as a container runtime publishes a UDP port.
+    pub async fn listening(port: u16, server: &Target, from: std::net::IpAddr) -> Relay {
         use std::sync::atomic::{AtomicUsize, Ordering};
-        let front = tokio::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+        let front = tokio::net::UdpSocket::bind(("127.0.0.1", port))
+            .await
+            .unwrap();
         let back = tokio::net::UdpSocket::bind((from, 0)).await.unwrap();
         back.connect(server.addr).await.unwrap();
         let target = Target {
@@ -428,13 +464,14 @@ pub async fn slow_body(port: u16, roots: &Path, during: Duration) -> Result<(), 
 }
 
 /// A contact form post whose body (`name=NAME&...`) is sent a byte at a
-/// time over about `during`, on a new connection, then read to its
-/// answer: its status, or how it failed.
+/// time over about `during`, but for its last byte, held until `release`
+/// is set; then read to its answer: its status, or how it failed.
 pub async fn slow_post(
     port: u16,
     roots: std::path::PathBuf,
     name: &'static str,
     during: Duration,
+    release: Arc<std::sync::atomic::AtomicBool>,
 ) -> Result<u16, String> {
     let h3 = H3::connect(port, &roots).await?;
     let mut send = h3.send.clone();
@@ -453,7 +490,11 @@ pub async fn slow_post(
             .await
             .map_err(|e| format!("sending the head: {e}"))?;
         let pause = during / body.len() as u32;
-        for byte in body.bytes() {
+        let last = body.len() - 1;
+        for (at, byte) in body.bytes().enumerate() {
+            while at == last && !release.load(std::sync::atomic::Ordering::Relaxed) {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
             stream
                 .send_data(Bytes::copy_from_slice(&[byte]))
                 .await
