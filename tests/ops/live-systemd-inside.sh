@@ -303,7 +303,14 @@ if said=$(systemctl reload citizen-site 2>&1); then fail "a reload to a broken b
 [ "$(systemctl is-active citizen-site)" = active ] || fail "after a failed reload: $(systemctl is-active citizen-site)"
 got=$(curl -sS "${https[@]}" -o /dev/null -w '%{http_code}' "https://$site/about")
 [ "$got" = 200 ] || fail "after a failed reload, /about: $got"
-logged=$(journalctl -u citizen-site --no-pager)
+# The command's own error reaches the journal through its output stream,
+# which journald may file after systemd's line about the exit (seen on a
+# host kept busy): read until it is there, 10 s at most.
+for _ in $(seq 50); do
+  logged=$(journalctl -u citizen-site --no-pager)
+  echo "$logged" | grep -q "the upgrade failed, pid $old keeps serving" && break
+  sleep 0.2
+done
 echo "$logged" | grep -q "the upgrade failed, pid $old keeps serving" || fail "the journal does not say why the reload failed"
 install -m 0755 /live/site/citizen-site /usr/local/bin/citizen-site
 echo "ok: a reload to a binary that exits at once failed, and pid $old serves on"
