@@ -856,6 +856,26 @@ fn runtime_of_its_own() -> tokio::runtime::Runtime {
         .unwrap()
 }
 
+/// A form post on a new HTTP/3 connection whose body is on its way (a
+/// byte at a time over 4 s) but for its last byte, held until `release`:
+/// its answer's status, or how it failed. Half a second after it begins.
+fn held_post(
+    rt: &tokio::runtime::Runtime,
+    site: &Site,
+    name: &'static str,
+    release: &Arc<AtomicBool>,
+) -> tokio::task::JoinHandle<Result<u16, String>> {
+    let post = rt.spawn(support::h3::slow_post(
+        site.https,
+        site.root.clone(),
+        name,
+        Duration::from_secs(4),
+        release.clone(),
+    ));
+    std::thread::sleep(Duration::from_millis(500));
+    post
+}
+
 /// Stops every successor an `upgrade` output names (`upgraded: pid N`).
 fn stop_successors(said: &str) {
     for pid in said
@@ -868,8 +888,8 @@ fn stop_successors(said: &str) {
     }
 }
 
-/// A form post over HTTP/3 whose body is still arriving (a byte at a time
-/// over 8 s) when the server hands over to a successor that does not serve
+/// A form post over HTTP/3 whose body is still arriving (its last byte
+/// held until the hand-over is done) when the server hands over to a successor that does not serve
 /// HTTP/3 (`HTTP3=off` applied by the publish): the old process keeps
 /// reading the UDP socket for its own connections, so the post is
 /// answered, not stalled.
@@ -879,14 +899,7 @@ fn a_successor_without_http3_is_not_handed_the_udp_socket() {
     let (bin, server) = installed(&site);
     let rt = runtime_of_its_own();
     let release = Arc::new(AtomicBool::new(false));
-    let post = rt.spawn(support::h3::slow_post(
-        site.https,
-        site.root.clone(),
-        "NoHttp3Successor",
-        Duration::from_secs(4),
-        release.clone(),
-    ));
-    std::thread::sleep(Duration::from_millis(500));
+    let post = held_post(&rt, &site, "NoHttp3Successor", &release);
     // The post's last byte once the old process has handed over.
     let releasing = {
         let (log, release) = (server.log.clone(), release.clone());
@@ -967,14 +980,7 @@ fn a_second_publish_within_a_drain_waits_for_the_oldest_and_says_so() {
     let (bin, server) = installed(&site);
     let rt = runtime_of_its_own();
     let release = Arc::new(AtomicBool::new(false));
-    let post = rt.spawn(support::h3::slow_post(
-        site.https,
-        site.root.clone(),
-        "TwoPublishes",
-        Duration::from_secs(4),
-        release.clone(),
-    ));
-    std::thread::sleep(Duration::from_millis(500));
+    let post = held_post(&rt, &site, "TwoPublishes", &release);
     let env = [
         ("SHUTDOWN_GRACE_SECS", "30"),
         ("RATE_LIMIT_PER_MINUTE", "0"),

@@ -436,18 +436,23 @@ pub async fn first_initial(roots: &Path) -> Vec<u8> {
     buf
 }
 
+/// The head of a contact form post to `localhost:port`.
+fn form_post(port: u16) -> http::Request<()> {
+    http::Request::builder()
+        .method("POST")
+        .uri(format!("https://localhost:{port}/api/save-to-notion"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(())
+        .unwrap()
+}
+
 /// A POST whose body is sent one byte at a time, for `during`: Ok once
 /// that is done (the server may have reset the stream meanwhile, which is
 /// its right), Err if the connection itself failed.
 pub async fn slow_body(port: u16, roots: &Path, during: Duration) -> Result<(), String> {
     let h3 = H3::connect(port, roots).await?;
     let mut send = h3.send.clone();
-    let request = http::Request::builder()
-        .method("POST")
-        .uri(format!("https://localhost:{port}/api/save-to-notion"))
-        .header("content-type", "application/x-www-form-urlencoded")
-        .body(())
-        .unwrap();
+    let request = form_post(port);
     let mut stream = send
         .send_request(request)
         .await
@@ -478,12 +483,7 @@ pub async fn slow_post(
     let body = format!(
         "name={name}&contactPerson=Ana&email=ana%40example.org&website=&description=Slow&tags=Loyalty"
     );
-    let request = http::Request::builder()
-        .method("POST")
-        .uri(format!("https://localhost:{port}/api/save-to-notion"))
-        .header("content-type", "application/x-www-form-urlencoded")
-        .body(())
-        .unwrap();
+    let request = form_post(port);
     let exchange = async {
         let mut stream = send
             .send_request(request)
