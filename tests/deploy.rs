@@ -295,8 +295,7 @@ fn the_image_holds_everything_the_binary_needs_and_serves_every_page_from_it() {
     let ready = answered && child.try_wait().unwrap().is_none();
     let server_log = || std::fs::read_to_string(&log_path).unwrap_or_default();
     if !ready {
-        let _ = child.kill();
-        let _ = child.wait();
+        end_in_image(&mut child);
         panic!("not ready inside the image's filesystem:\n{}", server_log());
     }
     let sitemap = curl(&[&format!("{base}/sitemap.xml")]);
@@ -354,13 +353,8 @@ fn the_image_holds_everything_the_binary_needs_and_serves_every_page_from_it() {
     // stops a container): it drains and exits 0, and nothing is left.
     // `unshare` forked it; `chroot --userspec` became it (the user change
     // clears the parent-death signal, so --kill-child alone cannot stop it).
-    let server =
-        std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children", pid = child.id()))
-            .unwrap_or_default()
-            .split_whitespace()
-            .next()
-            .and_then(|p| p.parse::<u32>().ok())
-            .unwrap_or_else(|| panic!("the server process under unshare ({})", child.id()));
+    let server = server_under(&child)
+        .unwrap_or_else(|| panic!("the server process under unshare ({})", child.id()));
     let exe = std::fs::read_link(format!("/proc/{server}/exe")).unwrap_or_default();
     assert!(
         exe.ends_with("citizen-site"),
@@ -456,8 +450,7 @@ fn the_image_holds_everything_the_binary_needs_and_serves_every_page_from_it() {
         let mut h3 = support::h3::H3::connect_to(&published.1.target).await?;
         h3.get("/pricing", &[]).await.map(|a| a.status)
     });
-    let _ = child.kill();
-    let _ = child.wait();
+    end_in_image(&mut child);
     assert!(
         ready,
         "not ready over HTTPS inside the image:\n{}",
@@ -476,6 +469,29 @@ fn the_image_holds_everything_the_binary_needs_and_serves_every_page_from_it() {
         server_log()
     );
     drop(published);
+}
+
+/// The server process `unshare` forked (`chroot --userspec` became it).
+fn server_under(child: &std::process::Child) -> Option<u32> {
+    std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children", pid = child.id()))
+        .unwrap_or_default()
+        .split_whitespace()
+        .next()
+        .and_then(|p| p.parse::<u32>().ok())
+}
+
+/// Ends the server under `child` by its id, then `child`: the user change
+/// clears the parent-death signal, so `--kill-child` alone would leave the
+/// server running.
+fn end_in_image(child: &mut std::process::Child) {
+    if let Some(server) = server_under(child) {
+        let _ = Command::new("kill")
+            .arg("-KILL")
+            .arg(server.to_string())
+            .status();
+    }
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 /// The binary run inside the image's filesystem `fs` as a runtime runs

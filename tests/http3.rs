@@ -1006,7 +1006,14 @@ fn a_second_publish_within_a_drain_waits_for_the_oldest_and_says_so() {
             });
         successor.is_some()
     });
-    assert!(ready, "{}", server.log());
+    if !ready {
+        let (_, first_said) = first.join().unwrap();
+        stop_successors(&first_said);
+        panic!(
+            "the first publish's successor is not ready\n{first_said}\n{}",
+            server.log()
+        );
+    }
     let second = upgrade(&site, &bin, &env, successor);
     // The post ends once the second publish has begun: waiting for the
     // oldest process to finish (or, were it not to, handing over at once).
