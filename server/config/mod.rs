@@ -4,6 +4,7 @@
 //! HTTPS settings are [`tls`]'s; what only tests use is in `testing`,
 //! compiled with the `test-hooks` feature alone.
 
+pub mod bounds;
 mod flags;
 pub(crate) mod read;
 #[cfg(any(test, feature = "test-hooks"))]
@@ -134,21 +135,23 @@ impl Config {
             r.problem(why);
         }
         let addr = r.parse::<Addr>(setting!(a, addr), ADDRESS).0;
-        let max_connections: usize = r.number(setting!(a, max_connections));
-        if max_connections == 0 && !r.has_problems_with("max_connections") {
-            r.bad("max_connections", "0", "must be 1 or more (it is shared among the connection workers and checked against the open-file limit, so 0 cannot mean no limit)");
-        }
-        let max_per_client: usize = r.number(setting!(a, max_connections_per_client));
+        let max_connections: usize = r.count(setting!(a, max_connections), bounds::MAX_CONNECTIONS);
+        let max_per_client: usize =
+            r.count(setting!(a, max_connections_per_client), bounds::PER_CLIENT);
         let sample_team = r.yes_no(setting!(a, sample_team));
-        let ssr_workers: usize = r.number(setting!(a, ssr_workers));
-        let connection_workers: usize = r.number(setting!(a, connection_workers));
-        let ssr_deadline_ms: u64 = r.number(setting!(a, ssr_deadline_ms));
-        let page_cache_capacity: u64 = r.number(setting!(a, page_cache_capacity));
-        let team_refresh_secs: u64 = r.number(setting!(a, team_refresh_secs));
-        let rate_limit_per_minute: u32 = r.number(setting!(a, rate_limit_per_minute));
-        let session_lookups_per_minute: u32 = r.number(setting!(a, session_lookups_per_minute));
-        let shutdown_grace_secs: u64 = r.number(setting!(a, shutdown_grace_secs));
-        let intro_lease_secs: u64 = r.number(setting!(a, intro_lease_secs));
+        let ssr_workers: usize = r.count(setting!(a, ssr_workers), bounds::WORKERS);
+        let connection_workers: usize =
+            r.count(setting!(a, connection_workers), bounds::WORKERS);
+        let ssr_deadline_ms: u64 = r.count(setting!(a, ssr_deadline_ms), bounds::SSR_DEADLINE_MS);
+        let page_cache_capacity: u64 =
+            r.count(setting!(a, page_cache_capacity), bounds::PAGE_CACHE);
+        let team_refresh_secs: u64 = r.count(setting!(a, team_refresh_secs), bounds::REFRESH_SECS);
+        let rate_limit_per_minute: u32 =
+            r.count(setting!(a, rate_limit_per_minute), bounds::PER_MINUTE);
+        let session_lookups_per_minute: u32 =
+            r.count(setting!(a, session_lookups_per_minute), bounds::PER_MINUTE);
+        let shutdown_grace_secs: u64 = r.count(setting!(a, shutdown_grace_secs), bounds::GRACE_SECS);
+        let intro_lease_secs: u64 = r.count(setting!(a, intro_lease_secs), bounds::LEASE_SECS);
         let _: LogFormat = r.choice(setting!(a, log_format));
         let http3: Http3 = r.choice(setting!(a, http3));
         let trusted_proxies: Networks = r.parse(setting!(a, trusted_proxies), NETWORKS);
@@ -157,12 +160,9 @@ impl Config {
         let database_url = r
             .text(setting!(a, database.database_url))
             .unwrap_or_default();
-        if !database_url.starts_with("sqlite:")
-            && !database_url.starts_with("postgres:")
-            && !database_url.starts_with("postgresql:")
-        {
+        if let Some(why) = crate::db::url_problem(&database_url) {
             let shown = r.shown("database_url", &redacted(&database_url));
-            r.problem(format!("{shown}: must start with sqlite:// or postgres://"));
+            r.problem(format!("{shown}: {why}"));
         }
         let stripe_api_base = r.text(setting!(a, stripe_api_base)).unwrap_or_default();
         let notion_api_base = r
@@ -259,13 +259,13 @@ impl Config {
                 hooks: RenderHooks::default(),
             },
             page_cache_capacity,
-            team_refresh: Duration::from_secs(team_refresh_secs.max(1)),
+            team_refresh: Duration::from_secs(team_refresh_secs),
             trusted_proxies,
             metrics_allow,
             post_rate: Rate::per_minute(rate_limit_per_minute),
             session_lookup_rate: Rate::per_minute(session_lookups_per_minute),
             shutdown_grace: Duration::from_secs(shutdown_grace_secs),
-            intro_lease: Duration::from_secs(intro_lease_secs.max(1)),
+            intro_lease: Duration::from_secs(intro_lease_secs),
             timeouts: Timeouts::default(),
             dev: None,
         })
@@ -425,7 +425,24 @@ pub fn redacted(url: &str) -> String {
             let _ = u.set_password(Some("***"));
             u.to_string()
         }
-        _ => url.to_owned(),
+        Ok(_) => url.to_owned(),
+        // Not a URL (a port that is no number, say): whatever stands
+        // between `user:` and the last `@` of its authority is hidden all
+        // the same.
+        Err(_) => {
+            let Some((scheme, rest)) = url.split_once("://") else {
+                return url.to_owned();
+            };
+            let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+            let (authority, path) = rest.split_at(end);
+            match authority.rsplit_once('@') {
+                Some((userinfo, host)) => match userinfo.split_once(':') {
+                    Some((user, _)) => format!("{scheme}://{user}:***@{host}{path}"),
+                    None => url.to_owned(),
+                },
+                None => url.to_owned(),
+            }
+        }
     }
 }
 

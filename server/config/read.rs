@@ -128,6 +128,35 @@ pub fn last_ident(path: &'static str) -> &'static str {
     path.rsplit('.').next().unwrap_or(path).trim()
 }
 
+/// The values a count may take: from `min` to `max`, and what 0 means
+/// where it is allowed with a meaning of its own (`zero`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bounds {
+    pub min: u64,
+    pub max: u64,
+    pub zero: Option<&'static str>,
+}
+
+impl Bounds {
+    /// From `min` to `max`.
+    pub const fn between(min: u64, max: u64) -> Bounds {
+        Bounds {
+            min,
+            max,
+            zero: None,
+        }
+    }
+
+    /// From 0, which means `zero`, to `max`.
+    pub const fn zero_means(zero: &'static str, max: u64) -> Bounds {
+        Bounds {
+            min: 0,
+            max,
+            zero: Some(zero),
+        }
+    }
+}
+
 /// A setting: its id and its value as clap read it.
 pub type Setting<'v> = (&'static str, &'v Option<String>);
 
@@ -214,9 +243,44 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// A count or a length of time: a whole number, 0 or more.
-    pub fn number<T: FromStr + Default>(&mut self, setting: Setting<'_>) -> T {
-        self.parse(setting, "not a number (a whole number, 0 or more)")
+    /// A count or a length of time: a whole number from `min` to `max`
+    /// (both stated in the message of a value outside them, a value too
+    /// large for any number included); `T::default()` on a problem, which
+    /// is never used: the configuration is refused. The same message for
+    /// `check` and `serve`, which both read the settings here.
+    pub fn count<T: TryFrom<u64> + Default>(
+        &mut self,
+        setting: Setting<'_>,
+        Bounds { min, max, zero }: Bounds,
+    ) -> T {
+        let Some(text) = self.text(setting) else {
+            return T::default();
+        };
+        let range = match (min, zero) {
+            (0, Some(means)) => format!("a whole number from 0 ({means}) to {max}"),
+            _ => format!("a whole number from {min} to {max}"),
+        };
+        if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+            self.bad(setting.0, &text, format!("not a number ({range})"));
+            return T::default();
+        }
+        // All digits: a value too long for u64 is simply too large.
+        let value = text.parse::<u64>().unwrap_or(u64::MAX);
+        if value < min || value > max {
+            let why = match value < min {
+                true => format!("too small: {range}"),
+                false => format!("too large: {range}"),
+            };
+            self.bad(setting.0, &text, why);
+            return T::default();
+        }
+        match T::try_from(value) {
+            Ok(v) => v,
+            Err(_) => {
+                self.bad(setting.0, &text, format!("too large: {range}"));
+                T::default()
+            }
+        }
     }
 
     /// A yes/no setting.

@@ -243,7 +243,7 @@ fn every_problem_is_listed_at_once_naming_the_setting_as_written() {
         found,
         [
             "ADDR=localhost: not an address and port (such as 127.0.0.1:3000 or [::]:443)",
-            "MAX_CONNECTIONS=abc: not a number (a whole number, 0 or more)",
+            "MAX_CONNECTIONS=abc: not a number (a whole number from 1 to 1048576)",
             "TRUSTED_PROXIES=10.0.0.0/8,office: not a list of addresses or networks (comma-separated, such as 10.0.0.0/8,127.0.0.1)",
             "SITE_URL=example.org: not an absolute URL: write it with its scheme and host (https://example.org)",
         ]
@@ -255,15 +255,70 @@ fn every_problem_is_listed_at_once_naming_the_setting_as_written() {
     assert_eq!(
         found,
         [
-            "--max-connections=abc: not a number (a whole number, 0 or more)",
+            "--max-connections=abc: not a number (a whole number from 1 to 1048576)",
             "--site-url=ftp://example.org: not an http(s) URL with a host (https://example.org)",
         ]
     );
     // 0 connections is no "no limit": refused.
     assert_eq!(
         problems(&["--max-connections=0"]),
-        ["MAX_CONNECTIONS=0: must be 1 or more (it is shared among the connection workers and checked against the open-file limit, so 0 cannot mean no limit)"]
+        ["MAX_CONNECTIONS=0: too small: a whole number from 1 to 1048576"]
     );
+}
+
+#[test]
+fn every_count_has_a_stated_range_that_check_and_serve_refuse_alike() {
+    // Tokio's semaphore panics past usize::MAX >> 3: the start never gets
+    // there, and a number too long for any integer is "too large" too.
+    for huge in ["4611686018427387904", "99999999999999999999999999"] {
+        assert_eq!(
+            problems(&[&format!("--max-connections={huge}")]),
+            [format!(
+                "MAX_CONNECTIONS={huge}: too large: a whole number from 1 to 1048576"
+            )]
+        );
+    }
+    // 0 is said to be allowed only where it is, with what it means.
+    assert_eq!(
+        problems(&["--max-connections-per-client=x"]),
+        ["MAX_CONNECTIONS_PER_CLIENT=x: not a number (a whole number from 0 (no cap) to 1048576)"]
+    );
+    assert_eq!(
+        problems(&["--ssr-workers=-1"]),
+        ["SSR_WORKERS=-1: not a number (a whole number from 0 (one per CPU) to 1024)"]
+    );
+    // No silent clamps: what 0 cannot mean is refused, not made 1.
+    assert_eq!(
+        problems(&[
+            "--team-refresh-secs=0",
+            "--intro-lease-secs=0",
+            "--ssr-deadline-ms=0"
+        ]),
+        [
+            "SSR_DEADLINE_MS=0: too small: a whole number from 1 to 60000",
+            "TEAM_REFRESH_SECS=0: too small: a whole number from 1 to 86400",
+            "INTRO_LEASE_SECS=0: too small: a whole number from 1 to 86400",
+        ]
+    );
+    for (flag, max, range) in [
+        ("--rate-limit-per-minute", 1_000_000u64, "0 (no limit) to 1000000"),
+        ("--session-lookups-per-minute", 1_000_000, "0 (no limit) to 1000000"),
+        ("--page-cache-capacity", 1_000_000, "0 (the page cache off) to 1000000"),
+        ("--shutdown-grace-secs", 3_600, "0 to 3600"),
+        ("--connection-workers", 1024, "0 (one per CPU) to 1024"),
+    ] {
+        assert!(config(&[&format!("{flag}={max}")]).is_ok(), "{flag}={max}");
+        let found = problems(&[&format!("{flag}={}", max + 1)]);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].ends_with(&format!("={}: too large: a whole number from {range}", max + 1)),
+            "{found:?}"
+        );
+    }
+    // The largest values start a configuration the server can run.
+    let c = config(&["--max-connections=1048576", "--team-refresh-secs=1"]).unwrap();
+    assert_eq!(c.limits.max_connections, 1 << 20);
+    assert_eq!(c.team_refresh, std::time::Duration::from_secs(1));
 }
 
 #[test]
@@ -445,5 +500,34 @@ fn the_readme_lists_every_variable_with_its_default() {
             flags.contains(variable) || HELP_AFTER.contains(variable.as_str()),
             "README's configuration table lists {variable}, which `--help` does not"
         );
+    }
+}
+
+#[test]
+fn a_database_url_serve_would_refuse_is_refused_naming_the_setting_and_hiding_its_password() {
+    // The URL itself: sqlx's pool refuses it as `serve` starts.
+    assert_eq!(
+        problems(&["--database-url=postgres://site:hunter2@db.internal:notaport/site"]),
+        ["DATABASE_URL=postgres://site:***@db.internal:notaport/site: cannot be read: invalid port number"]
+    );
+    // The driver's options: the first connection would fail, and every one after.
+    let found = problems(&["--database-url=postgres://db.internal/site?sslmode=sometimes"]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].starts_with("DATABASE_URL=postgres://db.internal/site?sslmode=sometimes: cannot be read: "),
+        "{found:?}"
+    );
+    let found = problems(&["--database-url=sqlite://data/site.db?mode=sometimes"]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].starts_with("DATABASE_URL=sqlite://data/site.db?mode=sometimes: cannot be read: "), "{found:?}");
+    assert_eq!(
+        problems(&["--database-url=mysql://db/site"]),
+        ["DATABASE_URL=mysql://db/site: must start with sqlite:// or postgres://"]
+    );
+    for good in [
+        "postgres://site:pw@db.internal:5432/site?sslmode=require",
+        "sqlite://data/site.db",
+    ] {
+        assert!(config(&[&format!("--database-url={good}")]).is_ok(), "{good}");
     }
 }
