@@ -261,7 +261,7 @@ fn serve_lists_every_problem_at_once_naming_each_variable_as_written() {
     assert_eq!(code, 1, "{err}");
     for words in [
         "error: SITE_URL=example.org: not an absolute URL",
-        "error: MAX_CONNECTIONS=0: must be 1 or more",
+        "error: MAX_CONNECTIONS=0: too small: a whole number from 1 to 1048576",
         "error: SAMPLE_TEAM=maybe: not a yes/no value",
         "citizen-site check",
     ] {
@@ -378,6 +378,48 @@ fn check_passes_a_good_configuration_and_names_every_problem_of_a_bad_one_in_tex
 }
 
 #[test]
+fn check_on_a_running_host_passes_where_the_sites_own_server_holds_the_address() {
+    let dir = Dir::new("cli-check-running");
+    let server = Server::start(&dir.0);
+    let addr = server.base.trim_start_matches("http://").to_owned();
+    let pid = server.child.id();
+    // The environment file the server runs with, before a reload.
+    let (code, out, err) = run(site(&dir.0).arg("check").env("ADDR", &addr));
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains(&format!(
+            "note: ADDR={addr}: held by this site's running server (pid {pid}), which passes it on at a reload"
+        )),
+        "{out}"
+    );
+    assert!(out.contains("ok: citizen-site serve would start"), "{out}");
+    // The same address, checked for a site on another database: not ours.
+    let (code, out, _) = run(site(&dir.0)
+        .arg("check")
+        .env("ADDR", &addr)
+        .env("DATABASE_URL", "sqlite://other/site.db"));
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains(&format!(
+            "error: ADDR={addr}: cannot listen there: the address is in use by another citizen-site server (pid {pid}) on another database (sqlite://data/citizen-site.db)"
+        )),
+        "{out}"
+    );
+    server.stop();
+    // Another program: named, with its pid.
+    let held = std::net::TcpListener::bind(&addr).unwrap();
+    let (code, out, _) = run(site(&dir.0).arg("check").env("ADDR", &addr));
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains(&format!(
+            "error: ADDR={addr}: cannot listen there: the address is in use by "
+        )) && out.contains(&format!("(pid {})", std::process::id())),
+        "{out}"
+    );
+    drop(held);
+}
+
+#[test]
 fn the_database_check_reads_the_schema_and_changes_nothing() {
     let dir = Dir::new("cli-check-db");
     site_database(&dir.0, &["Riverbend"], false);
@@ -401,6 +443,7 @@ fn commands_that_only_read_never_make_or_migrate_a_database_and_ignore_what_only
         &["team", "list"][..],
         &["intro", "list"],
         &["checkouts", "list"],
+        &["tls", "status"],
     ] {
         let (code, _, err) = run(site(&dir.0)
             .args(command)
@@ -442,6 +485,8 @@ fn commands_that_only_read_never_make_or_migrate_a_database_and_ignore_what_only
         &["intro", "list"],
         &["intro", "export"],
         &["checkouts", "list"],
+        // Read-only too: no migration, no member row forgotten.
+        &["tls", "status"],
     ] {
         let (code, _, err) = run(site(&dir.0).args(command).env("SAMPLE_TEAM", "1"));
         assert_eq!(code, 0, "{command:?}: {err}");

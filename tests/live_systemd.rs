@@ -127,7 +127,13 @@ fn the_unit_and_its_sockets_serve_restart_under_load_and_log_no_error_under_a_li
         (&deploy, &["own-certificate", "service", "operate"][..]),
         (
             &operate,
-            &["as-the-service", "commands", "backup", "restore"][..],
+            &[
+                "as-the-service",
+                "commands",
+                "backup",
+                "restore",
+                "check-before-reload",
+            ][..],
         ),
     ] {
         for step in steps {
@@ -158,7 +164,8 @@ fn the_unit_and_its_sockets_serve_restart_under_load_and_log_no_error_under_a_li
         "{said}"
     );
     assert!(
-        said.contains("ok: a changed environment file is applied by systemctl reload")
+        said.contains("ok: the guide's check passes on the running host")
+            && said.contains("ok: a changed environment file is applied by systemctl reload")
             && said.contains("ok: a broken environment file fails the reload naming both settings")
             && said.contains("ok: the operator's wrapper passes the service's settings"),
         "{said}"

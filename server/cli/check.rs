@@ -13,6 +13,7 @@ use std::path::Path;
 use rustls::pki_types::pem::PemObject;
 use serde_json::{json, Value};
 
+use super::holders::{self, Held};
 use super::print_json;
 use crate::config::{redacted, sqlite_path, CertSource, Config, Http3, ServeArgs, Transport};
 use crate::db::Db;
@@ -110,7 +111,7 @@ pub async fn examine(args: ServeArgs, bind: Bind) -> Report {
     // would meet it next.
     if bind == Bind::Try {
         for (id, addr, transport) in addresses {
-            listen(&names.name(id), addr, transport, &mut report);
+            listen(&names.name(id), addr, transport, &database_url, &mut report);
         }
     }
     let db = database(&database_url, &names.name("database_url"), &mut report).await;
@@ -216,17 +217,58 @@ pub async fn examine(args: ServeArgs, bind: Bind) -> Report {
     report
 }
 
-/// Whether the server can listen on `addr` (bound and let go at once).
-fn listen(name: &str, addr: SocketAddr, transport: Transport, report: &mut Report) {
+/// Whether the server can listen on `addr` (bound and let go at once). An
+/// address in use is no problem when the site's own server holds it, or
+/// systemd's socket unit for it: a reload passes those sockets on.
+fn listen(
+    name: &str,
+    addr: SocketAddr,
+    transport: Transport,
+    database_url: &str,
+    report: &mut Report,
+) {
     let bound = match transport {
         Transport::Tcp => std::net::TcpListener::bind(addr).map(drop),
         Transport::Udp => std::net::UdpSocket::bind(addr).map(drop),
     };
+    let over = match transport {
+        Transport::Tcp => "",
+        Transport::Udp => " over UDP (HTTP/3; HTTP3=off serves without it)",
+    };
     if let Err(e) = bound {
         let why = match e.kind() {
-            std::io::ErrorKind::AddrInUse => {
-                "the address is in use (by a running server, or another program)".to_owned()
-            }
+            std::io::ErrorKind::AddrInUse => match holders::held(addr, transport, database_url) {
+                Held::ThisSite(pids) => {
+                    let pids: Vec<String> = pids.iter().map(u32::to_string).collect();
+                    report.notes.push(format!(
+                        "{name}={addr}{}: held by this site's running server (pid {}), which passes it on at a reload",
+                        if over.is_empty() { "" } else { " (UDP)" },
+                        pids.join(", ")
+                    ));
+                    return;
+                }
+                Held::Systemd(unit) => {
+                    report.notes.push(format!(
+                        "{name}={addr}{}: held by systemd ({unit}), which passes it to the server it starts",
+                        if over.is_empty() { "" } else { " (UDP)" },
+                    ));
+                    return;
+                }
+                Held::OtherSite(pid, url) => format!(
+                    "the address is in use by another citizen-site server (pid {pid}) on another database ({url})"
+                ),
+                Held::Other(holders) => {
+                    let named: Vec<String> = holders
+                        .iter()
+                        .map(|h| format!("{} (pid {})", h.name, h.pid))
+                        .collect();
+                    format!("the address is in use by {}", named.join(", "))
+                }
+                Held::Unseen => format!(
+                    "the address is in use by a program {} cannot see (run check as root, or as the server's user)",
+                    crate::config::whoami()
+                ),
+            },
             std::io::ErrorKind::PermissionDenied => format!(
                 "permission denied to {}: a port below 1024 needs root, CAP_NET_BIND_SERVICE, or systemd's sockets (deploy/citizen-site.socket)",
                 crate::config::whoami()
@@ -235,10 +277,6 @@ fn listen(name: &str, addr: SocketAddr, transport: Transport, report: &mut Repor
                 "no network interface of this machine has this address".to_owned()
             }
             _ => e.to_string(),
-        };
-        let over = match transport {
-            Transport::Tcp => "",
-            Transport::Udp => " over UDP (HTTP/3; HTTP3=off serves without it)",
         };
         report
             .problems

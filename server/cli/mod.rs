@@ -15,6 +15,7 @@
 pub mod backup;
 pub mod check;
 pub mod checkouts;
+pub mod holders;
 pub mod intro;
 pub mod pack;
 pub mod team;

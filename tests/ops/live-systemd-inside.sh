@@ -255,6 +255,15 @@ site_errors=$(journalctl -u citizen-site --no-pager -o cat | grep '"level":"ERRO
 [ -z "$errors$site_errors" ] || fail "the journal holds errors: $errors $site_errors"
 echo "ok: no error in the journal"
 
+# The guide's check before a reload, on this running host: every address
+# is held (by the server and by systemd's socket units), and check passes,
+# naming the server that holds them.
+server_pid=$(systemctl show -p MainPID --value citizen-site)
+said=$(bash steps/check-before-reload.sh 2>&1) || fail "check on the running host failed: $said"
+echo "$said" | grep -q "HTTPS_ADDR=.*: held by this site's running server (pid $server_pid)" || fail "check does not say the server (pid $server_pid) holds HTTPS_ADDR: $said"
+echo "$said" | grep -q "ok: citizen-site serve would start" || fail "check: $said"
+echo "ok: the guide's check passes on the running host, the addresses held by pid $server_pid"
+
 # The environment file as it is now, applied by a reload (no daemon-reload):
 # a changed setting is in force in the new process; a broken one fails the
 # reload, naming it, and the old process serves on with its own.
@@ -274,7 +283,7 @@ if said=$(systemctl reload citizen-site 2>&1); then fail "a reload with a broken
 [ "$(systemctl show -p MainPID --value citizen-site)" = "$old" ] || fail "the main PID changed on a refused reload"
 [ "$(metrics)" = 404 ] || fail "the old process does not serve on with its own settings: /metrics $(metrics)"
 logged=$(journalctl -u citizen-site --no-pager -o cat)
-echo "$logged" | grep -q "error: MAX_CONNECTIONS=0: must be 1 or more" || fail "the journal does not name MAX_CONNECTIONS=0"
+echo "$logged" | grep -q "error: MAX_CONNECTIONS=0: too small: a whole number from 1 to" || fail "the journal does not name MAX_CONNECTIONS=0"
 echo "$logged" | grep -q "error: SAMPLE_TEAM=maybe: not a yes/no value" || fail "the journal does not name SAMPLE_TEAM=maybe"
 echo "$logged" | grep -q "the environment has 2 problem(s): pid $old keeps serving" || fail "the journal does not say the old process serves on"
 cp env.before /etc/citizen-site/env
