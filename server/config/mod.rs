@@ -5,6 +5,7 @@
 //! compiled with the `test-hooks` feature alone.
 
 pub mod bounds;
+pub mod database_url;
 mod flags;
 pub(crate) mod read;
 #[cfg(any(test, feature = "test-hooks"))]
@@ -140,8 +141,7 @@ impl Config {
             r.count(setting!(a, max_connections_per_client), bounds::PER_CLIENT);
         let sample_team = r.yes_no(setting!(a, sample_team));
         let ssr_workers: usize = r.count(setting!(a, ssr_workers), bounds::WORKERS);
-        let connection_workers: usize =
-            r.count(setting!(a, connection_workers), bounds::WORKERS);
+        let connection_workers: usize = r.count(setting!(a, connection_workers), bounds::WORKERS);
         let ssr_deadline_ms: u64 = r.count(setting!(a, ssr_deadline_ms), bounds::SSR_DEADLINE_MS);
         let page_cache_capacity: u64 =
             r.count(setting!(a, page_cache_capacity), bounds::PAGE_CACHE);
@@ -150,7 +150,8 @@ impl Config {
             r.count(setting!(a, rate_limit_per_minute), bounds::PER_MINUTE);
         let session_lookups_per_minute: u32 =
             r.count(setting!(a, session_lookups_per_minute), bounds::PER_MINUTE);
-        let shutdown_grace_secs: u64 = r.count(setting!(a, shutdown_grace_secs), bounds::GRACE_SECS);
+        let shutdown_grace_secs: u64 =
+            r.count(setting!(a, shutdown_grace_secs), bounds::GRACE_SECS);
         let intro_lease_secs: u64 = r.count(setting!(a, intro_lease_secs), bounds::LEASE_SECS);
         let _: LogFormat = r.choice(setting!(a, log_format));
         let http3: Http3 = r.choice(setting!(a, http3));
@@ -160,7 +161,7 @@ impl Config {
         let database_url = r
             .text(setting!(a, database.database_url))
             .unwrap_or_default();
-        if let Some(why) = crate::db::url_problem(&database_url) {
+        if let Some(why) = database_url::url_problem(&database_url) {
             let shown = r.shown("database_url", &redacted(&database_url));
             r.problem(format!("{shown}: {why}"));
         }

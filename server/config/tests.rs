@@ -301,9 +301,21 @@ fn every_count_has_a_stated_range_that_check_and_serve_refuse_alike() {
         ]
     );
     for (flag, max, range) in [
-        ("--rate-limit-per-minute", 1_000_000u64, "0 (no limit) to 1000000"),
-        ("--session-lookups-per-minute", 1_000_000, "0 (no limit) to 1000000"),
-        ("--page-cache-capacity", 1_000_000, "0 (the page cache off) to 1000000"),
+        (
+            "--rate-limit-per-minute",
+            1_000_000u64,
+            "0 (no limit) to 1000000",
+        ),
+        (
+            "--session-lookups-per-minute",
+            1_000_000,
+            "0 (no limit) to 1000000",
+        ),
+        (
+            "--page-cache-capacity",
+            1_000_000,
+            "0 (the page cache off) to 1000000",
+        ),
         ("--shutdown-grace-secs", 3_600, "0 to 3600"),
         ("--connection-workers", 1024, "0 (one per CPU) to 1024"),
     ] {
@@ -311,7 +323,10 @@ fn every_count_has_a_stated_range_that_check_and_serve_refuse_alike() {
         let found = problems(&[&format!("{flag}={}", max + 1)]);
         assert_eq!(found.len(), 1, "{found:?}");
         assert!(
-            found[0].ends_with(&format!("={}: too large: a whole number from {range}", max + 1)),
+            found[0].ends_with(&format!(
+                "={}: too large: a whole number from {range}",
+                max + 1
+            )),
             "{found:?}"
         );
     }
@@ -514,12 +529,17 @@ fn a_database_url_serve_would_refuse_is_refused_naming_the_setting_and_hiding_it
     let found = problems(&["--database-url=postgres://db.internal/site?sslmode=sometimes"]);
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(
-        found[0].starts_with("DATABASE_URL=postgres://db.internal/site?sslmode=sometimes: cannot be read: "),
+        found[0].starts_with(
+            "DATABASE_URL=postgres://db.internal/site?sslmode=sometimes: cannot be read: "
+        ),
         "{found:?}"
     );
     let found = problems(&["--database-url=sqlite://data/site.db?mode=sometimes"]);
     assert_eq!(found.len(), 1, "{found:?}");
-    assert!(found[0].starts_with("DATABASE_URL=sqlite://data/site.db?mode=sometimes: cannot be read: "), "{found:?}");
+    assert!(
+        found[0].starts_with("DATABASE_URL=sqlite://data/site.db?mode=sometimes: cannot be read: "),
+        "{found:?}"
+    );
     assert_eq!(
         problems(&["--database-url=mysql://db/site"]),
         ["DATABASE_URL=mysql://db/site: must start with sqlite:// or postgres://"]
@@ -528,6 +548,9 @@ fn a_database_url_serve_would_refuse_is_refused_naming_the_setting_and_hiding_it
         "postgres://site:pw@db.internal:5432/site?sslmode=require",
         "sqlite://data/site.db",
     ] {
-        assert!(config(&[&format!("--database-url={good}")]).is_ok(), "{good}");
+        assert!(
+            config(&[&format!("--database-url={good}")]).is_ok(),
+            "{good}"
+        );
     }
 }

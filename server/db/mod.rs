@@ -20,6 +20,7 @@ use std::time::Duration;
 use sqlx::any::AnyPoolOptions;
 use sqlx::AnyPool;
 
+use crate::config::database_url::{pool_url, url_reason};
 use crate::config::Timeouts;
 
 static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("migrations/sqlite");
@@ -50,50 +51,6 @@ struct Health {
     migrated: AtomicBool,
 }
 
-/// The URL the pool is given: SQLite's with the file's `mode` unless the
-/// URL names one; its dialect. An error when it is neither database's.
-fn with_mode(url: &str, mode: &str) -> Result<(Dialect, String), String> {
-    if url.starts_with("sqlite:") {
-        let url = if url.contains("mode=") {
-            url.to_owned()
-        } else if url.contains('?') {
-            format!("{url}&mode={mode}")
-        } else {
-            format!("{url}?mode={mode}")
-        };
-        Ok((Dialect::Sqlite, url))
-    } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
-        Ok((Dialect::Postgres, url.to_owned()))
-    } else {
-        Err("must start with sqlite:// or postgres://".into())
-    }
-}
-
-/// Why `url` cannot be the site's database, read as the pool reads it:
-/// the URL itself (at the pool's making, as `serve` starts), then the
-/// driver's options (at its first connection, which would fail on every
-/// try). None when both read it. `check` and `serve` refuse alike.
-pub fn url_problem(url: &str) -> Option<String> {
-    let (dialect, url) = match with_mode(url, "rwc") {
-        Ok(found) => found,
-        Err(why) => return Some(why),
-    };
-    let read = url.parse::<sqlx::any::AnyConnectOptions>().and_then(|_| match dialect {
-        Dialect::Sqlite => url.parse::<sqlx::sqlite::SqliteConnectOptions>().map(drop),
-        Dialect::Postgres => url.parse::<sqlx::postgres::PgConnectOptions>().map(drop),
-    });
-    read.err().map(|e| url_reason(&e))
-}
-
-/// A URL's problem as sqlx says it, without its "error with
-/// configuration" wrapping.
-fn url_reason(e: &sqlx::Error) -> String {
-    match e {
-        sqlx::Error::Configuration(inner) => format!("cannot be read: {inner}"),
-        other => format!("cannot be read: {other}"),
-    }
-}
-
 impl Db {
     /// A pool that connects on first use, so a database that is down at start
     /// does not stop the site from serving pages.
@@ -114,7 +71,11 @@ impl Db {
 
     fn connect_in_mode(url: &str, timeouts: &Timeouts, mode: &str) -> anyhow::Result<Db> {
         sqlx::any::install_default_drivers();
-        let (dialect, url) = with_mode(url, mode).map_err(|why| anyhow::anyhow!("DATABASE_URL: {why}"))?;
+        let url = pool_url(url, mode).map_err(|why| anyhow::anyhow!("DATABASE_URL: {why}"))?;
+        let dialect = match url.starts_with("sqlite:") {
+            true => Dialect::Sqlite,
+            false => Dialect::Postgres,
+        };
         let read_only = mode == "ro" && dialect == Dialect::Postgres;
         let pool = AnyPoolOptions::new()
             .max_connections(if dialect == Dialect::Sqlite { 4 } else { 10 })
