@@ -1,6 +1,7 @@
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 
-use citizen_site::app::handover::{self, Inherited};
+use citizen_site::app::inherited::Inherited;
+use citizen_site::app::notify;
 use citizen_site::app::{shutdown_signal, Application};
 use citizen_site::cli;
 use citizen_site::config::{Config, DevArgs, Given, Problems, ServeArgs};
@@ -175,7 +176,7 @@ async fn run(cli: Cli, inherited: Inherited, json: bool) -> anyhow::Result<()> {
         },
     }
     // systemd (Type=notify), or the server handing over to this one.
-    handover::notify_ready(http3);
+    notify::notify_ready(http3);
     server.await??;
     Ok(())
 }

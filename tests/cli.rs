@@ -565,3 +565,62 @@ fn help_offers_only_what_each_command_reads_and_names_rust_log() {
     }
     assert!(help(&["intro", "list", "--help"]).contains("JSON instead of text"));
 }
+
+/// After a move from a staging CA the database holds the same names'
+/// certificate from two directories: `tls renew` renews the one the
+/// running servers serve, and with none running asks which, naming both.
+#[test]
+fn tls_renew_after_a_move_from_staging_renews_what_the_servers_serve() {
+    let dir = Dir::new("cli-tls-two-directories");
+    site_database(&dir.0, &[], false);
+    let url = format!("sqlite://{}/data/citizen-site.db", dir.0.display());
+    let sql = |statement: &str| {
+        tokio::runtime::Runtime::new().unwrap().block_on(async {
+            use sqlx::Connection;
+            let mut db = sqlx::SqliteConnection::connect(&url).await.unwrap();
+            sqlx::query(statement).execute(&mut db).await.unwrap();
+            db.close().await.unwrap();
+        })
+    };
+    for (directory, serial) in [
+        (
+            "https://acme-staging-v02.api.letsencrypt.org/directory",
+            "5741",
+        ),
+        ("https://acme-v02.api.letsencrypt.org/directory", "9a01"),
+    ] {
+        sql(&format!(
+            "INSERT INTO tls_certificates (directory, names, pem, serial, not_before, not_after, stored_at) \
+             VALUES ('{directory}', 'example.org', 'no pem', '{serial}', 1, 2, 3)"
+        ));
+    }
+    let (code, out, err) = run(site(&dir.0).args(["tls", "renew", "--wait", "1"]));
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        err.contains("the database holds several certificates (example.org (from https://acme-staging-v02.api.letsencrypt.org/directory); example.org (from https://acme-v02.api.letsencrypt.org/directory))")
+            && err.contains("--directory"),
+        "{err}"
+    );
+    // A server that serves the production one, seen now.
+    let now = "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)";
+    sql(&format!(
+        "INSERT INTO tls_members (member, seen_at, serial, not_after, challenges, failures) \
+         VALUES ('web1:1:a', {now}, '9a01', 2, '', 0)"
+    ));
+    let (code, out, err) = run(site(&dir.0).args(["tls", "renew", "--wait", "1"]));
+    assert_eq!(code, 1, "no server carries it out here: {out}{err}");
+    assert!(
+        out.contains("requested: a new certificate for example.org, retiring 9a01"),
+        "{out}{err}"
+    );
+    assert!(
+        err.contains("no new certificate served everywhere within 1 s"),
+        "{err}"
+    );
+    // Named outright, the staging one is found too.
+    let (_, out, err) = run(site(&dir.0).args(["tls", "renew", "--wait", "1"]).env(
+        "ACME_DIRECTORY",
+        "https://acme-staging-v02.api.letsencrypt.org/directory",
+    ));
+    assert!(out.contains("retiring 5741"), "{out}{err}");
+}

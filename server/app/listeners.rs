@@ -23,7 +23,7 @@ use crate::metrics::AcmeOrders;
 use crate::tls::tickets::TicketSchedule;
 use crate::tls::Identity;
 
-use super::handover::{self, Inherited};
+use super::inherited::{self, Inherited};
 
 /// The bound sockets: plain HTTP, or HTTPS, the HTTP port's redirect and
 /// HTTP/3's UDP socket when it is served.
@@ -66,18 +66,18 @@ impl Listeners {
         warn_if_few_open_files(config);
         let Some(tls) = &config.tls else {
             let plain = match inherited.take_plain()? {
-                Some(socket) => adopt(socket, handover::HTTP)?,
+                Some(socket) => adopt(socket, inherited::HTTP)?,
                 None => bind(config.addr, "ADDR").await?,
             };
             warn_if_left(inherited);
             return Ok((Listeners::Plain(plain), Vec::new(), None));
         };
-        let https = match inherited.take(handover::HTTPS) {
-            Some(socket) => adopt(socket, handover::HTTPS)?,
+        let https = match inherited.take(inherited::HTTPS) {
+            Some(socket) => adopt(socket, inherited::HTTPS)?,
             None => bind(tls.https_addr, "HTTPS_ADDR").await?,
         };
-        let http = match inherited.take(handover::HTTP) {
-            Some(socket) => adopt(socket, handover::HTTP)?,
+        let http = match inherited.take(inherited::HTTP) {
+            Some(socket) => adopt(socket, inherited::HTTP)?,
             None => bind(tls.http_addr, "HTTP_ADDR").await?,
         };
         let udp = match config.http3 {
@@ -126,16 +126,16 @@ impl Listeners {
     pub fn for_successor(&self) -> anyhow::Result<Vec<(&'static str, OwnedFd)>> {
         let copy = |l: &TcpListener| l.as_fd().try_clone_to_owned();
         Ok(match self {
-            Listeners::Plain(l) => vec![(handover::HTTP, copy(l)?)],
+            Listeners::Plain(l) => vec![(inherited::HTTP, copy(l)?)],
             Listeners::Tls {
                 https, http, quic, ..
             } => {
                 let mut sockets = vec![
-                    (handover::HTTPS, copy(https)?),
-                    (handover::HTTP, copy(http)?),
+                    (inherited::HTTPS, copy(https)?),
+                    (inherited::HTTP, copy(http)?),
                 ];
                 if let Some(quic) = quic {
-                    sockets.push((handover::QUIC, quic.copy.try_clone()?));
+                    sockets.push((inherited::QUIC, quic.copy.try_clone()?));
                 }
                 sockets
             }
@@ -322,12 +322,12 @@ fn quic_socket(
 ) -> anyhow::Result<Option<std::net::UdpSocket>> {
     if let Some(socket) = inherited.take_quic() {
         if let Ok(addr) = socket.local_addr() {
-            tracing::info!(socket = handover::QUIC, %addr, "HTTP/3: serving on a UDP socket passed in (systemd or the previous process)");
+            tracing::info!(socket = inherited::QUIC, %addr, "HTTP/3: serving on a UDP socket passed in (systemd or the previous process)");
         }
         return Ok(Some(socket));
     }
     let at = https.local_addr()?;
-    if inherited.was_passed(handover::HTTPS) {
+    if inherited.was_passed(inherited::HTTPS) {
         tracing::warn!(https = %at, "HTTP/3 is not served: the HTTPS socket was passed in without a UDP one (add deploy/citizen-site-quic.socket, or set HTTP3=off)");
         return Ok(None);
     }

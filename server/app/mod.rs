@@ -4,7 +4,9 @@
 
 mod background;
 pub mod handover;
+pub mod inherited;
 mod listeners;
+pub mod notify;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -29,7 +31,8 @@ use crate::rate_limit::ClientLimiter;
 use crate::render::cache;
 use crate::site::Site;
 use crate::state::{AppState, SharedState};
-use handover::{Handover, Inherited};
+use handover::Handover;
+use inherited::Inherited;
 use listeners::Listeners;
 
 /// Unknown-route requests logged a minute at most (every one is counted in
@@ -217,7 +220,7 @@ impl Application {
             shutdown.await;
             tracing::info!(grace = ?grace, "shutting down: no new connections; finishing in-flight requests");
             state.draining.store(true, Ordering::Release);
-            handover::notify_stopping();
+            notify::notify_stopping();
             if let Some(dev) = &dev {
                 dev.close();
             }

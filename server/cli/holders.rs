@@ -138,7 +138,11 @@ fn processes_holding(inodes: &[u64]) -> Vec<Holder> {
         return found;
     };
     for entry in procs.flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
             continue;
         };
         let Ok(fds) = std::fs::read_dir(entry.path().join("fd")) else {
@@ -164,8 +168,11 @@ fn processes_holding(inodes: &[u64]) -> Vec<Holder> {
 /// running one may show ` (deleted)`), or the command name itself.
 fn is_site_binary(pid: u32) -> bool {
     let file_name = |p: &Path| {
-        p.file_name()
-            .map(|n| n.to_string_lossy().trim_end_matches(" (deleted)").to_owned())
+        p.file_name().map(|n| {
+            n.to_string_lossy()
+                .trim_end_matches(" (deleted)")
+                .to_owned()
+        })
     };
     let mine = std::env::current_exe().ok().and_then(|p| file_name(&p));
     let theirs = std::fs::read_link(format!("/proc/{pid}/exe"))
@@ -194,7 +201,11 @@ fn database_of(pid: u32) -> Option<TheirDatabase> {
     let from_args = args.iter().enumerate().find_map(|(i, a)| {
         a.strip_prefix("--database-url=")
             .map(str::to_owned)
-            .or_else(|| (a == "--database-url").then(|| args.get(i + 1).cloned()).flatten())
+            .or_else(|| {
+                (a == "--database-url")
+                    .then(|| args.get(i + 1).cloned())
+                    .flatten()
+            })
     });
     let from_env = env
         .iter()

@@ -49,6 +49,11 @@ pub enum TlsCommand {
         /// the database holds more than one.
         #[arg(long)]
         names: Option<String>,
+        /// The ACME directory the servers order from, when the database
+        /// holds certificates of several (after a move from a staging
+        /// CA). Without it, the one the running servers serve.
+        #[arg(long, env = "ACME_DIRECTORY")]
+        directory: Option<String>,
         /// How long to wait for the new certificate, in seconds.
         #[arg(long, default_value_t = 300)]
         wait: u64,
@@ -67,23 +72,27 @@ pub enum TlsCommand {
 }
 
 pub async fn run(database_url: &str, cmd: TlsCommand) -> anyhow::Result<()> {
+    // `status` only reads: read-only, never migrated, on a database its
+    // user may only read too.
+    if let TlsCommand::Status { json } = cmd {
+        let db = super::open_read_only(database_url).await?;
+        return status(&db, json).await;
+    }
     let db = super::open(database_url).await?;
     match cmd {
-        TlsCommand::Status { json } => status(&db, json).await,
+        TlsCommand::Status { .. } => unreachable!("answered above"),
         TlsCommand::Renew {
             revoke,
             names,
+            directory,
             wait,
             json,
         } => {
-            renew(
-                &db,
-                revoke,
-                names.as_deref(),
-                Duration::from_secs(wait),
-                json,
-            )
-            .await
+            let which = Which {
+                names: names.as_deref(),
+                directory: directory.as_deref().filter(|d| !d.trim().is_empty()),
+            };
+            renew(&db, revoke, which, Duration::from_secs(wait), json).await
         }
         TlsCommand::RotateTickets { json } => rotate_tickets(&db, json).await,
     }
@@ -100,12 +109,13 @@ async fn status(db: &Db, json: bool) -> anyhow::Result<()> {
             .filter(|s| s.serial == cert.serial);
         let backoff = store::backoff(db, &directory, &names).await?;
         let request = store::request(db, &directory, &names).await?;
-        certificates.push((directory, names, cert, schedule, backoff, request));
+        let done = store::last_outcome(db, &directory, &names).await?;
+        certificates.push((directory, names, cert, schedule, backoff, request, done));
     }
     let key_age = ticket_key_age(db, now).await?;
     if json {
         print_json(&json!({
-            "certificates": certificates.iter().map(|(directory, names, cert, schedule, backoff, request)| json!({
+            "certificates": certificates.iter().map(|(directory, names, cert, schedule, backoff, request, done)| json!({
                 "directory": directory,
                 "names": names,
                 "serial": cert.serial,
@@ -116,6 +126,10 @@ async fn status(db: &Db, json: bool) -> anyhow::Result<()> {
                 "next_try_at": (backoff.next_try_at > now).then(|| rfc3339(backoff.next_try_at)),
                 "last_error": backoff.error,
                 "renewal_requested": request.is_some(),
+                "last_renewal_request": done.as_ref().map(|(at, o)| json!({
+                    "requested_at": rfc3339(*at), "ok": o.done(), "retired": o.retired,
+                    "revoked": o.revoked, "said": o.said, "by": o.by,
+                })),
             })).collect::<Vec<_>>(),
             "lease": lease.as_ref().map(|(holder, generation, until)| json!({
                 "holder": holder, "generation": generation, "expires_at": rfc3339(*until),
@@ -128,7 +142,7 @@ async fn status(db: &Db, json: bool) -> anyhow::Result<()> {
     if certificates.is_empty() {
         println!("(no certificate stored: the servers order one once they run with TLS_DOMAINS)");
     }
-    for (directory, names, cert, schedule, backoff, request) in &certificates {
+    for (directory, names, cert, schedule, backoff, request, done) in &certificates {
         println!("certificate   {names} (from {directory})");
         println!("  serial      {}", cert.serial);
         println!("  expires     {} UTC", utc(cert.not_after));
@@ -161,6 +175,15 @@ async fn status(db: &Db, json: bool) -> anyhow::Result<()> {
                 utc(r.requested_at)
             );
         }
+        if let Some((at, o)) = done {
+            println!(
+                "  last renew  requested {} UTC: {}{} (by {})",
+                utc(*at),
+                if o.done() { "" } else { "NOT DONE: " },
+                o.said,
+                o.by
+            );
+        }
     }
     match &lease {
         Some((holder, generation, until)) => println!(
@@ -181,7 +204,7 @@ async fn status(db: &Db, json: bool) -> anyhow::Result<()> {
     let renewal = |m: &Member| {
         certificates
             .iter()
-            .find_map(|(_, _, _, s, _, _)| {
+            .find_map(|(_, _, _, s, _, _, _)| {
                 s.as_ref().filter(|s| Some(&s.serial) == m.serial.as_ref())
             })
             .map(|s| format!("{} ({})", utc(s.renew_at), s.source))
@@ -239,33 +262,86 @@ async fn ticket_key_age(db: &Db, now: i64) -> anyhow::Result<Option<i64>> {
         .map(|start| now - start))
 }
 
+/// Which stored certificate a renewal is for.
+struct Which<'a> {
+    names: Option<&'a str>,
+    directory: Option<&'a str>,
+}
+
+/// The stored certificate `which` names: among several, the one the
+/// running servers serve (a move from a staging CA leaves the old
+/// directory's behind).
+async fn chosen(db: &Db, which: &Which<'_>) -> anyhow::Result<(String, String, store::StoredCert)> {
+    let stored = store::certificates(db).await?;
+    let mut candidates: Vec<_> = stored
+        .into_iter()
+        .filter(|(d, n, _)| {
+            which.names.is_none_or(|want| want == n) && which.directory.is_none_or(|want| want == d)
+        })
+        .collect();
+    if candidates.len() > 1 {
+        let serving: Vec<String> = store::members(db, ALIVE)
+            .await?
+            .into_iter()
+            .filter_map(|m| m.serial)
+            .collect();
+        let served: Vec<_> = candidates
+            .iter()
+            .filter(|(_, _, c)| serving.contains(&c.serial))
+            .cloned()
+            .collect();
+        if served.len() == 1 {
+            candidates = served;
+        }
+    }
+    let listed = |c: &[(String, String, store::StoredCert)]| {
+        c.iter()
+            .map(|(d, n, _)| format!("{n} (from {d})"))
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    match candidates.len() {
+        1 => Ok(candidates.remove(0)),
+        0 if which.names.is_some() || which.directory.is_some() => bail!(
+            "no certificate is stored for{}{}; `citizen-site tls status` lists those stored",
+            which.names.map(|n| format!(" the names {n:?}")).unwrap_or_default(),
+            which.directory.map(|d| format!(" from {d}")).unwrap_or_default(),
+        ),
+        0 => bail!("no certificate is stored: the servers order one by themselves once they run with TLS_DOMAINS"),
+        _ => bail!(
+            "the database holds several certificates ({}), and the running servers serve none of them alone: say which with --names and --directory (ACME_DIRECTORY)",
+            listed(&candidates)
+        ),
+    }
+}
+
+/// The certificate of a stored PEM text (its key and chain), without the
+/// key: what a renewal request keeps to revoke it.
+fn leaf_pem(pem: &str) -> Option<&str> {
+    const END: &str = "-----END CERTIFICATE-----";
+    let start = pem.find("-----BEGIN CERTIFICATE-----")?;
+    let end = start + pem[start..].find(END)? + END.len();
+    Some(&pem[start..end])
+}
+
 async fn renew(
     db: &Db,
     revoke: bool,
-    names: Option<&str>,
+    which: Which<'_>,
     wait: Duration,
     json: bool,
 ) -> anyhow::Result<()> {
-    let stored = store::certificates(db).await?;
-    let candidates: Vec<_> = stored
-        .iter()
-        .filter(|(_, n, _)| names.is_none_or(|want| want == n))
-        .collect();
-    let (directory, names, old) = match candidates.as_slice() {
-        [one] => (*one).clone(),
-        [] if names.is_some() => bail!(
-            "no certificate is stored for {:?}; `citizen-site tls status` lists those stored",
-            names.unwrap_or_default()
-        ),
-        [] => bail!("no certificate is stored: the servers order one by themselves once they run with TLS_DOMAINS"),
-        _ => bail!(
-            "the database holds certificates for several sets of names ({}): say which with --names",
-            candidates.iter().map(|(_, n, _)| n.as_str()).collect::<Vec<_>>().join("; ")
-        ),
-    };
-    let request = store::request_renewal(db, &directory, &names, Some(&old.serial), revoke)
-        .await
-        .context("recording the request")?;
+    let (directory, names, old) = chosen(db, &which).await?;
+    let request = store::request_renewal(
+        db,
+        &directory,
+        &names,
+        Some(&old.serial),
+        leaf_pem(&old.pem),
+        revoke,
+    )
+    .await
+    .context("recording the request")?;
     if store::members(db, ALIVE).await?.is_empty() {
         bail!(
             "no server of the site is running (none has read the database in the last {} s): the request is kept, and the first server to start orders the new certificate and retires {}",
@@ -282,22 +358,27 @@ async fn renew(
         let now = store::clock(db).await?;
         let current = store::certificate_stamp(db, &directory, &names).await?;
         let members = store::members(db, ALIVE).await?;
-        if let Some((serial, _)) = current.filter(|(s, _)| *s != old.serial) {
+        let outcome = store::outcome(db, &directory, &names, request.requested_at).await?;
+        if let (Some((serial, _)), Some(outcome)) =
+            (current.filter(|(s, _)| *s != old.serial), outcome)
+        {
             let serving = members
                 .iter()
                 .all(|m| m.serial.as_deref() == Some(serial.as_str()));
-            let settled = store::request(db, &directory, &names)
-                .await?
-                .is_none_or(|r| r.requested_at != request.requested_at);
-            if serving && settled && !members.is_empty() {
+            if serving && !members.is_empty() {
                 let after = store::stored_at(db, &directory, &names, &serial)
                     .await?
                     .map(|at| now - at);
                 if json {
                     print_json(&json!({
-                        "retired": old.serial,
+                        "ok": outcome.done(),
+                        "retired": outcome.retired.then(|| old.serial.clone()),
+                        "old": old.serial,
                         "serial": serial,
                         "revoke": revoke,
+                        "revoked": outcome.revoked,
+                        "said": outcome.said,
+                        "carried_out_by": outcome.by,
                         "served_everywhere_ms": after,
                         "members": members.iter().map(member_json).collect::<Vec<_>>(),
                     }));
@@ -308,11 +389,20 @@ async fn renew(
                         .collect();
                     println!("{}", table(&["SERVER", "SERVES"], &rows));
                     println!(
-                        "renewed: {serial} is served by every running server ({} ms after it was stored); {} is retired{}",
+                        "renewed: {serial} is served by every running server ({} ms after it was stored)",
                         after.unwrap_or(0),
-                        old.serial,
-                        if revoke { " and revoked with the CA (the ordering server's log says so, or why not)" } else { "" }
                     );
+                    println!("{}: {} (by {})", old.serial, outcome.said, outcome.by);
+                }
+                if !outcome.done() {
+                    // Said above, in the report.
+                    if !json {
+                        eprintln!(
+                            "error: the renewal did not do all it was asked: {}",
+                            outcome.said
+                        );
+                    }
+                    return Err(super::Reported.into());
                 }
                 return Ok(());
             }

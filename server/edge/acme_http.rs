@@ -11,6 +11,36 @@ use bytes::Bytes;
 use http_body_util::BodyExt;
 use instant_acme::{BodyWrapper, BytesResponse, HttpClient};
 
+/// The longest `Retry-After` a CA's answer is taken at, in seconds: a day.
+/// instant-acme adds the header's seconds to the clock unchecked (a huge
+/// value panics the task that asked), and no CA means a longer wait.
+pub const RETRY_AFTER_CAP: u64 = 86_400;
+
+/// A `Retry-After` in seconds past [`RETRY_AFTER_CAP`] (or too large for
+/// any number) is made the cap, before anything reads it. A date is left:
+/// instant-acme compares it with the clock, which cannot overflow.
+pub fn cap_retry_after(headers: &mut http::HeaderMap) {
+    let Some(value) = headers.get(http::header::RETRY_AFTER) else {
+        return;
+    };
+    let Ok(text) = value.to_str() else {
+        return;
+    };
+    let text = text.trim();
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return;
+    }
+    if text
+        .parse::<u64>()
+        .map_or(true, |secs| secs > RETRY_AFTER_CAP)
+    {
+        headers.insert(
+            http::header::RETRY_AFTER,
+            http::HeaderValue::from(RETRY_AFTER_CAP),
+        );
+    }
+}
+
 /// instant-acme's requests, sent by reqwest: rustls with the web's roots
 /// (plus `ACME_DIRECTORY_CA`), 10 s to connect and 30 s per request.
 #[derive(Clone)]
@@ -60,6 +90,7 @@ impl HttpClient for AcmeHttp {
             let mut out = http::Response::builder().status(rsp.status());
             if let Some(headers) = out.headers_mut() {
                 *headers = rsp.headers().clone();
+                cap_retry_after(headers);
             }
             let bytes = rsp.bytes().await.map_err(failed)?;
             let out = out
@@ -67,5 +98,38 @@ impl HttpClient for AcmeHttp {
                 .map_err(|e| instant_acme::Error::Other(Box::new(e)))?;
             Ok(BytesResponse::from(out))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_huge_retry_after_is_capped_before_instant_acme_reads_it() {
+        let capped = |value: &str| {
+            let mut headers = http::HeaderMap::new();
+            headers.insert(http::header::RETRY_AFTER, value.parse().unwrap());
+            cap_retry_after(&mut headers);
+            headers[http::header::RETRY_AFTER]
+                .to_str()
+                .unwrap()
+                .to_owned()
+        };
+        assert_eq!(capped("18446744073709551615"), "86400");
+        assert_eq!(capped("99999999999999999999999"), "86400");
+        assert_eq!(capped("86401"), "86400");
+        assert_eq!(capped("120"), "120");
+        assert_eq!(
+            capped("Wed, 21 Oct 2015 07:28:00 GMT"),
+            "Wed, 21 Oct 2015 07:28:00 GMT"
+        );
+        // What instant-acme does with the header's seconds: the capped
+        // value adds to the clock, the CA's would have panicked.
+        let now = std::time::SystemTime::now();
+        assert!(now.checked_add(Duration::from_secs(u64::MAX)).is_none());
+        assert!(now
+            .checked_add(Duration::from_secs(RETRY_AFTER_CAP))
+            .is_some());
     }
 }

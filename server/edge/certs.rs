@@ -138,9 +138,23 @@ impl Certs {
         lock(&self.http_challenges).get(token).cloned()
     }
 
-    pub fn clear_challenges(&self) {
-        lock(&self.alpn_challenges).clear();
-        lock(&self.http_challenges).clear();
+    /// Forgets the HTTP-01 answer for `token`, if it is still `answer`
+    /// (the order that set it is over; a later order's answer stays).
+    pub fn forget_http_challenge(&self, token: &str, answer: &str) {
+        let mut answers = lock(&self.http_challenges);
+        if answers.get(token).is_some_and(|a| a == answer) {
+            answers.remove(token);
+        }
+    }
+
+    /// Forgets the TLS-ALPN-01 answer for `domain`, if it still carries
+    /// `digest` (a later order's answer stays).
+    pub fn forget_alpn_challenge(&self, domain: &str, digest: &[u8]) {
+        let mut answers = lock(&self.alpn_challenges);
+        let domain = domain.to_ascii_lowercase();
+        if answers.get(&domain).is_some_and(|(d, _)| d == digest) {
+            answers.remove(&domain);
+        }
     }
 }
 
@@ -452,6 +466,33 @@ mod tests {
         .unwrap();
         assert!(err.starts_with("TLS_CERT: holds no certificate"), "{err}");
         assert!(!err.contains("PRIVATE KEY-----"), "{err}");
+    }
+
+    #[test]
+    fn an_order_over_forgets_its_own_answers_and_keeps_a_later_orders() {
+        let certs = Certs::default();
+        // A stale holder's answers, then the next holder's for the same
+        // names, read from the database.
+        certs.set_http_challenge("tok-old", "old.key");
+        certs.set_alpn_challenge("example.org", &[1; 32]).unwrap();
+        certs.replace_challenges(
+            [
+                ("tok-old".to_owned(), "old.key".to_owned()),
+                ("tok-new".to_owned(), "new.key".to_owned()),
+            ]
+            .into(),
+            vec![("example.org".to_owned(), vec![2; 32])],
+        );
+        // The stale holder ends: only what it set goes.
+        certs.forget_http_challenge("tok-old", "old.key");
+        certs.forget_alpn_challenge("example.org", &[1; 32]);
+        assert_eq!(certs.http_challenge("tok-old"), None);
+        assert_eq!(certs.http_challenge("tok-new").as_deref(), Some("new.key"));
+        assert!(lock(&certs.alpn_challenges)
+            .get("example.org")
+            .is_some_and(|(d, _)| d == &vec![2; 32]));
+        certs.forget_alpn_challenge("Example.org", &[2; 32]);
+        assert!(lock(&certs.alpn_challenges).is_empty());
     }
 
     #[test]

@@ -196,7 +196,7 @@ mod tests {
             "/.well-known/acme-challenge/abc",
         );
         assert_eq!(res.status(), 200);
-        certs.clear_challenges();
+        certs.forget_http_challenge("abc", "abc.thumbprint");
         assert_eq!(
             get(
                 &r,

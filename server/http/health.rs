@@ -52,12 +52,14 @@ pub async fn readyz(State(state): State<SharedState>) -> Response {
     } = checks;
     // This server's own certificate orders: a member whose tries keep
     // failing says so, and stays ready while it serves the fleet's
-    // certificate.
+    // certificate. That they fail, not why: the CA's text (its URLs, the
+    // names it refused) is for the operator's log and `tls status`, not
+    // for whoever can reach a health check.
     let orders = state.tls.as_ref().map(|tls| {
-        let trouble = tls.trouble();
+        let failing = tls.trouble().map_or(0, |t| t.0);
         json!({
-            "failing_in_a_row": trouble.as_ref().map_or(0, |t| t.0),
-            "last_error": trouble.map(|t| t.1),
+            "failing": failing > 0,
+            "failing_in_a_row": failing,
         })
     });
     let body = json!({

@@ -8,7 +8,7 @@
 //! lease of its own ([`LEASE`]), at the `Retry-After` the CA gives (never
 //! sooner than a minute, as RFC 9773 says; tests shorten it). A window the
 //! CA moves (before revoking a certificate, say) moves the renewal; a window
-//! already begun means now. Without ARI, the lifetime rule stays: two
+//! already begun gives a point in what is left of it. Without ARI, the lifetime rule stays: two
 //! thirds of the certificate's life
 //! ([`CertInfo::renew_at`](crate::edge::certs::CertInfo::renew_at)).
 //!
@@ -59,6 +59,14 @@ async fn round(
     let db = &identity.db;
     let names = settings.names_key();
     let now = store::clock(db).await?;
+    // Only a member serving the stored certificate asks: one still on the
+    // one before (it reads the new one within a second) would set the
+    // schedule back to its own serial, and the point chosen again each
+    // time the two took turns.
+    let stored = store::certificate_stamp(db, &settings.directory, &names).await?;
+    if stored.is_some_and(|(serial, _)| serial != cert.info.serial) {
+        return Ok(());
+    }
     let kept = store::schedule(db, &settings.directory, &names)
         .await?
         .filter(|s| s.serial == cert.info.serial);
@@ -110,11 +118,19 @@ async fn ask(
         poll_at: now + poll_in.as_millis() as i64,
     };
     let min_poll = settings.timing.ari_min_poll;
+    // A failed poll keeps the schedule but asks again no sooner than the
+    // floor: the kept `poll_at` is past, and written back it would have
+    // every member ask every round.
+    let again = |kept: Option<&Schedule>| {
+        let mut s = kept.cloned().unwrap_or_else(|| lifetime(min_poll));
+        s.poll_at = now + min_poll.as_millis() as i64;
+        s
+    };
     let account = match super::robot::account(identity, settings, http).await {
         Ok(a) => a,
         Err(e) => {
             tracing::debug!(error = %format!("{e:#}"), "HTTPS: the CA's renewal information cannot be asked now");
-            return kept.cloned().unwrap_or_else(|| lifetime(min_poll));
+            return again(kept);
         }
     };
     let id = match cert.key.cert.first().map(CertificateIdentifier::try_from) {
@@ -137,26 +153,34 @@ async fn ask(
                 source: "ari".into(),
                 window: Some(window),
                 explanation: info.explanation_url,
-                poll_at: now + retry_after.max(min_poll).as_millis() as i64,
+                poll_at: now
+                    + retry_after
+                        .clamp(
+                            min_poll,
+                            Duration::from_secs(crate::edge::acme_http::RETRY_AFTER_CAP),
+                        )
+                        .as_millis() as i64,
             }
         }
         Err(instant_acme::Error::Unsupported(_)) => lifetime(NO_ARI_AGAIN),
         Err(e) => {
             tracing::warn!(error = %e, "HTTPS: the CA's renewal information cannot be read; the schedule stays as it was");
-            let mut s = kept.cloned().unwrap_or_else(|| lifetime(min_poll));
-            s.poll_at = now + min_poll.as_millis() as i64;
-            s
+            again(kept)
         }
     }
 }
 
-/// A point in the window, uniformly at random; now if the window has begun
-/// (RFC 9773, section 4.2).
+/// A point in the part of the window still to come, uniformly at random
+/// (RFC 9773, section 4.2): a window already begun gives a point between
+/// now and its end, not now itself, so fleets (and the CA's other
+/// clients) that see it begin do not all order at once. A window over
+/// gives now.
 fn random_point((start, end): (i64, i64), now: i64) -> i64 {
-    if start <= now {
-        return now;
+    let start = start.max(now);
+    if end <= start {
+        return start;
     }
-    let span = (end - start).max(0) as u64;
+    let span = (end - start) as u64;
     let random = (uuid::Uuid::new_v4().as_u128() as u64) % (span + 1);
     start + random as i64
 }
@@ -164,14 +188,98 @@ fn random_point((start, end): (i64, i64), now: i64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tls::sync::tests::{issued, member, settings};
+
+    /// The schedule a member keeps: a poll that fails asks again no
+    /// sooner than the floor (the kept time is past, and written back it
+    /// would have every member ask every round); a member still serving
+    /// another certificate than the stored one leaves it alone.
+    #[tokio::test]
+    async fn a_failed_poll_waits_the_floor_and_a_lagging_member_leaves_the_schedule() {
+        let (dir, db, identity) = member("renewal").await;
+        let mut settings = settings(&dir);
+        // Nothing listens there: the CA cannot be asked.
+        settings.directory = "https://127.0.0.1:9/dir".into();
+        let names = settings.names_key();
+        let http = AcmeHttp::new(None).unwrap();
+        let served = |c: &store::StoredCert| {
+            crate::edge::certs::parse(c.pem.as_bytes(), c.pem.as_bytes(), ("c", "k")).unwrap()
+        };
+        let stored = issued(-1, 30);
+        assert!(
+            store::put_certificate(&db, &settings.directory, &names, &stored, None, None)
+                .await
+                .unwrap()
+        );
+        let hold = store::take_lease(&db, LEASE, "earlier", Duration::from_secs(5))
+            .await
+            .unwrap()
+            .unwrap();
+        let past = Schedule {
+            serial: stored.serial.clone(),
+            renew_at: 5_000,
+            source: "ari".into(),
+            window: Some((4_000, 6_000)),
+            explanation: None,
+            poll_at: 1,
+        };
+        assert!(
+            store::set_schedule(&db, &settings.directory, &names, &past, &hold)
+                .await
+                .unwrap()
+        );
+        store::release_lease(&db, &hold).await.unwrap();
+
+        round(&identity, &settings, &http, &served(&stored))
+            .await
+            .unwrap();
+        let now = store::clock(&db).await.unwrap();
+        let kept = store::schedule(&db, &settings.directory, &names)
+            .await
+            .unwrap()
+            .unwrap();
+        let floor = settings.timing.ari_min_poll.as_millis() as i64;
+        assert!(
+            kept.poll_at > now + floor - 2_000,
+            "asked again at {} (now {now})",
+            kept.poll_at
+        );
+        assert_eq!(
+            (kept.renew_at, kept.window),
+            (past.renew_at, past.window),
+            "the CA's word stays"
+        );
+
+        // A member on the certificate before: the schedule stays the stored one's.
+        let lagging = issued(-2, 30);
+        round(&identity, &settings, &http, &served(&lagging))
+            .await
+            .unwrap();
+        let after = store::schedule(&db, &settings.directory, &names)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(after, kept);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
 
     #[test]
-    fn a_point_in_the_window_or_now_once_it_has_begun() {
+    fn a_point_in_what_is_left_of_the_window() {
         for _ in 0..100 {
             let at = random_point((1_000, 2_000), 0);
             assert!((1_000..=2_000).contains(&at), "{at}");
         }
-        assert_eq!(random_point((1_000, 2_000), 1_500), 1_500);
+        // Begun: spread over what is left, not all at now.
+        let points: std::collections::BTreeSet<i64> = (0..100)
+            .map(|_| random_point((1_000, 2_000), 1_500))
+            .collect();
+        assert!(
+            points.iter().all(|at| (1_500..=2_000).contains(at)),
+            "{points:?}"
+        );
+        assert!(points.len() > 10, "{points:?}");
+        // Over: now.
+        assert_eq!(random_point((1_000, 2_000), 2_500), 2_500);
         assert_eq!(random_point((1_000, 1_000), 10), 1_000);
     }
 }

@@ -7,7 +7,7 @@
 //! the new one, not its local copy of the old, once it has read the
 //! database.
 
-use super::faults::{one_certificate, pg_fleet, stored_serial};
+use super::faults::{one_certificate, pg_fleet, psql, stored_serial};
 use super::*;
 
 /// The guide's block `name`, run by sh with `DATABASE_URL` set, the binary
@@ -91,6 +91,7 @@ fn the_commands_for_the_bad_day_work_as_the_guide_writes_them() {
     }
 
     // tls renew --revoke, with web3 down (its local copy holds the old one).
+    let stored_pem = psql(&db.url, "SELECT pem FROM tls_certificates");
     let log = fleet.servers[2].proc.take().unwrap().stop();
     assert!(log.contains("stopped"), "{log}");
     // Until web3's last read is more than 10 s old, it counts as running.
@@ -116,6 +117,13 @@ fn the_commands_for_the_bad_day_work_as_the_guide_writes_them() {
         [Some(new.clone()), Some(new.clone())],
         "the old one served nowhere"
     );
+    // What became of the old one, as the server that carried it out found it.
+    assert!(
+        renewed.contains(&format!(
+            "{old}: {old} is retired; it is revoked with the CA (keyCompromise) (by "
+        )),
+        "{renewed}"
+    );
     assert_eq!(issued(&pebble), 2);
     let logs = fleet.logs();
     assert!(
@@ -125,6 +133,49 @@ fn the_commands_for_the_bad_day_work_as_the_guide_writes_them() {
     assert!(
         logs.contains("revoked with the CA (keyCompromise)"),
         "{logs}"
+    );
+
+    // A request naming a certificate another order already replaced (one
+    // made while that order ran, or left by a holder that died after
+    // storing the new one): carried out all the same, never just cleared,
+    // and what became of it kept for `tls status` to say.
+    let leaf = &stored_pem[stored_pem.find("-----BEGIN CERTIFICATE-----").unwrap()..];
+    let leaf = &leaf[..leaf.find("-----END CERTIFICATE-----").unwrap() + 25];
+    let at: i64 = psql(
+        &db.url,
+        "SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)",
+    )
+    .parse()
+    .unwrap();
+    psql(
+        &db.url,
+        &format!(
+            "UPDATE tls_orders SET requested_at = {at}, requested_serial = '{old}', requested_cert = '{leaf}', revoke = 1"
+        ),
+    );
+    let mut last = serde_json::Value::Null;
+    let carried_out = wait(30, || {
+        let out = Command::new(BIN)
+            .args(["tls", "status", "--json"])
+            .env("DATABASE_URL", &db.url)
+            .output()
+            .unwrap();
+        let status: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+        last = status["certificates"][0]["last_renewal_request"].clone();
+        last["requested_at"].as_str().is_some_and(|t| {
+            time::OffsetDateTime::parse(t, &time::format_description::well_known::Rfc3339)
+                .is_ok_and(|t| (t.unix_timestamp_nanos() / 1_000_000) as i64 == at)
+        })
+    });
+    assert!(carried_out, "the request was not carried out: {last}");
+    assert_eq!(last["ok"], true, "{last}");
+    assert_eq!(last["retired"], true, "{last}");
+    assert_eq!(last["revoked"], true, "{last}");
+    let said = last["said"].as_str().unwrap();
+    assert!(
+        said.starts_with(&format!("{old} is retired; "))
+            && (said.contains("revoked already") || said.contains("revoked with the CA")),
+        "{said}"
     );
 
     // web3 again: ready only once it has read the database, and then on

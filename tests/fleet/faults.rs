@@ -216,7 +216,9 @@ fn a_member_that_cannot_reach_the_ca_starting_first_holds_up_no_other() {
         .and_then(|n| n.parse::<u64>().ok())
         .unwrap_or_else(|| panic!("{readyz}"));
     assert!(failing >= 1, "{readyz}");
-    assert!(readyz.contains("\"last_error\":\""), "{readyz}");
+    assert!(readyz.contains("\"failing\":true"), "{readyz}");
+    // That orders fail, never the CA's text: that is the log's and `tls status`'s.
+    assert!(!readyz.contains("error"), "{readyz}");
     let (_, metrics) = get_via(
         fleet.servers[0].https,
         NAMES[0],
@@ -338,6 +340,41 @@ fn a_member_whose_clock_runs_two_minutes_ahead_or_behind_never_orders_beside_ano
     one_order_with_a_skewed_member("fleet-ahead", None, Some("+120s"));
     // Behind: it orders, and an on-time member joins.
     one_order_with_a_skewed_member("fleet-behind", Some("-120s"), None);
+}
+
+/// A member whose clock runs 50 hours ahead, beside an on-time one, with
+/// certificates for 72 hours: past the renewal time (48 hours in) by its
+/// own clock, not by the database's, which the fleet goes by. It serves
+/// the fleet's certificate and orders nothing (by its own clock it would
+/// order again and again: each new certificate is as far behind).
+#[test]
+fn a_member_days_ahead_orders_nothing_the_fleet_renews_later() {
+    needs("pebble", "pebble");
+    let (_db, mut fleet, _dns, pebble) = pg_fleet("fleet-days-ahead", "127.0.0.1", Some(72 * 3600));
+    fleet.start(0, &[]);
+    let serial = one_certificate(&fleet, &pebble, &[0], 60);
+    let ahead = faked_clock("+50h");
+    fleet.start(
+        1,
+        &ahead
+            .iter()
+            .map(|(k, v)| (*k, v.as_str()))
+            .collect::<Vec<_>>(),
+    );
+    assert_eq!(one_certificate(&fleet, &pebble, &[0, 1], 60), serial);
+    // Five of its robot's rounds (one every 2 s).
+    std::thread::sleep(Duration::from_secs(10));
+    assert_eq!(
+        issued(&pebble),
+        1,
+        "the member ahead ordered:\n{}",
+        fleet.logs()
+    );
+    assert_eq!(holders(&fleet), [0], "{}", fleet.logs());
+    assert_eq!(
+        fleet.serials(NAMES[0], &pebble.issuing_root())[..2],
+        [Some(serial.clone()), Some(serial)]
+    );
 }
 
 /// Stopped for 12 s (its lease lasts 5) as soon as its answers are

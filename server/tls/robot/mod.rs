@@ -1,0 +1,475 @@
+//! The certificate robot: obtains the HTTPS certificate for `TLS_DOMAINS`
+//! from an ACME CA (RFC 8555; Let's Encrypt unless `ACME_DIRECTORY` says
+//! otherwise) and renews it, once for the whole fleet, which no one
+//! member's fault may cost its certificate.
+//!
+//! The protocol and its signed requests are instant-acme's; its requests go
+//! through reqwest (`edge::acme_http`), each with a connect timeout and an
+//! overall one. The robot's own part is the schedule:
+//!
+//! 1. Once two thirds of the certificate's life have passed
+//!    ([`CertInfo::renew_at`](crate::edge::certs::CertInfo::renew_at)), or
+//!    when there is none, a member takes the database's order lease
+//!    ([`LEASE`]) unless the fleet's back-off says not yet; the others
+//!    wait, and put the new certificate in service when it appears in the
+//!    database (`tls::Identity::sync`). Nothing is ordered while the
+//!    database is unreachable.
+//! 2. The lease's time is the database's clock, and taking it gives a
+//!    generation ([`store::Hold`]). The holder renews it while it orders;
+//!    once a renewal says it is lost, or none succeeded within the lease's
+//!    TTL (a stalled process, a cut database), the order is abandoned
+//!    before its next step with the CA ([`Fence`]). Every write the order
+//!    makes (its challenge answers, the certificate, the back-off) holds
+//!    only while its generation holds the lease, so a holder that lost it
+//!    overwrites nothing of the next one's order.
+//! 3. Every name is validated by the challenge `ACME_CHALLENGE` names.
+//!    The answers are stored first; the CA is asked to look once every
+//!    member seen lately says it holds them (`tls_members`), or after
+//!    [`AcmeTiming::challenge_wait`] at most, naming the members that lag.
+//!    The certificate goes to the database (newest issued wins: see
+//!    `Identity::offer`), then into service here.
+//! 4. A failure gives the lease up. One the CA answered (an order refused,
+//!    a validation failed, a rate limit) pushes the fleet's back-off in the
+//!    database ([`AcmeTiming::first_retry`], doubling up to [`LAST_RETRY`]),
+//!    so the CA sees no more tries from the fleet than from one server, and
+//!    the member that failed waits one step more, so another takes the next
+//!    try. One that never reached the CA (no connection, a TLS or DNS
+//!    failure) is the member's own: it backs off alone. A member whose tries
+//!    keep failing says so in `/readyz` and `/metrics`; the certificate in
+//!    service, and the HTTP port's redirect, go on meanwhile.
+//!
+//! Each order is counted by its kind and outcome (`acme_orders_total`,
+//! with the time of the last success), on the process that made it.
+//!
+//! Nothing the robot logs holds a key.
+
+mod fence;
+mod order;
+mod request;
+
+use fence::Fence;
+pub(super) use order::account;
+use order::order;
+use request::requested;
+
+use super::store::{self, Challenge as StoredChallenge, Hold};
+use super::{hex, Identity};
+use crate::edge::acme::{usable, AcmeSettings, AcmeTiming, Challenge};
+use crate::edge::acme_http::AcmeHttp;
+use crate::edge::certs::{rfc3339, ServedCert};
+use anyhow::Context;
+use instant_acme::{
+    Account, AccountCredentials, AuthorizationStatus, CertificateIdentifier, ChallengeType,
+    Identifier, NewAccount, NewOrder, OrderStatus, RetryPolicy,
+};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// The name of the lease whose holder orders certificates.
+pub const LEASE: &str = "acme-order";
+
+/// How often a process that does not hold the lease looks again.
+const CHECK_EVERY: Duration = Duration::from_secs(2);
+
+/// How long a stored answer is kept at most (an order is over sooner).
+const CHALLENGE_TTL: Duration = Duration::from_secs(600);
+
+/// The longest wait between two tries (Let's Encrypt allows 5 failed
+/// validations per name an hour).
+pub const LAST_RETRY: Duration = Duration::from_secs(3600);
+
+/// The members an order waits for: those that read the shared state this
+/// recently.
+const MEMBER_FRESH: Duration = Duration::from_secs(10);
+
+/// How an order ended, when it did not end with a certificate.
+#[derive(Debug)]
+enum Failure {
+    /// The CA answered it (refused, invalid, limited): the fleet backs off.
+    Ca(anyhow::Error),
+    /// It never reached the CA: this member backs off alone.
+    Own(anyhow::Error),
+    /// The lease was lost: another member orders now.
+    Abandoned(String),
+}
+
+/// A refusal the CA made in its answer (an order or authorization that
+/// went invalid), as opposed to one it never got to make.
+#[derive(Debug)]
+struct CaAnswer(String);
+
+impl std::fmt::Display for CaAnswer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for CaAnswer {}
+
+impl Failure {
+    /// A refusal the CA made in its answer, said as `why`.
+    fn refused(why: String) -> Failure {
+        Failure::Ca(anyhow::Error::new(CaAnswer(why)))
+    }
+
+    /// Whose fault `e` is: the CA's answer (a problem document, an order
+    /// that went invalid, a validation still pending at the deadline), or
+    /// this member's (no connection, TLS, DNS, its database).
+    fn of(e: anyhow::Error) -> Failure {
+        let answered = e.chain().any(|c| {
+            c.is::<CaAnswer>()
+                || matches!(
+                    c.downcast_ref::<instant_acme::Error>(),
+                    Some(instant_acme::Error::Api(_) | instant_acme::Error::Timeout(_))
+                )
+        });
+        if answered {
+            Failure::Ca(e)
+        } else {
+            Failure::Own(e)
+        }
+    }
+
+    /// Whose fault `e` is once the order exists: the CA's too when it
+    /// answered with no problem document (a 5xx page) or did not answer
+    /// in time. The CA was reached to place the order, so a slow or
+    /// failing CA now is the fleet's back-off, not each member's in turn.
+    fn of_placed(e: anyhow::Error) -> Failure {
+        if slow_or_failing_ca(&e) {
+            Failure::Ca(e)
+        } else {
+            Failure::of(e)
+        }
+    }
+}
+
+/// A CA's answer that is no problem document (instant-acme fails to read
+/// one from a 5xx page), or a request to it that timed out.
+fn slow_or_failing_ca(e: &anyhow::Error) -> bool {
+    let timed_out = |c: &(dyn std::error::Error + 'static)| {
+        c.downcast_ref::<reqwest::Error>()
+            .is_some_and(reqwest::Error::is_timeout)
+    };
+    e.chain().any(|c| {
+        timed_out(c)
+            || match c.downcast_ref::<instant_acme::Error>() {
+                Some(instant_acme::Error::Json(_)) => true,
+                Some(instant_acme::Error::Other(inner)) => {
+                    timed_out(inner.as_ref())
+                        || inner
+                            .downcast_ref::<reqwest::Error>()
+                            .is_some_and(|r| r.status().is_some_and(|s| s.is_server_error()))
+                }
+                _ => false,
+            }
+    })
+}
+
+/// This member's own back-off, after failures that never reached the CA.
+struct OwnBackoff {
+    next: Instant,
+    retry: Duration,
+}
+
+/// Runs the robot until the process ends.
+pub async fn run(identity: Arc<Identity>, settings: AcmeSettings, http: AcmeHttp) {
+    let db = identity.db.clone();
+    let timing = settings.timing;
+    let mut own = OwnBackoff {
+        next: Instant::now(),
+        retry: timing.first_retry,
+    };
+    loop {
+        let request = match db.is_up() {
+            true => store::request(&db, &settings.directory, &settings.names_key())
+                .await
+                .ok()
+                .flatten(),
+            false => None,
+        };
+        if !db.is_up() {
+            tokio::time::sleep(CHECK_EVERY).await;
+            continue;
+        }
+        // Whether it is time, by the database's clock: one clock for the
+        // fleet, so a member whose own runs ahead does not order early
+        // (with short-lived certificates, again and again).
+        let Ok(now) = store::clock(&db).await else {
+            tokio::time::sleep(CHECK_EVERY).await;
+            continue;
+        };
+        let due = identity.renew_at().map_or(0, super::unix_ms);
+        if request.is_none() && due > now {
+            let wait = Duration::from_millis((due - now) as u64);
+            tokio::time::sleep(wait.min(CHECK_EVERY)).await;
+            continue;
+        }
+        if own.next > Instant::now() {
+            tokio::time::sleep((own.next - Instant::now()).min(CHECK_EVERY)).await;
+            continue;
+        }
+        let hold = match may_order(&identity, &settings).await {
+            Ok(Some(hold)) => hold,
+            Ok(None) => {
+                tokio::time::sleep(CHECK_EVERY).await;
+                continue;
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "HTTPS: the order lease cannot be read");
+                tokio::time::sleep(CHECK_EVERY).await;
+                continue;
+            }
+        };
+        let fence = Fence::keep(db.clone(), hold.clone(), timing.lease_ttl, Instant::now());
+        // Another holder may have just stored one: take it rather than order
+        // (a request is done once the certificate it retires is replaced).
+        let synced = identity.sync_certificate(&settings).await.is_ok();
+        let serving = identity.certs.current().map(|c| c.info.serial.clone());
+        let done = match &request {
+            Some(r) => synced && serving.is_some() && r.serial.is_some() && serving != r.serial,
+            None => match identity.renew_at() {
+                Some(at) if synced => store::clock(&db)
+                    .await
+                    .is_ok_and(|now| super::unix_ms(at) > now),
+                _ => false,
+            },
+        };
+        if done {
+            if let Some(r) = &request {
+                // The certificate it names was replaced already: by an
+                // order that was running when it was made, or by a holder
+                // that died before it retired it. Retired, and revoked if
+                // asked, all the same.
+                let account = match r.revoke {
+                    true => account(&identity, &settings, &http)
+                        .await
+                        .map_err(|e| format!("{e:#}")),
+                    false => Err("not asked".into()),
+                };
+                requested(&identity, &settings, r, None, account.as_ref(), &hold).await;
+            }
+            fence.end().await;
+            continue;
+        }
+        tracing::info!(domains = ?settings.domains, directory = %settings.directory, challenge = ?settings.challenge, generation = hold.generation, "HTTPS: ordering a certificate (this server holds the order lease)");
+        let renewal = identity.certs.current().is_some();
+        let before = identity.served.load_full();
+        let mut answered = Vec::new();
+        let outcome = match order(&identity, &settings, &http, &fence, &mut answered).await {
+            Ok(issued) => fence.holds().map(|()| issued),
+            Err(e) => Err(e),
+        };
+        // This order's answers only: a holder resumed after its lease
+        // passed on would otherwise wipe the next holder's, read from the
+        // database meanwhile.
+        for c in &answered {
+            match c.kind.as_str() {
+                "http-01" => identity.certs.forget_http_challenge(&c.name, &c.answer),
+                _ => {
+                    if let Some(digest) = super::unhex(&c.answer) {
+                        identity.certs.forget_alpn_challenge(&c.name, &digest)
+                    }
+                }
+            }
+        }
+        if let Err(e) = store::drop_challenges(&db, hold.generation).await {
+            tracing::debug!(error = %e, "the order's challenges stay until they expire");
+        }
+        let stored = match outcome {
+            Ok((served, pem, account)) => {
+                let stored = store_issued(&identity, &settings, served, pem, &hold).await;
+                if let (true, Some(r)) = (stored, &request) {
+                    requested(
+                        &identity,
+                        &settings,
+                        r,
+                        before.as_deref(),
+                        Ok(&account),
+                        &hold,
+                    )
+                    .await;
+                }
+                stored
+            }
+            Err(failure) => {
+                failed(&identity, &settings, failure, &hold, &mut own).await;
+                false
+            }
+        };
+        identity.orders.record(renewal, stored);
+        if stored {
+            own.retry = timing.first_retry;
+            identity.succeeded();
+            if let Err(e) = store::set_backoff(
+                &db,
+                &settings.directory,
+                &settings.names_key(),
+                Duration::ZERO,
+                None,
+                &hold,
+            )
+            .await
+            {
+                tracing::debug!(error = %e, "the fleet's back-off stays until the next success");
+            }
+        }
+        fence.end().await;
+    }
+}
+
+/// Takes the order lease unless the fleet's back-off says not yet (a member
+/// whose try failed last waits one step more than the others).
+async fn may_order(
+    identity: &Identity,
+    settings: &AcmeSettings,
+) -> Result<Option<Hold>, sqlx::Error> {
+    let db = &identity.db;
+    let backoff = store::backoff(db, &settings.directory, &settings.names_key()).await?;
+    let mut not_before = backoff.next_try_at;
+    if backoff.failed_by.as_deref() == Some(identity.member.as_str()) {
+        not_before += backoff.retry_ms;
+    }
+    if store::clock(db).await? < not_before {
+        return Ok(None);
+    }
+    store::take_lease(db, LEASE, &identity.member, settings.timing.lease_ttl).await
+}
+
+/// The issued certificate to the database (only while the lease holds) and
+/// into service. True when it was stored.
+async fn store_issued(
+    identity: &Identity,
+    settings: &AcmeSettings,
+    served: ServedCert,
+    pem: String,
+    hold: &Hold,
+) -> bool {
+    let serial = served.info.serial.clone();
+    let mine = super::stored(&served, &pem);
+    match identity.offer(settings, &mine, Some(hold)).await {
+        Ok(super::Offer::Stored) => {
+            tracing::info!(
+                serial = %served.info.serial,
+                valid_until = %rfc3339(served.info.not_after),
+                "HTTPS: a new certificate is in service"
+            );
+            identity.put_in_service(settings, served, pem);
+            true
+        }
+        Ok(super::Offer::Older) => {
+            tracing::info!(%serial, "HTTPS: the database holds a certificate issued later than this order's; that one is served");
+            false
+        }
+        Ok(super::Offer::Retired) => {
+            tracing::warn!(%serial, "HTTPS: the CA issued a certificate that is retired; it is not served");
+            false
+        }
+        Ok(super::Offer::Fenced) => {
+            tracing::warn!(%serial, "HTTPS: the order lease was lost before the certificate was stored; it is not served (the next holder's order stands)");
+            false
+        }
+        Err(e) => {
+            tracing::warn!(%serial, error = %e, "HTTPS: the new certificate cannot be stored in the database; it is not served, and the next holder orders again");
+            false
+        }
+    }
+}
+
+/// A failed order: logged, and the back-off it calls for.
+async fn failed(
+    identity: &Identity,
+    settings: &AcmeSettings,
+    failure: Failure,
+    hold: &Hold,
+    own: &mut OwnBackoff,
+) {
+    let timing = settings.timing;
+    match failure {
+        Failure::Abandoned(why) => {
+            tracing::warn!(
+                generation = hold.generation,
+                "HTTPS: the order is abandoned: {why}"
+            );
+        }
+        Failure::Own(e) => {
+            let error = format!("{e:#}");
+            tracing::warn!(%error, retry_in = ?own.retry, directory = %settings.directory, "HTTPS: this server could not reach the CA (ACME_DIRECTORY); it tries again later, and any other server may order meanwhile");
+            identity.failed(&error);
+            own.next = Instant::now() + own.retry;
+            own.retry = (own.retry * 2).min(LAST_RETRY);
+        }
+        Failure::Ca(e) => {
+            let error = format!("{e:#}");
+            let (directory, names) = (&settings.directory, settings.names_key());
+            let before = store::backoff(&identity.db, directory, &names)
+                .await
+                .unwrap_or_default();
+            let retry = match before.retry_ms {
+                0 => timing.first_retry,
+                ms => (Duration::from_millis(ms as u64) * 2).min(LAST_RETRY),
+            };
+            identity.failed(&error);
+            let kept = store::set_backoff(
+                &identity.db,
+                directory,
+                &names,
+                retry,
+                Some((identity.member.as_str(), error.as_str())),
+                hold,
+            )
+            .await;
+            tracing::warn!(%error, retry_in = ?retry, shared = matches!(kept, Ok(true)), directory = %settings.directory, "HTTPS: the CA refused the order; the servers try again later");
+        }
+    }
+}
+
+#[cfg(test)]
+mod classification {
+    use super::*;
+
+    /// A CA that answers a step of an existing order with a 5xx page and
+    /// no problem document, or not in time, is the fleet's back-off; before
+    /// the order exists, a failure that is not the CA's answer stays the
+    /// member's own.
+    #[test]
+    fn a_slow_or_failing_ca_after_the_order_is_the_fleets_back_off() {
+        let failing = || {
+            anyhow::Error::new(instant_acme::Error::Json(
+                serde_json::from_str::<serde_json::Value>("<html>502</html>").unwrap_err(),
+            ))
+            .context("downloading the certificate")
+        };
+        assert!(matches!(Failure::of_placed(failing()), Failure::Ca(_)));
+        assert!(matches!(Failure::of(failing()), Failure::Own(_)));
+        let unreachable = || anyhow::Error::new(instant_acme::Error::Str("no connection"));
+        assert!(matches!(Failure::of_placed(unreachable()), Failure::Own(_)));
+    }
+
+    #[tokio::test]
+    async fn a_request_that_times_out_is_the_cas_once_the_order_exists() {
+        // A CA that accepts the connection and never answers.
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let _held = tokio::spawn(async move {
+            let mut kept = Vec::new();
+            while let Ok((socket, _)) = listener.accept().await {
+                kept.push(socket);
+            }
+        });
+        let client = reqwest::Client::builder()
+            .timeout(Duration::from_millis(200))
+            .build()
+            .unwrap();
+        let e = client
+            .get(format!("http://{addr}/"))
+            .send()
+            .await
+            .unwrap_err();
+        assert!(e.is_timeout());
+        let e = anyhow::Error::new(instant_acme::Error::Other(Box::new(e)))
+            .context("waiting for the validation");
+        assert!(matches!(Failure::of_placed(e), Failure::Ca(_)));
+    }
+}
