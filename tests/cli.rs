@@ -589,10 +589,7 @@ fn tls_renew_after_a_move_from_staging_renews_what_the_servers_serve() {
         ),
         ("https://acme-v02.api.letsencrypt.org/directory", "9a01"),
     ] {
-        sql(&format!(
-            "INSERT INTO tls_certificates (directory, names, pem, serial, not_before, not_after, stored_at) \
-             VALUES ('{directory}', 'example.org', 'no pem', '{serial}', 1, 2, 3)"
-        ));
+        stored_certificate(&dir.0, directory, serial);
     }
     let (code, out, err) = run(site(&dir.0).args(["tls", "renew", "--wait", "1"]));
     assert_eq!(code, 1, "{out}");
@@ -623,4 +620,83 @@ fn tls_renew_after_a_move_from_staging_renews_what_the_servers_serve() {
         "https://acme-staging-v02.api.letsencrypt.org/directory",
     ));
     assert!(out.contains("retiring 5741"), "{out}{err}");
+}
+
+/// The certificate rows of a site, as a server that ordered one keeps them.
+fn stored_certificate(dir: &Path, directory: &str, serial: &str) {
+    let url = format!("sqlite://{}/data/citizen-site.db", dir.display());
+    tokio::runtime::Runtime::new().unwrap().block_on(async {
+        use sqlx::Connection;
+        let mut db = sqlx::SqliteConnection::connect(&url).await.unwrap();
+        sqlx::query(&format!(
+            "INSERT INTO tls_certificates (directory, names, pem, serial, not_before, not_after, stored_at) \
+             VALUES ('{directory}', 'example.org', 'no pem', '{serial}', 1, 2, 3)"
+        ))
+        .execute(&mut db)
+        .await
+        .unwrap();
+        db.close().await.unwrap();
+    });
+}
+
+/// A plain `tls renew` after a `tls renew --revoke` not yet carried out
+/// (no server running) keeps the revocation asked: it is never dropped.
+#[test]
+fn a_later_tls_renew_never_drops_a_pending_revocation() {
+    let dir = Dir::new("cli-tls-revoke-kept");
+    site_database(&dir.0, &[], false);
+    stored_certificate(
+        &dir.0,
+        "https://acme-v02.api.letsencrypt.org/directory",
+        "9a01",
+    );
+    for args in [&["tls", "renew", "--revoke"][..], &["tls", "renew"]] {
+        let (code, _, err) = run(site(&dir.0).args(args));
+        assert_eq!(code, 1, "{err}");
+        assert!(err.contains("no server of the site is running"), "{err}");
+    }
+    let (code, out, err) = run(site(&dir.0).args(["tls", "status", "--json"]));
+    assert_eq!(code, 0, "{err}");
+    let status: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        status["certificates"][0]["renewal_requested"], true,
+        "{out}"
+    );
+    assert_eq!(status["certificates"][0]["revoke_requested"], true, "{out}");
+    let (_, out, _) = run(site(&dir.0).args(["tls", "status"]));
+    assert!(
+        out.contains("(tls renew; the old one revoked too)"),
+        "{out}"
+    );
+}
+
+/// `tls status` on a database a migration behind this binary (a new
+/// binary installed, the servers not reloaded yet) reads it as it is.
+#[test]
+fn tls_status_reads_a_database_a_migration_behind() {
+    let dir = Dir::new("cli-tls-behind");
+    site_database(&dir.0, &[], false);
+    stored_certificate(
+        &dir.0,
+        "https://acme-v02.api.letsencrypt.org/directory",
+        "9a01",
+    );
+    let url = format!("sqlite://{}/data/citizen-site.db", dir.0.display());
+    tokio::runtime::Runtime::new().unwrap().block_on(async {
+        use sqlx::Connection;
+        let mut db = sqlx::SqliteConnection::connect(&url).await.unwrap();
+        for statement in [
+            "ALTER TABLE tls_orders DROP COLUMN requested_cert",
+            "ALTER TABLE tls_orders DROP COLUMN outcome_for",
+            "ALTER TABLE tls_orders DROP COLUMN outcome",
+            "DELETE FROM _sqlx_migrations WHERE version = 20261128000000",
+        ] {
+            sqlx::query(statement).execute(&mut db).await.unwrap();
+        }
+        db.close().await.unwrap();
+    });
+    let (code, out, err) = run(site(&dir.0).args(["tls", "status"]));
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("serial      9a01"), "{out}");
+    assert!(out.contains("a migration behind this binary"), "{out}");
 }

@@ -315,8 +315,13 @@ async fn stop_the_rest(
             tracing::warn!("the forwarder did not stop in time; its claimed request is retried when the lease runs out");
         }
     }
-    for task in background {
+    for task in &background {
         task.abort();
+    }
+    // Ended before the member leaves: a lease take already sent would
+    // otherwise land after the release, and the fleet wait out its TTL.
+    for task in background {
+        let _ = tokio::time::timeout(Duration::from_secs(2), task).await;
     }
     if let Some(tls) = &state.tls {
         tls.leave().await;

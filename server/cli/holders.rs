@@ -42,26 +42,34 @@ pub fn held(addr: SocketAddr, transport: Transport, database_url: &str) -> Held 
     if holders.is_empty() {
         return Held::Unseen;
     }
-    let ours: Vec<&Holder> = holders.iter().filter(|h| is_site_binary(h.pid)).collect();
+    let is_systemd = |h: &Holder| h.pid == 1 || h.name == "systemd";
+    let (ours, rest): (Vec<Holder>, Vec<Holder>) =
+        holders.iter().cloned().partition(|h| is_site_binary(h.pid));
+    // Anything else that holds it beside systemd is named, ours or not.
+    let others: Vec<Holder> = rest.iter().filter(|h| !is_systemd(h)).cloned().collect();
+    if !others.is_empty() {
+        return Held::Other(others);
+    }
     if !ours.is_empty() {
         let mine = same_database(database_url);
         let mut same = Vec::new();
         for h in &ours {
             match database_of(h.pid) {
+                // Its settings cannot be read (another user's, or it just
+                // ended): not vouched for.
+                None => return Held::Unseen,
                 Some(theirs) if !mine(&theirs) => {
                     return Held::OtherSite(h.pid, crate::config::redacted(&theirs.url))
                 }
-                _ => same.push(h.pid),
+                Some(_) => same.push(h.pid),
             }
         }
         return Held::ThisSite(same);
     }
-    if holders.iter().all(|h| h.pid == 1 || h.name == "systemd") {
-        if let Some(unit) = socket_unit_for_site(addr) {
-            return Held::Systemd(unit);
-        }
+    match socket_unit_for_site(addr) {
+        Some(unit) => Held::Systemd(unit),
+        None => Held::Other(holders),
     }
-    Held::Other(holders)
 }
 
 /// The inodes of the sockets bound to `addr`'s port that a bind of
@@ -163,23 +171,23 @@ fn processes_holding(inodes: &[u64]) -> Vec<Holder> {
     found
 }
 
-/// Whether `pid` runs this site's binary: the same file name as this
-/// process's (an upgrade renames a new file over the old path, so the
-/// running one may show ` (deleted)`), or the command name itself.
+/// Whether `pid` runs this site's binary: from the same path as this
+/// process (an upgrade installs a new file over the old path, so the
+/// running one may show ` (deleted)`). Not by its name: any program can
+/// call itself citizen-site, but only root writes where the binary is
+/// installed.
 fn is_site_binary(pid: u32) -> bool {
-    let file_name = |p: &Path| {
-        p.file_name().map(|n| {
-            n.to_string_lossy()
-                .trim_end_matches(" (deleted)")
-                .to_owned()
-        })
+    let path = |p: PathBuf| {
+        let text = p.to_string_lossy().into_owned();
+        text.strip_suffix(" (deleted)")
+            .map(str::to_owned)
+            .unwrap_or(text)
     };
-    let mine = std::env::current_exe().ok().and_then(|p| file_name(&p));
+    let mine = std::env::current_exe().ok().map(path);
     let theirs = std::fs::read_link(format!("/proc/{pid}/exe"))
         .ok()
-        .and_then(|p| file_name(&p));
-    let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
-    (mine.is_some() && mine == theirs) || comm.trim() == "citizen-site"
+        .map(path);
+    mine.is_some() && mine == theirs
 }
 
 /// A running server's database: its `--database-url` or `DATABASE_URL`
@@ -235,12 +243,25 @@ fn same_database(mine: &str) -> impl Fn(&TheirDatabase) -> bool + '_ {
         })
     };
     let my_cwd = std::env::current_dir().ok();
+    // PostgreSQL: the same server and database, however the URL is spelt
+    // (a password changed since, the port written or not).
+    let place = |url: &str| {
+        url.parse::<sqlx::postgres::PgConnectOptions>()
+            .ok()
+            .map(|o| {
+                (
+                    o.get_host().to_owned(),
+                    o.get_port(),
+                    o.get_database().map(str::to_owned),
+                )
+            })
+    };
     move |theirs: &TheirDatabase| match (
         resolve(mine, my_cwd.as_deref()),
         resolve(&theirs.url, theirs.cwd.as_deref()),
     ) {
         (Some(a), Some(b)) => a == b,
-        (None, None) => mine == theirs.url,
+        (None, None) => place(mine).is_some_and(|p| Some(p) == place(&theirs.url)),
         _ => false,
     }
 }
@@ -304,6 +325,22 @@ mod tests {
             "::ffff:127.0.0.1".parse().unwrap(),
             "127.0.0.1".parse().unwrap()
         ));
+    }
+
+    #[test]
+    fn a_postgres_database_is_the_same_however_its_url_is_spelt() {
+        let theirs = |url: &str| TheirDatabase {
+            url: url.to_owned(),
+            cwd: None,
+        };
+        // A password rotated since the server started, the port spelt out.
+        let mine = same_database("postgres://site:new@db.internal/site");
+        assert!(mine(&theirs(
+            "postgresql://site:old@db.internal:5432/site?sslmode=prefer"
+        )));
+        assert!(!mine(&theirs("postgres://site:new@db.internal/other")));
+        assert!(!mine(&theirs("postgres://site:new@db2.internal/site")));
+        assert!(!mine(&theirs("sqlite://data/site.db")));
     }
 
     #[test]

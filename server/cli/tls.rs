@@ -99,6 +99,10 @@ pub async fn run(database_url: &str, cmd: TlsCommand) -> anyhow::Result<()> {
 }
 
 async fn status(db: &Db, json: bool) -> anyhow::Result<()> {
+    // Read-only, so a database a migration behind this binary (a new
+    // binary installed, the servers not yet reloaded) is read as it is:
+    // what only the newer schema keeps is not shown.
+    let current_schema = db.schema().await?.is_some_and(|v| v >= db.latest_schema());
     let now = store::clock(db).await?;
     let members = store::members(db, LISTED).await?;
     let lease = store::lease(db, LEASE).await?;
@@ -109,7 +113,10 @@ async fn status(db: &Db, json: bool) -> anyhow::Result<()> {
             .filter(|s| s.serial == cert.serial);
         let backoff = store::backoff(db, &directory, &names).await?;
         let request = store::request(db, &directory, &names).await?;
-        let done = store::last_outcome(db, &directory, &names).await?;
+        let done = match current_schema {
+            true => store::last_outcome(db, &directory, &names).await?,
+            false => None,
+        };
         certificates.push((directory, names, cert, schedule, backoff, request, done));
     }
     let key_age = ticket_key_age(db, now).await?;
@@ -126,6 +133,7 @@ async fn status(db: &Db, json: bool) -> anyhow::Result<()> {
                 "next_try_at": (backoff.next_try_at > now).then(|| rfc3339(backoff.next_try_at)),
                 "last_error": backoff.error,
                 "renewal_requested": request.is_some(),
+                "revoke_requested": request.as_ref().is_some_and(|r| r.revoke),
                 "last_renewal_request": done.as_ref().map(|(at, o)| json!({
                     "requested_at": rfc3339(*at), "ok": o.done(), "retired": o.retired,
                     "revoked": o.revoked, "said": o.said, "by": o.by,
@@ -138,6 +146,9 @@ async fn status(db: &Db, json: bool) -> anyhow::Result<()> {
             "ticket_key_age_seconds": key_age.map(|ms| ms / 1000),
         }));
         return Ok(());
+    }
+    if !current_schema {
+        println!("(the database is a migration behind this binary: a server of this version brings it up to date as it starts; until then the last renewal request's outcome is not shown)");
     }
     if certificates.is_empty() {
         println!("(no certificate stored: the servers order one once they run with TLS_DOMAINS)");
@@ -171,8 +182,13 @@ async fn status(db: &Db, json: bool) -> anyhow::Result<()> {
         }
         if let Some(r) = request {
             println!(
-                "  requested   a new certificate, at {} UTC (tls renew)",
-                utc(r.requested_at)
+                "  requested   a new certificate, at {} UTC (tls renew{})",
+                utc(r.requested_at),
+                if r.revoke {
+                    "; the old one revoked too"
+                } else {
+                    ""
+                }
             );
         }
         if let Some((at, o)) = done {
@@ -349,6 +365,9 @@ async fn renew(
             old.serial
         );
     }
+    // A pending request for the same certificate that asked to revoke it
+    // keeps asking (`store::request_renewal`).
+    let revoke = request.revoke;
     if !json {
         println!("requested: a new certificate for {names}, retiring {} (revoked too: {revoke}); waiting for the servers…", old.serial);
     }
@@ -359,6 +378,17 @@ async fn renew(
         let current = store::certificate_stamp(db, &directory, &names).await?;
         let members = store::members(db, ALIVE).await?;
         let outcome = store::outcome(db, &directory, &names, request.requested_at).await?;
+        if outcome.is_none() {
+            gone(
+                db,
+                &directory,
+                &names,
+                &request,
+                current.as_ref(),
+                &old.serial,
+            )
+            .await?;
+        }
         if let (Some((serial, _)), Some(outcome)) =
             (current.filter(|(s, _)| *s != old.serial), outcome)
         {
@@ -413,6 +443,40 @@ async fn renew(
                 wait.as_secs()
             );
         }
+    }
+}
+
+/// When this command's request is no longer pending and no outcome of it
+/// is kept, it was not carried out as asked: a later `tls renew` replaced
+/// it, or a server of an older version cleared it keeping no outcome. An
+/// error saying which, rather than waiting for an answer that never comes.
+async fn gone(
+    db: &Db,
+    directory: &str,
+    names: &str,
+    mine: &store::Request,
+    current: Option<&(String, i64)>,
+    old: &str,
+) -> anyhow::Result<()> {
+    let pending = store::request(db, directory, names).await?;
+    match pending {
+        Some(p) if p.requested_at == mine.requested_at => Ok(()),
+        Some(p) => bail!(
+            "a later `citizen-site tls renew` (at {} UTC) replaced this request: that one is carried out instead; `citizen-site tls status` shows it",
+            utc(p.requested_at)
+        ),
+        None => match store::last_outcome(db, directory, names).await? {
+            Some((at, o)) if at != mine.requested_at => bail!(
+                "a later `citizen-site tls renew` (at {} UTC) replaced this request and was carried out: {} (by {})",
+                utc(at),
+                o.said,
+                o.by
+            ),
+            _ if current.is_some_and(|(serial, _)| serial != old) => bail!(
+                "the request was carried out by a server that keeps no record of what became of {old} (an older citizen-site): that server's log says whether it was retired and revoked"
+            ),
+            _ => Ok(()),
+        },
     }
 }
 

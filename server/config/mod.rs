@@ -421,30 +421,47 @@ pub fn user(uid: u32) -> String {
 
 /// A database URL fit to print: without its password.
 pub fn redacted(url: &str) -> String {
-    match reqwest::Url::parse(url) {
+    let shown = match reqwest::Url::parse(url) {
         Ok(mut u) if u.password().is_some() => {
             let _ = u.set_password(Some("***"));
             u.to_string()
         }
         Ok(_) => url.to_owned(),
-        // Not a URL (a port that is no number, say): whatever stands
-        // between `user:` and the last `@` of its authority is hidden all
-        // the same.
-        Err(_) => {
-            let Some((scheme, rest)) = url.split_once("://") else {
-                return url.to_owned();
-            };
-            let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-            let (authority, path) = rest.split_at(end);
-            match authority.rsplit_once('@') {
-                Some((userinfo, host)) => match userinfo.split_once(':') {
-                    Some((user, _)) => format!("{scheme}://{user}:***@{host}{path}"),
+        // Not a URL (a port that is no number, say): everything between
+        // the scheme's `user:` and the last `@` of the whole text is
+        // hidden, a password holding `/`, `?` or `#` included.
+        Err(_) => match url.split_once("://") {
+            Some((scheme, rest)) => match rest.rfind('@') {
+                Some(at) => match rest[..at].split_once(':') {
+                    Some((user, _)) => format!("{scheme}://{user}:***@{}", &rest[at + 1..]),
                     None => url.to_owned(),
                 },
                 None => url.to_owned(),
+            },
+            None => url.to_owned(),
+        },
+    };
+    hide_password_parameters(&shown)
+}
+
+/// `password=...` and `sslpassword=...` in a URL's query (PostgreSQL
+/// takes the password there too) shown as `***`.
+fn hide_password_parameters(url: &str) -> String {
+    let Some((base, query)) = url.split_once('?') else {
+        return url.to_owned();
+    };
+    let pairs: Vec<String> = query
+        .split('&')
+        .map(|pair| match pair.split_once('=') {
+            Some((name, _))
+                if ["password", "sslpassword"].contains(&name.to_ascii_lowercase().as_str()) =>
+            {
+                format!("{name}=***")
             }
-        }
-    }
+            _ => pair.to_owned(),
+        })
+        .collect();
+    format!("{base}?{}", pairs.join("&"))
 }
 
 /// Why `key` cannot be a Stripe secret key, if it cannot (the key itself is

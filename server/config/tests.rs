@@ -526,6 +526,36 @@ fn a_database_url_serve_would_refuse_is_refused_naming_the_setting_and_hiding_it
         ["DATABASE_URL=postgres://site:***@db.internal:notaport/site: cannot be read: invalid port number"]
     );
     // The driver's options: the first connection would fail, and every one after.
+    // A password holding `/`, `#` or `?` (base64 holds `/`), or given in
+    // the query, is never shown, even in a URL that does not parse.
+    for (url, shown) in [
+        (
+            "postgres://site:ab/cd+ef==@db:notaport/site",
+            "postgres://site:***@db:notaport/site",
+        ),
+        (
+            "postgres://site:p#ss@db:x/site",
+            "postgres://site:***@db:x/site",
+        ),
+        (
+            "postgres://site:pa?ss@db:x/site",
+            "postgres://site:***@db:x/site",
+        ),
+        (
+            "postgres://site@db:x/site?password=s3cret&sslmode=require",
+            "postgres://site@db:x/site?password=***&sslmode=require",
+        ),
+    ] {
+        let found = problems(&[&format!("--database-url={url}")]);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].starts_with(&format!("DATABASE_URL={shown}: cannot be read: ")),
+            "{found:?}"
+        );
+        for secret in ["cd+ef", "p#ss", "pa?ss", "s3cret"] {
+            assert!(!found[0].contains(secret), "{found:?}");
+        }
+    }
     let found = problems(&["--database-url=postgres://db.internal/site?sslmode=sometimes"]);
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(

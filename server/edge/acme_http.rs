@@ -16,8 +16,8 @@ use instant_acme::{BodyWrapper, BytesResponse, HttpClient};
 /// value panics the task that asked), and no CA means a longer wait.
 pub const RETRY_AFTER_CAP: u64 = 86_400;
 
-/// A `Retry-After` in seconds past [`RETRY_AFTER_CAP`] (or too large for
-/// any number) is made the cap, before anything reads it. A date is left:
+/// A `Retry-After` in seconds past [`RETRY_AFTER_CAP`] is made the cap,
+/// before anything reads it. A date is left:
 /// instant-acme compares it with the clock, which cannot overflow.
 pub fn cap_retry_after(headers: &mut http::HeaderMap) {
     let Some(value) = headers.get(http::header::RETRY_AFTER) else {
@@ -26,13 +26,13 @@ pub fn cap_retry_after(headers: &mut http::HeaderMap) {
     let Ok(text) = value.to_str() else {
         return;
     };
-    let text = text.trim();
-    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
-        return;
-    }
+    // Read exactly as instant-acme reads it (`u64::from_str` on the
+    // trimmed text, which takes a leading `+`); a number too large for
+    // u64 it reads as no header at all.
     if text
+        .trim()
         .parse::<u64>()
-        .map_or(true, |secs| secs > RETRY_AFTER_CAP)
+        .is_ok_and(|secs| secs > RETRY_AFTER_CAP)
     {
         headers.insert(
             http::header::RETRY_AFTER,
@@ -117,8 +117,13 @@ mod tests {
                 .to_owned()
         };
         assert_eq!(capped("18446744073709551615"), "86400");
-        assert_eq!(capped("99999999999999999999999"), "86400");
+        // Too large for u64: instant-acme reads no Retry-After at all.
+        assert_eq!(capped("99999999999999999999999"), "99999999999999999999999");
         assert_eq!(capped("86401"), "86400");
+        // u64::from_str takes a sign and ignores no space: neither does the cap.
+        assert_eq!(capped("+18446744073709551615"), "86400");
+        assert_eq!(capped(" 18446744073709551615 "), "86400");
+        assert_eq!("+18446744073709551615".parse::<u64>(), Ok(u64::MAX));
         assert_eq!(capped("120"), "120");
         assert_eq!(
             capped("Wed, 21 Oct 2015 07:28:00 GMT"),

@@ -208,20 +208,65 @@ impl Identity {
                 self.served.store(Some(Arc::new(stored(&served, &pem))));
                 self.certs.deploy(served);
             }
-            tasks.push(tokio::spawn(renewal::run(
+            let first = settings.timing.first_retry;
+            let (me, s, h) = (self.clone(), settings.clone(), http.clone());
+            tasks.push(tokio::spawn(supervised(
                 self.clone(),
-                settings.clone(),
-                http.clone(),
+                "the renewal schedule",
+                first,
+                move || renewal::run(me.clone(), s.clone(), h.clone()),
             )));
-            tasks.push(tokio::spawn(robot::run(
+            let (me, s) = (self.clone(), settings.clone());
+            tasks.push(tokio::spawn(supervised(
                 self.clone(),
-                settings.clone(),
-                http,
+                "the certificate robot",
+                first,
+                move || robot::run(me.clone(), s.clone(), http.clone()),
             )));
         }
         let me = self.clone();
         tasks.push(tokio::spawn(async move { me.sync(acme).await }));
         Ok(tasks)
+    }
+}
+
+/// Runs the task `make` gives, again after it panics (an answer of a CA no
+/// one foresaw, say): the panic is logged, counted as one of this member's
+/// failed orders (so `/readyz`, `/metrics` and `tls status` say so), and
+/// the task starts again after `wait`, doubling to an hour. A task that
+/// ends, or this one aborted (the server stops), ends it: the inner task
+/// is aborted with it.
+async fn supervised<F, Fut>(identity: Arc<Identity>, what: &'static str, wait: Duration, make: F)
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
+    /// The inner task, aborted when the supervisor is.
+    struct AbortOnDrop(JoinHandle<()>);
+    impl Drop for AbortOnDrop {
+        fn drop(&mut self) {
+            self.0.abort();
+        }
+    }
+    let mut wait = wait.max(Duration::from_millis(10));
+    loop {
+        let mut task = AbortOnDrop(tokio::spawn(make()));
+        match (&mut task.0).await {
+            Err(e) if e.is_panic() => {
+                let why = match e.into_panic().downcast::<String>() {
+                    Ok(text) => *text,
+                    Err(other) => other
+                        .downcast::<&'static str>()
+                        .map(|t| (*t).to_owned())
+                        .unwrap_or_else(|_| "(no message)".into()),
+                };
+                tracing::error!(%why, retry_in = ?wait, "HTTPS: {what} stopped on a panic; it starts again");
+                identity.failed(&format!("{what} stopped on a panic: {why}"));
+                tokio::time::sleep(wait).await;
+                wait = (wait * 2).min(robot::LAST_RETRY);
+            }
+            _ => return,
+        }
     }
 }
 
@@ -282,4 +327,47 @@ fn unhex(text: &str) -> Option<Vec<u8>> {
     (0..text.len() / 2)
         .map(|i| u8::from_str_radix(text.get(2 * i..2 * i + 2)?, 16).ok())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A task that panics (a CA's answer no one foresaw) starts again, and
+    /// the member says its orders fail; aborting the supervisor aborts it.
+    #[tokio::test]
+    async fn a_panicking_robot_starts_again_and_says_so() {
+        let (dir, _db, identity) = sync::tests::member("supervised").await;
+        let runs = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counted = runs.clone();
+        let supervisor = tokio::spawn(supervised(
+            identity.clone(),
+            "the certificate robot",
+            Duration::from_millis(20),
+            move || {
+                let counted = counted.clone();
+                async move {
+                    if counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
+                        panic!("overflow when adding duration to instant");
+                    }
+                    std::future::pending::<()>().await;
+                }
+            },
+        ));
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert_eq!(
+            runs.load(std::sync::atomic::Ordering::SeqCst),
+            2,
+            "started again once"
+        );
+        let (failures, error) = identity.trouble().expect("the panic is a failure");
+        assert_eq!(failures, 1);
+        assert!(
+            error.contains("the certificate robot stopped on a panic: overflow"),
+            "{error}"
+        );
+        supervisor.abort();
+        let _ = supervisor.await;
+        std::fs::remove_dir_all(dir).unwrap();
+    }
 }

@@ -141,12 +141,10 @@ fn the_commands_for_the_bad_day_work_as_the_guide_writes_them() {
     // and what became of it kept for `tls status` to say.
     let leaf = &stored_pem[stored_pem.find("-----BEGIN CERTIFICATE-----").unwrap()..];
     let leaf = &leaf[..leaf.find("-----END CERTIFICATE-----").unwrap() + 25];
-    let at: i64 = psql(
-        &db.url,
-        "SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)",
-    )
-    .parse()
-    .unwrap();
+    // Made while the order of the one stored now ran: before it was stored.
+    let at: i64 = psql(&db.url, "SELECT stored_at - 1 FROM tls_certificates")
+        .parse()
+        .unwrap();
     psql(
         &db.url,
         &format!(

@@ -223,13 +223,35 @@ pub async fn run(identity: Arc<Identity>, settings: AcmeSettings, http: AcmeHttp
             }
         };
         let fence = Fence::keep(db.clone(), hold.clone(), timing.lease_ttl, Instant::now());
+        // Read again under the lease: the previous holder may have carried
+        // it out, or a later `tls renew` replaced it, since.
+        let (directory, names) = (&settings.directory, settings.names_key());
+        let request = match store::request_with_cert(&db, directory, &names).await {
+            Ok(r) => r,
+            Err(e) => {
+                tracing::warn!(error = %e, "HTTPS: the renewal request cannot be read");
+                fence.end().await;
+                tokio::time::sleep(CHECK_EVERY).await;
+                continue;
+            }
+        };
         // Another holder may have just stored one: take it rather than order
-        // (a request is done once the certificate it retires is replaced).
+        // (a request is done once the certificate it retires is replaced by
+        // one stored after it was made).
         let synced = identity.sync_certificate(&settings).await.is_ok();
         let serving = identity.certs.current().map(|c| c.info.serial.clone());
-        let done = match &request {
-            Some(r) => synced && serving.is_some() && r.serial.is_some() && serving != r.serial,
-            None => match identity.renew_at() {
+        let done = match (&request, &serving) {
+            (Some(r), Some(serial))
+                if synced && r.serial.is_some() && Some(serial) != r.serial.as_ref() =>
+            {
+                store::stored_at(&db, directory, &names, serial)
+                    .await
+                    .ok()
+                    .flatten()
+                    .is_some_and(|at| at >= r.requested_at)
+            }
+            (Some(_), _) => false,
+            (None, _) => match identity.renew_at() {
                 Some(at) if synced => store::clock(&db)
                     .await
                     .is_ok_and(|now| super::unix_ms(at) > now),

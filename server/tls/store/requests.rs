@@ -36,7 +36,9 @@ impl Outcome {
 }
 
 /// Records a request for a new certificate now, retiring `serial` (whose
-/// certificate, without its key, is `cert`); returns it as stored.
+/// certificate, without its key, is `cert`); returns it as stored. A
+/// pending request for the same certificate that asked to revoke it keeps
+/// asking: a later plain `tls renew` never drops a revocation.
 pub async fn request_renewal(
     db: &Db,
     directory: &str,
@@ -50,7 +52,10 @@ pub async fn request_renewal(
          VALUES ($1, $2, 0, 0, {now}, $3, $4, $5) \
          ON CONFLICT (directory, names) DO UPDATE SET requested_at = excluded.requested_at, \
          requested_serial = excluded.requested_serial, requested_cert = excluded.requested_cert, \
-         revoke = excluded.revoke, next_try_at = 0, retry_ms = 0",
+         revoke = CASE WHEN tls_orders.requested_at IS NOT NULL \
+           AND tls_orders.requested_serial = excluded.requested_serial AND tls_orders.revoke = 1 \
+           THEN 1 ELSE excluded.revoke END, \
+         next_try_at = 0, retry_ms = 0",
         now = db_now(db)
     );
     db.timed(
@@ -68,6 +73,9 @@ pub async fn request_renewal(
         .expect("the request was just stored"))
 }
 
+/// The pending request for these names, without the copy of the
+/// certificate it keeps: what `tls status` reads, from a database a
+/// migration behind this binary too.
 pub async fn request(
     db: &Db,
     directory: &str,
@@ -76,7 +84,7 @@ pub async fn request(
     let row = db
         .timed(
             sqlx::query(
-                "SELECT requested_at, requested_serial, revoke, requested_cert FROM tls_orders \
+                "SELECT requested_at, requested_serial, revoke FROM tls_orders \
                  WHERE directory = $1 AND names = $2 AND requested_at IS NOT NULL",
             )
             .bind(directory)
@@ -90,10 +98,35 @@ pub async fn request(
             requested_at: r.try_get(0)?,
             serial: r.try_get(1)?,
             revoke: revoke != 0,
-            cert: r.try_get(3)?,
+            cert: None,
         })
     })
     .transpose()
+}
+
+/// The pending request for these names with the copy of the certificate
+/// it keeps (to revoke it): what the robot carries out.
+pub async fn request_with_cert(
+    db: &Db,
+    directory: &str,
+    names: &str,
+) -> Result<Option<Request>, sqlx::Error> {
+    let Some(mut r) = request(db, directory, names).await? else {
+        return Ok(None);
+    };
+    let row = db
+        .timed(
+            sqlx::query(
+                "SELECT requested_cert FROM tls_orders WHERE directory = $1 AND names = $2 AND requested_at = $3",
+            )
+            .bind(directory)
+            .bind(names)
+            .bind(r.requested_at)
+            .fetch_optional(&db.pool),
+        )
+        .await?;
+    r.cert = row.map(|row| row.try_get(0)).transpose()?.flatten();
+    Ok(Some(r))
 }
 
 /// The request `r` is done, with `outcome` kept for the command that made
