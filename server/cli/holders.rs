@@ -171,23 +171,34 @@ fn processes_holding(inodes: &[u64]) -> Vec<Holder> {
     found
 }
 
-/// Whether `pid` runs this site's binary: from the same path as this
-/// process (an upgrade installs a new file over the old path, so the
-/// running one may show ` (deleted)`). Not by its name: any program can
-/// call itself citizen-site, but only root writes where the binary is
-/// installed.
+/// Whether `pid` runs this site's binary: the very file this process runs
+/// (its device and inode, whatever path each process sees it by), or,
+/// after a new binary was installed over it (the running one shows
+/// ` (deleted)`) or seen through another mount, a file of the same name
+/// owned by root. Not by the process's name: any program can call itself
+/// citizen-site, but only root owns what is installed.
 fn is_site_binary(pid: u32) -> bool {
-    let path = |p: PathBuf| {
-        let text = p.to_string_lossy().into_owned();
-        text.strip_suffix(" (deleted)")
-            .map(str::to_owned)
-            .unwrap_or(text)
+    use std::os::unix::fs::MetadataExt;
+    let exe = format!("/proc/{pid}/exe");
+    let (Ok(mine), Ok(theirs)) = (std::env::current_exe(), std::fs::metadata(&exe)) else {
+        return false;
     };
-    let mine = std::env::current_exe().ok().map(path);
-    let theirs = std::fs::read_link(format!("/proc/{pid}/exe"))
-        .ok()
-        .map(path);
-    mine.is_some() && mine == theirs
+    let Ok(my_file) = std::fs::metadata(&mine) else {
+        return false;
+    };
+    if (my_file.dev(), my_file.ino()) == (theirs.dev(), theirs.ino()) {
+        return true;
+    }
+    let name = |p: &Path| {
+        p.file_name().map(|n| {
+            let n = n.to_string_lossy();
+            n.strip_suffix(" (deleted)").unwrap_or(&n).to_owned()
+        })
+    };
+    let their_path = std::fs::read_link(&exe).ok();
+    theirs.uid() == 0
+        && name(&mine).is_some()
+        && name(&mine) == their_path.as_deref().and_then(name)
 }
 
 /// A running server's database: its `--database-url` or `DATABASE_URL`
