@@ -7,9 +7,11 @@
 //! through reqwest (`edge::acme_http`), each with a connect timeout and an
 //! overall one. The robot's own part is the schedule:
 //!
-//! 1. Once two thirds of the certificate's life have passed
-//!    ([`CertInfo::renew_at`](crate::edge::certs::CertInfo::renew_at)), or
-//!    when there is none, a member takes the database's order lease
+//! 1. Once the fleet's renewal time has come by the database's clock (the
+//!    CA's window, `renewal`, else two thirds of the certificate's life:
+//!    [`CertInfo::renew_at`](crate::edge::certs::CertInfo::renew_at)), or
+//!    when there is none, or an operator asked (`tls renew`,
+//!    [`request`]), a member takes the database's order lease
 //!    ([`LEASE`]) unless the fleet's back-off says not yet; the others
 //!    wait, and put the new certificate in service when it appears in the
 //!    database (`tls::Identity::sync`). Nothing is ordered while the
@@ -33,8 +35,11 @@
 //!    database ([`AcmeTiming::first_retry`], doubling up to [`LAST_RETRY`]),
 //!    so the CA sees no more tries from the fleet than from one server, and
 //!    the member that failed waits one step more, so another takes the next
-//!    try. One that never reached the CA (no connection, a TLS or DNS
-//!    failure) is the member's own: it backs off alone. A member whose tries
+//!    try. So is a CA that answers a step of an existing order late, or
+//!    with an error page. One that never reached the CA (no connection, a
+//!    TLS or DNS failure) is the member's own: it backs off alone. A
+//!    panic ends the order's lease with it (the [`Fence`] is a drop guard),
+//!    and the robot starts again (`tls::supervised`). A member whose tries
 //!    keep failing says so in `/readyz` and `/metrics`; the certificate in
 //!    service, and the HTTP port's redirect, go on meanwhile.
 //!
