@@ -465,20 +465,10 @@ fn commands_that_only_read_never_make_or_migrate_a_database_and_ignore_what_only
     site_database(&dir.0, &["Riverbend"], false);
     // A database a step behind this binary (as after installing a new
     // binary, before the server restarts): the commands read it as it is.
-    let url = format!("sqlite://{}/data/citizen-site.db", dir.0.display());
-    // One connection, not a pool: its close returns once SQLite has closed
-    // the file, folding the write-ahead log in. A pool's close could return
-    // first, and the log then change under the snapshot below (2 runs in 30
-    // here).
-    tokio::runtime::Runtime::new().unwrap().block_on(async {
-        use sqlx::Connection;
-        let mut db = sqlx::SqliteConnection::connect(&url).await.unwrap();
-        sqlx::query("DELETE FROM _sqlx_migrations WHERE version = (SELECT MAX(version) FROM _sqlx_migrations)")
-            .execute(&mut db)
-            .await
-            .unwrap();
-        db.close().await.unwrap();
-    });
+    sql(
+        &dir.0,
+        &["DELETE FROM _sqlx_migrations WHERE version = (SELECT MAX(version) FROM _sqlx_migrations)"],
+    );
     let before = snapshot(&dir.0.join("data"));
     for command in [
         &["team", "list"][..],
@@ -573,15 +563,6 @@ fn help_offers_only_what_each_command_reads_and_names_rust_log() {
 fn tls_renew_after_a_move_from_staging_renews_what_the_servers_serve() {
     let dir = Dir::new("cli-tls-two-directories");
     site_database(&dir.0, &[], false);
-    let url = format!("sqlite://{}/data/citizen-site.db", dir.0.display());
-    let sql = |statement: &str| {
-        tokio::runtime::Runtime::new().unwrap().block_on(async {
-            use sqlx::Connection;
-            let mut db = sqlx::SqliteConnection::connect(&url).await.unwrap();
-            sqlx::query(statement).execute(&mut db).await.unwrap();
-            db.close().await.unwrap();
-        })
-    };
     for (directory, serial) in [
         (
             "https://acme-staging-v02.api.letsencrypt.org/directory",
@@ -600,10 +581,13 @@ fn tls_renew_after_a_move_from_staging_renews_what_the_servers_serve() {
     );
     // A server that serves the production one, seen now.
     let now = "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)";
-    sql(&format!(
-        "INSERT INTO tls_members (member, seen_at, serial, not_after, challenges, failures) \
-         VALUES ('web1:1:a', {now}, '9a01', 2, '', 0)"
-    ));
+    sql(
+        &dir.0,
+        &[&format!(
+            "INSERT INTO tls_members (member, seen_at, serial, not_after, challenges, failures) \
+             VALUES ('web1:1:a', {now}, '9a01', 2, '', 0)"
+        )],
+    );
     let (code, out, err) = run(site(&dir.0).args(["tls", "renew", "--wait", "1"]));
     assert_eq!(code, 1, "no server carries it out here: {out}{err}");
     assert!(
@@ -622,21 +606,31 @@ fn tls_renew_after_a_move_from_staging_renews_what_the_servers_serve() {
     assert!(out.contains("retiring 5741"), "{out}{err}");
 }
 
-/// The certificate rows of a site, as a server that ordered one keeps them.
-fn stored_certificate(dir: &Path, directory: &str, serial: &str) {
+/// `statements` run on the site database under `dir`. One connection,
+/// not a pool: its close returns once SQLite has closed the file, folding
+/// the write-ahead log in. A pool's close could return first, and the log
+/// then change under a snapshot taken next (2 runs in 30 here).
+fn sql(dir: &Path, statements: &[&str]) {
     let url = format!("sqlite://{}/data/citizen-site.db", dir.display());
     tokio::runtime::Runtime::new().unwrap().block_on(async {
         use sqlx::Connection;
         let mut db = sqlx::SqliteConnection::connect(&url).await.unwrap();
-        sqlx::query(&format!(
-            "INSERT INTO tls_certificates (directory, names, pem, serial, not_before, not_after, stored_at) \
-             VALUES ('{directory}', 'example.org', 'no pem', '{serial}', 1, 2, 3)"
-        ))
-        .execute(&mut db)
-        .await
-        .unwrap();
+        for statement in statements {
+            sqlx::query(statement).execute(&mut db).await.unwrap();
+        }
         db.close().await.unwrap();
     });
+}
+
+/// The certificate row of a site, as a server that ordered one keeps it.
+fn stored_certificate(dir: &Path, directory: &str, serial: &str) {
+    sql(
+        dir,
+        &[&format!(
+            "INSERT INTO tls_certificates (directory, names, pem, serial, not_before, not_after, stored_at) \
+             VALUES ('{directory}', 'example.org', 'no pem', '{serial}', 1, 2, 3)"
+        )],
+    );
 }
 
 /// A plain `tls renew` after a `tls renew --revoke` not yet carried out
@@ -681,20 +675,15 @@ fn tls_status_reads_a_database_a_migration_behind() {
         "https://acme-v02.api.letsencrypt.org/directory",
         "9a01",
     );
-    let url = format!("sqlite://{}/data/citizen-site.db", dir.0.display());
-    tokio::runtime::Runtime::new().unwrap().block_on(async {
-        use sqlx::Connection;
-        let mut db = sqlx::SqliteConnection::connect(&url).await.unwrap();
-        for statement in [
+    sql(
+        &dir.0,
+        &[
             "ALTER TABLE tls_orders DROP COLUMN requested_cert",
             "ALTER TABLE tls_orders DROP COLUMN outcome_for",
             "ALTER TABLE tls_orders DROP COLUMN outcome",
             "DELETE FROM _sqlx_migrations WHERE version = 20261128000000",
-        ] {
-            sqlx::query(statement).execute(&mut db).await.unwrap();
-        }
-        db.close().await.unwrap();
-    });
+        ],
+    );
     let (code, out, err) = run(site(&dir.0).args(["tls", "status"]));
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("serial      9a01"), "{out}");
