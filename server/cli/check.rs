@@ -10,7 +10,6 @@
 use std::net::SocketAddr;
 use std::path::Path;
 
-use rustls::pki_types::pem::PemObject;
 use serde_json::{json, Value};
 
 use super::holders::{self, Held};
@@ -183,13 +182,9 @@ pub async fn examine(args: ServeArgs, bind: Bind) -> Report {
                         ),
                         Some(cert) => {
                             // The names the stored certificate itself holds.
-                            let names = rustls::pki_types::CertificateDer::pem_slice_iter(
-                                cert.pem.as_bytes(),
-                            )
-                            .next()
-                            .and_then(Result::ok)
-                            .and_then(|der| crate::edge::certs::info(&der).ok())
-                            .map_or_else(|| acme.domains.clone(), |info| info.names);
+                            let names = crate::edge::certs::first_certificate(&cert.pem)
+                                .and_then(|der| crate::edge::certs::info(&der).ok())
+                                .map_or_else(|| acme.domains.clone(), |info| info.names);
                             format!(
                                 "ACME: stored for {}, serial {}, valid until {}",
                                 names.join(", "),
@@ -231,9 +226,9 @@ fn listen(
         Transport::Tcp => std::net::TcpListener::bind(addr).map(drop),
         Transport::Udp => std::net::UdpSocket::bind(addr).map(drop),
     };
-    let over = match transport {
-        Transport::Tcp => "",
-        Transport::Udp => " over UDP (HTTP/3; HTTP3=off serves without it)",
+    let (over, udp) = match transport {
+        Transport::Tcp => ("", ""),
+        Transport::Udp => (" over UDP (HTTP/3; HTTP3=off serves without it)", " (UDP)"),
     };
     if let Err(e) = bound {
         let why = match e.kind() {
@@ -241,16 +236,14 @@ fn listen(
                 Held::ThisSite(pids) => {
                     let pids: Vec<String> = pids.iter().map(u32::to_string).collect();
                     report.notes.push(format!(
-                        "{name}={addr}{}: held by this site's running server (pid {}), which passes it on at a reload",
-                        if over.is_empty() { "" } else { " (UDP)" },
+                        "{name}={addr}{udp}: held by this site's running server (pid {}), which passes it on at a reload",
                         pids.join(", ")
                     ));
                     return;
                 }
                 Held::Systemd(unit) => {
                     report.notes.push(format!(
-                        "{name}={addr}{}: held by systemd ({unit}), which passes it to the server it starts",
-                        if over.is_empty() { "" } else { " (UDP)" },
+                        "{name}={addr}{udp}: held by systemd ({unit}), which passes it to the server it starts"
                     ));
                     return;
                 }

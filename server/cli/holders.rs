@@ -44,7 +44,7 @@ pub fn held(addr: SocketAddr, transport: Transport, database_url: &str) -> Held 
     }
     let is_systemd = |h: &Holder| h.pid == 1 || h.name == "systemd";
     let (ours, rest): (Vec<Holder>, Vec<Holder>) =
-        holders.iter().cloned().partition(|h| is_site_binary(h.pid));
+        holders.into_iter().partition(|h| is_site_binary(h.pid));
     // Anything else that holds it beside systemd is named, ours or not.
     let others: Vec<Holder> = rest.iter().filter(|h| !is_systemd(h)).cloned().collect();
     if !others.is_empty() {
@@ -66,9 +66,10 @@ pub fn held(addr: SocketAddr, transport: Transport, database_url: &str) -> Held 
         }
         return Held::ThisSite(same);
     }
+    // Only systemd holds it.
     match socket_unit_for_site(addr) {
         Some(unit) => Held::Systemd(unit),
-        None => Held::Other(holders),
+        None => Held::Other(rest),
     }
 }
 
@@ -287,6 +288,8 @@ fn socket_unit_for_site(addr: SocketAddr) -> Option<String> {
         .ok()?;
     let text = String::from_utf8_lossy(&out.stdout);
     let port = format!(":{}", addr.port());
+    let mine = std::env::current_exe().ok()?;
+    let name = mine.file_name()?.to_string_lossy().into_owned();
     for line in text.lines() {
         let fields: Vec<&str> = line.split_whitespace().collect();
         let [listen, unit, activates @ ..] = fields.as_slice() else {
@@ -300,8 +303,6 @@ fn socket_unit_for_site(addr: SocketAddr) -> Option<String> {
                 .args(["show", "-p", "ExecStart", "--value", service])
                 .output()
                 .ok()?;
-            let mine = std::env::current_exe().ok()?;
-            let name = mine.file_name()?.to_string_lossy().into_owned();
             if String::from_utf8_lossy(&exec.stdout).contains(&name) {
                 return Some((*unit).to_owned());
             }

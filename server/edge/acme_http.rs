@@ -120,7 +120,8 @@ mod tests {
         // Too large for u64: instant-acme reads no Retry-After at all.
         assert_eq!(capped("99999999999999999999999"), "99999999999999999999999");
         assert_eq!(capped("86401"), "86400");
-        // u64::from_str takes a sign and ignores no space: neither does the cap.
+        // u64::from_str takes a sign, after the trim instant-acme makes: so
+        // does the cap.
         assert_eq!(capped("+18446744073709551615"), "86400");
         assert_eq!(capped(" 18446744073709551615 "), "86400");
         assert_eq!("+18446744073709551615".parse::<u64>(), Ok(u64::MAX));

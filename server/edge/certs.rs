@@ -277,6 +277,12 @@ pub fn parse(chain_pem: &[u8], key_pem: &[u8], what: (&str, &str)) -> Result<Ser
     })
 }
 
+/// The first certificate of a PEM text (a stored key and chain, or one
+/// certificate alone).
+pub fn first_certificate(pem: &str) -> Option<CertificateDer<'static>> {
+    CertificateDer::pem_slice_iter(pem.as_bytes()).next()?.ok()
+}
+
 /// The serial, validity and DNS names of a DER certificate.
 pub fn info(der: &CertificateDer<'_>) -> Result<CertInfo, String> {
     use x509_parser::extensions::GeneralName;

@@ -8,8 +8,8 @@
 //! lease of its own ([`LEASE`]), at the `Retry-After` the CA gives (never
 //! sooner than a minute, as RFC 9773 says; tests shorten it). A window the
 //! CA moves (before revoking a certificate, say) moves the renewal; a window
-//! already begun gives a point in what is left of it. Without ARI, the lifetime rule stays: two
-//! thirds of the certificate's life
+//! already begun gives a point in what is left of it. Without ARI, the
+//! lifetime rule stays: two thirds of the certificate's life
 //! ([`CertInfo::renew_at`](crate::edge::certs::CertInfo::renew_at)).
 //!
 //! The source of the time and the CA's explanation URL go to the log, the
@@ -59,19 +59,19 @@ async fn round(
     let db = &identity.db;
     let names = settings.names_key();
     let now = store::clock(db).await?;
-    // Only a member serving the stored certificate asks: one still on the
-    // one before (it reads the new one within a second) would set the
-    // schedule back to its own serial, and the point chosen again each
-    // time the two took turns.
-    let stored = store::certificate_stamp(db, &settings.directory, &names).await?;
-    if stored.is_some_and(|(serial, _)| serial != cert.info.serial) {
-        return Ok(());
-    }
     let kept = store::schedule(db, &settings.directory, &names)
         .await?
         .filter(|s| s.serial == cert.info.serial);
     if let Some(s) = kept.as_ref().filter(|s| s.poll_at > now) {
         identity.set_schedule(s.clone());
+        return Ok(());
+    }
+    // Time to ask. Only a member serving the stored certificate does: one
+    // still on the one before (it reads the new one within a second) would
+    // set the schedule back to its own serial, and the point chosen again
+    // each time the two took turns.
+    let stored = store::certificate_stamp(db, &settings.directory, &names).await?;
+    if stored.is_some_and(|(serial, _)| serial != cert.info.serial) {
         return Ok(());
     }
     let Some(hold) =

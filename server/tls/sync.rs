@@ -116,6 +116,22 @@ impl Identity {
         Ok(held)
     }
 
+    /// Forgets the answers an order of this process's put in service, now
+    /// it is over: these only, so a holder resumed after its lease passed
+    /// on leaves the next holder's (read from the database meanwhile).
+    pub(super) fn forget_answers(&self, answers: &[store::Challenge]) {
+        for c in answers {
+            match c.kind.as_str() {
+                "http-01" => self.certs.forget_http_challenge(&c.name, &c.answer),
+                _ => {
+                    if let Some(digest) = unhex(&c.answer) {
+                        self.certs.forget_alpn_challenge(&c.name, &digest)
+                    }
+                }
+            }
+        }
+    }
+
     /// Records this member as seen: what it serves, the answers it holds,
     /// its own trouble.
     pub(super) async fn say_member(&self, held: Vec<String>) -> Result<(), sqlx::Error> {

@@ -187,17 +187,14 @@ pub async fn run(identity: Arc<Identity>, settings: AcmeSettings, http: AcmeHttp
         retry: timing.first_retry,
     };
     loop {
-        let request = match db.is_up() {
-            true => store::request(&db, &settings.directory, &settings.names_key())
-                .await
-                .ok()
-                .flatten(),
-            false => None,
-        };
         if !db.is_up() {
             tokio::time::sleep(CHECK_EVERY).await;
             continue;
         }
+        // Whether an operator asked (read again, whole, under the lease).
+        let requested_now = store::request(&db, &settings.directory, &settings.names_key())
+            .await
+            .is_ok_and(|r| r.is_some());
         // Whether it is time, by the database's clock: one clock for the
         // fleet, so a member whose own runs ahead does not order early
         // (with short-lived certificates, again and again).
@@ -206,7 +203,7 @@ pub async fn run(identity: Arc<Identity>, settings: AcmeSettings, http: AcmeHttp
             continue;
         };
         let due = identity.renew_at().map_or(0, super::unix_ms);
-        if request.is_none() && due > now {
+        if !requested_now && due > now {
             let wait = Duration::from_millis((due - now) as u64);
             tokio::time::sleep(wait.min(CHECK_EVERY)).await;
             continue;
@@ -288,19 +285,7 @@ pub async fn run(identity: Arc<Identity>, settings: AcmeSettings, http: AcmeHttp
             Ok(issued) => fence.holds().map(|()| issued),
             Err(e) => Err(e),
         };
-        // This order's answers only: a holder resumed after its lease
-        // passed on would otherwise wipe the next holder's, read from the
-        // database meanwhile.
-        for c in &answered {
-            match c.kind.as_str() {
-                "http-01" => identity.certs.forget_http_challenge(&c.name, &c.answer),
-                _ => {
-                    if let Some(digest) = super::unhex(&c.answer) {
-                        identity.certs.forget_alpn_challenge(&c.name, &digest)
-                    }
-                }
-            }
-        }
+        identity.forget_answers(&answered);
         if let Err(e) = store::drop_challenges(&db, hold.generation).await {
             tracing::debug!(error = %e, "the order's challenges stay until they expire");
         }

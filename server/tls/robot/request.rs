@@ -2,6 +2,7 @@
 
 use super::order::is_problem;
 use super::*;
+use crate::edge::certs::first_certificate;
 
 /// An operator's request is carried out: the certificate it names (else
 /// the one served before, `before`) is retired in the database, and
@@ -104,13 +105,4 @@ pub(super) async fn requested(
             tracing::warn!(error = %e, "HTTPS: the renewal request stays; the next holder carries it out again")
         }
     }
-}
-
-/// The first certificate of a PEM text (a stored key and chain, or one
-/// certificate alone).
-fn first_certificate(pem: &str) -> Option<rustls::pki_types::CertificateDer<'static>> {
-    use rustls::pki_types::pem::PemObject;
-    rustls::pki_types::CertificateDer::pem_slice_iter(pem.as_bytes())
-        .next()?
-        .ok()
 }
