@@ -1,6 +1,7 @@
-//! What the server and the front end exchange, as Rust types: the page ids,
-//! every route's loader data, the page bootstrap and what a render returns.
-//! `client/lib/server-types.ts` is generated from these types (ts-rs) and is
+//! What the server and the front end exchange, as Rust types: the pages'
+//! data, every route's loader data, the page bootstrap and what a render
+//! returns. `client/lib/server-types.ts` is generated from these types
+//! (ts-rs; the page ids come from the table, `client/lib/page-ids.ts`) and is
 //! the only description of server data the client has, so a field renamed
 //! here breaks the TypeScript build until the pages follow. A test fails
 //! when the committed file is stale; `cargo test --lib write_server_types --
@@ -11,16 +12,27 @@ use ts_rs::TS;
 
 pub use crate::content::blog::{Post, PostSummary};
 pub use crate::content::communities::FeaturedCommunity;
-pub use crate::content::routes::PageId;
+pub use crate::content::routes::{DataPage, PageId};
 pub use crate::intake::{FieldError, IntroForm};
 pub use crate::payments::stripe::{
     PaymentState, PriceInterval, PriceRecord, ProductInfo, ProductMetadata, VerifiedSession,
 };
 pub use crate::team::TeamMember;
 
-// PageData and DataPage: build.rs makes them from content/routes.json (each
-// route names its page and the type of its data, one of those below).
+// PageData: build.rs makes it from content/routes.json (each route names
+// its page, and a page with data the type of its data, one of those below).
 include!(concat!(env!("OUT_DIR"), "/page_data.rs"));
+
+impl PageData {
+    /// The data of a page that has none to load; for a page with data,
+    /// which one it is, for its loader.
+    pub fn without_loader(page: PageId) -> Result<PageData, DataPage> {
+        match DataPage::of(page) {
+            Some(data) => Err(data),
+            None => Ok(PageData::Plain(page)),
+        }
+    }
+}
 
 /// A route's loader result: its status and its page's data. Embedded in the
 /// server-rendered page and served by `/api/route-data` for client-side
@@ -28,7 +40,9 @@ include!(concat!(env!("OUT_DIR"), "/page_data.rs"));
 #[derive(Debug, Serialize, TS)]
 pub struct RouteData {
     pub status: u16,
+    // Declared by hand in TypeScript (`& PageData`, server_types()).
     #[serde(flatten)]
+    #[ts(skip)]
     pub data: PageData,
 }
 
@@ -130,6 +144,7 @@ pub struct RenderOutput {
     /// The body markup that hydrates.
     pub html: String,
     /// The page that was rendered.
+    #[ts(type = "PageId")]
     pub page: PageId,
     /// Set when the React render threw and the error screen was rendered.
     #[ts(optional)]
@@ -182,7 +197,8 @@ pub fn server_types() -> String {
     let mut out = String::from(
         "// Generated from the Rust types of server/contract.rs by ts-rs: do not edit.\n\
          // `cargo test --lib write_server_types -- --ignored` rewrites this file; a\n\
-         // test fails while it differs from what the Rust types say.\n",
+         // test fails while it differs from what the Rust types say.\n\n\
+         import type { PageId } from \"./page-ids\";\n",
     );
     let mut add = |docs: Option<String>, decl: String| {
         out.push('\n');
@@ -199,11 +215,38 @@ pub fn server_types() -> String {
     macro_rules! types {
         ($($t:ty),* $(,)?) => { $( add(<$t as TS>::docs(), <$t as TS>::decl(&cfg)); )* };
     }
+    // The pages: their ids are the table's (client/build.mjs writes
+    // client/lib/page-ids.ts from it); those with data are compiled in.
+    add(
+        Some("/**\n * Every page of the site: those `content/routes.json` names, and `NotFound`\n * (client/lib/page-ids.ts, which client/build.mjs makes from the table).\n */".into()),
+        "type { PageId };".into(),
+    );
+    let data_pages: Vec<String> = DataPage::ALL
+        .iter()
+        .map(|p| format!("{:?}: {}", p.name(), p.data_type()))
+        .collect();
+    add(
+        Some("/**\n * The pages whose loader gives data, each with its data's type.\n */".into()),
+        format!("type DataPages = {{ {} }};", data_pages.join(", ")),
+    );
+    add(
+        Some("/**\n * Each page with the data its loader gives it (the `data` type the table\n * names); a page without data carries only its name.\n */".into()),
+        "type PageData = { [K in keyof DataPages]: { \"page\": K, \"data\": DataPages[K] } }[keyof DataPages] | { \"page\": Exclude<PageId, keyof DataPages> };".into(),
+    );
+    // The types that carry a page's data beside their own fields.
+    let with_page = |decl: String| match decl.strip_suffix(';') {
+        Some(fields) => format!("{fields} & PageData;"),
+        None => decl,
+    };
+    add(
+        <RouteData as TS>::docs(),
+        with_page(<RouteData as TS>::decl(&cfg)),
+    );
+    add(
+        <Bootstrap<'static> as TS>::docs(),
+        with_page(<Bootstrap<'static> as TS>::decl(&cfg)),
+    );
     types!(
-        PageId,
-        RouteData,
-        PageData,
-        Bootstrap<'static>,
         ErrorNotice,
         RenderOutput,
         WalletsData,
@@ -230,14 +273,6 @@ pub fn server_types() -> String {
         IntroStored,
         ApiFailure,
     );
-    let ids: Vec<String> = PageId::ALL
-        .iter()
-        .map(|p| format!("{:?}", p.name()))
-        .collect();
-    out.push_str(&format!(
-        "\n/** Every page id, in the route table's order (the client checks the table's names against it). */\nexport const PAGE_IDS: readonly PageId[] = [{}];\n",
-        ids.join(", ")
-    ));
     out
 }
 
@@ -268,61 +303,58 @@ mod tests {
     }
 
     #[test]
-    fn the_pages_are_those_the_route_table_names_in_its_order_then_not_found() {
-        // The spec's pages, written out: a page the table gains or loses
-        // changes this list, and the client's registries are made from it.
-        let names: Vec<&str> = PageId::ALL.iter().map(|p| p.name()).collect();
+    fn a_page_is_any_name_of_the_table_and_the_pages_with_data_are_compiled_in() {
+        // The spec's pages with data, written out: a page that gains or
+        // loses its loader changes this list.
+        let with_data: Vec<(&str, &str)> = DataPage::ALL
+            .iter()
+            .map(|p| (p.name(), p.data_type()))
+            .collect();
         assert_eq!(
-            names,
+            with_data,
             [
-                "Home",
-                "Wallets",
-                "Services",
-                "About",
-                "Community",
-                "Blog",
-                "NfcWallet",
-                "MobileApp",
-                "DiscordWallet",
-                "Pricing",
-                "Contact",
-                "Ctzn",
-                "Privacy",
-                "Terms",
-                "Success",
-                "Cancel",
-                "NotFound"
+                ("Wallets", "WalletsData"),
+                ("About", "AboutData"),
+                ("Blog", "BlogData"),
+                ("Pricing", "PricingData"),
+                ("Contact", "ContactData"),
+                ("Terms", "TermsData"),
+                ("Success", "SuccessData"),
             ]
         );
         assert_eq!(
             serde_json::to_value(PageId::NfcWallet).unwrap(),
             "NfcWallet"
         );
-        assert_eq!(PageId::from_name("Nfcwallet"), None);
+        // A page without data is a name, not a compiled variant.
+        let events = PageId::from_name("Events").unwrap();
+        assert_eq!(events.name(), "Events");
+        assert_eq!(PageId::from_name("Events"), Some(events));
+        assert_eq!(
+            serde_json::from_str::<PageId>("\"Events\"").unwrap(),
+            events
+        );
+        for bad in ["events", "Nfc wallet", "", "Blog/x"] {
+            assert_eq!(PageId::from_name(bad), None, "{bad}");
+        }
     }
 
     #[test]
     fn pages_with_data_are_the_ones_with_a_loader() {
         assert!(matches!(
             PageData::without_loader(PageId::Home),
-            Ok(PageData::Home)
+            Ok(PageData::Plain(PageId::Home))
         ));
+        let events = PageId::from_name("Events").unwrap();
         assert!(matches!(
-            PageData::without_loader(PageId::NotFound),
-            Ok(PageData::NotFound)
+            PageData::without_loader(events),
+            Ok(PageData::Plain(p)) if p == events
         ));
         assert_eq!(
             PageData::without_loader(PageId::Pricing).unwrap_err(),
             DataPage::Pricing
         );
-        let with_data = PageId::ALL
-            .iter()
-            .filter(|p| PageData::without_loader(**p).is_err())
-            .count();
-        assert_eq!(
-            with_data, 7,
-            "Wallets, About, Blog, Pricing, Contact, Terms, Success"
-        );
+        assert_eq!(DataPage::Pricing.page(), PageId::Pricing);
     }
 
     #[test]
@@ -339,7 +371,7 @@ mod tests {
         );
         let home = RouteData {
             status: 200,
-            data: PageData::Home,
+            data: PageData::Plain(PageId::Home),
         };
         assert_eq!(
             serde_json::to_value(&home).unwrap(),

@@ -16,9 +16,8 @@ use std::path::{Path, PathBuf};
 
 // The list of binaries the tests build, read as the tests read it (only
 // `listed` is used here).
-#[path = "support/built.rs"]
 #[allow(dead_code)]
-mod built;
+use crate::support::built;
 
 /// The layers, top first, each with its top-level modules (ARCHITECTURE.md).
 const LAYERS: &[(&str, &[&str])] = &[

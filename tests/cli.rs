@@ -10,7 +10,7 @@
 //! The unprivileged case runs as `nobody` (setpriv) when the tests run as
 //! root, as CI does: file modes do not stop root.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -19,7 +19,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-mod support;
+use crate::support;
 
 use support::{curl, free_port, needs, wait, Dir};
 

@@ -23,15 +23,11 @@
 //! Needs `pebble`, `haproxy` and PostgreSQL on 127.0.0.1:5432 (.ci/run
 //! installs and starts them).
 
-mod support;
+use crate::support;
 
-#[path = "fleet/ca_word.rs"]
 mod ca_word;
-#[path = "fleet/commands.rs"]
 mod commands;
-#[path = "fleet/faults.rs"]
 mod faults;
-#[path = "fleet/stand_in.rs"]
 mod stand_in;
 
 use std::io::{Read, Write};

@@ -3,16 +3,9 @@
 //! no sentence runs past 60 words (the house style aims at 40), the
 //! operator's command examples run as written (`operate_examples`), and
 //! their `cargo run` commands run the site.
-#![recursion_limit = "256"]
 
-#[allow(dead_code)]
-#[path = "api/fake_notion.rs"]
-mod fake_notion;
-#[path = "guides/operate_examples.rs"]
 mod operate_examples;
-#[path = "api/stripe_fixtures.rs"]
-mod stripe_fixtures;
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 

@@ -16,7 +16,7 @@
 //! Each test runs the binary as a process with a certificate of the
 //! test's own CA for localhost (TLS_CERT, TLS_KEY), on ports of its own.
 
-mod support;
+use crate::support;
 
 use std::net::IpAddr;
 use std::path::PathBuf;

@@ -16,7 +16,7 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-mod support;
+use crate::support;
 
 use support::tls_site::{
     https_server, served_serial, spawn, tls_client, visit, Pebble, Proc, TestCa,

@@ -39,7 +39,7 @@
 //! openssl, Chromium and the npm package playwright-core (.ci/run installs
 //! them).
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

@@ -17,7 +17,7 @@
 //! Needs Debian's `prometheus` (Prometheus and promtool), `curl` and
 //! PostgreSQL on 127.0.0.1:5432 (.ci/run installs and starts them).
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -1,14 +1,14 @@
 //! A new page is one entry and its code: this test adds one to a copy of
 //! the tree exactly as docs/content.md's "Adding a page" says (an entry in
 //! `content/routes.json`, a component in `client/features/<page>/`, nothing
-//! else), builds the copy with cargo, and serves it. The page must then be
-//! routed, rendered, in the route data, cached as its entry says, in the
-//! sitemap, and among the registries' pages; nothing else in the tree was
-//! edited to get there.
+//! else), publishes it with `pack` (no Rust compiler), and serves the new
+//! binary. The page must then be routed, rendered, in the route data,
+//! cached as its entry says, in the sitemap, and among the registries'
+//! pages; nothing else in the tree was edited to get there. A page with
+//! data needs its loader compiled: `pack` refuses it, saying to build.
 
-#[path = "support/new_page_build.rs"]
-mod new_page_build;
-mod support;
+use crate::support;
+use crate::support::new_page_build;
 
 use std::process::{Child, Command, Stdio};
 
@@ -25,11 +25,15 @@ impl Drop for Server {
 }
 
 #[test]
-fn a_page_added_as_the_readme_says_is_routed_rendered_and_listed() {
+fn a_page_added_as_the_guide_says_is_packed_routed_rendered_and_listed() {
     let variant = new_page_build::build();
     let tree = &variant.tree;
-    // The registries the build made name the page, and nothing else in
-    // the tree changed.
+    // The ids and registries the pack's build made name the page.
+    let ids = std::fs::read_to_string(tree.join("client/lib/page-ids.ts")).unwrap();
+    assert!(
+        ids.contains(r#"export const PAGE_IDS = ["Events", "Home","#),
+        "{ids}"
+    );
     let lazy = std::fs::read_to_string(tree.join("client/app/pages.lazy.ts")).unwrap();
     assert!(
         lazy.contains(r#"Events: () => import("../features/events/Events"),"#),
@@ -140,4 +144,25 @@ fn a_page_added_as_the_readme_says_is_routed_rendered_and_listed() {
         1.0,
         "?city=paris is /events, prerendered at start"
     );
+}
+
+#[test]
+fn a_page_with_data_is_refused_by_pack_with_the_build_to_run() {
+    let dir = Dir::new("new-page-data");
+    let tree = new_page_build::tree_with_page(&dir.0, r#", "data": "EventsData""#);
+    let out_bin = dir.0.join("citizen-site-events");
+    let out = new_page_build::pack(&tree, &out_bin);
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("this checkout changes the engine, which a pack cannot carry")
+            && said.contains("content/routes.json (pages with data, and their types)")
+            && said.contains("cargo build --release"),
+        "{said}"
+    );
+    assert!(!out_bin.exists(), "nothing written");
 }

@@ -12,67 +12,18 @@
 //!
 //! Needs Node.js (as the build does).
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use citizen_site::payload::elf;
-use support::{free_port, needs, routes, wait, Dir};
+use support::{checkout_copy, free_port, needs, routes, wait, Dir};
 
 const BIN: &str = env!("CARGO_BIN_EXE_citizen-site");
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 const POST: &str = "content/blog/brussels-pay-launch.md";
-
-/// A copy of the checkout's sources, to edit: what `pack` reads.
-fn checkout_copy(dir: &Path) -> PathBuf {
-    let root = dir.join("checkout");
-    std::fs::create_dir_all(&root).unwrap();
-    for file in [
-        "build.rs",
-        "Cargo.toml",
-        "Cargo.lock",
-        "package.json",
-        "package-lock.json",
-        "tsconfig.json",
-    ] {
-        std::fs::copy(Path::new(ROOT).join(file), root.join(file)).unwrap();
-    }
-    let status = Command::new("cp")
-        .args([
-            "-r",
-            "client",
-            "ssr-bundle",
-            "content",
-            "server",
-            "migrations",
-        ])
-        .arg(&root)
-        .current_dir(ROOT)
-        .status()
-        .unwrap();
-    assert!(status.success());
-    // Hard links, not a symlink: esbuild names a module by its real path,
-    // and a path outside the checkout would change the chunks' hashes.
-    let modules = Path::new(ROOT).join("node_modules");
-    let linked = Command::new("cp")
-        .arg("-al")
-        .arg(&modules)
-        .arg(&root)
-        .status()
-        .unwrap();
-    if !linked.success() {
-        let copied = Command::new("cp")
-            .arg("-a")
-            .arg(&modules)
-            .arg(&root)
-            .status()
-            .unwrap();
-        assert!(copied.success());
-    }
-    root
-}
 
 fn pack(root: &Path, out: &Path) -> Output {
     Command::new(BIN)
@@ -285,7 +236,7 @@ fn pack_refuses_what_it_cannot_carry_and_writes_nothing() {
         before
     };
 
-    // The engine's inputs: server code, the manifest, a page type.
+    // The engine's inputs: server code, the manifest, a page with data.
     for (file, line) in [
         ("server/site.rs", "server/site.rs (changed)"),
         ("Cargo.toml", "Cargo.toml (changed)"),
@@ -307,8 +258,8 @@ fn pack_refuses_what_it_cannot_carry_and_writes_nothing() {
         "the table has an About page"
     );
     refused(
-        "a new page type",
-        &["content/routes.json (pages and data types) (changed)"],
+        "a page with data renamed",
+        &["content/routes.json (pages with data, and their types) (changed)"],
     );
     std::fs::write(root.join(routes), before).unwrap();
 

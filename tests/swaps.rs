@@ -21,9 +21,8 @@
 //!
 //! Needs Node.js, curl and openssl (.ci/run installs them).
 
-#[path = "support/new_page_build.rs"]
-mod new_page_build;
-mod support;
+use crate::support;
+use crate::support::new_page_build;
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::fd::AsRawFd;

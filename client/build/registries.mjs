@@ -1,7 +1,9 @@
-// The two page registries, made from content/routes.json before every build
-// (so `dev` makes them again when a page is added there): the client's,
-// one chunk per page (client/app/pages.lazy.ts), and the server bundle's,
-// every page at once (ssr-bundle/pages.eager.ts). A page's module is
+// The page ids and the two page registries, made from content/routes.json
+// before every build (so `dev` and `pack` make them again when a page is
+// added there): the ids (client/lib/page-ids.ts, which the server's types
+// use), the client's registry, one chunk per page
+// (client/app/pages.lazy.ts), and the server bundle's, every page at once
+// (ssr-bundle/pages.eager.ts). A page's module is
 // client/features/<page in kebab case>/<Page>.tsx; the type checker holds
 // each to its page's data. Written only when they change, so a build does
 // not trigger the next.
@@ -45,7 +47,12 @@ export function writeRegistries() {
     names.map((p) => `import * as ${p} from "../client/${module(p)}";\n`).join("") +
     "\n/** renderToString is synchronous, so the server bundle holds every page.\n *  eagerRegistry takes PageModules: each module is checked against its\n *  page's data, and every page must be here. */\n" +
     `export const registry = eagerRegistry({ ${names.join(", ")} });\n`;
-  for (const [file, text] of [["client/app/pages.lazy.ts", lazy], ["ssr-bundle/pages.eager.ts", eager]]) {
+  const ids =
+    header +
+    "\n/** Every page of the site, in the route table's order, then NotFound. */\n" +
+    `export const PAGE_IDS = [${names.map((p) => JSON.stringify(p)).join(", ")}] as const;\n\n` +
+    "export type PageId = (typeof PAGE_IDS)[number];\n";
+  for (const [file, text] of [["client/lib/page-ids.ts", ids], ["client/app/pages.lazy.ts", lazy], ["ssr-bundle/pages.eager.ts", eager]]) {
     const at = path.join(root, file);
     if (!fs.existsSync(at) || fs.readFileSync(at, "utf8") !== text) fs.writeFileSync(at, text);
   }

@@ -1,8 +1,7 @@
 import { matchPath } from "react-router";
 // A named import: esbuild then ships only `routes`, not the file's comment.
 import { routes } from "../../content/routes.json";
-import { PAGE_IDS } from "./server-types";
-import type { PageId } from "./types";
+import { PAGE_IDS, type PageId } from "./page-ids";
 
 export interface RouteMatch {
   page: PageId;
@@ -14,7 +13,7 @@ export function matchRoute(pathname: string): RouteMatch {
   for (const route of routes) {
     const m = matchPath({ path: route.path, end: true, caseSensitive: true }, pathname);
     if (!m) continue;
-    // The server is built from the same table, so every name is a page id.
+    // The ids are made from the same table, so every name is a page id.
     const page = PAGE_IDS.find((id) => id === route.page);
     if (page) return { page, params: m.params };
   }

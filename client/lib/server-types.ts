@@ -2,30 +2,38 @@
 // `cargo test --lib write_server_types -- --ignored` rewrites this file; a
 // test fails while it differs from what the Rust types say.
 
+import type { PageId } from "./page-ids";
+
 /**
- * Every page of the site: those `content/routes.json` names, and `NotFound`.
+ * Every page of the site: those `content/routes.json` names, and `NotFound`
+ * (client/lib/page-ids.ts, which client/build.mjs makes from the table).
  */
-export type PageId = "Home" | "Wallets" | "Services" | "About" | "Community" | "Blog" | "NfcWallet" | "MobileApp" | "DiscordWallet" | "Pricing" | "Contact" | "Ctzn" | "Privacy" | "Terms" | "Success" | "Cancel" | "NotFound";
+export type { PageId };
+
+/**
+ * The pages whose loader gives data, each with its data's type.
+ */
+export type DataPages = { "Wallets": WalletsData, "About": AboutData, "Blog": BlogData, "Pricing": PricingData, "Contact": ContactData, "Terms": TermsData, "Success": SuccessData };
+
+/**
+ * Each page with the data its loader gives it (the `data` type the table
+ * names); a page without data carries only its name.
+ */
+export type PageData = { [K in keyof DataPages]: { "page": K, "data": DataPages[K] } }[keyof DataPages] | { "page": Exclude<PageId, keyof DataPages> };
 
 /**
  * A route's loader result: its status and its page's data. Embedded in the
  * server-rendered page and served by `/api/route-data` for client-side
  * navigation.
  */
-export type RouteData = { status: number, } & ({ "page": "Home" } | { "page": "Wallets", "data": WalletsData } | { "page": "Services" } | { "page": "About", "data": AboutData } | { "page": "Community" } | { "page": "Blog", "data": BlogData } | { "page": "NfcWallet" } | { "page": "MobileApp" } | { "page": "DiscordWallet" } | { "page": "Pricing", "data": PricingData } | { "page": "Contact", "data": ContactData } | { "page": "Ctzn" } | { "page": "Privacy" } | { "page": "Terms", "data": TermsData } | { "page": "Success", "data": SuccessData } | { "page": "Cancel" } | { "page": "NotFound" });
-
-/**
- * Each page with the data its loader gives it (the `data` type the table
- * names; a page without one carries none). `page` names the page.
- */
-export type PageData = { "page": "Home" } | { "page": "Wallets", "data": WalletsData } | { "page": "Services" } | { "page": "About", "data": AboutData } | { "page": "Community" } | { "page": "Blog", "data": BlogData } | { "page": "NfcWallet" } | { "page": "MobileApp" } | { "page": "DiscordWallet" } | { "page": "Pricing", "data": PricingData } | { "page": "Contact", "data": ContactData } | { "page": "Ctzn" } | { "page": "Privacy" } | { "page": "Terms", "data": TermsData } | { "page": "Success", "data": SuccessData } | { "page": "Cancel" } | { "page": "NotFound" };
+export type RouteData = { status: number, } & PageData;
 
 /**
  * The JSON in the page's bootstrap tag, and the second argument of
  * `__ssr_render`: the route data, and the error screen's status when the
  * page's render threw (the client then shows that screen too).
  */
-export type Bootstrap = { error?: ErrorNotice, status: number, } & ({ "page": "Home" } | { "page": "Wallets", "data": WalletsData } | { "page": "Services" } | { "page": "About", "data": AboutData } | { "page": "Community" } | { "page": "Blog", "data": BlogData } | { "page": "NfcWallet" } | { "page": "MobileApp" } | { "page": "DiscordWallet" } | { "page": "Pricing", "data": PricingData } | { "page": "Contact", "data": ContactData } | { "page": "Ctzn" } | { "page": "Privacy" } | { "page": "Terms", "data": TermsData } | { "page": "Success", "data": SuccessData } | { "page": "Cancel" } | { "page": "NotFound" });
+export type Bootstrap = { error?: ErrorNotice, status: number, } & PageData;
 
 /**
  * What a visitor is told when a page breaks: a status and its reason,
@@ -318,6 +326,3 @@ export type ApiFailure = { success: false, error: string,
  * A refused form: each field to fix, with what to do.
  */
 fields?: Array<FieldError>, };
-
-/** Every page id, in the route table's order (the client checks the table's names against it). */
-export const PAGE_IDS: readonly PageId[] = ["Home", "Wallets", "Services", "About", "Community", "Blog", "NfcWallet", "MobileApp", "DiscordWallet", "Pricing", "Contact", "Ctzn", "Privacy", "Terms", "Success", "Cancel", "NotFound"];

@@ -2,7 +2,7 @@
 // server sends is described only by ./server-types.ts, generated from the Rust
 // types of server/contract.rs; this file re-exports it and adds the client's
 // own shapes.
-import type { PageData, PageId } from "./server-types";
+import type { DataPages, PageData, PageId } from "./server-types";
 
 export type {
   AboutData,
@@ -35,13 +35,13 @@ export type {
 } from "./server-types";
 
 /** The loader data of page `K` (undefined for a page without a loader). */
-export type DataOf<K extends PageId> = Extract<PageData, { page: K }> extends { data: infer D } ? D : undefined;
+export type DataOf<K extends PageId> = K extends keyof DataPages ? DataPages[K] : undefined;
 
 /** Every page with its data type. */
 export type PageDataMap = { [K in PageId]: DataOf<K> };
 
-/** The pages the Rust loaders give data for are exactly the page ids (both
- *  generated from Rust): this line stops compiling if they ever differ. */
+/** The pages the Rust loaders give data for are page ids of the table
+ *  (client/lib/page-ids.ts): this line stops compiling if one is not. */
 export type PagesHaveData = Assert<Same<PageData["page"], PageId>>;
 /** Type-level checks: `Assert<Same<A, B>>` compiles only when A and B are
  *  the same type. */

@@ -116,7 +116,7 @@ pub enum Operate {
     /// checkout it is run in (its front end, posts and communities), built
     /// without the Rust compiler. Refuses a checkout whose changes need the
     /// engine built again (anything under server/, Cargo.toml, Cargo.lock,
-    /// a page or data type in content/routes.json), a broken content file,
+    /// a page's "data" in content/routes.json), a broken content file,
     /// and an OUT that exists. Needs Node.js and the checkout's npm packages.
     Pack {
         /// The new binary: a path that does not exist yet.

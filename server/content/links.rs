@@ -88,8 +88,8 @@ mod tests {
     fn table_with(contact: &str) -> String {
         format!(
             r#"{{"routes": [{contact},
-                {{"path": "/pricing", "page": "Pricing"}},
-                {{"path": "/success", "page": "Success", "query": [{{"name": "session_id"}}]}},
+                {{"path": "/pricing", "page": "Pricing", "data": "PricingData"}},
+                {{"path": "/success", "page": "Success", "data": "SuccessData", "query": [{{"name": "session_id"}}]}},
                 {{"path": "/cancel", "page": "Cancel"}}]}}"#
         )
     }
@@ -109,7 +109,7 @@ mod tests {
         );
         // Moved in the table, followed by the server.
         let moved = links(&table_with(
-            r#"{"path": "/talk", "page": "Contact", "query": [{"name": "sent", "values": ["yes"]}]}"#,
+            r#"{"path": "/talk", "page": "Contact", "data": "ContactData", "query": [{"name": "sent", "values": ["yes"]}]}"#,
         ))
         .unwrap();
         assert_eq!(
@@ -121,7 +121,7 @@ mod tests {
     #[test]
     fn a_table_without_what_the_server_needs_does_not_load() {
         let e = links(&table_with(
-            r#"{"path": "/contact", "page": "Contact", "query": [{"name": "submitted"}]}"#,
+            r#"{"path": "/contact", "page": "Contact", "data": "ContactData", "query": [{"name": "submitted"}]}"#,
         ))
         .unwrap_err();
         assert!(

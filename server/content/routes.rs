@@ -12,9 +12,112 @@ use serde::Deserialize;
 
 use super::error::{ContentError, ROUTES_FILE};
 
-// PageId: build.rs makes it from content/routes.json (every page the table
-// names, and NotFound).
-include!(concat!(env!("OUT_DIR"), "/page_ids.rs"));
+/// A page of the site: a name `content/routes.json` gives a route
+/// (`NfcWallet`), or `NotFound`. Pages are content, read at run time: a new
+/// page without data needs no build. A page with data is compiled in
+/// ([`crate::contract::DataPage`]), and the table is held to it.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PageId(&'static str);
+
+// The pages the server names itself, written as the table writes them.
+#[allow(non_upper_case_globals)]
+impl PageId {
+    pub const Home: PageId = PageId("Home");
+    pub const Wallets: PageId = PageId("Wallets");
+    pub const About: PageId = PageId("About");
+    pub const Blog: PageId = PageId("Blog");
+    pub const NfcWallet: PageId = PageId("NfcWallet");
+    pub const Pricing: PageId = PageId("Pricing");
+    pub const Contact: PageId = PageId("Contact");
+    pub const Terms: PageId = PageId("Terms");
+    pub const Success: PageId = PageId("Success");
+    pub const Cancel: PageId = PageId("Cancel");
+    pub const NotFound: PageId = PageId("NotFound");
+}
+
+impl PageId {
+    /// A name known when compiling (a page with data).
+    pub const fn named(name: &'static str) -> PageId {
+        PageId(name)
+    }
+
+    /// The name the table, the client and the metrics use.
+    pub const fn name(self) -> &'static str {
+        self.0
+    }
+
+    /// The page called `name`, if it is a page's name: `A-Z` first, then
+    /// letters and digits (the client's folder is made from it).
+    pub fn from_name(name: &str) -> Option<PageId> {
+        if !is_page_name(name) {
+            return None;
+        }
+        // Each name is kept once for the life of the process: the table's
+        // pages, and those `dev` reads after an edit.
+        static NAMES: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
+        let mut names = NAMES.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(kept) = names.iter().find(|n| **n == name) {
+            return Some(PageId(kept));
+        }
+        let kept: &'static str = Box::leak(name.to_owned().into_boxed_str());
+        names.push(kept);
+        Some(PageId(kept))
+    }
+}
+
+// DataPage: build.rs makes it from content/routes.json (each page whose
+// routes name a `data` type, with that type).
+include!(concat!(env!("OUT_DIR"), "/data_pages.rs"));
+
+impl DataPage {
+    pub const fn page(self) -> PageId {
+        PageId(self.name())
+    }
+}
+
+/// Why a route's `"data"` is not what this build's loaders give its page:
+/// a page with data (new, or its type changed) needs the compiler.
+fn data_mismatch(page: PageId, table: Option<&str>, compiled: Option<DataPage>) -> String {
+    let build = "a page's data is compiled in: build again (cargo build, or restart dev) after adding its loader (docs/content.md)";
+    match (table, compiled) {
+        (Some(t), None) => format!(
+            "page {page:?} has \"data\": {t:?}, but this build has no loader for it; {build}"
+        ),
+        (t, Some(c)) => format!(
+            "page {page:?} has {}, but this build's loader gives it {:?}; {build}",
+            t.map_or("no \"data\"".to_owned(), |t| format!("\"data\": {t:?}")),
+            c.data_type()
+        ),
+        (None, None) => unreachable!("a page without data matches"),
+    }
+}
+
+/// `A-Z` first, then letters and digits: as build.rs and client/build.mjs
+/// read the table.
+fn is_page_name(name: &str) -> bool {
+    name.starts_with(|c: char| c.is_ascii_uppercase())
+        && name.chars().all(|c| c.is_ascii_alphanumeric())
+}
+
+impl std::fmt::Debug for PageId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl serde::Serialize for PageId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for PageId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<PageId, D::Error> {
+        let name = String::deserialize(d)?;
+        PageId::from_name(&name)
+            .ok_or_else(|| serde::de::Error::custom(format!("{name:?} is not a page's name")))
+    }
+}
 
 /// How long shared caches (a CDN, nginx's `proxy_cache`) may keep a page,
 /// by what its data is: a route's `"cache"` in `content/routes.json`
@@ -111,9 +214,10 @@ struct TableFile {
 struct RouteDef {
     path: String,
     page: String,
-    /// The type of the page's loader data: read by build.rs, not here.
-    #[serde(default, rename = "data")]
-    _data: Option<String>,
+    /// The type of the page's loader data (build.rs compiles the loaders
+    /// from it; the table is held to them here).
+    #[serde(default)]
+    data: Option<String>,
     #[serde(default)]
     cache: CachePolicy,
     #[serde(default = "yes")]
@@ -231,19 +335,21 @@ impl RouteTable {
             .routes
             .into_iter()
             .map(|r| {
-                // The pages are compiled in (PageId, from this file at build
-                // time): `dev` can move a page to another path or change its
-                // facts, but a new page needs a rebuild.
                 let page = PageId::from_name(&r.page).ok_or_else(|| {
                     ContentError::new(
                         ROUTES_FILE,
                         format!(
-                            "the page \"{}\" is not one this build knows ({}); a new page needs a rebuild (cargo build, or restarting dev)",
-                            r.page,
-                            PageId::ALL.map(PageId::name).join(", ")
+                            "page {:?} must be a name like \"NfcWallet\" (A-Z first, then letters and digits)",
+                            r.page
                         ),
                     )
                 })?;
+                // A page without data is content; the pages with data and
+                // their types are compiled in (their loaders).
+                let compiled = DataPage::of(page);
+                if compiled.map(DataPage::data_type) != r.data.as_deref() {
+                    return Err(ContentError::new(ROUTES_FILE, data_mismatch(page, r.data.as_deref(), compiled)));
+                }
                 let segments = split(&r.path)
                     .map(|s| match s.strip_prefix(':') {
                         Some(name) => Segment::Param(name.to_owned()),
@@ -419,19 +525,10 @@ mod tests {
     }
 
     #[test]
-    fn a_page_this_build_does_not_know_is_refused_with_what_to_do() {
-        // Moving a page is content; a new page is a rebuild.
+    fn moving_a_page_is_content_and_no_route_names_not_found() {
         let moved =
             RouteTable::parse(r#"{"routes": [{"path": "/start", "page": "Home"}]}"#).unwrap();
         assert_eq!(moved.find("/start").page, PageId::Home);
-        let e = RouteTable::parse(r#"{"routes": [{"path": "/events", "page": "Events"}]}"#)
-            .unwrap_err();
-        assert!(
-            e.to_string()
-                .contains("the page \"Events\" is not one this build knows"),
-            "{e}"
-        );
-        assert!(e.to_string().contains("needs a rebuild"), "{e}");
         let e = RouteTable::parse(r#"{"routes": [{"path": "/gone", "page": "NotFound"}]}"#)
             .unwrap_err();
         assert!(e.to_string().contains("no route may name it"), "{e}");
@@ -524,6 +621,34 @@ mod tests {
             .unwrap_err();
         assert!(e.to_string().contains("unknown field `value`"), "{e}");
         assert!(RouteTable::parse(r#"{"routes": [{"path": "/x", "page": "Home", "query": [{"name": "a", "values": "colours"}]}]}"#).is_err());
+    }
+
+    #[test]
+    fn a_new_page_is_content_and_a_page_with_data_must_be_compiled_in() {
+        let events =
+            RouteTable::parse(r#"{"routes": [{"path": "/events", "page": "Events"}]}"#).unwrap();
+        assert_eq!(events.find("/events").page.name(), "Events");
+        for (table, says) in [
+            (
+                r#"{"routes": [{"path": "/events", "page": "Events", "data": "EventsData"}]}"#,
+                r#"page Events has "data": "EventsData", but this build has no loader for it; a page's data is compiled in: build again"#,
+            ),
+            (
+                r#"{"routes": [{"path": "/pricing", "page": "Pricing"}]}"#,
+                r#"page Pricing has no "data", but this build's loader gives it "PricingData""#,
+            ),
+            (
+                r#"{"routes": [{"path": "/pricing", "page": "Pricing", "data": "TermsData"}]}"#,
+                r#"page Pricing has "data": "TermsData", but this build's loader gives it "PricingData""#,
+            ),
+            (
+                r#"{"routes": [{"path": "/x", "page": "events"}]}"#,
+                r#"page "events" must be a name like "NfcWallet""#,
+            ),
+        ] {
+            let e = RouteTable::parse(table).unwrap_err().to_string();
+            assert!(e.contains(says), "{e}");
+        }
     }
 
     #[test]

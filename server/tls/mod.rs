@@ -354,7 +354,16 @@ mod tests {
                 }
             },
         ));
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        // Waited for, not timed: on a busy machine (tests side by side)
+        // the restart 20 ms later came after a fixed 300 ms wait.
+        let started_again = async {
+            while runs.load(std::sync::atomic::Ordering::SeqCst) < 2 {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(30), started_again)
+            .await
+            .expect("started again within 30 s");
         assert_eq!(
             runs.load(std::sync::atomic::Ordering::SeqCst),
             2,

@@ -7,7 +7,7 @@ use sqlx::Row;
 
 use citizen_site::rate_limit::Rate;
 
-use crate::helpers::{bootstrap_json, spawn_app, spawn_app_with};
+use crate::api::helpers::{bootstrap_json, spawn_app, spawn_app_with};
 
 fn request(n: usize) -> Value {
     json!({ "name": format!("Community {n}"), "email": format!("c{n}@example.org") })

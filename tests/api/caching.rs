@@ -10,7 +10,9 @@ use citizen_site::metrics::PageLabel;
 use citizen_site::team::{self, NewMember};
 use serde_json::Value;
 
-use crate::helpers::{eventually, route_table, spawn_app, spawn_app_with, visible_text, TestApp};
+use crate::api::helpers::{
+    eventually, route_table, spawn_app, spawn_app_with, visible_text, TestApp,
+};
 
 /// Every route of the table, with a real post for `:postId`: (path,
 /// pattern, page).

@@ -5,7 +5,7 @@ use citizen_site::assets::Manifest;
 use citizen_site::content::blog::Drafts;
 use citizen_site::content::Content;
 
-use crate::helpers::{bootstrap_json, element, links, spawn_app, visible_text};
+use crate::api::helpers::{bootstrap_json, element, links, spawn_app, visible_text};
 
 /// Spec section 2: the communities never featured, by name.
 const NOT_FEATURED: [&str; 4] = [
@@ -149,7 +149,7 @@ async fn a_single_post_shows_its_content_with_a_long_date() {
     );
     assert!(html.contains(r#"href="/pricing" rel="noopener noreferrer">pricing</a>"#));
     assert!(!html.to_lowercase().contains("javascript:"));
-    let title = crate::helpers::title(&html);
+    let title = crate::api::helpers::title(&html);
     assert!(title.starts_with(
         bootstrap_json(&html)["data"]["post"]["title"]
             .as_str()

@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config as PropConfig, TestRunner};
 use serde_json::{json, Value};
 
-use crate::helpers::{bootstrap_json, spawn_app, spawn_app_with, TestApp};
+use crate::api::helpers::{bootstrap_json, spawn_app, spawn_app_with, TestApp};
 
 /// Text that would only appear if a file outside the bundle were served.
 fn leaks(body: &str) -> bool {

@@ -13,8 +13,8 @@ const MISSING_REQUIRED: &str =
 use serde_json::{json, Value};
 use sqlx::Row;
 
-use crate::fake_notion::{FakeNotion, DB_ID};
-use crate::helpers::{
+use crate::api::fake_notion::{FakeNotion, DB_ID};
+use crate::api::helpers::{
     element, eventually, fresh_databases, spawn_app, spawn_app_with, tempdir::TempDir, visible_text,
 };
 

@@ -10,9 +10,9 @@ use citizen_site::db::Db;
 use citizen_site::intake::{store, IntroForm, IntroRequest};
 use serde_json::{json, Value};
 
-use crate::fake_notion::{FakeNotion, DB_ID};
-use crate::helpers::{eventually, fresh_databases, operate, tempdir::TempDir, SiteProcess};
-use crate::stripe_fixtures::{checkout_session, event, sign, WEBHOOK_SECRET};
+use crate::api::fake_notion::{FakeNotion, DB_ID};
+use crate::api::helpers::{eventually, fresh_databases, operate, tempdir::TempDir, SiteProcess};
+use crate::api::stripe_fixtures::{checkout_session, event, sign, WEBHOOK_SECRET};
 
 /// A request as a visitor types it: every kind of character a CSV must keep.
 fn awkward() -> Value {
@@ -383,7 +383,7 @@ async fn commands_refuse_a_database_that_is_missing_unreachable_or_not_the_sites
     );
 
     // A database, but someone else's: refused, and left without the site's tables.
-    let Some(other) = crate::helpers::fresh_postgres().await else {
+    let Some(other) = crate::api::helpers::fresh_postgres().await else {
         return;
     };
     let ran = operate(&other.url, &["intro", "list"], &[]).await;
@@ -775,7 +775,7 @@ async fn a_backup_taken_under_a_stream_of_posts_restores_every_request_acknowled
 
 #[tokio::test]
 async fn backup_and_restore_of_postgresql_point_to_its_own_tools() {
-    let Some(pg) = crate::helpers::fresh_postgres().await else {
+    let Some(pg) = crate::api::helpers::fresh_postgres().await else {
         return;
     };
     let dir = TempDir::new();

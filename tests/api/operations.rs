@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use crate::helpers::{spawn_app, spawn_app_with};
+use crate::api::helpers::{spawn_app, spawn_app_with};
 
 #[tokio::test]
 async fn healthz_says_alive_and_readyz_says_ready_with_each_check() {

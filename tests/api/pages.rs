@@ -1,4 +1,4 @@
-use crate::helpers::{bootstrap_json, element, links, route_table, spawn_app, visible_text};
+use crate::api::helpers::{bootstrap_json, element, links, route_table, spawn_app, visible_text};
 
 /// Every route of the spec's table with the heading its screen must show.
 const ROUTES: &[(&str, &str, &str)] = &[

@@ -15,7 +15,7 @@ use citizen_site::intake::store;
 use citizen_site::team::NewMember;
 use serde_json::{json, Value};
 
-use crate::helpers::{
+use crate::api::helpers::{
     bootstrap_json, eventually, fresh_postgres, spawn_app_with, visible_text, Blackhole,
     FlakyProxy, Link, TestApp,
 };

@@ -1,7 +1,7 @@
 //! Every screen's spec texts and figures, on the server-rendered HTML (what a
 //! visitor without JavaScript and a crawler see). Spec sections 1-5 and 9.
 
-use crate::helpers::{element, links, spawn_app, visible_text, TestApp};
+use crate::api::helpers::{element, links, spawn_app, visible_text, TestApp};
 
 async fn main_of(app: &TestApp, path: &str) -> (String, Vec<(String, String)>, String) {
     let (status, html) = app.get_text(path).await;
@@ -44,7 +44,7 @@ fn assert_external_links_open_new_tabs(html: &str, what: &str) {
 
 #[tokio::test]
 async fn home() {
-    let app = crate::helpers::spawn_app().await;
+    let app = crate::api::helpers::spawn_app().await;
     let (text, links, html) = main_of(&app, "/").await;
     assert!(html.contains(r#"id="features""#));
     assert_all(

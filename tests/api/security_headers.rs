@@ -2,7 +2,7 @@
 //! frames, images and forms fit (the browser suite checks that no page
 //! reports a violation).
 
-use crate::helpers::{route_table, spawn_app, spawn_app_with, RawResponse, TestApp};
+use crate::api::helpers::{route_table, spawn_app, spawn_app_with, RawResponse, TestApp};
 
 /// Every concrete route, the 404 page, the API, an asset, the SEO files and
 /// the health endpoints.

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use crate::helpers::{
+use crate::api::helpers::{
     decode_entities, json_ld, json_ld_of, links, route_table, spawn_app_with, title, TestApp,
 };
 

@@ -1,7 +1,7 @@
 //! What `serve` keeps out that `dev` adds: draft posts, and the dev
 //! server's reload script and endpoints.
 
-use crate::helpers::{bootstrap_json, published_posts, route_table, spawn_app};
+use crate::api::helpers::{bootstrap_json, published_posts, route_table, spawn_app};
 
 const DRAFT: &str = "launch-checklist";
 const DRAFT_TITLE: &str = "Launching Your Community Currency: A Checklist";

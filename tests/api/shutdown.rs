@@ -10,8 +10,8 @@ use serde_json::{json, Value};
 use wiremock::matchers::{method, path, path_regex};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-use crate::helpers::{tempdir::TempDir, Blackhole, SiteProcess as Server};
-use crate::stripe_fixtures::checkout_session;
+use crate::api::helpers::{tempdir::TempDir, Blackhole, SiteProcess as Server};
+use crate::api::stripe_fixtures::checkout_session;
 
 async fn post_verify(base: &str, session: &str) -> reqwest::Response {
     reqwest::Client::new()
@@ -237,7 +237,7 @@ async fn read_response(tcp: &mut tokio::net::TcpStream) -> String {
 #[tokio::test]
 async fn draining_answers_what_clients_send_on_open_connections_and_says_not_ready() {
     use tokio::io::AsyncWriteExt;
-    let mut app = crate::helpers::spawn_app().await;
+    let mut app = crate::api::helpers::spawn_app().await;
     let addr = app.addr().to_owned();
     let mut kept = tokio::net::TcpStream::connect(&addr).await.unwrap();
     kept.write_all(b"GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n")

@@ -8,7 +8,7 @@
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
-use crate::helpers::{eventually, spawn_app_with, visible_text};
+use crate::api::helpers::{eventually, spawn_app_with, visible_text};
 
 const FAULTS: &str = r#"
 ;(() => {
@@ -68,7 +68,7 @@ async fn a_render_error_shows_the_router_error_screen_with_500() {
         "{text}"
     );
     // The client hydrates the same error screen instead of re-running the page.
-    let boot = crate::helpers::bootstrap_json(&html);
+    let boot = crate::api::helpers::bootstrap_json(&html);
     assert_eq!(boot["error"]["status"], 500);
 
     let (status, _) = app.get_text("/").await;
@@ -126,7 +126,10 @@ async fn a_worker_that_panics_gives_a_500_is_restarted_and_the_others_keep_servi
         // Meanwhile pages that need a render (not in the cache yet) get one.
         let (status, html) = app.get_text(&format!("/blog?type={kind}")).await;
         assert_eq!(status, 200, "served while a worker was down");
-        assert_eq!(crate::helpers::bootstrap_json(&html)["data"]["type"], *kind);
+        assert_eq!(
+            crate::api::helpers::bootstrap_json(&html)["data"]["type"],
+            *kind
+        );
         assert!(visible_text(&html).contains("Latest Posts") || visible_text(&html).contains(kind));
     }
     assert_eq!(panics.load(Ordering::SeqCst), 2);

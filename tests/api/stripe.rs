@@ -15,8 +15,8 @@ use std::time::Duration;
 
 use citizen_site::rate_limit::Rate;
 
-use crate::helpers::{element, json_ld_of, spawn_app_with, title, visible_text, TestApp};
-use crate::stripe_fixtures::{
+use crate::api::helpers::{element, json_ld_of, spawn_app_with, title, visible_text, TestApp};
+use crate::api::stripe_fixtures::{
     checkout_session, event, list, price, product, session_in_state, sign, WEBHOOK_SECRET,
 };
 
@@ -660,7 +660,7 @@ async fn a_script_hammering_success_barely_reaches_stripe() {
         let url = if n % 2 == 0 {
             format!(
                 "/success?session_id=cs_test_{}",
-                crate::helpers::uuid_like().replace('_', "")
+                crate::api::helpers::uuid_like().replace('_', "")
             )
         } else {
             format!("/api/route-data?url=%2Fsuccess%3Fsession_id%3Dcs_live_random{n}")
@@ -734,7 +734,8 @@ async fn a_script_hammering_success_barely_reaches_stripe() {
 #[tokio::test]
 async fn the_webhook_records_each_event_once_and_rejects_bad_signatures() {
     for (_, db) in
-        crate::helpers::fresh_databases(crate::helpers::tempdir::TempDir::new().path()).await
+        crate::api::helpers::fresh_databases(crate::api::helpers::tempdir::TempDir::new().path())
+            .await
     {
         webhook_on(Some(db.url.clone())).await;
     }
@@ -814,7 +815,8 @@ async fn webhook_on(database_url: Option<String>) {
 #[tokio::test]
 async fn delayed_payments_settle_through_the_webhook_and_the_success_page_follows() {
     for (_, db) in
-        crate::helpers::fresh_databases(crate::helpers::tempdir::TempDir::new().path()).await
+        crate::api::helpers::fresh_databases(crate::api::helpers::tempdir::TempDir::new().path())
+            .await
     {
         delayed_payments_on(db.url.clone()).await;
     }
@@ -970,7 +972,7 @@ async fn delayed_payments_on(database_url: String) {
 
 #[tokio::test]
 async fn without_a_stripe_key_the_endpoints_say_so_and_nothing_is_called() {
-    let app = crate::helpers::spawn_app().await;
+    let app = crate::api::helpers::spawn_app().await;
     let res = app.get("/api/get-stripe-prices").await;
     assert_eq!(res.json::<Value>().await.unwrap(), json!({ "prices": [] }));
     let res = app

@@ -2,7 +2,9 @@
 
 use citizen_site::team::{self, NewMember};
 
-use crate::helpers::{element, fresh_databases, spawn_app_with, tempdir::TempDir, visible_text};
+use crate::api::helpers::{
+    element, fresh_databases, spawn_app_with, tempdir::TempDir, visible_text,
+};
 
 fn member(name: &str, image: Option<&str>) -> NewMember {
     NewMember {

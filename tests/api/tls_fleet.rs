@@ -10,7 +10,7 @@ use std::time::Duration;
 use citizen_site::db::Db;
 use citizen_site::tls::store::{self, Challenge, Member, StoredCert};
 
-use crate::helpers::{fresh_databases, tempdir::TempDir};
+use crate::api::helpers::{fresh_databases, tempdir::TempDir};
 
 const LONG: Duration = Duration::from_secs(60);
 

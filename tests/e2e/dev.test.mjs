@@ -102,6 +102,30 @@ test("a new intro-request tag is offered by the form and accepted by the server"
   assert.equal(res.status, 200, await res.text());
 });
 
+test("a new page, its component and then its entry, is served without a restart", async () => {
+  // docs/content.md's "Adding a page": no data, so no compiler and no restart.
+  // The component stays after the test: without its entry, nothing imports it.
+  const feature = path.join(tree, "client/features/events");
+  fs.mkdirSync(feature, { recursive: true });
+  fs.writeFileSync(
+    path.join(feature, "Events.tsx"),
+    `import type { PageMeta, PageProps } from "../../lib/types";
+
+export function meta(): PageMeta {
+  return { title: "Events — Citizen Wallet", description: "Where community currencies change hands." };
+}
+
+export default function Events(_props: PageProps) {
+  return <h1 className="text-4xl font-bold">Community events</h1>;
+}
+`,
+  );
+  change("content/routes.json", '"routes": [', '"routes": [\n    { "path": "/events", "page": "Events" },');
+  await get("/events", (s, b) => ok(s) && b.includes("Community events</h1>") && b.includes('"page":"Events"'), 60_000);
+  const data = await fetch(`${dev.base}/api/route-data?url=/events`);
+  assert.deepEqual(await data.json(), { status: 200, page: "Events" });
+});
+
 test("a syntax error shows the error page with file, line and message; the fix recovers", async () => {
   const mark = dev.output.length;
   change("client/features/blog/Blog.tsx", "export default function Blog(", "export default functio Blog(");

@@ -11,8 +11,8 @@ use std::process::{Command, Stdio};
 
 use serde_json::{json, Value};
 
-use crate::fake_notion::{FakeNotion, DB_ID};
-use crate::stripe_fixtures::{checkout_session, event, sign, WEBHOOK_SECRET};
+use crate::api::fake_notion::{FakeNotion, DB_ID};
+use crate::api::stripe_fixtures::{checkout_session, event, sign, WEBHOOK_SECRET};
 use crate::support::{curl, free_port, wait, Dir};
 
 const BIN: &str = env!("CARGO_BIN_EXE_citizen-site");

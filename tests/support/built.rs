@@ -2,8 +2,7 @@
 //! Cargo builds this package's own binary for its integration tests
 //! (`CARGO_BIN_EXE_citizen-site`) and nothing else: not the binary of
 //! another package of the workspace (the bench's HTTP/3 client,
-//! `bench/h3-load/`), nor one of another tree (the copy with a new page,
-//! `new_page_build.rs`). Each is built here, by the test that runs it,
+//! `bench/h3-load/`). Each is built here, by the test that runs it,
 //! with the test's own profile and target directory, once per test
 //! process; a build that finds nothing to do takes a second.
 //!

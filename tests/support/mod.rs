@@ -16,11 +16,12 @@
 
 pub mod built;
 pub mod h3;
+pub mod new_page_build;
 pub mod pg;
 pub mod throwaway_systemd;
 pub mod tls_site;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -58,7 +59,8 @@ pub fn needs(tool: &str, package: &str) {
 /// port the kernel hands out may be taken by any outgoing connection
 /// before the server binds it ("Address already in use", seen when many
 /// servers start at once). A counter per process, from a place of its own,
-/// keeps two tests of one process apart.
+/// keeps two tests of one process apart; a claim on the port keeps tests
+/// of other processes off it (nextest runs each test in its own).
 pub fn free_port() -> u16 {
     use std::sync::atomic::{AtomicU32, Ordering};
     static NEXT: AtomicU32 = AtomicU32::new(0);
@@ -68,10 +70,39 @@ pub fn free_port() -> u16 {
     loop {
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
         let port = (FIRST + (start + n) % SPAN) as u16;
-        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() && claimed(port) {
             return port;
         }
     }
+}
+
+/// Claims `port` for this process's life: a lock on the port's byte of
+/// one shared file (`citizen-test-ports.lock` in the temporary folder),
+/// an open-file-description lock, which the kernel lets go when the
+/// process ends, however it ends. False when another process holds it.
+/// Where the file cannot be opened, every port counts as claimed (the
+/// bind check alone, as before nextest).
+fn claimed(port: u16) -> bool {
+    use std::os::fd::AsRawFd;
+    static FILE: std::sync::OnceLock<Option<std::fs::File>> = std::sync::OnceLock::new();
+    let file = FILE.get_or_init(|| {
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(std::env::temp_dir().join("citizen-test-ports.lock"))
+            .ok()
+    });
+    let Some(file) = file else { return true };
+    // SAFETY: a zeroed flock is a valid value; fcntl reads it.
+    let mut lock: libc::flock = unsafe { std::mem::zeroed() };
+    lock.l_type = libc::F_WRLCK as libc::c_short;
+    lock.l_whence = libc::SEEK_SET as libc::c_short;
+    lock.l_start = libc::off_t::from(port);
+    lock.l_len = 1;
+    // SAFETY: a valid descriptor, kept open for the process's life.
+    unsafe { libc::fcntl(file.as_raw_fd(), libc::F_OFD_SETLK, &lock) == 0 }
 }
 
 /// What curl writes to standard output for `args` (silent but for errors,
@@ -219,4 +250,54 @@ pub fn routes() -> Vec<String> {
         .map(String::from),
     );
     paths
+}
+
+/// A copy of the checkout's sources, to edit: what `pack` reads.
+pub fn checkout_copy(dir: &Path) -> PathBuf {
+    const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+    let root = dir.join("checkout");
+    std::fs::create_dir_all(&root).unwrap();
+    for file in [
+        "build.rs",
+        "Cargo.toml",
+        "Cargo.lock",
+        "package.json",
+        "package-lock.json",
+        "tsconfig.json",
+    ] {
+        std::fs::copy(Path::new(ROOT).join(file), root.join(file)).unwrap();
+    }
+    let status = Command::new("cp")
+        .args([
+            "-r",
+            "client",
+            "ssr-bundle",
+            "content",
+            "server",
+            "migrations",
+        ])
+        .arg(&root)
+        .current_dir(ROOT)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    // Hard links, not a symlink: esbuild names a module by its real path,
+    // and a path outside the checkout would change the chunks' hashes.
+    let modules = Path::new(ROOT).join("node_modules");
+    let linked = Command::new("cp")
+        .arg("-al")
+        .arg(&modules)
+        .arg(&root)
+        .status()
+        .unwrap();
+    if !linked.success() {
+        let copied = Command::new("cp")
+            .arg("-a")
+            .arg(&modules)
+            .arg(&root)
+            .status()
+            .unwrap();
+        assert!(copied.success());
+    }
+    root
 }

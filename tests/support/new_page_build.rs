@@ -1,9 +1,8 @@
 //! The tree with a page added exactly as docs/content.md's "Adding a page"
-//! says, built: `tests/new_page.rs` checks the page, and `tests/swaps.rs`
-//! upgrades to this binary and back (a different build of the site). The
-//! tree lives in one folder of the target directory and is copied file by
-//! file only where a file differs, so the second build of a run, or of
-//! the next run, finds nothing to do.
+//! says, published with `pack` (a page without data needs no compiler):
+//! `tests/new_page.rs` checks the page, and `tests/swaps.rs` upgrades to
+//! this binary and back (a different build of the site). Each call packs a
+//! copy of its own, removed with it, so tests side by side never share one.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -31,105 +30,62 @@ export default function Events(_props: PageProps) {
 }
 "#;
 
-/// The tracked files of this checkout as they are in `to`, each passed
-/// through `edit` (by its path in the tree), with its npm packages linked
-/// rather than copied. A file already as it should be is not touched.
-fn copy_tree(to: &Path, edit: impl Fn(&str, Vec<u8>) -> Vec<u8>) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let listed = Command::new("git")
-        .args(["ls-files", "-z"])
-        .current_dir(root)
+/// A copy of this checkout with the page added as the guide says (its
+/// entry first in the route table, with `extra` facts, and its component).
+pub fn tree_with_page(dir: &Path, extra: &str) -> PathBuf {
+    let tree = super::checkout_copy(dir);
+    let routes = tree.join("content/routes.json");
+    let text = std::fs::read_to_string(&routes).unwrap();
+    let entry = ENTRY.replacen(
+        r#""page": "Events""#,
+        &format!(r#""page": "Events"{extra}"#),
+        1,
+    );
+    let edited = text.replacen(r#""routes": ["#, &format!("\"routes\": [\n    {entry}"), 1);
+    assert_ne!(edited, text);
+    std::fs::write(&routes, edited).unwrap();
+    let feature = tree.join("client/features/events");
+    std::fs::create_dir_all(&feature).unwrap();
+    std::fs::write(feature.join("Events.tsx"), COMPONENT).unwrap();
+    tree
+}
+
+/// What `citizen-site pack OUT`, run in `tree` by this build's binary, did.
+pub fn pack(tree: &Path, out: &Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_citizen-site"))
+        .arg("pack")
+        .arg(out)
+        .current_dir(tree)
         .output()
-        .expect("git lists the tracked files");
-    assert!(
-        listed.status.success(),
-        "git ls-files: {}",
-        String::from_utf8_lossy(&listed.stderr)
-    );
-    for file in listed.stdout.split(|b| *b == 0).filter(|f| !f.is_empty()) {
-        let rel = std::str::from_utf8(file).unwrap();
-        let from = root.join(rel);
-        if !from.is_file() {
-            continue;
-        }
-        write_if_changed(&to.join(rel), &edit(rel, std::fs::read(&from).unwrap()));
-    }
-    let link = to.join("node_modules");
-    if std::fs::read_link(&link).ok().as_deref() != Some(&root.join("node_modules")) {
-        let _ = std::fs::remove_file(&link);
-        std::os::unix::fs::symlink(root.join("node_modules"), &link).unwrap();
-    }
+        .expect("the binary runs")
 }
 
-fn write_if_changed(path: &Path, content: &[u8]) {
-    if std::fs::read(path).ok().as_deref() != Some(content) {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, content).unwrap();
-    }
-}
-
-/// The tree with the new page (first in the route table, and its
-/// component), and its binary built.
+/// The tree with the new page, published as docs/content.md says: packed
+/// by this build's binary into a new one, without the Rust compiler.
 pub fn build() -> Variant {
-    // In the target directory, so that the copy reuses the compiled
-    // dependencies.
-    let tree = crate::support::built::target_dir().join("new-page-tree");
-    copy_tree(&tree, |rel, bytes| match rel {
-        // Step 1: the entry, first in the table.
-        "content/routes.json" => {
-            let text = String::from_utf8(bytes).unwrap();
-            text.replacen(r#""routes": ["#, &format!("\"routes\": [\n    {ENTRY}"), 1)
-                .into_bytes()
-        }
-        // The copy builds as its own package (so its binary does not
-        // replace this checkout's in the shared target folder); that is
-        // the only edit beyond the guide's steps, and it is to
-        // Cargo.toml's name alone.
-        "Cargo.toml" => {
-            let cargo_toml = String::from_utf8(bytes).unwrap();
-            let renamed = cargo_toml.replacen(
-                "name = \"citizen-site\"",
-                "name = \"citizen-site-new-page\"",
-                2,
-            );
-            // Its tests' dependency on itself (the test hooks) and the
-            // binary `cargo run` runs follow the name.
-            let renamed = renamed
-                .replacen(
-                    "citizen-site = { path = \".\"",
-                    "citizen-site-new-page = { path = \".\"",
-                    1,
-                )
-                .replacen(
-                    "default-run = \"citizen-site\"",
-                    "default-run = \"citizen-site-new-page\"",
-                    1,
-                );
-            assert!(renamed.contains("default-run = \"citizen-site-new-page\""));
-            assert_ne!(renamed, cargo_toml);
-            renamed.into_bytes()
-        }
-        _ => bytes,
-    });
-    // Step 2: the component.
-    write_if_changed(
-        &tree.join("client/features/events/Events.tsx"),
-        COMPONENT.as_bytes(),
+    let dir = super::Dir::new("new-page");
+    let tree = tree_with_page(&dir.0, "");
+    let bin = dir.0.join("citizen-site-new-page");
+    let out = pack(&tree, &bin);
+    assert!(
+        out.status.success(),
+        "pack of the new page failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
     );
-
-    let bin = crate::support::built::build(
-        "citizen-site-new-page",
-        &tree,
-        &["--bin", "citizen-site-new-page"],
-    );
-    Variant { bin, tree }
+    Variant {
+        bin,
+        tree,
+        _dir: dir,
+    }
 }
 
 pub struct Variant {
     /// The copy of the checkout with the page added (tests/new_page.rs
     /// reads what its build generated).
-    #[allow(dead_code)]
     pub tree: PathBuf,
-    /// Its `citizen-site` binary.
+    /// Its `citizen-site` binary, made by `pack`.
     pub bin: PathBuf,
+    /// Removed with the variant.
+    _dir: super::Dir,
 }

@@ -6,9 +6,10 @@
 //!
 //! The inputs: `build.rs`, `Cargo.toml`, `Cargo.lock`, every file under
 //! `server/` (the code, and what the contract is generated from) and
-//! `migrations/`, and the page table of `content/routes.json` (its pages and
-//! their data types: the `PageId` and `PageData` the server is compiled
-//! with). The rest of `routes.json` (paths, titles) is content.
+//! `migrations/`, and the pages with data of `content/routes.json` (each
+//! with the type of its data: the `DataPage` and `PageData` the server is
+//! compiled with). The rest of `routes.json` is content, a page without
+//! data included: its name is read at run time.
 
 use std::path::Path;
 
@@ -17,8 +18,8 @@ use sha2::{Digest, Sha256};
 // The payload's hex, in the library and in build.rs alike.
 use super::format::hex;
 
-/// The page table's line among the inputs.
-pub const PAGE_TABLE: &str = "content/routes.json (pages and data types)";
+/// The pages with data: their line among the inputs.
+pub const PAGE_TABLE: &str = "content/routes.json (pages with data, and their types)";
 
 /// Every input of the Rust side of the checkout at `root`, by name, with
 /// the SHA-256 of its bytes in hex, sorted by name.
@@ -38,7 +39,7 @@ pub fn inputs(root: &Path) -> Result<Vec<(String, String)>, String> {
         .map_err(|e| format!("content/routes.json: {e}"))?;
     let lines: String = page_table(&routes)?
         .iter()
-        .map(|(page, data)| format!("{page} {}\n", data.as_deref().unwrap_or("-")))
+        .filter_map(|(page, data)| Some(format!("{page} {}\n", data.as_deref()?)))
         .collect();
     out.push((
         PAGE_TABLE.to_owned(),

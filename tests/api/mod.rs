@@ -1,12 +1,11 @@
-#![recursion_limit = "256"]
 //! Integration tests: the real server (real V8 isolates, real router) on a
 //! random loopback port, driven over HTTP.
 
 mod abuse;
 mod caching;
 mod content;
-mod fake_notion;
-mod helpers;
+pub mod fake_notion;
+pub mod helpers;
 mod hostile;
 mod intro;
 mod operate;
@@ -20,6 +19,6 @@ mod serve_mode;
 mod shutdown;
 mod ssr_faults;
 mod stripe;
-mod stripe_fixtures;
+pub mod stripe_fixtures;
 mod team;
 mod tls_fleet;
