@@ -133,6 +133,17 @@ impl Fleet {
                 config = config.replace(&from, &format!("127.0.0.1:{to}"));
             }
         }
+        // Beside the guide's block, a socket to read the balancer's view
+        // of its servers from (`Fleet::routes_https`).
+        assert!(config.starts_with("global\n"), "{config}");
+        let config = config.replacen(
+            "global\n",
+            &format!(
+                "global\n    stats socket {} level user\n",
+                dir.0.join("haproxy.sock").display()
+            ),
+            1,
+        );
         let file = dir.0.join("haproxy.cfg");
         std::fs::write(&file, &config).unwrap();
         let check = Command::new("haproxy")
@@ -165,6 +176,28 @@ impl Fleet {
             env: Vec::new(),
             _haproxy: haproxy,
         }
+    }
+
+    /// Whether the balancer sends HTTPS connections (the CA's TLS-ALPN
+    /// validations among them) to at least one member: one of
+    /// `site_https`'s servers is UP in its own health checks.
+    fn routes_https(&self) -> bool {
+        use std::os::unix::net::UnixStream;
+        let Ok(mut socket) = UnixStream::connect(self.dir.0.join("haproxy.sock")) else {
+            return false;
+        };
+        let mut stats = String::new();
+        if socket.write_all(b"show stat\n").is_err() || socket.read_to_string(&mut stats).is_err() {
+            return false;
+        }
+        // CSV: the proxy, the server, ..., the status (UP, DOWN, ...).
+        stats.lines().any(|row| {
+            let fields: Vec<&str> = row.split(',').collect();
+            fields.len() > 17
+                && fields[0] == "site_https"
+                && fields[1].starts_with("web")
+                && fields[17] == "UP"
+        })
     }
 
     fn set(&mut self, name: &str, value: &str) {

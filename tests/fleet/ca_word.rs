@@ -42,13 +42,21 @@ fn the_ca_decides_when_the_fleet_renews_and_which_profile_it_gets() {
         "a server that stops leaves the fleet: no order waits for it"
     );
 
-    // A profile it lists.
+    // A profile it lists. The members order as soon as they start, and
+    // the CA validates through the balancer, which sends connections to
+    // a member only after two health checks 2 s apart: a fleet started at
+    // once, on a busy machine, had its first order fail there and order
+    // again. The CA answers 503 until the balancer routes.
+    ca.hold_orders(true);
     for i in 0..2 {
         fleet.start(i, &[("ACME_PROFILE", "shortlived")]);
     }
+    let routed = wait(30, || fleet.routes_https());
+    assert!(routed, "the balancer routes to no member\n{}", fleet.logs());
+    ca.hold_orders(false);
     let first = one_certificate(&fleet, &pebble, &[0, 1], 60);
     let sent = ca.orders();
-    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert_eq!(sent.len(), 1, "{sent:?}\n{}", fleet.logs());
     assert_eq!(sent[0]["profile"], "shortlived", "{sent:?}");
     assert!(
         sent[0].get("replaces").is_none(),

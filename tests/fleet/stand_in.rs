@@ -28,6 +28,8 @@ struct State {
     asked: Vec<String>,
     /// The payloads of the new orders, in order.
     orders: Vec<Value>,
+    /// New orders are answered 503 (and not counted) while set.
+    held: bool,
     refused_a_replacement: bool,
 }
 
@@ -137,6 +139,12 @@ impl AriCa {
         self.state.lock().unwrap().asked.clone()
     }
 
+    /// While `held`, a new order is answered 503 and not counted: the
+    /// fleet tries again later, as after any CA's 503.
+    pub fn hold_orders(&self, held: bool) {
+        self.state.lock().unwrap().held = held;
+    }
+
     /// The payloads of the new orders sent, in order.
     pub fn orders(&self) -> Vec<Value> {
         self.state.lock().unwrap().orders.clone()
@@ -202,6 +210,17 @@ async fn answer(
     if path == "/order-plz" {
         let payload = order_payload(&body);
         let mut state = state.lock().unwrap();
+        if state.held {
+            return json_answer(
+                503,
+                "application/problem+json",
+                &json!({
+                    "type": "urn:ietf:params:acme:error:serverInternal",
+                    "detail": "the stand-in holds new orders (the test waits for the balancer)",
+                    "status": 503,
+                }),
+            );
+        }
         state.orders.push(payload.clone());
         if payload.get("replaces").is_some() && !state.refused_a_replacement {
             state.refused_a_replacement = true;
