@@ -5,7 +5,7 @@
 //! snapshot and the content files, made by the same code `pack` runs
 //! (server/cli/pack/make.rs). It goes in a section of the binary of its
 //! own (`payload_section.rs`). Beside it, compiled into the engine: the
-//! page table's `PageId` and `PageData` (from `content/routes.json`) and
+//! pages with data, `DataPage` and `PageData` (from `content/routes.json`), and
 //! the list of the engine's inputs with their hashes (`engine_inputs.rs`,
 //! server/cli/pack/engine.rs), which `pack` compares with a checkout's.
 

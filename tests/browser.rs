@@ -1,6 +1,6 @@
 //! Runs the browser suite (tests/e2e, node's test runner + playwright-core
 //! driving Debian's Chromium) against this build's server binary, so that
-//! `cargo test` is the one command for every test.
+//! the test command (`cargo nextest run`) runs every test.
 //!
 //! Needs Node.js, the npm packages (build.rs installs them) and Chromium at
 //! /usr/bin/chromium or $CHROMIUM_PATH.

@@ -28,6 +28,19 @@ impl Drop for Server {
 fn a_page_added_as_the_guide_says_is_packed_routed_rendered_and_listed() {
     let variant = new_page_build::build();
     let tree = &variant.tree;
+    // Step 3 of the guide: the types hold the component to its page's data
+    // (no data), with the page ids the pack's build made.
+    let tsc = Command::new("node")
+        .args(["node_modules/typescript/bin/tsc", "--noEmit"])
+        .current_dir(tree)
+        .output()
+        .expect("node runs tsc");
+    assert!(
+        tsc.status.success(),
+        "tsc: {}{}",
+        String::from_utf8_lossy(&tsc.stdout),
+        String::from_utf8_lossy(&tsc.stderr)
+    );
     // The ids and registries the pack's build made name the page.
     let ids = std::fs::read_to_string(tree.join("client/lib/page-ids.ts")).unwrap();
     assert!(

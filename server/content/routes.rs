@@ -78,7 +78,7 @@ impl DataPage {
 /// Why a route's `"data"` is not what this build's loaders give its page:
 /// a page with data (new, or its type changed) needs the compiler.
 fn data_mismatch(page: PageId, table: Option<&str>, compiled: Option<DataPage>) -> String {
-    let build = "a page's data is compiled in: build again (cargo build, or restart dev) after adding its loader (docs/content.md)";
+    let build = "a page's data is compiled in: after adding its loader, build again (cargo build --release) and start dev or serve from the new binary (docs/content.md)";
     match (table, compiled) {
         (Some(t), None) => format!(
             "page {page:?} has \"data\": {t:?}, but this build has no loader for it; {build}"
@@ -631,7 +631,7 @@ mod tests {
         for (table, says) in [
             (
                 r#"{"routes": [{"path": "/events", "page": "Events", "data": "EventsData"}]}"#,
-                r#"page Events has "data": "EventsData", but this build has no loader for it; a page's data is compiled in: build again"#,
+                r#"page Events has "data": "EventsData", but this build has no loader for it; a page's data is compiled in: after adding its loader, build again"#,
             ),
             (
                 r#"{"routes": [{"path": "/pricing", "page": "Pricing"}]}"#,

@@ -695,11 +695,9 @@ mod process {
 
     impl SiteProcess {
         pub async fn start(env: &[(&str, String)]) -> SiteProcess {
-            let port = std::net::TcpListener::bind("127.0.0.1:0")
-                .unwrap()
-                .local_addr()
-                .unwrap()
-                .port();
+            // Not the kernel's pick (its ephemeral range, which outgoing
+            // connections of tests side by side take from too).
+            let port = crate::support::free_port();
             let data = TempDir::new();
             let mut child = Command::new(env!("CARGO_BIN_EXE_citizen-site"))
                 .env("ADDR", format!("127.0.0.1:{port}"))

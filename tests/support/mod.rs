@@ -67,32 +67,49 @@ pub fn free_port() -> u16 {
     const FIRST: u32 = 20_000;
     const SPAN: u32 = 12_000;
     let start = std::process::id().wrapping_mul(7919) % SPAN;
-    loop {
+    for _ in 0..SPAN {
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
         let port = (FIRST + (start + n) % SPAN) as u16;
         if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() && claimed(port) {
             return port;
         }
     }
+    panic!(
+        "no free port from {FIRST} to {} (each is in use or claimed)",
+        FIRST + SPAN - 1
+    );
 }
 
 /// Claims `port` for this process's life: a lock on the port's byte of
-/// one shared file (`citizen-test-ports.lock` in the temporary folder),
+/// one shared file (`citizen-test-ports-UID.lock` in the temporary folder),
 /// an open-file-description lock, which the kernel lets go when the
-/// process ends, however it ends. False when another process holds it.
-/// Where the file cannot be opened, every port counts as claimed (the
-/// bind check alone, as before nextest).
+/// process ends, however it ends. False only when another process holds
+/// it. Where the file cannot be opened or locked at all (a file system
+/// without locks), every port counts as claimed, as the bind check alone
+/// did before nextest, and the test says so once.
 fn claimed(port: u16) -> bool {
     use std::os::fd::AsRawFd;
     static FILE: std::sync::OnceLock<Option<std::fs::File>> = std::sync::OnceLock::new();
     let file = FILE.get_or_init(|| {
-        std::fs::OpenOptions::new()
+        // SAFETY: getuid has no failure.
+        let uid = unsafe { libc::getuid() };
+        let path = std::env::temp_dir().join(format!("citizen-test-ports-{uid}.lock"));
+        let opened = std::fs::OpenOptions::new()
             .read(true)
             .write(true)
             .create(true)
             .truncate(false)
-            .open(std::env::temp_dir().join("citizen-test-ports.lock"))
-            .ok()
+            .open(&path);
+        match opened {
+            Ok(file) => Some(file),
+            Err(e) => {
+                eprintln!(
+                    "free_port: {}: {e}: ports are not claimed across processes",
+                    path.display()
+                );
+                None
+            }
+        }
     });
     let Some(file) = file else { return true };
     // SAFETY: a zeroed flock is a valid value; fcntl reads it.
@@ -102,7 +119,21 @@ fn claimed(port: u16) -> bool {
     lock.l_start = libc::off_t::from(port);
     lock.l_len = 1;
     // SAFETY: a valid descriptor, kept open for the process's life.
-    unsafe { libc::fcntl(file.as_raw_fd(), libc::F_OFD_SETLK, &lock) == 0 }
+    if unsafe { libc::fcntl(file.as_raw_fd(), libc::F_OFD_SETLK, &lock) } == 0 {
+        return true;
+    }
+    let e = std::io::Error::last_os_error();
+    match e.raw_os_error() {
+        // Held by another process.
+        Some(libc::EAGAIN) | Some(libc::EACCES) => false,
+        _ => {
+            static SAID: std::sync::Once = std::sync::Once::new();
+            SAID.call_once(|| {
+                eprintln!("free_port: locking a port failed ({e}): ports are not claimed across processes")
+            });
+            true
+        }
+    }
 }
 
 /// What curl writes to standard output for `args` (silent but for errors,

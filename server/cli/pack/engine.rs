@@ -37,10 +37,13 @@ pub fn inputs(root: &Path) -> Result<Vec<(String, String)>, String> {
     }
     let routes = std::fs::read_to_string(root.join("content/routes.json"))
         .map_err(|e| format!("content/routes.json: {e}"))?;
-    let lines: String = page_table(&routes)?
+    // Sorted: the routes' order is content (which path matches first).
+    let mut lines: Vec<String> = page_table(&routes)?
         .iter()
         .filter_map(|(page, data)| Some(format!("{page} {}\n", data.as_deref()?)))
         .collect();
+    lines.sort();
+    let lines = lines.concat();
     out.push((
         PAGE_TABLE.to_owned(),
         hex(&Sha256::digest(lines.as_bytes())),
@@ -101,6 +104,12 @@ pub fn page_table(routes_json: &str) -> Result<Vec<(String, Option<String>)>, St
         })?;
         if !ident(page) {
             return Err(format!("content/routes.json: page {page:?} must be a name like \"NfcWallet\" (A-Z first, then letters and digits)"));
+        }
+        // The names the generated PageData takes for itself.
+        if ["Plain", "Self"].contains(&page) {
+            return Err(format!(
+                "content/routes.json: page {page:?}: that name is taken by the server's code; name the page otherwise"
+            ));
         }
         let data = match route.get("data") {
             None => None,
