@@ -36,11 +36,6 @@ impl PageId {
 }
 
 impl PageId {
-    /// A name known when compiling (a page with data).
-    pub const fn named(name: &'static str) -> PageId {
-        PageId(name)
-    }
-
     /// The name the table, the client and the metrics use.
     pub const fn name(self) -> &'static str {
         self.0
@@ -53,8 +48,8 @@ impl PageId {
             return None;
         }
         // Each name is kept once for the life of the process: the table's
-        // pages, and those `dev` reads after an edit.
-        static NAMES: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
+        // pages, and those `dev` reads after an edit (a table's names, so
+        // never more than an editor typed).
         let mut names = NAMES.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(kept) = names.iter().find(|n| **n == name) {
             return Some(PageId(kept));
@@ -63,7 +58,20 @@ impl PageId {
         names.push(kept);
         Some(PageId(kept))
     }
+
+    /// The page called `name` if a table read by this process named it,
+    /// or `NotFound`; nothing is kept.
+    pub fn known(name: &str) -> Option<PageId> {
+        if name == PageId::NotFound.0 {
+            return Some(PageId::NotFound);
+        }
+        let names = NAMES.lock().unwrap_or_else(|p| p.into_inner());
+        names.iter().find(|n| **n == name).map(|kept| PageId(kept))
+    }
 }
+
+/// The page names kept (`PageId::from_name`).
+static NAMES: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
 
 // DataPage: build.rs makes it from content/routes.json (each page whose
 // routes name a `data` type, with that type).
@@ -111,11 +119,13 @@ impl serde::Serialize for PageId {
     }
 }
 
+/// Only a page some table named (what a render echoes back): a name read
+/// from anywhere else is never kept.
 impl<'de> Deserialize<'de> for PageId {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<PageId, D::Error> {
         let name = String::deserialize(d)?;
-        PageId::from_name(&name)
-            .ok_or_else(|| serde::de::Error::custom(format!("{name:?} is not a page's name")))
+        PageId::known(&name)
+            .ok_or_else(|| serde::de::Error::custom(format!("{name:?} is no page of the table")))
     }
 }
 
@@ -358,6 +368,17 @@ impl RouteTable {
                     .collect();
                 if page == PageId::NotFound {
                     return Err(ContentError::new(ROUTES_FILE, "NotFound is the page of every path the table does not match; no route may name it"));
+                }
+                // A page without a loader cannot tell a value that exists
+                // from one that does not: every value would answer 200 and
+                // take its own place in the page cache.
+                if compiled.is_none() {
+                    if r.path.split('/').any(|s| s.starts_with(':')) {
+                        return Err(ContentError::new(ROUTES_FILE, format!("page {page:?} has a path parameter ({}) but no \"data\": only a page with a loader can say which values exist", r.path)));
+                    }
+                    if let Some(open) = r.query.iter().find(|q| q.values == ParamValues::Any) {
+                        return Err(ContentError::new(ROUTES_FILE, format!("page {page:?} reads the query parameter {:?} with any value but has no \"data\": give it \"values\" (a closed list)", open.name)));
+                    }
                 }
                 let facts = RouteFacts { cache: r.cache, listed: r.sitemap, indexed: r.index };
                 Ok(Route { segments, page, facts, query: r.query.into() })
@@ -625,9 +646,15 @@ mod tests {
 
     #[test]
     fn a_new_page_is_content_and_a_page_with_data_must_be_compiled_in() {
-        let events =
-            RouteTable::parse(r#"{"routes": [{"path": "/events", "page": "Events"}]}"#).unwrap();
+        let events = RouteTable::parse(
+            r#"{"routes": [{"path": "/events", "page": "Events", "query": [{"name": "city", "values": ["ghent"]}]}]}"#,
+        )
+        .unwrap();
         assert_eq!(events.find("/events").page.name(), "Events");
+        // A render's echo of a page is read only as a page some table named.
+        assert_eq!(PageId::known("Events"), Some(events.find("/events").page));
+        assert_eq!(PageId::known("NeverInATable"), None);
+        assert!(serde_json::from_str::<PageId>("\"NeverInATable\"").is_err());
         for (table, says) in [
             (
                 r#"{"routes": [{"path": "/events", "page": "Events", "data": "EventsData"}]}"#,
@@ -644,6 +671,14 @@ mod tests {
             (
                 r#"{"routes": [{"path": "/x", "page": "events"}]}"#,
                 r#"page "events" must be a name like "NfcWallet""#,
+            ),
+            (
+                r#"{"routes": [{"path": "/events/:city", "page": "Events"}]}"#,
+                r#"page Events has a path parameter (/events/:city) but no "data""#,
+            ),
+            (
+                r#"{"routes": [{"path": "/events", "page": "Events", "query": [{"name": "city"}]}]}"#,
+                r#"page Events reads the query parameter "city" with any value but has no "data""#,
             ),
         ] {
             let e = RouteTable::parse(table).unwrap_err().to_string();
