@@ -12,7 +12,7 @@ use crate::support::new_page_build;
 
 use std::process::{Child, Command, Stdio};
 
-use support::{curl, free_port, wait, Dir};
+use support::{curl, free_port, pack, said, wait, Dir};
 
 /// Kills the server when the test ends, however it ends.
 struct Server(Child);
@@ -35,12 +35,7 @@ fn a_page_added_as_the_guide_says_is_packed_routed_rendered_and_listed() {
         .current_dir(tree)
         .output()
         .expect("node runs tsc");
-    assert!(
-        tsc.status.success(),
-        "tsc: {}{}",
-        String::from_utf8_lossy(&tsc.stdout),
-        String::from_utf8_lossy(&tsc.stderr)
-    );
+    assert!(tsc.status.success(), "tsc: {}", said(&tsc));
     // The ids and registries the pack's build made name the page.
     let ids = std::fs::read_to_string(tree.join("client/lib/page-ids.ts")).unwrap();
     assert!(
@@ -164,12 +159,8 @@ fn a_page_with_data_is_refused_by_pack_with_the_build_to_run() {
     let dir = Dir::new("new-page-data");
     let tree = new_page_build::tree_with_page(&dir.0, r#", "data": "EventsData""#);
     let out_bin = dir.0.join("citizen-site-events");
-    let out = new_page_build::pack(&tree, &out_bin);
-    let said = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = pack(&tree, &out_bin);
+    let said = said(&out);
     assert_eq!(out.status.code(), Some(1), "{said}");
     assert!(
         said.contains("this checkout changes the engine, which a pack cannot carry")

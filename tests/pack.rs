@@ -15,32 +15,15 @@
 use crate::support;
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use citizen_site::payload::elf;
-use support::{checkout_copy, free_port, needs, routes, wait, Dir};
+use support::{checkout_copy, free_port, needs, pack, routes, said, wait, Dir};
 
 const BIN: &str = env!("CARGO_BIN_EXE_citizen-site");
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 const POST: &str = "content/blog/brussels-pay-launch.md";
-
-fn pack(root: &Path, out: &Path) -> Output {
-    Command::new(BIN)
-        .arg("pack")
-        .arg(out)
-        .current_dir(root)
-        .output()
-        .unwrap()
-}
-
-fn said(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
 
 /// `binary` serving on a port of its own, killed when dropped.
 struct Server {

@@ -332,3 +332,23 @@ pub fn checkout_copy(dir: &Path) -> PathBuf {
     }
     root
 }
+
+/// What `citizen-site pack OUT`, run in the checkout `root` by this
+/// build's binary, did.
+pub fn pack(root: &Path, out: &Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_citizen-site"))
+        .arg("pack")
+        .arg(out)
+        .current_dir(root)
+        .output()
+        .expect("the binary runs")
+}
+
+/// A finished command's standard output, then its standard error.
+pub fn said(out: &std::process::Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}

@@ -5,7 +5,6 @@
 //! copy of its own, removed with it, so tests side by side never share one.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// Step 1 of docs/content.md: the route entry, with one fact set and the
 /// query parameter the page reads.
@@ -50,28 +49,17 @@ pub fn tree_with_page(dir: &Path, extra: &str) -> PathBuf {
     tree
 }
 
-/// What `citizen-site pack OUT`, run in `tree` by this build's binary, did.
-pub fn pack(tree: &Path, out: &Path) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_citizen-site"))
-        .arg("pack")
-        .arg(out)
-        .current_dir(tree)
-        .output()
-        .expect("the binary runs")
-}
-
 /// The tree with the new page, published as docs/content.md says: packed
 /// by this build's binary into a new one, without the Rust compiler.
 pub fn build() -> Variant {
     let dir = super::Dir::new("new-page");
     let tree = tree_with_page(&dir.0, "");
     let bin = dir.0.join("citizen-site-new-page");
-    let out = pack(&tree, &bin);
+    let out = super::pack(&tree, &bin);
     assert!(
         out.status.success(),
-        "pack of the new page failed:\n{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+        "pack of the new page failed:\n{}",
+        super::said(&out)
     );
     Variant {
         bin,
