@@ -141,6 +141,19 @@ fn site_database(dir: &Path, names: &[&str], spam: bool) {
         server.post("Cheap pills", true);
     }
     server.stop();
+    // A stopped site's data is the file alone: its write-ahead log folded
+    // in, nothing a reader without write access would need beside it.
+    let data = dir.join("data");
+    let mut left: Vec<String> = std::fs::read_dir(&data)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(
+        left,
+        ["citizen-site.db", "citizen-site.db.lock"],
+        "what the stopped server left in data/"
+    );
 }
 
 /// Every file under `dir`, with its bytes: what a command must leave as it

@@ -301,8 +301,8 @@ async fn migrate_database(db: &Db, config: &Config) {
 /// After the listeners: the forwarder gets until `deadline` (at least
 /// 100 ms) to finish the request in hand, the background tasks stop, the
 /// fleet forgets this server (`tls::Identity::leave`), and the database
-/// closes, which lets SQLite fold its write-ahead log into the
-/// database file: a stopped site's data is the file alone.
+/// closes, SQLite's write-ahead log folded into the database file: a
+/// stopped site's data is the file alone (`fold_after_close`).
 async fn stop_the_rest(
     state: &AppState,
     forwarder: Option<JoinHandle<()>>,
@@ -331,6 +331,9 @@ async fn stop_the_rest(
         .is_err()
     {
         tracing::warn!("database connections still in use after 5 s; closing without waiting");
+    }
+    if let Some(file) = state.config.sqlite_path() {
+        crate::db::sqlite_file::fold_after_close(&file, Duration::from_millis(500)).await;
     }
 }
 

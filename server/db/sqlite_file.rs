@@ -129,6 +129,53 @@ fn is_wal(file: &Path) -> bool {
         .is_ok_and(|()| header[18] == 2 && header[19] == 2)
 }
 
+/// After the server's pool has closed: the SQLite database `file` as the
+/// file alone, its write-ahead log folded in and removed, as a stopped
+/// site promises (a restored copy, or a reader without write access to
+/// the folder, meets that file). sqlx's `Pool::close` can return while a
+/// connection it dropped (`close_hard`, after a failed ping on release)
+/// still closes on its worker thread, and a process that exits meanwhile
+/// leaves `-wal` and `-shm` beside the file. So: one connection of our own
+/// folds the log (`wal_checkpoint(TRUNCATE)`) and closes, which removes it
+/// when it is the last; then up to `linger` for a late one to close. Says
+/// whether the file is alone; a log another process (a fleet member on the
+/// same file) keeps open stays, and is named.
+pub async fn fold_after_close(file: &Path, linger: Duration) -> bool {
+    let wal = suffixed(file, "-wal");
+    if !wal.exists() {
+        return true;
+    }
+    let options = sqlx::sqlite::SqliteConnectOptions::new()
+        .filename(file)
+        .create_if_missing(false);
+    let fold = async {
+        use sqlx::Connection;
+        let mut conn = sqlx::sqlite::SqliteConnection::connect_with(&options).await?;
+        sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+            .execute(&mut conn)
+            .await?;
+        conn.close().await
+    };
+    match tokio::time::timeout(Duration::from_secs(5), fold).await {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => {
+            tracing::warn!(file = %file.display(), error = %e, "the database's write-ahead log could not be folded in")
+        }
+        Err(_) => {
+            tracing::warn!(file = %file.display(), "the database's write-ahead log could not be folded in within 5 s")
+        }
+    }
+    let until = tokio::time::Instant::now() + linger;
+    while wal.exists() && tokio::time::Instant::now() < until {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let alone = !wal.exists();
+    if !alone {
+        tracing::info!(file = %file.display(), "the database's write-ahead log stays beside it: another process has the database open");
+    }
+    alone
+}
+
 /// Makes the folder of the SQLite database `database_url` names, as a
 /// first start or a command that may make the database needs it; nothing
 /// for PostgreSQL.
@@ -587,6 +634,95 @@ mod tests {
         assert_eq!(holders, ["the server replaced"]);
         db.pool.close().await;
         lingering.pool.close().await;
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A connection of the pool that closes on its own thread after
+    /// `Pool::close` returned (as sqlx's `close_hard` does) must not leave
+    /// the write-ahead log beside a stopped site's file, nor one the last
+    /// connection never folded.
+    #[tokio::test]
+    async fn a_stopped_sites_database_is_the_file_alone_whatever_closes_late() {
+        let dir = std::env::temp_dir().join(format!("citizen-fold-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("site.db");
+        let url = format!("sqlite://{}", file.display());
+        let db = Db::connect_lazy(&url).unwrap();
+        db.migrate().await.unwrap();
+        sqlx::query(
+            "INSERT INTO tls_leases (name, holder, expires_at) VALUES ('acme', 'a member', 1)",
+        )
+        .execute(&db.pool)
+        .await
+        .unwrap();
+        // A connection that closes 300 ms after the pool's close returned.
+        let late = Db::connect_lazy(&url).unwrap();
+        let mut conn = late.pool.acquire().await.unwrap();
+        sqlx::query("SELECT count(*) FROM tls_leases")
+            .execute(&mut *conn)
+            .await
+            .unwrap();
+        db.pool.close().await;
+        let closes_late = tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            drop(conn);
+            late.pool.close().await;
+        });
+        let names = |d: &Path| {
+            let mut n: Vec<String> = std::fs::read_dir(d)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            n.sort();
+            n
+        };
+        assert!(
+            suffixed(&file, "-wal").exists(),
+            "a connection is still open: {:?}",
+            names(&dir)
+        );
+        assert!(fold_after_close(&file, Duration::from_secs(2)).await);
+        closes_late.await.unwrap();
+        let left: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(left, ["site.db"], "the file alone");
+
+        // A log no connection folded (the last two closed at once, or a
+        // killed process's): one connection of our own folds it.
+        let db = Db::connect_lazy(&url).unwrap();
+        let mut held = db.pool.acquire().await.unwrap();
+        sqlx::query(
+            "INSERT INTO tls_leases (name, holder, expires_at) VALUES ('other', 'in the log', 1)",
+        )
+        .execute(&mut *held)
+        .await
+        .unwrap();
+        let copy = dir.join("copy");
+        std::fs::create_dir_all(&copy).unwrap();
+        for suffix in ["", "-wal", "-shm"] {
+            std::fs::copy(
+                suffixed(&file, suffix),
+                suffixed(&copy.join("site.db"), suffix),
+            )
+            .unwrap();
+        }
+        drop(held);
+        db.pool.close().await;
+        let copied = copy.join("site.db");
+        assert!(fold_after_close(&copied, Duration::ZERO).await);
+        assert!(!suffixed(&copied, "-wal").exists() && !suffixed(&copied, "-shm").exists());
+        let only = dir.join("only.db");
+        std::fs::copy(&copied, &only).unwrap();
+        let db = Db::connect_lazy(&format!("sqlite://{}", only.display())).unwrap();
+        let holders: Vec<String> =
+            sqlx::query_scalar("SELECT holder FROM tls_leases ORDER BY name")
+                .fetch_all(&db.pool)
+                .await
+                .unwrap();
+        assert_eq!(holders, ["a member", "in the log"]);
+        db.pool.close().await;
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
