@@ -204,6 +204,12 @@ fn a_database_this_user_cannot_write_is_named_with_the_user_and_the_fix_never_ca
     mode(&dir.0, 0o777);
     mode(&db, 0o444);
     mode(&data, 0o555);
+    let header = std::fs::read(&db).unwrap();
+    assert_eq!(
+        header[18..20],
+        [2, 2],
+        "the server left its database in WAL mode"
+    );
     let before = snapshot(&data);
     // SAFETY: getuid(2) has no preconditions.
     let root = unsafe { libc::getuid() } == 0;
