@@ -15,7 +15,7 @@ import fs from "node:fs";
 import path from "node:path";
 import lighthouse from "lighthouse";
 import * as chromeLauncher from "chrome-launcher";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import os from "node:os";
 import { startServer } from "../e2e/harness.mjs";
 import { PERFORMANCE_TARGET, writeReadme } from "../../bench/report.mjs";
@@ -35,14 +35,31 @@ const RECORD = process.argv.includes("--record");
 const RELEASE = /\/release\/[^/]+$/.test(process.env.CITIZEN_SITE_BIN ?? "");
 // Performance is measured where it means something (or is recorded).
 const MEASURED = RELEASE || RECORD ? ["performance", ...GATED] : GATED;
-const server = await startServer();
-const chrome = await chromeLauncher.launch({
-  chromePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-  chromeFlags: [
-    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-  ],
-});
+// Lighthouse cannot run twice at once in one Node process, and two runs at
+// once skew each other's Performance; the gated categories read the page
+// once it has loaded, and Lighthouse spends most of a run waiting for the
+// network and the CPU to go quiet. So without Performance the routes are
+// shared between WORKERS processes, each with its own Chromium; with it,
+// one process measures them one after another.
+const WORKERS = MEASURED.includes("performance") ? 1 : Number(process.env.LIGHTHOUSE_WORKERS ?? 2);
+
+/** One worker: its routes, measured one after another in its own Chromium;
+ *  prints one JSON line per route. */
+async function worker({ base, routes }) {
+  const chrome = await chromeLauncher.launch({
+    chromePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    chromeFlags: [
+      "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+      "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    ],
+  });
+  try {
+    for (const route of routes) console.log(JSON.stringify(await measure(chrome, base, route)));
+  } finally {
+    await chrome.kill();
+  }
+}
+
 // A run in which Lighthouse itself failed (lhr.runtimeError, or an audit
 // that errored, which leaves its category's score null) measured nothing:
 // it is run again, up to ATTEMPTS times, and a route that never measures
@@ -64,45 +81,81 @@ function runErrors(lhr) {
   }
   return errors;
 }
-async function measure(route) {
+
+/** A route's row of scores, and the audits that kept a gated one below 100
+ *  (or Lighthouse's errors when no attempt measured). */
+async function measure(chrome, base, route) {
   let errors = [];
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-    const result = await lighthouse(`${server.base}${route}`, { port: chrome.port, output: "json", logLevel: "error", formFactor: "mobile", onlyCategories: MEASURED });
-    errors = runErrors(result.lhr);
-    if (!errors.length) return { lhr: result.lhr };
-    console.error(`${route}: Lighthouse run ${attempt} of ${ATTEMPTS} did not measure:\n  ${errors.join("\n  ")}`);
-  }
-  return { errors };
-}
-
-const rows = [];
-let failed = false;
-try {
-  for (const route of ROUTES) {
-    const { lhr, errors } = await measure(route);
-    if (!lhr) {
-      failed = true;
-      console.error(`${route}: no Lighthouse run measured in ${ATTEMPTS} attempts; the last said:\n  ${errors.join("\n  ")}`);
-      rows.push({ route, performance: "error", accessibility: "error", "best-practices": "error", seo: "error" });
+    const { lhr } = await lighthouse(`${base}${route}`, { port: chrome.port, output: "json", logLevel: "error", formFactor: "mobile", onlyCategories: MEASURED });
+    errors = runErrors(lhr);
+    if (errors.length) {
+      console.error(`${route}: Lighthouse run ${attempt} of ${ATTEMPTS} did not measure:\n  ${errors.join("\n  ")}`);
       continue;
     }
     const c = lhr.categories;
     const score = (id) => (c[id] ? Math.round(c[id].score * 100) : "not measured");
     const row = { route, performance: score("performance"), accessibility: score("accessibility"), "best-practices": score("best-practices"), seo: score("seo") };
-    const below = GATED.filter((id) => row[id] < 100);
-    if (below.length) {
-      failed = true;
-      for (const id of below) {
-        for (const ref of c[id].auditRefs) {
-          const a = lhr.audits[ref.id];
-          if (a.score !== null && a.score < 1 && ref.weight > 0) console.error(`${route} ${id}: ${a.id} ${a.title}`);
-        }
+    const below = [];
+    for (const id of GATED.filter((id) => row[id] < 100)) {
+      for (const ref of c[id].auditRefs) {
+        const a = lhr.audits[ref.id];
+        if (a.score !== null && a.score < 1 && ref.weight > 0) below.push(`${route} ${id}: ${a.id} ${a.title}`);
       }
     }
-    rows.push(row);
+    return { row, below };
+  }
+  return { route, errors };
+}
+
+/** WORKERS processes over the routes (each takes every WORKERS-th); the
+ *  results in the routes' order. */
+async function measureAll(base) {
+  const jobs = Array.from({ length: WORKERS }, (_, w) => ROUTES.filter((_, i) => i % WORKERS === w));
+  const outputs = await Promise.all(
+    jobs.filter((routes) => routes.length).map(
+      (routes) =>
+        new Promise((resolve, reject) => {
+          const child = spawn(process.execPath, [new URL(import.meta.url).pathname, "--worker", ...process.argv.slice(2)], {
+            env: { ...process.env, LIGHTHOUSE_JOB: JSON.stringify({ base, routes }) },
+            stdio: ["ignore", "pipe", "inherit"],
+          });
+          let out = "";
+          child.stdout.on("data", (d) => (out += d));
+          child.on("error", reject);
+          child.on("exit", (code) => {
+            const results = out.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line));
+            if (code !== 0 && results.length < routes.length) reject(new Error(`a Lighthouse worker exited with ${code} after ${results.length} of ${routes.length} routes`));
+            else resolve(results);
+          });
+        }),
+    ),
+  );
+  const byRoute = new Map(outputs.flat().map((r) => [r.row?.route ?? r.route, r]));
+  return ROUTES.map((route) => byRoute.get(route));
+}
+
+if (process.argv.includes("--worker")) {
+  await worker(JSON.parse(process.env.LIGHTHOUSE_JOB));
+  process.exit(0);
+}
+
+const server = await startServer();
+const rows = [];
+let failed = false;
+try {
+  for (const result of await measureAll(server.base)) {
+    if (result.errors) {
+      failed = true;
+      console.error(`${result.route}: no Lighthouse run measured in ${ATTEMPTS} attempts; the last said:\n  ${result.errors.join("\n  ")}`);
+      rows.push({ route: result.route, performance: "error", accessibility: "error", "best-practices": "error", seo: "error" });
+      continue;
+    }
+    for (const line of result.below) console.error(line);
+    failed ||= result.below.length > 0 || GATED.some((id) => result.row[id] < 100);
+    rows.push(result.row);
   }
 } finally {
-  await chrome.kill();
   server.stop();
 }
 console.log("| route | Performance | Accessibility | Best Practices | SEO |\n| --- | --- | --- | --- | --- |");
