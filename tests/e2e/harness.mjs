@@ -129,3 +129,27 @@ export function siteWithStripe() {
 export function hydrated(page) {
   return page.waitForFunction(() => Object.keys(document.getElementById("root") ?? {}).some((k) => k.startsWith("__reactContainer")));
 }
+
+/** `each(page, path)` over `paths`, on `pages` pages (from `newPage`) at
+ *  once, each taking the next path when it is done: a route's check mostly
+ *  waits (for the network to go quiet, for Chromium's answer to each key),
+ *  and a page's layout, focus and styles are its own (Playwright emulates
+ *  focus in every page). The results in the order of `paths`. */
+export async function onPages(newPage, paths, each, pages = 2) {
+  const results = new Array(paths.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(pages, paths.length) }, async () => {
+      const page = await newPage();
+      try {
+        while (next < paths.length) {
+          const i = next++;
+          results[i] = await each(page, paths[i]);
+        }
+      } finally {
+        await page.close();
+      }
+    }),
+  );
+  return results;
+}

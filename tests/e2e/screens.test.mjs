@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { TABLE_PATHS, hydrated, launchBrowser, startServer, watchConsole } from "./harness.mjs";
+import { TABLE_PATHS, hydrated, launchBrowser, onPages, startServer, watchConsole } from "./harness.mjs";
 
 let server;
 let browser;
@@ -168,8 +168,7 @@ test("axe finds no accessibility violation on any route, at phone and desktop wi
   const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
   const found = [];
   for (const viewport of [{ width: 390, height: 844 }, { width: 1280, height: 800 }]) {
-    const page = await browser.newPage({ viewport });
-    for (const path of [...ROUTES, "/no-such-page"]) {
+    const each = await onPages(() => browser.newPage({ viewport }), [...ROUTES, "/no-such-page"], async (page, path) => {
       await page.goto(`${server.base}${path}`, { waitUntil: "networkidle" });
       // Through the DevTools protocol: the site's policy (rightly) refuses
       // an inline <script> tag.
@@ -177,9 +176,9 @@ test("axe finds no accessibility violation on any route, at phone and desktop wi
       const violations = await page.evaluate(async () =>
         (await window.axe.run()).violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`),
       );
-      for (const v of violations) found.push(`${viewport.width}px ${path} ${v}`);
-    }
-    await page.close();
+      return violations.map((v) => `${viewport.width}px ${path} ${v}`);
+    });
+    found.push(...each.flat());
   }
   assert.deepEqual(found, []);
 });

@@ -4,7 +4,7 @@
 // text spacing (1.4.12). docs/accessibility.md says how each is judged.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { TABLE_PATHS, hydrated, siteWithStripe } from "./harness.mjs";
+import { TABLE_PATHS, hydrated, onPages, siteWithStripe } from "./harness.mjs";
 import { TEXT_SPACING, focusPlace, smallTargets, spacingProblems } from "./wcag.mjs";
 
 const site = siteWithStripe();
@@ -50,8 +50,8 @@ test("no focused element hides under the sticky header, tabbing either way, on a
     // Without smooth scrolling, so each stop is measured where it ends up
     // (a smooth scroll ends at the same place, later).
     const context = await site.browser.newContext({ viewport, reducedMotion: "reduce" });
-    const page = await context.newPage();
-    for (const path of ROUTES) {
+    const each = await onPages(() => context.newPage(), ROUTES, async (page, path) => {
+      const found = [];
       await visit(page, path);
       for (const h of await hiddenStops(page, "Tab")) found.push(`${viewport.width}px ${path} Tab: ${h}`);
       // Backwards from the end of the page, as the report found it. The
@@ -69,7 +69,9 @@ test("no focused element hides under the sticky header, tabbing either way, on a
       const back = await hiddenStops(page, "Shift+Tab");
       await page.evaluate(() => document.getElementById("walk-back-from-here")?.remove());
       for (const h of back) found.push(`${viewport.width}px ${path} Shift+Tab: ${h}`);
-    }
+      return found;
+    });
+    found.push(...each.flat());
     await context.close();
   }
   assert.deepEqual(found, []);
@@ -90,17 +92,19 @@ test("no route scrolls sideways at 320 CSS px", async () => {
 test("targets are 24 CSS px or spaced as WCAG 2.2 allows, at phone and desktop widths", async () => {
   const found = [];
   for (const viewport of [PHONE, DESKTOP]) {
-    const page = await site.browser.newPage({ viewport });
-    for (const path of ROUTES) {
+    const each = await onPages(() => site.browser.newPage({ viewport }), ROUTES, async (page, path) => {
       await visit(page, path);
-      for (const t of await page.evaluate(smallTargets)) found.push(`${viewport.width}px ${path}: ${t}`);
-    }
+      return (await page.evaluate(smallTargets)).map((t) => `${viewport.width}px ${path}: ${t}`);
+    });
+    found.push(...each.flat());
     // The open mobile menu's links too.
     if (viewport === PHONE) {
+      const page = await site.browser.newPage({ viewport });
+      await visit(page, ROUTES.at(-1));
       await page.getByRole("button", { name: "Open menu" }).click();
       for (const t of await page.evaluate(smallTargets)) found.push(`menu: ${t}`);
+      await page.close();
     }
-    await page.close();
   }
   assert.deepEqual(found, []);
 });
@@ -137,14 +141,14 @@ test("the text spacing WCAG 1.4.12 allows clips and overlaps no text, at phone a
     // The visitor's own style sheet (a bookmarklet or an extension), which
     // the site's policy would refuse from a page script.
     const context = await site.browser.newContext({ viewport, bypassCSP: true, reducedMotion: "reduce" });
-    const page = await context.newPage();
-    for (const path of ROUTES) {
+    const each = await onPages(() => context.newPage(), ROUTES, async (page, path) => {
       await visit(page, path);
       const before = await page.evaluate(spacingProblems);
       assert.deepEqual(before, [], `${viewport.width}px ${path} before the spacing`);
       await page.addStyleTag({ content: TEXT_SPACING });
-      for (const p of await page.evaluate(spacingProblems)) found.push(`${viewport.width}px ${path}: ${p}`);
-    }
+      return (await page.evaluate(spacingProblems)).map((p) => `${viewport.width}px ${path}: ${p}`);
+    });
+    found.push(...each.flat());
     await context.close();
   }
   assert.deepEqual(found, []);
