@@ -331,9 +331,12 @@ async fn stop_the_rest(
         .is_err()
     {
         tracing::warn!("database connections still in use after 5 s; closing without waiting");
-    }
-    if let Some(file) = state.config.sqlite_path() {
-        crate::db::sqlite_file::fold_after_close(&file, Duration::from_millis(500)).await;
+    } else if state.db.dialect == crate::db::Dialect::Sqlite {
+        crate::db::sqlite_file::fold_after_close(
+            &state.config.database_url,
+            Duration::from_millis(500),
+        )
+        .await;
     }
 }
 

@@ -129,40 +129,54 @@ fn is_wal(file: &Path) -> bool {
         .is_ok_and(|()| header[18] == 2 && header[19] == 2)
 }
 
-/// After the server's pool has closed: the SQLite database `file` as the
-/// file alone, its write-ahead log folded in and removed, as a stopped
-/// site promises (a restored copy, or a reader without write access to
-/// the folder, meets that file). sqlx's `Pool::close` can return while a
-/// connection it dropped (`close_hard`, after a failed ping on release)
-/// still closes on its worker thread, and a process that exits meanwhile
-/// leaves `-wal` and `-shm` beside the file. So: one connection of our own
-/// folds the log (`wal_checkpoint(TRUNCATE)`) and closes, which removes it
-/// when it is the last; then up to `linger` for a late one to close. Says
-/// whether the file is alone; a log another process (a fleet member on the
-/// same file) keeps open stays, and is named.
-pub async fn fold_after_close(file: &Path, linger: Duration) -> bool {
-    let wal = suffixed(file, "-wal");
+/// After the server's pool has closed: the SQLite database of
+/// `database_url` as the file alone, its write-ahead log folded in and
+/// removed, as a stopped site promises (a restored copy, or a reader
+/// without write access to the folder, meets that file). sqlx's
+/// `Pool::close` can return while a connection it dropped (`close_hard`,
+/// after a failed ping on release) still closes on its worker thread, and
+/// a process that exits meanwhile leaves `-wal` and `-shm` beside the file.
+///
+/// When another process has the database open (a successor after a
+/// reload, a fleet member on the same file, a backup), the log is its to
+/// fold: nothing is done. Otherwise one connection of our own (the URL's
+/// options, never creating the file, never waiting on a lock) reads and
+/// closes, which folds and removes the log when it is the last; then up to
+/// `linger` for a late one of ours to close. Says whether the file is alone.
+pub async fn fold_after_close(database_url: &str, linger: Duration) -> bool {
+    let Ok(url) = crate::config::database_url::pool_url(database_url, "rw") else {
+        return true;
+    };
+    let Ok(options) = url.parse::<sqlx::sqlite::SqliteConnectOptions>() else {
+        return true;
+    };
+    let file = options.get_filename().to_path_buf();
+    let wal = suffixed(&file, "-wal");
     if !wal.exists() {
         return true;
     }
-    let options = sqlx::sqlite::SqliteConnectOptions::new()
-        .filename(file)
-        .create_if_missing(false);
+    if let Some(pid) = other_process_locking(&file) {
+        tracing::debug!(file = %file.display(), pid, "the database is open in another process, which folds its write-ahead log in when it closes it");
+        return false;
+    }
+    let options = options
+        .create_if_missing(false)
+        .busy_timeout(Duration::ZERO);
     let fold = async {
         use sqlx::Connection;
         let mut conn = sqlx::sqlite::SqliteConnection::connect_with(&options).await?;
-        sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+        sqlx::query("SELECT count(*) FROM sqlite_schema")
             .execute(&mut conn)
             .await?;
         conn.close().await
     };
-    match tokio::time::timeout(Duration::from_secs(5), fold).await {
+    match tokio::time::timeout(Duration::from_secs(2), fold).await {
         Ok(Ok(())) => {}
         Ok(Err(e)) => {
             tracing::warn!(file = %file.display(), error = %e, "the database's write-ahead log could not be folded in")
         }
         Err(_) => {
-            tracing::warn!(file = %file.display(), "the database's write-ahead log could not be folded in within 5 s")
+            tracing::warn!(file = %file.display(), "the database's write-ahead log could not be folded in within 2 s")
         }
     }
     let until = tokio::time::Instant::now() + linger;
@@ -171,9 +185,40 @@ pub async fn fold_after_close(file: &Path, linger: Duration) -> bool {
     }
     let alone = !wal.exists();
     if !alone {
-        tracing::info!(file = %file.display(), "the database's write-ahead log stays beside it: another process has the database open");
+        tracing::warn!(file = %file.display(), "the database's write-ahead log stays beside it: a connection of this process did not close in time; the next start folds it in");
     }
     alone
+}
+
+/// The process id of another process holding a POSIX lock on `file` (an
+/// SQLite connection open there), read from /proc/locks: asking with
+/// fcntl would need a descriptor of the file, and closing it would drop
+/// every lock this process's own connections hold on it.
+fn other_process_locking(file: &Path) -> Option<u32> {
+    use std::os::unix::fs::MetadataExt;
+    // By inode alone: /proc/locks names the device the lock's file lives
+    // on, which is not the one stat(2) reports under overlayfs (a
+    // container's root); a stranger's lock on another device's same
+    // inode number only leaves the log to the next start.
+    let ino = std::fs::metadata(file).ok()?.ino().to_string();
+    let own = std::process::id();
+    std::fs::read_to_string("/proc/locks")
+        .ok()?
+        .lines()
+        .filter_map(|line| {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            // "1: POSIX ADVISORY READ 1234 fd:01:5678 1073741826 1073742335",
+            // or "1: -> POSIX ..." for a waiter.
+            let f = if f.get(1) == Some(&"->") {
+                &f[1..]
+            } else {
+                &f[..]
+            };
+            (f.len() >= 6 && f[1] == "POSIX" && f[5].rsplit(':').next() == Some(&ino))
+                .then(|| f[4].parse::<u32>().ok())
+                .flatten()
+        })
+        .find(|pid| *pid != own)
 }
 
 /// Makes the folder of the SQLite database `database_url` names, as a
@@ -681,7 +726,7 @@ mod tests {
             "a connection is still open: {:?}",
             names(&dir)
         );
-        assert!(fold_after_close(&file, Duration::from_secs(2)).await);
+        assert!(fold_after_close(&url, Duration::from_secs(2)).await);
         closes_late.await.unwrap();
         let left: Vec<String> = std::fs::read_dir(&dir)
             .unwrap()
@@ -711,7 +756,8 @@ mod tests {
         drop(held);
         db.pool.close().await;
         let copied = copy.join("site.db");
-        assert!(fold_after_close(&copied, Duration::ZERO).await);
+        let copied_url = format!("sqlite://{}", copied.display());
+        assert!(fold_after_close(&copied_url, Duration::ZERO).await);
         assert!(!suffixed(&copied, "-wal").exists() && !suffixed(&copied, "-shm").exists());
         let only = dir.join("only.db");
         std::fs::copy(&copied, &only).unwrap();
@@ -723,6 +769,42 @@ mod tests {
                 .unwrap();
         assert_eq!(holders, ["a member", "in the log"]);
         db.pool.close().await;
+
+        // Open in another process (a successor after a reload, a fleet
+        // member on the same file): its log, left to it, at once.
+        let db = Db::connect_lazy(&url).unwrap();
+        sqlx::query("INSERT INTO tls_leases (name, holder, expires_at) VALUES ('third', 'another process', 1)")
+            .execute(&db.pool)
+            .await
+            .unwrap();
+        let mut other = std::process::Command::new("python3")
+            .args([
+                "-c",
+                "import sqlite3, sys, time; c = sqlite3.connect(sys.argv[1]); c.execute('SELECT count(*) FROM tls_leases').fetchall(); print('open', flush=True); time.sleep(30)",
+            ])
+            .arg(&file)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("python3 (its sqlite3 module holds the database open)");
+        let mut said = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(other.stdout.as_mut().unwrap()),
+            &mut said,
+        )
+        .unwrap();
+        assert_eq!(said.trim(), "open");
+        db.pool.close().await;
+        let started = std::time::Instant::now();
+        let alone = fold_after_close(&url, Duration::from_secs(2)).await;
+        let took = started.elapsed();
+        let _ = other.kill();
+        let _ = other.wait();
+        assert!(!alone, "the other process has it open");
+        assert!(took < Duration::from_millis(500), "no waiting: {took:?}");
+        assert!(
+            suffixed(&file, "-wal").exists(),
+            "the log is left to the other process"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
