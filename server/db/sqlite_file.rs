@@ -728,11 +728,7 @@ mod tests {
         );
         assert!(fold_after_close(&url, Duration::from_secs(2)).await);
         closes_late.await.unwrap();
-        let left: Vec<String> = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        assert_eq!(left, ["site.db"], "the file alone");
+        assert_eq!(names(&dir), ["site.db"], "the file alone");
 
         // A log no connection folded (the last two closed at once, or a
         // killed process's): one connection of our own folds it.
