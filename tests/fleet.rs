@@ -556,15 +556,35 @@ fn three_servers_on_postgres_behind_haproxy_share_one_certificate_its_renewal_an
         "a ticket of the next period, on another server"
     );
 
-    // After an upgrade of the first server: its new process resumes it.
+    // Across an upgrade of the first server: its new process resumes what
+    // the old one sealed. A ticket lives two periods (8 s here) in the
+    // client, less than a successor may take to start on a loaded machine,
+    // so the visitor comes back every second while the upgrade runs: every
+    // visit resumes, and the first one the successor answers resumes a
+    // ticket of the old process (the last visit, after the command, is the
+    // successor's).
     let visitor = returning(&root, &rustls::version::TLS13);
     assert_eq!(fleet.visit(0, &visitor, "192.0.2.7:1000"), Full);
     let pid = fleet.server(0).child.id();
     let started = Instant::now();
-    let out = Command::new(BIN)
-        .args(["upgrade", "--pid", &pid.to_string()])
-        .output()
-        .unwrap();
+    let upgrade = std::thread::spawn(move || {
+        Command::new(BIN)
+            .args(["upgrade", "--pid", &pid.to_string()])
+            .output()
+            .unwrap()
+    });
+    let mut during = 0;
+    while !upgrade.is_finished() {
+        std::thread::sleep(Duration::from_secs(1));
+        assert_eq!(
+            fleet.visit(0, &visitor, "192.0.2.7:1000"),
+            Resumed,
+            "a visit {:?} into the upgrade",
+            started.elapsed()
+        );
+        during += 1;
+    }
+    let out = upgrade.join().unwrap();
     let said = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         out.status.success(),
@@ -579,7 +599,10 @@ fn three_servers_on_postgres_behind_haproxy_share_one_certificate_its_renewal_an
             .and_then(|p| p.parse().ok())
             .unwrap_or_else(|| panic!("the new pid: {said}")),
     );
-    println!("the upgrade took {:?}: {said}", started.elapsed());
+    println!(
+        "the upgrade took {:?} ({during} visits meanwhile): {said}",
+        started.elapsed()
+    );
     assert_eq!(
         fleet.visit(0, &visitor, "192.0.2.7:1000"),
         Resumed,
