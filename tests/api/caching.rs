@@ -393,3 +393,47 @@ async fn every_route_sends_the_documented_cache_control_and_success_is_never_sha
     );
     assert_eq!(res.headers()["cache-control"], "private, no-store");
 }
+
+/// A successor's prerender (a publish: `Pace::QuarterOfACore`) rests three
+/// times the processor time each page took, so that the old process keeps
+/// the cores. A page that took long without working (the process paused by
+/// SIGSTOP or a stalled VM, or waiting for a core) is not rested for: a
+/// successor paused 20 s in a render once rested a minute more and missed
+/// its 60 s to be ready, and the publish failed. Here the render of `/`
+/// is held 4 s by a sleeping hook, which uses no processor time.
+#[tokio::test]
+async fn a_successors_prerender_rests_for_the_work_done_not_for_a_pause() {
+    use citizen_site::pages::make::{prerender, Pace};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    const HOLD: Duration = Duration::from_secs(4);
+    let hold = Arc::new(AtomicBool::new(false));
+    let app = spawn_app_with({
+        let hold = hold.clone();
+        move |c| {
+            c.ssr.hooks.before_render(move |url: &str| {
+                if url == "/" && hold.swap(false, Ordering::SeqCst) {
+                    std::thread::sleep(HOLD);
+                }
+            })
+        }
+    })
+    .await;
+    // As a successor finds it: nothing rendered yet.
+    app.state.page_cache.invalidate_all();
+    let all = prerender(&app.state, Pace::Full).await;
+    app.state.page_cache.invalidate_all();
+    hold.store(true, Ordering::SeqCst);
+    let started = Instant::now();
+    let pages = prerender(&app.state, Pace::QuarterOfACore).await;
+    let took = started.elapsed();
+    println!("the paced prerender took {took:?}, / held {HOLD:?}");
+    assert!(!hold.load(Ordering::SeqCst), "the render of / was held");
+    assert_eq!(pages, all, "every page made");
+    // Resting three times the hold alone would be 4 s + 12 s.
+    assert!(
+        took < HOLD * 3,
+        "the prerender took {took:?} with / held {HOLD:?}: rested for the pause"
+    );
+    app.stop().await;
+}
