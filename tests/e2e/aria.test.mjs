@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { TABLE_PATHS, hydrated, siteWithStripe } from "./harness.mjs";
+import { TABLE_PATHS, hydrated, onPages, siteWithStripe } from "./harness.mjs";
 
 const DIR = new URL("./aria/", import.meta.url).pathname;
 const UPDATE = process.env.UPDATE_ARIA_SNAPSHOTS === "1";
@@ -55,14 +55,11 @@ function check(file, snapshot) {
 }
 
 test("every route's main content gives screen readers the tree kept in tests/e2e/aria", async () => {
-  const page = await site.browser.newPage({ viewport: { width: 1280, height: 800 } });
-  const problems = [];
-  for (const route of ROUTES) {
+  const problems = await onPages(() => site.browser.newPage({ viewport: { width: 1280, height: 800 } }), ROUTES, async (page, route) => {
     await page.goto(`${site.server.base}${route}`, { waitUntil: "networkidle" });
     await hydrated(page);
-    problems.push(check(fileOf(route), await page.locator("main").ariaSnapshot()));
-  }
-  await page.close();
+    return check(fileOf(route), await page.locator("main").ariaSnapshot());
+  });
   assert.deepEqual(problems.filter(Boolean), []);
 });
 

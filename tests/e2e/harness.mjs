@@ -130,6 +130,22 @@ export function hydrated(page) {
   return page.waitForFunction(() => Object.keys(document.getElementById("root") ?? {}).some((k) => k.startsWith("__reactContainer")));
 }
 
+/**
+ * Pages for `onPages` whose console is watched (`watchConsole`): `newPage`
+ * opens one as `open` does; `problems()` is what all of them reported.
+ */
+export function watchedPages(open) {
+  const watched = [];
+  return {
+    newPage: async () => {
+      const page = await open();
+      watched.push(watchConsole(page));
+      return page;
+    },
+    problems: () => watched.flat(),
+  };
+}
+
 /** `each(page, path)` over `paths`, on `pages` pages (from `newPage`) at
  *  once, each taking the next path when it is done: a route's check mostly
  *  waits (for the network to go quiet, for Chromium's answer to each key),

@@ -18,7 +18,7 @@ import path from "node:path";
 import { after, before, test } from "node:test";
 import { launchOnQuic, protocol, spkiOf, startFetchLoop, stopFetchLoop } from "../ops/chromium-quic.mjs";
 import { freePort } from "../ops/tools.mjs";
-import { hydrated, TABLE_PATHS, watchConsole } from "./harness.mjs";
+import { hydrated, onPages, TABLE_PATHS, watchConsole, watchedPages } from "./harness.mjs";
 
 const builtBin = process.env.CITIZEN_SITE_BIN ?? path.resolve("target", "debug", "citizen-site");
 let dir;
@@ -100,15 +100,13 @@ after(async () => {
 });
 
 test("every route of the route table loads over HTTP/3 and hydrates", async () => {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  const problems = watchConsole(page);
-  for (const route of TABLE_PATHS) {
+  const pages = watchedPages(() => browser.newPage({ viewport: { width: 1280, height: 800 } }));
+  await onPages(pages.newPage, TABLE_PATHS, async (page, route) => {
     await page.goto(`${origin}${route}`, { waitUntil: "networkidle" });
     assert.equal(await protocol(page), "h3", `${route}: the navigation's protocol`);
     await hydrated(page);
-  }
-  assert.deepEqual(problems, []);
-  await page.close();
+  });
+  assert.deepEqual(pages.problems(), []);
 });
 
 test("a client-side navigation and the contact form work over HTTP/3", async () => {

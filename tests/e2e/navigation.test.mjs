@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { launchBrowser, startServer, watchConsole } from "./harness.mjs";
+import { launchBrowser, onPages, startServer, watchConsole, watchedPages } from "./harness.mjs";
 
 let server;
 let browser;
@@ -37,13 +37,11 @@ test("hydrates without warnings and navigates client-side from the header", asyn
 });
 
 test("every header route hydrates cleanly on first load", async () => {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  const problems = watchConsole(page);
-  for (const path of ["/wallets", "/about", "/community", "/blog", "/ctzn", "/terms", "/nope"]) {
+  const pages = watchedPages(() => browser.newPage({ viewport: { width: 1280, height: 800 } }));
+  await onPages(pages.newPage, ["/wallets", "/about", "/community", "/blog", "/ctzn", "/terms", "/nope"], async (page, path) => {
     await page.goto(`${server.base}${path}`, { waitUntil: "networkidle" });
-  }
-  assert.deepEqual(problems, []);
-  await page.close();
+  });
+  assert.deepEqual(pages.problems(), []);
 });
 
 test("the mobile menu opens and closes at a phone width", async () => {

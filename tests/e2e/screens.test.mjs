@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { TABLE_PATHS, hydrated, launchBrowser, onPages, startServer, watchConsole } from "./harness.mjs";
+import { TABLE_PATHS, hydrated, launchBrowser, onPages, startServer, watchConsole, watchedPages } from "./harness.mjs";
 
 let server;
 let browser;
@@ -20,9 +20,8 @@ after(async () => {
 });
 
 test("every route hydrates under the security headers without warnings or CSP violations, and every external link opens in a new tab", async () => {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  const problems = watchConsole(page);
-  for (const path of ROUTES) {
+  const pages = watchedPages(() => browser.newPage({ viewport: { width: 1280, height: 800 } }));
+  await onPages(pages.newPage, ROUTES, async (page, path) => {
     const res = await page.goto(`${server.base}${path}`, { waitUntil: "networkidle" });
     const csp = res.headers()["content-security-policy"] ?? "";
     assert.ok(csp.includes("script-src 'self'") && csp.includes("frame-ancestors 'none'"), `${path}: served without its policy`);
@@ -33,9 +32,8 @@ test("every route hydrates under the security headers without warnings or CSP vi
     );
     assert.deepEqual(bad, [], `${path}: external links without a new tab`);
     assert.equal(await page.locator("h1").count(), 1, `${path}: one h1`);
-  }
-  assert.deepEqual(problems, []);
-  await page.close();
+  });
+  assert.deepEqual(pages.problems(), []);
 });
 
 test("blog filter works client-side and as plain links without JavaScript", async () => {

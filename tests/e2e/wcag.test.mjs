@@ -78,15 +78,12 @@ test("no focused element hides under the sticky header, tabbing either way, on a
 });
 
 test("no route scrolls sideways at 320 CSS px", async () => {
-  const page = await site.browser.newPage({ viewport: { width: 320, height: 640 } });
-  const wide = [];
-  for (const path of ROUTES) {
+  const wide = await onPages(() => site.browser.newPage({ viewport: { width: 320, height: 640 } }), ROUTES, async (page, path) => {
     await visit(page, path);
     const width = await page.evaluate(() => document.documentElement.scrollWidth);
-    if (width > 320) wide.push(`${path}: ${width}px`);
-  }
-  assert.deepEqual(wide, []);
-  await page.close();
+    return width > 320 ? `${path}: ${width}px` : null;
+  });
+  assert.deepEqual(wide.filter(Boolean), []);
 });
 
 test("targets are 24 CSS px or spaced as WCAG 2.2 allows, at phone and desktop widths", async () => {
@@ -116,14 +113,12 @@ test("nothing animates for a visitor who asks for reduced motion; the logo strip
       scroll: getComputedStyle(document.documentElement).scrollBehavior,
     }));
   const still = await site.browser.newContext({ reducedMotion: "reduce", viewport: DESKTOP });
-  const page = await still.newPage();
-  const moving = [];
-  for (const path of ROUTES) {
+  const moving = await onPages(() => still.newPage(), ROUTES, async (page, path) => {
     await visit(page, path);
     const now = await running(page);
-    if (now.animations.length > 0 || now.scroll !== "auto") moving.push(`${path}: ${JSON.stringify(now)}`);
-  }
-  assert.deepEqual(moving, []);
+    return now.animations.length > 0 || now.scroll !== "auto" ? `${path}: ${JSON.stringify(now)}` : null;
+  });
+  assert.deepEqual(moving.filter(Boolean), []);
   await still.close();
 
   // The same check sees motion where there is some.
