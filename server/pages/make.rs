@@ -134,7 +134,7 @@ pub async fn prerender(state: &AppState, pace: Pace) -> usize {
             key: Some(key),
         } = resolve(state, &site, &axum::http::Method::GET, &path, None)
         {
-            let started = process_cpu_time();
+            let started = (std::time::Instant::now(), busy_time());
             if cached(state, &site, &route, key, plan, server)
                 .await
                 .is_ok()
@@ -142,29 +142,46 @@ pub async fn prerender(state: &AppState, pace: Pace) -> usize {
                 done += 1;
             }
             if pace == Pace::QuarterOfACore {
-                // The processor time the page took, not the wall time: a
-                // process paused meanwhile (SIGSTOP, a stalled VM) or
-                // waiting for a core on a loaded machine did not work for
-                // that time, and resting three times it once made a
-                // successor paused 20 s miss its 60 s to be ready.
-                tokio::time::sleep(process_cpu_time().saturating_sub(started) * 3).await;
+                tokio::time::sleep(took_the_cores(started) * 3).await;
             }
         }
     }
     done
 }
 
-/// The processor time this process has used, all its threads together.
-fn process_cpu_time() -> std::time::Duration {
-    let mut now = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime(2) writes one timespec, which `now` is.
-    if unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut now) } != 0 {
-        return std::time::Duration::ZERO;
+/// How long this process's threads have run or waited for a core, all of
+/// them together (`/proc/self/task/*/schedstat`): not the time it was
+/// stopped (SIGSTOP, a stalled VM) nor blocked. None where the kernel does
+/// not say.
+fn busy_time() -> Option<std::time::Duration> {
+    let mut nanos = 0u64;
+    for task in std::fs::read_dir("/proc/self/task").ok()? {
+        // A thread that ended meanwhile has no file left: not counted.
+        let Ok(stat) = std::fs::read_to_string(task.ok()?.path().join("schedstat")) else {
+            continue;
+        };
+        let mut fields = stat.split_whitespace().map(str::parse::<u64>);
+        let (Some(Ok(ran)), Some(Ok(waited))) = (fields.next(), fields.next()) else {
+            return None;
+        };
+        nanos = nanos.saturating_add(ran).saturating_add(waited);
     }
-    std::time::Duration::new(now.tv_sec as u64, now.tv_nsec as u32)
+    Some(std::time::Duration::from_nanos(nanos))
+}
+
+/// What a page begun at `started` (its wall clock and [`busy_time`]) took
+/// of the cores: the busy time since, or the wall time where the kernel
+/// does not say. A page that waited for cores on a loaded machine took
+/// them as long as it waited; a process paused meanwhile took nothing, and
+/// resting three times the pause once made a successor paused 20 s miss its
+/// 60 s to be ready.
+fn took_the_cores(
+    (wall, busy): (std::time::Instant, Option<std::time::Duration>),
+) -> std::time::Duration {
+    match (busy, busy_time()) {
+        (Some(then), Some(now)) => now.saturating_sub(then),
+        _ => wall.elapsed(),
+    }
 }
 
 /// How hard a prerender may work.
@@ -172,7 +189,8 @@ fn process_cpu_time() -> std::time::Duration {
 pub enum Pace {
     /// As fast as it can: a start, with no one else serving.
     Full,
-    /// Resting three times the processor time each page took: a successor whose
+    /// Resting three times as long as each page took of the cores (running
+    /// or waiting for one: [`busy_time`]): a successor whose
     /// predecessor serves meanwhile, on the same cores (a publish's worst
     /// wait, bench row 15, is set by how much CPU the new process takes
     /// from the old; it is ready a second or two later, which no one waits

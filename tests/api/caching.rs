@@ -395,12 +395,12 @@ async fn every_route_sends_the_documented_cache_control_and_success_is_never_sha
 }
 
 /// A successor's prerender (a publish: `Pace::QuarterOfACore`) rests three
-/// times the processor time each page took, so that the old process keeps
-/// the cores. A page that took long without working (the process paused by
-/// SIGSTOP or a stalled VM, or waiting for a core) is not rested for: a
-/// successor paused 20 s in a render once rested a minute more and missed
-/// its 60 s to be ready, and the publish failed. Here the render of `/`
-/// is held 4 s by a sleeping hook, which uses no processor time.
+/// times as long as each page took of the cores, so that the old process
+/// keeps them. A page that took long without them (the process paused by
+/// SIGSTOP or a stalled VM) is not rested for: a successor paused 20 s in a
+/// render once rested a minute more and missed its 60 s to be ready, and
+/// the publish failed. Here the render of `/` is held 4 s by a sleeping
+/// hook, which neither runs nor waits for a core.
 #[tokio::test]
 async fn a_successors_prerender_rests_for_the_work_done_not_for_a_pause() {
     use citizen_site::pages::make::{prerender, Pace};

@@ -113,13 +113,17 @@ test("nothing animates for a visitor who asks for reduced motion; the logo strip
       scroll: getComputedStyle(document.documentElement).scrollBehavior,
     }));
   const still = await site.browser.newContext({ reducedMotion: "reduce", viewport: DESKTOP });
-  const moving = await onPages(() => still.newPage(), ROUTES, async (page, path) => {
-    await visit(page, path);
-    const now = await running(page);
-    return now.animations.length > 0 || now.scroll !== "auto" ? `${path}: ${JSON.stringify(now)}` : null;
-  });
+  let moving;
+  try {
+    moving = await onPages(() => still.newPage(), ROUTES, async (page, path) => {
+      await visit(page, path);
+      const now = await running(page);
+      return now.animations.length > 0 || now.scroll !== "auto" ? `${path}: ${JSON.stringify(now)}` : null;
+    });
+  } finally {
+    await still.close();
+  }
   assert.deepEqual(moving.filter(Boolean), []);
-  await still.close();
 
   // The same check sees motion where there is some.
   const plain = await site.browser.newPage({ viewport: DESKTOP });

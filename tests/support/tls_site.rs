@@ -378,6 +378,11 @@ pub fn get_via(
     )
     .unwrap();
     let mut tcp = route.connect(port).unwrap();
+    // A server that stalls fails the visit in 30 s, not the test's 20 min.
+    tcp.set_read_timeout(Some(std::time::Duration::from_secs(30)))
+        .unwrap();
+    tcp.set_write_timeout(Some(std::time::Duration::from_secs(30)))
+        .unwrap();
     let mut tls = rustls::Stream::new(&mut conn, &mut tcp);
     tls.write_all(
         format!("GET {path} HTTP/1.1\r\nHost: {name}\r\nConnection: close\r\n\r\n").as_bytes(),
