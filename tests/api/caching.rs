@@ -406,7 +406,7 @@ async fn a_successors_prerender_rests_for_the_work_done_not_for_a_pause() {
     use citizen_site::pages::make::{prerender, Pace};
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
-    const HOLD: Duration = Duration::from_secs(4);
+    const HOLD: Duration = Duration::from_secs(5);
     let hold = Arc::new(AtomicBool::new(false));
     let app = spawn_app_with({
         let hold = hold.clone();
@@ -419,21 +419,26 @@ async fn a_successors_prerender_rests_for_the_work_done_not_for_a_pause() {
         }
     })
     .await;
-    // As a successor finds it: nothing rendered yet.
-    app.state.page_cache.invalidate_all();
-    let all = prerender(&app.state, Pace::Full).await;
-    app.state.page_cache.invalidate_all();
+    // As a successor finds it: nothing rendered yet. Paced once as it
+    // comes, then with `/` held: the time the pacing takes grows with a
+    // loaded machine, so the held run is judged against the plain one.
+    let paced = || async {
+        app.state.page_cache.invalidate_all();
+        let started = Instant::now();
+        let pages = prerender(&app.state, Pace::QuarterOfACore).await;
+        (pages, started.elapsed())
+    };
+    let (all, plain) = paced().await;
     hold.store(true, Ordering::SeqCst);
-    let started = Instant::now();
-    let pages = prerender(&app.state, Pace::QuarterOfACore).await;
-    let took = started.elapsed();
-    println!("the paced prerender took {took:?}, / held {HOLD:?}");
+    let (pages, held) = paced().await;
+    println!("the paced prerender took {plain:?}, and {held:?} with / held {HOLD:?}");
     assert!(!hold.load(Ordering::SeqCst), "the render of / was held");
     assert_eq!(pages, all, "every page made");
-    // Resting three times the hold alone would be 4 s + 12 s.
+    // The hold itself is in the time; resting three times it would add
+    // 15 s more.
     assert!(
-        took < HOLD * 3,
-        "the prerender took {took:?} with / held {HOLD:?}: rested for the pause"
+        held < plain + HOLD * 5 / 2,
+        "the prerender took {held:?} with / held {HOLD:?}, {plain:?} without: rested for the pause"
     );
     app.stop().await;
 }
