@@ -412,7 +412,9 @@ async fn a_released_request_reaches_notion_exactly_once_while_a_server_also_forw
         let url = fresh.url.as_str();
         // Each page takes Notion a moment: the server is still forwarding
         // when the command starts, and both take from the same requests.
-        let (notion, notion_server) = FakeNotion::start_with(0, Duration::from_millis(150)).await;
+        // (150 ms each was 1.8 s for the twelve: a command that took longer
+        // to start, beside the fleet's tests, found one left in CI.)
+        let (notion, notion_server) = FakeNotion::start_with(0, Duration::from_millis(600)).await;
         let mut env = server_env(url);
         env.extend(notion_env(&notion_server));
         let site = SiteProcess::start(&env).await;
