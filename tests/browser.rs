@@ -14,7 +14,7 @@
 //! ran the longest file (wcag, about 80 s) last.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// How many `node --test` run at once.
@@ -63,18 +63,67 @@ fn lanes(files: &[PathBuf], count: usize) -> Vec<Vec<PathBuf>> {
         .collect()
 }
 
+/// The files `node --test tests/e2e/` runs (node 20's patterns: a name
+/// `*.test.*`, `*-test.*`, `*_test.*`, `test-*.*` or `test.*`, in
+/// JavaScript, at any depth), so that `npm run test:e2e` and this test run
+/// the same files.
 fn suite_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("reading tests/e2e")
-        .map(|e| e.expect("reading tests/e2e").path())
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.ends_with(".test.mjs"))
-        })
-        .collect();
+    fn walk(dir: &Path, found: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).expect("reading tests/e2e") {
+            let path = entry.expect("reading tests/e2e").path();
+            if path.is_dir() {
+                walk(&path, found);
+                continue;
+            }
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            let Some(stem) = [".js", ".cjs", ".mjs"]
+                .iter()
+                .find_map(|ext| name.strip_suffix(ext))
+            else {
+                continue;
+            };
+            if stem == "test"
+                || stem.starts_with("test-")
+                || [".test", "-test", "_test"]
+                    .iter()
+                    .any(|s| stem.ends_with(s))
+            {
+                found.push(path);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(dir, &mut files);
     files.sort();
     files
+}
+
+/// Runs one lane, each line of its report printed as it comes, marked with
+/// the lane (a lane that hangs still shows how far it got).
+fn run_lane(number: usize, files: &[PathBuf], root: &Path) -> std::process::ExitStatus {
+    use std::io::BufRead;
+    use std::process::Stdio;
+    let mut child = Command::new(std::env::var("NODE").unwrap_or_else(|_| "node".into()))
+        .args(["--test", "--test-reporter=spec", "--test-concurrency=1"])
+        .args(files)
+        .env("CITIZEN_SITE_BIN", env!("CARGO_BIN_EXE_citizen-site"))
+        .current_dir(root)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("running node (is Node.js installed?)");
+    let out = child.stdout.take().expect("piped");
+    let err = child.stderr.take().expect("piped");
+    let errors = std::thread::spawn(move || {
+        for line in std::io::BufReader::new(err).lines().map_while(Result::ok) {
+            eprintln!("[lane {number}] {line}");
+        }
+    });
+    for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+        println!("[lane {number}] {line}");
+    }
+    errors.join().expect("the lane's stderr reader");
+    child.wait().expect("waiting for node")
 }
 
 #[test]
@@ -83,44 +132,38 @@ fn browser_suite() {
     let files = suite_files(&root.join("tests/e2e"));
     assert!(!files.is_empty(), "no test file in tests/e2e");
     let started = Instant::now();
-    let running: Vec<(Vec<PathBuf>, std::thread::JoinHandle<(Output, Duration)>)> =
-        lanes(&files, LANES)
-            .into_iter()
-            .map(|lane| {
-                let mut command =
-                    Command::new(std::env::var("NODE").unwrap_or_else(|_| "node".into()));
-                command
-                    .args(["--test", "--test-reporter=spec", "--test-concurrency=1"])
-                    .args(&lane)
-                    .env("CITIZEN_SITE_BIN", env!("CARGO_BIN_EXE_citizen-site"))
-                    .current_dir(root);
-                let handle = std::thread::spawn(move || {
-                    let began = Instant::now();
-                    let output = command
-                        .output()
-                        .expect("running node (is Node.js installed?)");
-                    (output, began.elapsed())
-                });
-                (lane, handle)
+    let running: Vec<_> = lanes(&files, LANES)
+        .into_iter()
+        .enumerate()
+        .map(|(i, lane)| {
+            let names: Vec<String> = lane
+                .iter()
+                .map(|f| {
+                    f.strip_prefix(root.join("tests/e2e"))
+                        .unwrap_or(f)
+                        .display()
+                        .to_string()
+                })
+                .collect();
+            println!("[lane {}] {}", i + 1, names.join(" "));
+            std::thread::spawn(move || {
+                let began = Instant::now();
+                let status = run_lane(i + 1, &lane, root);
+                (names, status, began.elapsed())
             })
-            .collect();
+        })
+        .collect();
     let mut failed = Vec::new();
-    for (lane, handle) in running {
-        let (output, took) = handle.join().expect("a lane's thread");
-        let names: Vec<String> = lane
-            .iter()
-            .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
-            .collect();
-        // One lane's report after another, whole, rather than interleaved.
+    for (i, handle) in running.into_iter().enumerate() {
+        let (names, status, took): (Vec<String>, _, Duration) =
+            handle.join().expect("a lane's thread");
         println!(
-            "=== {} ({:.1} s, {})",
+            "[lane {}] {} ended after {:.1} s: {status}",
+            i + 1,
             names.join(" "),
-            took.as_secs_f64(),
-            output.status
+            took.as_secs_f64()
         );
-        print!("{}", String::from_utf8_lossy(&output.stdout));
-        eprint!("{}", String::from_utf8_lossy(&output.stderr));
-        if !output.status.success() {
+        if !status.success() {
             failed.push(names.join(" "));
         }
     }
@@ -130,17 +173,22 @@ fn browser_suite() {
     );
     assert!(
         failed.is_empty(),
-        "the browser suite failed in {} (its report is above)",
+        "the browser suite failed in {} (its report is above, each line marked with its lane)",
         failed.join("; ")
     );
 }
 
 #[test]
 fn every_file_of_the_suite_runs_in_exactly_one_lane_the_longest_first() {
-    let files: Vec<PathBuf> = ["a.test.mjs", "wcag.test.mjs", "http3.test.mjs", "z.test.mjs"]
-        .iter()
-        .map(PathBuf::from)
-        .collect();
+    let files: Vec<PathBuf> = [
+        "a.test.mjs",
+        "wcag.test.mjs",
+        "http3.test.mjs",
+        "z.test.mjs",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .collect();
     let lanes = lanes(&files, 3);
     let mut all: Vec<&PathBuf> = lanes.iter().flatten().collect();
     all.sort();
@@ -154,5 +202,39 @@ fn every_file_of_the_suite_runs_in_exactly_one_lane_the_longest_first() {
     assert_eq!(
         lanes[2],
         vec![PathBuf::from("a.test.mjs"), PathBuf::from("z.test.mjs")]
+    );
+}
+
+#[test]
+fn the_suite_is_the_files_node_would_run_in_tests_e2e() {
+    let dir = std::env::temp_dir().join(format!("e2e-files-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for name in [
+        "a.test.mjs",
+        "b-test.js",
+        "test.cjs",
+        "helper.mjs",
+        "sub/test-c.cjs",
+        "sub/d_test.mjs",
+        "snapshots/e.test.txt",
+    ] {
+        let path = dir.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, "").unwrap();
+    }
+    let found: Vec<String> = suite_files(&dir)
+        .iter()
+        .map(|f| f.strip_prefix(&dir).unwrap().display().to_string())
+        .collect();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(
+        found,
+        [
+            "a.test.mjs",
+            "b-test.js",
+            "sub/d_test.mjs",
+            "sub/test-c.cjs",
+            "test.cjs"
+        ]
     );
 }

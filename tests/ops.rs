@@ -1,8 +1,11 @@
 //! The operations commands (tests/ops/*.mjs), run at a short, bounded length
 //! against this build's server binary so that `cargo test` covers them:
 //! the HTTP Observatory grade, the soak, the replica proof, the shared
-//! cache in front of two replicas, and slow clients on the HTTPS port. They take
-//! turns (each loads the whole machine). Each prints its report table.
+//! cache in front of two replicas, and slow clients on the HTTPS port. Each
+//! loads the whole machine: under nextest each runs alone, but for the
+//! replica proof and the soak, which time nothing and run beside each other
+//! (.config/nextest.toml); under plain `cargo test` (one process) they take
+//! turns. Each prints its report table.
 //!
 //! Needs nginx, wrk, openssl, slowhttptest and psql (Debian packages; a missing one fails
 //! the command with the package to install, .ci/run installs them), the

@@ -151,42 +151,59 @@ pub async fn prerender(state: &AppState, pace: Pace) -> usize {
     done
 }
 
-/// How long this process's threads have run or waited for a core, all of
-/// them together (`/proc/self/task/*/schedstat`): not the time it was
+/// How long each of this process's threads has run or waited for a core
+/// (`/proc/self/task/*/schedstat`, by thread id): not the time it was
 /// stopped (SIGSTOP, a stalled VM) nor blocked. None where the kernel does
 /// not say.
-fn busy_time() -> Option<std::time::Duration> {
-    let mut nanos = 0u64;
+fn busy_time() -> Option<std::collections::HashMap<u32, u64>> {
+    let mut threads = std::collections::HashMap::new();
     for task in std::fs::read_dir("/proc/self/task").ok()? {
+        let task = task.ok()?;
+        let Some(id) = task.file_name().to_str().and_then(|n| n.parse().ok()) else {
+            continue;
+        };
         // A thread that ended meanwhile has no file left: not counted.
-        let Ok(stat) = std::fs::read_to_string(task.ok()?.path().join("schedstat")) else {
+        let Ok(stat) = std::fs::read_to_string(task.path().join("schedstat")) else {
             continue;
         };
         let mut fields = stat.split_whitespace().map(str::parse::<u64>);
         let (Some(Ok(ran)), Some(Ok(waited))) = (fields.next(), fields.next()) else {
             return None;
         };
-        nanos = nanos.saturating_add(ran).saturating_add(waited);
+        threads.insert(id, ran.saturating_add(waited));
     }
-    Some(std::time::Duration::from_nanos(nanos))
+    Some(threads)
 }
 
 /// What a page begun at `started` (its wall clock and [`busy_time`]) took
-/// of the cores: the busy time since, never more than the wall time (the
-/// wall time alone where the kernel does not say). A page that waited for
-/// cores on a loaded machine took them as long as it waited; a process
-/// paused meanwhile took nothing, and resting three times the pause once
-/// made a successor paused 20 s miss its 60 s to be ready. The busy time
-/// of all threads together exceeds the wall time when several run or wait
-/// at once (V8's helpers beside the render): resting three times that sum
-/// slowed every reload (the live systemd test: 112 s with the sum, 94 s
-/// with this bound, one run each on 2 cores).
+/// of the cores: the busy time since, each thread's own (one started
+/// meanwhile counts whole; one that ended meanwhile, not at all, where a
+/// plain sum would lose its whole life), never more than the wall time
+/// (the wall time alone where the kernel does not say).
+///
+/// A page that waited for cores on a loaded machine took them as long as
+/// it waited, so the rest is the wall time's, as bench row 15 (a publish's
+/// worst wait) was measured with; a process paused meanwhile took nothing,
+/// and resting three times the pause once made a successor paused 20 s
+/// miss its 60 s to be ready. The busy time of all threads together
+/// exceeds the wall time when several run or wait at once (V8's helpers
+/// beside the render): resting three times that sum slowed every reload
+/// (the live systemd test: 112 s with the sum, 94 s with this bound, one
+/// run each on 2 cores).
 fn took_the_cores(
-    (wall, busy): (std::time::Instant, Option<std::time::Duration>),
+    (wall, busy): (
+        std::time::Instant,
+        Option<std::collections::HashMap<u32, u64>>,
+    ),
 ) -> std::time::Duration {
     let wall = wall.elapsed();
     match (busy, busy_time()) {
-        (Some(then), Some(now)) => now.saturating_sub(then).min(wall),
+        (Some(then), Some(now)) => {
+            let nanos = now.iter().fold(0u64, |sum, (id, ns)| {
+                sum.saturating_add(ns.saturating_sub(then.get(id).copied().unwrap_or(0)))
+            });
+            std::time::Duration::from_nanos(nanos).min(wall)
+        }
         _ => wall,
     }
 }
@@ -196,8 +213,9 @@ fn took_the_cores(
 pub enum Pace {
     /// As fast as it can: a start, with no one else serving.
     Full,
-    /// Resting three times as long as each page took of the cores (running
-    /// or waiting for one: [`busy_time`]): a successor whose
+    /// Resting three times as long as each page took of the cores (its
+    /// threads running or waiting for one, at most its wall time:
+    /// [`took_the_cores`]), so working a quarter of the time: a successor whose
     /// predecessor serves meanwhile, on the same cores (a publish's worst
     /// wait, bench row 15, is set by how much CPU the new process takes
     /// from the old; it is ready a second or two later, which no one waits

@@ -18,7 +18,9 @@ fail() { echo "FAIL: $*"; echo "--- journal"; journal; exit 1; }
 # refused reload and for the broken binary's).
 journal_says() {
   for _ in $(seq 50); do
-    journalctl -u citizen-site --no-pager -o cat | grep -q -- "$1" && return 0
+    # grep reads to the end (no -q), so journalctl never dies of SIGPIPE,
+    # which pipefail would take for "not found"; -F: a pattern's "(s)" is text.
+    journalctl -u citizen-site --no-pager -o cat | grep -F -- "$1" >/dev/null && return 0
     sleep 0.2
   done
   return 1
@@ -294,6 +296,8 @@ old=$(systemctl show -p MainPID --value citizen-site)
 # journald files the command's lines late here on purpose, as a busy host
 # did: stopped across the reload, and going on a second after it returns.
 journald=$(systemctl show -p MainPID --value systemd-journald)
+[ "${journald:-0}" -gt 1 ] || fail "no journald to hold (MainPID '$journald')"
+trap 'kill -CONT "$journald" 2>/dev/null || true' EXIT
 kill -STOP "$journald"
 if said=$(systemctl reload citizen-site 2>&1); then kill -CONT "$journald"; fail "a reload with a broken environment file succeeded: $said"; fi
 (sleep 1; kill -CONT "$journald") &
