@@ -5,10 +5,11 @@
 //! Needs Node.js, the npm packages (build.rs installs them) and Chromium at
 //! /usr/bin/chromium or $CHROMIUM_PATH.
 //!
-//! Each file starts its own server and Chromium, and the suite mostly waits
-//! on them (about half a core on average, measured with `time` over the
-//! whole suite), so its files run in [`LANES`] lanes at once, each lane a
-//! `node --test` over its files one after another. The longest files go
+//! Each file starts its own server and Chromium; one file at a time left
+//! the machine about half idle (`/proc/stat` sampled through a `.ci/run`;
+//! three lanes keep both cores busy), so its files run in [`LANES`]
+//! lanes at once, each lane a `node --test` over its files one after
+//! another. The longest files go
 //! first, each to the lane with the least work so far ([`lanes`]): node
 //! sorts the files it is given by name, so its own `--test-concurrency`
 //! ran the longest file (wcag, about 80 s) last. The files in [`ALONE`]
@@ -29,8 +30,9 @@ const LANES: usize = 3;
 const ALONE: &[&str] = &["http3.test.mjs"];
 
 /// Each file's tests' time, in seconds (node's TAP report of the suite
-/// run alone, one file at a time, on 2 cores): only what orders the lanes. A file not named here counts
-/// [`UNLISTED`].
+/// run alone, one file at a time, on 2 cores): only what orders the lanes.
+/// A file not named here counts [`UNLISTED`]. (http3's is used only when
+/// it leaves [`ALONE`]; the lanes' own test weighs with it.)
 const WEIGHTS: &[(&str, u32)] = &[
     ("wcag.test.mjs", 81),
     ("http3.test.mjs", 37),
