@@ -42,7 +42,9 @@ enum Command {
 }
 
 fn main() -> anyhow::Result<()> {
-    let matches = Cli::command().get_matches();
+    let matches = Cli::command()
+        .try_get_matches()
+        .unwrap_or_else(|e| argument_error(e));
     let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     note_given(&mut cli, &matches);
     let json = wants_json(&matches);
@@ -54,6 +56,55 @@ fn main() -> anyhow::Result<()> {
         .enable_all()
         .build()?
         .block_on(run(cli, inherited, json))
+}
+
+/// An argument clap refuses: under `--json`, for a command that takes it,
+/// a JSON object on standard output (`{"error", "usage"}`), as the
+/// command's own errors are; otherwise clap's text. Exit status 2 either
+/// way (help and the version exit 0, as clap prints them).
+fn argument_error(e: clap::Error) -> ! {
+    use clap::error::ErrorKind;
+    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    let informational = matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    );
+    if informational || !takes_json(&args) {
+        e.exit();
+    }
+    let text = e.render().to_string();
+    let message = text
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .trim_start_matches("error: ")
+        .to_owned();
+    let usage = text
+        .lines()
+        .find_map(|l| l.strip_prefix("Usage: "))
+        .map(str::to_owned);
+    cli::print_json(&serde_json::json!({ "error": message, "usage": usage }));
+    std::process::exit(2);
+}
+
+/// Whether `args` name `--json` and the (sub)command they name takes it:
+/// the command is followed through the words that are subcommands' names.
+fn takes_json(args: &[std::ffi::OsString]) -> bool {
+    if !args.iter().any(|a| a == "--json") {
+        return false;
+    }
+    let mut command = Cli::command();
+    for word in args.iter().filter_map(|a| a.to_str()) {
+        if let Some(sub) = command.find_subcommand(word) {
+            command = sub.clone();
+        }
+    }
+    let takes = command
+        .get_arguments()
+        .any(|a| a.get_long() == Some("json"));
+    takes
 }
 
 /// Records which settings the command line gave (the rest came from the
@@ -147,14 +198,7 @@ async fn run(cli: Cli, inherited: Inherited, json: bool) -> anyhow::Result<()> {
     let app = Application::build_on(config, inherited).await?;
     let addresses = app.addresses();
     let state = app.state();
-    match addresses.redirect {
-        None => {
-            tracing::info!(addr = %addresses.main, "listening; rendering isolates are starting")
-        }
-        Some(http) => {
-            tracing::info!(https = %addresses.main, %http, "listening (HTTPS, and HTTP redirecting to it); rendering isolates are starting")
-        }
-    }
+    tracing::info!("{}; rendering isolates are starting", app.sockets_said());
     // SIGTERM or Ctrl-C; or SIGUSR2, once the successor it starts is ready.
     let handover = app.handover();
     let http3 = handover.quic.is_some();

@@ -154,10 +154,15 @@ impl Listeners {
 
     /// The UDP port HTTP/3 is served on, if it is.
     pub fn h3_port(&self) -> Option<u16> {
+        self.quic_addr().map(|a| a.port())
+    }
+
+    /// The UDP address HTTP/3 is served on, if it is.
+    pub fn quic_addr(&self) -> Option<SocketAddr> {
         match self {
             Listeners::Tls {
                 quic: Some(quic), ..
-            } => quic.endpoint.local_addr().ok().map(|a| a.port()),
+            } => quic.endpoint.local_addr().ok(),
             _ => None,
         }
     }

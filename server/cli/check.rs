@@ -118,6 +118,9 @@ pub async fn examine(args: ServeArgs, bind: Bind) -> Report {
         return report;
     };
     report.facts.insert(0, ("site", config.site_url.clone()));
+    if let Some(note) = site_url_port_note(&config, &names) {
+        report.notes.push(note);
+    }
     match &config.tls {
         None => {
             report
@@ -210,6 +213,33 @@ pub async fn examine(args: ServeArgs, bind: Bind) -> Report {
         db.pool.close().await;
     }
     report
+}
+
+/// A plain `http://` `SITE_URL` on another port than the server listens
+/// on, with no proxy in front (`TRUSTED_PROXIES`, `PROXY_PROTOCOL_FROM`)
+/// to explain it: the links, the sitemap and checkout's return address
+/// would name a port nothing here serves. (An `https://` one without HTTPS
+/// here is a TLS proxy's; with HTTPS here, a port mapping's.)
+fn site_url_port_note(config: &Config, names: &crate::config::SettingNames) -> Option<String> {
+    let url = reqwest::Url::parse(&config.site_url).ok()?;
+    let explained = config.tls.is_some()
+        || url.scheme() != "http"
+        || !config.trusted_proxies.is_empty()
+        || !config.limits.proxy_from.is_empty();
+    let port = url.port_or_known_default()?;
+    if explained || port == config.addr.port() {
+        return None;
+    }
+    Some(format!(
+        "{site}={url} names port {port}, but the server listens on port {own} ({addr}={listen}) and no proxy is set up ({proxies}): its links and sitemap point at a port nothing here serves; unset {site} to use {default}, or set it to the address visitors use",
+        site = names.name("site_url"),
+        url = config.site_url,
+        own = config.addr.port(),
+        addr = names.name("addr"),
+        listen = config.addr,
+        proxies = names.name("trusted_proxies"),
+        default = crate::config::plain_site_url(config.addr),
+    ))
 }
 
 /// Whether the server can listen on `addr` (bound and let go at once). An

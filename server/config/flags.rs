@@ -22,7 +22,8 @@ pub struct ServeArgs {
     pub addr: Option<String>,
 
     /// Public base URL of the site: checkout return URLs and canonical links
-    /// [default: http://127.0.0.1:3000, or https://<first of TLS_DOMAINS>].
+    /// [default: http://ADDR (a wildcard address as localhost), or
+    /// https://<first of TLS_DOMAINS>].
     #[arg(long, env = "SITE_URL")]
     pub site_url: Option<String>,
 

@@ -21,7 +21,7 @@ pub use self::read::{parse_bool, Given, Problems, SettingNames};
 use self::read::{setting, Reader};
 #[cfg(feature = "test-hooks")]
 pub use self::testing::{BeforeRender, RenderHooks};
-pub use self::tls::{parse_domains, CertSource, TlsSettings, TICKET_PERIOD};
+pub use self::tls::{parse_domains, plain_site_url, CertSource, TlsSettings, TICKET_PERIOD};
 use self::tls::{site_url, tls_settings};
 use crate::client_ip::Networks;
 use crate::edge::Limits;
@@ -201,7 +201,7 @@ impl Config {
 
         // HTTPS: its files first, as SITE_URL is checked against them.
         let tls = tls_settings(&a, &mut r);
-        let site_url = site_url(&a, &mut r, tls.as_ref());
+        let site_url = site_url(&a, &mut r, tls.as_ref(), addr);
         if r.has_problems() {
             return Err(r.finish());
         }

@@ -31,6 +31,21 @@ fn serve_publishes_no_sample_team_and_dev_does() {
 }
 
 #[test]
+fn the_default_site_url_is_the_address_listened_on() {
+    let site = |addr: &str| config(&[&format!("--addr={addr}")]).unwrap().site_url;
+    assert_eq!(site("127.0.0.1:50925"), "http://127.0.0.1:50925");
+    assert_eq!(site("0.0.0.0:8080"), "http://localhost:8080");
+    assert_eq!(site("[::]:80"), "http://localhost");
+    assert_eq!(site("[::1]:3000"), "http://[::1]:3000");
+    assert_eq!(
+        config(&["--addr=0.0.0.0:8080", "--site-url=https://example.org"])
+            .unwrap()
+            .site_url,
+        "https://example.org"
+    );
+}
+
+#[test]
 fn behind_a_proxy_is_the_default_and_plain_http() {
     let c = config(&[]).unwrap();
     assert!(c.tls.is_none());

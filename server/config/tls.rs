@@ -234,8 +234,15 @@ fn acme_settings(a: &ServeArgs, r: &mut Reader<'_>, domains: &str) -> Option<Acm
 }
 
 /// `SITE_URL`, or its default: an absolute http(s) URL with a host, https
-/// when the server serves HTTPS, and one `TLS_CERT` covers.
-pub(super) fn site_url(a: &ServeArgs, r: &mut Reader<'_>, tls: Option<&ReadTls>) -> String {
+/// when the server serves HTTPS, and one `TLS_CERT` covers. Plain HTTP's
+/// default is the address it listens on (`addr`, `ADDR`'s): links and the
+/// sitemap then name a port that answers.
+pub(super) fn site_url(
+    a: &ServeArgs,
+    r: &mut Reader<'_>,
+    tls: Option<&ReadTls>,
+    addr: SocketAddr,
+) -> String {
     let given = r.text(setting!(a, site_url));
     let url = match (given, tls.map(|t| &t.settings)) {
         (Some(url), tls) => {
@@ -273,7 +280,7 @@ pub(super) fn site_url(a: &ServeArgs, r: &mut Reader<'_>, tls: Option<&ReadTls>)
             ));
             String::new()
         }
-        (None, None) => "http://127.0.0.1:3000".into(),
+        (None, None) => plain_site_url(addr),
     };
     // The operator's certificate must cover the site's host.
     if let (Some(names), Ok(u)) = (tls.and_then(|t| t.cert_names.as_ref()), http_url(&url)) {
@@ -295,6 +302,20 @@ pub(super) fn site_url(a: &ServeArgs, r: &mut Reader<'_>, tls: Option<&ReadTls>)
         }
     }
     url.trim_end_matches('/').to_owned()
+}
+
+/// The address a plain server listening on `addr` is reached at: a
+/// wildcard address (`0.0.0.0`, `[::]`) as `localhost`, port 80 unwritten.
+pub fn plain_site_url(addr: SocketAddr) -> String {
+    let host = match addr.ip() {
+        ip if ip.is_unspecified() => "localhost".to_owned(),
+        std::net::IpAddr::V4(ip) => ip.to_string(),
+        std::net::IpAddr::V6(ip) => format!("[{ip}]"),
+    };
+    match addr.port() {
+        80 => format!("http://{host}"),
+        port => format!("http://{host}:{port}"),
+    }
 }
 
 /// The HTTPS setting in use, as written (`TLS_DOMAINS` or `TLS_CERT`).
