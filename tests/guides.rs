@@ -5,6 +5,7 @@
 //! their `cargo run` commands run the site.
 
 mod operate_examples;
+mod promised_lines;
 use crate::support;
 
 use std::path::{Path, PathBuf};

@@ -264,7 +264,12 @@ fn a_certificate_from_acme_serves_every_page_over_http2_and_a_restart_reuses_it(
 
     // A restart orders nothing: the same certificate, at once.
     let log = server.stop();
-    assert!(log.contains("a new certificate is in service"), "{log}");
+    // The line docs/deploy.md promises an operator for ACME.
+    let promised = crate::support::promised_journal_line("ACME");
+    assert!(
+        log.contains(&promised),
+        "{promised:?} not in the log:\n{log}"
+    );
     assert_no_key_in(&log);
     let server = site.start(&env);
     let again = wait(30, || {

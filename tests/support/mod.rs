@@ -352,3 +352,25 @@ pub fn said(out: &std::process::Output) -> String {
         String::from_utf8_lossy(&out.stderr)
     )
 }
+
+/// The journal line docs/deploy.md promises when the certificate comes
+/// from `source` (`your own files`, `ACME`): the quoted text of its item
+/// `- with SOURCE: "..."` (tests/guides.rs and tests/https.rs hold the
+/// binary to it).
+pub fn promised_journal_line(source: &str) -> String {
+    let guide =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/deploy.md"))
+            .unwrap();
+    let item = format!("- with {source}: \"");
+    let after = guide
+        .split(&item)
+        .nth(1)
+        .unwrap_or_else(|| panic!("docs/deploy.md has no item {item:?}"));
+    after
+        .split('"')
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
