@@ -75,10 +75,16 @@ fn argument_error(e: clap::Error) -> ! {
         e.exit();
     }
     let text = e.render().to_string();
+    // The error and its details (clap's possible values, a tip), in one
+    // line: not the usage, said apart, nor the pointer to --help.
     let message = text
         .lines()
-        .next()
-        .unwrap_or_default()
+        .map(str::trim)
+        .filter(|l| {
+            !l.is_empty() && !l.starts_with("Usage: ") && !l.starts_with("For more information")
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
         .trim_start_matches("error: ")
         .to_owned();
     let usage = text
@@ -215,7 +221,7 @@ async fn run(cli: Cli, inherited: Inherited, json: bool) -> anyhow::Result<()> {
         stopped = &mut server => return stopped?,
         ready = ready => match ready {
             Ok(()) if addresses.redirect.is_some() => tracing::info!("ready: {}", state.config.site_url),
-            Ok(()) => tracing::info!("ready: http://{}", addresses.main),
+            Ok(()) => tracing::info!("ready: {}", citizen_site::config::plain_site_url(addresses.main)),
             Err(why) => anyhow::bail!("the SSR bundle cannot run: {why}"),
         },
     }

@@ -237,8 +237,8 @@ fn json_covers_argument_errors_of_every_command_that_takes_it() {
     let answer: serde_json::Value = serde_json::from_str(&out).unwrap();
     let message = answer["error"].as_str().unwrap();
     assert!(
-        message.contains("bogus") && message.contains("--status"),
-        "{answer}"
+        message.contains("bogus") && message.contains("--status") && message.contains("pending"),
+        "the message names the value, the flag and the values it takes: {answer}"
     );
     // No --json: clap's own text, on standard error.
     let (code, out, err) =
