@@ -306,7 +306,7 @@ fn the_image_holds_everything_the_binary_needs_and_serves_every_page_from_it() {
             s.split("</loc>")
                 .next()
                 .unwrap()
-                .trim_start_matches("http://127.0.0.1:3000")
+                .trim_start_matches(base.as_str())
                 .to_owned()
         })
         .collect();
