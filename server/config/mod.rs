@@ -21,6 +21,7 @@ pub use self::read::{parse_bool, Given, Problems, SettingNames};
 use self::read::{setting, Reader};
 #[cfg(feature = "test-hooks")]
 pub use self::testing::{BeforeRender, RenderHooks};
+pub(crate) use self::tls::io_reason;
 pub use self::tls::{parse_domains, CertSource, TlsSettings, TICKET_PERIOD};
 use self::tls::{site_url, tls_settings};
 use crate::client_ip::Networks;
