@@ -259,7 +259,12 @@ fn certificates(tls: &TlsSettings, db: &Db, orders: &AcmeOrders) -> anyhow::Resu
             let valid_until = edge::certs::rfc3339(served.info.not_after);
             tracing::info!(serial = %served.info.serial, %valid_until, "HTTPS: TLS_CERT is in service");
             certs.deploy(served);
-            tasks.push(edge::certs::watch_files(certs.clone(), files.clone()));
+            let pair = files.clone();
+            tasks.push(edge::certs::watch_files(
+                certs.clone(),
+                files.paths(),
+                move || pair.load(),
+            ));
             None
         }
         CertSource::Acme(acme) => Some(acme.clone()),

@@ -21,8 +21,7 @@ pub use self::read::{parse_bool, Given, Problems, SettingNames};
 use self::read::{setting, Reader};
 #[cfg(feature = "test-hooks")]
 pub use self::testing::{BeforeRender, RenderHooks};
-pub(crate) use self::tls::io_reason;
-pub use self::tls::{parse_domains, CertSource, TlsSettings, TICKET_PERIOD};
+pub use self::tls::{parse_domains, CertSource, OwnFiles, TlsSettings, TICKET_PERIOD};
 use self::tls::{site_url, tls_settings};
 use crate::client_ip::Networks;
 use crate::edge::Limits;

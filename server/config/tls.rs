@@ -3,13 +3,13 @@
 //! naming the variable at fault.
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::read::{setting, Reader};
 use super::{http_url, sqlite_dir, Addr, ServeArgs, ADDRESS};
 use crate::edge::acme::{AcmeSettings, AcmeTiming};
-use crate::edge::certs::OwnFiles;
+use crate::edge::certs::{PairProblems, ServedCert};
 
 /// How long one session-ticket key seals new tickets.
 pub const TICKET_PERIOD: Duration = Duration::from_secs(6 * 3600);
@@ -39,6 +39,45 @@ impl TlsSettings {
             CertSource::Acme(a) => a.domains.clone(),
             CertSource::Files(_) => Vec::new(),
         }
+    }
+}
+
+/// The operator's certificate and key files (`TLS_CERT`, `TLS_KEY`).
+#[derive(Debug, Clone)]
+pub struct OwnFiles {
+    pub cert: PathBuf,
+    pub key: PathBuf,
+    /// How the operator wrote them, for messages (`TLS_CERT=/etc/...`, or
+    /// the flags).
+    pub named: (String, String),
+}
+
+impl OwnFiles {
+    /// The pair read and checked as [`crate::edge::certs::parse`] does, for
+    /// `check`, a start and a reload alike. Every problem is named: both
+    /// files when neither can be read.
+    pub fn load(&self) -> Result<ServedCert, PairProblems> {
+        let mut problems = Vec::new();
+        let mut read = |path: &Path, named: &str| {
+            std::fs::read(path)
+                .map_err(|e| {
+                    problems.push(format!("{named}: cannot read the file: {}", io_reason(&e)))
+                })
+                .ok()
+        };
+        let chain = read(&self.cert, &self.named.0);
+        let key = read(&self.key, &self.named.1);
+        match (chain, key) {
+            (Some(chain), Some(key)) => {
+                crate::edge::certs::parse(&chain, &key, (&self.named.0, &self.named.1))
+            }
+            _ => Err(PairProblems(problems)),
+        }
+    }
+
+    /// The two paths, for a watch on their changes.
+    pub fn paths(&self) -> [PathBuf; 2] {
+        [self.cert.clone(), self.key.clone()]
     }
 }
 

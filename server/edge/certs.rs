@@ -16,7 +16,7 @@
 //! what is wrong with it, never its contents.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
@@ -389,50 +389,20 @@ impl CertInfo {
     }
 }
 
-/// The operator's certificate and key (`TLS_CERT`, `TLS_KEY`), read and
-/// checked as [`parse`] does; `what` names them as the operator wrote them
-/// (`TLS_CERT=/etc/...`, or the flags). Every problem is named: both files
-/// when neither can be read.
-pub fn load_files(cert: &Path, key: &Path, what: (&str, &str)) -> Result<ServedCert, PairProblems> {
-    let mut problems = Vec::new();
-    let mut read = |path: &Path, what: &str| {
-        std::fs::read(path)
-            .map_err(|e| {
-                let why = crate::config::io_reason(&e);
-                problems.push(format!("{what}: cannot read the file: {why}"))
-            })
-            .ok()
-    };
-    let chain = read(cert, what.0);
-    let key_pem = read(key, what.1);
-    match (chain, key_pem) {
-        (Some(chain), Some(key_pem)) => parse(&chain, &key_pem, what),
-        _ => Err(PairProblems(problems)),
-    }
-}
-
-/// The operator's files, as [`load_files`] reads them.
-#[derive(Debug, Clone)]
-pub struct OwnFiles {
-    pub cert: PathBuf,
-    pub key: PathBuf,
-    /// How the operator wrote them, for messages (`TLS_CERT=/etc/...`).
-    pub named: (String, String),
-}
-
-impl OwnFiles {
-    pub fn load(&self) -> Result<ServedCert, PairProblems> {
-        load_files(&self.cert, &self.key, (&self.named.0, &self.named.1))
-    }
-}
-
-/// Watches the operator's files and puts a changed pair in service; a pair
-/// that does not load (one file written, not yet the other) keeps the
-/// certificate in service, with a warning naming every problem of the
-/// pair as a start would, until the next check. The member's row in the
-/// database follows (`tls::Identity` says what `certs` serves).
-pub fn watch_files(certs: Arc<Certs>, files: OwnFiles) -> tokio::task::JoinHandle<()> {
-    fn stamp(paths: [&Path; 2]) -> Vec<Option<(SystemTime, u64)>> {
+/// Watches the operator's files (`TLS_CERT`, `TLS_KEY`: `paths`) and puts
+/// a changed pair in service, as `load` reads it (`config::OwnFiles`); a
+/// pair that does not load (one file written, not yet the other) keeps the
+/// certificate in service, with a warning naming every problem of the pair
+/// as a start would, until the next check.
+pub fn watch_files<L>(
+    certs: Arc<Certs>,
+    paths: [PathBuf; 2],
+    load: L,
+) -> tokio::task::JoinHandle<()>
+where
+    L: Fn() -> Result<ServedCert, PairProblems> + Send + Sync + 'static,
+{
+    fn stamp(paths: &[PathBuf; 2]) -> Vec<Option<(SystemTime, u64)>> {
         paths
             .iter()
             .map(|p| {
@@ -442,17 +412,18 @@ pub fn watch_files(certs: Arc<Certs>, files: OwnFiles) -> tokio::task::JoinHandl
             })
             .collect()
     }
+    let load = Arc::new(load);
     tokio::spawn(async move {
-        let mut seen = stamp([&files.cert, &files.key]);
+        let mut seen = stamp(&paths);
         let mut warned = false;
         loop {
             tokio::time::sleep(FILE_CHECK_EVERY).await;
-            let now = stamp([&files.cert, &files.key]);
+            let now = stamp(&paths);
             if now == seen {
                 continue;
             }
-            let pair = files.clone();
-            match tokio::task::spawn_blocking(move || pair.load()).await {
+            let load = load.clone();
+            match tokio::task::spawn_blocking(move || load()).await {
                 Ok(Ok(served)) => {
                     tracing::info!(serial = %served.info.serial, valid_until = %rfc3339(served.info.not_after), "TLS_CERT / TLS_KEY changed: the new certificate is in service");
                     certs.deploy(served);
@@ -581,25 +552,6 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "f: holds no PEM private key but a certificate (PKCS#8, PKCS#1 or SEC1)"
-        );
-    }
-
-    #[test]
-    fn files_that_cannot_be_read_are_each_named_in_words() {
-        let dir = std::env::temp_dir().join(format!("citizen-certs-{}", uuid::Uuid::new_v4()));
-        let err = load_files(
-            &dir.join("cert.pem"),
-            &dir.join("key.pem"),
-            ("TLS_CERT=c", "TLS_KEY=k"),
-        )
-        .err()
-        .unwrap();
-        assert_eq!(
-            err.0,
-            [
-                "TLS_CERT=c: cannot read the file: no such file",
-                "TLS_KEY=k: cannot read the file: no such file"
-            ]
         );
     }
 
