@@ -393,7 +393,8 @@ impl CertInfo {
 /// a changed pair in service, as `load` reads it (`config::OwnFiles`); a
 /// pair that does not load (one file written, not yet the other) keeps the
 /// certificate in service, with a warning naming every problem of the pair
-/// as a start would, until the next check.
+/// as a start would, until the next check. The member's row in the
+/// database follows (`tls::Identity` says what `certs` serves).
 pub fn watch_files<L>(
     certs: Arc<Certs>,
     paths: [PathBuf; 2],
