@@ -684,7 +684,9 @@ fn a_later_tls_renew_never_drops_a_pending_revocation() {
 }
 
 /// `tls status` on a database a migration behind this binary (a new
-/// binary installed, the servers not reloaded yet) reads it as it is.
+/// binary installed, the servers not reloaded yet) reads it as it is, a
+/// server that ran an older version listed: one migration behind, then
+/// two.
 #[test]
 fn tls_status_reads_a_database_a_migration_behind() {
     let dir = Dir::new("cli-tls-behind");
@@ -693,6 +695,36 @@ fn tls_status_reads_a_database_a_migration_behind() {
         &dir.0,
         "https://acme-v02.api.letsencrypt.org/directory",
         "9a01",
+    );
+    let now = "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)";
+    sql(
+        &dir.0,
+        &[
+            "ALTER TABLE tls_members DROP COLUMN names",
+            "ALTER TABLE tls_members DROP COLUMN source",
+            "DELETE FROM _sqlx_migrations WHERE version = 20261129000000",
+            &format!(
+                "INSERT INTO tls_members (member, seen_at, serial, not_after, challenges, failures) \
+                 VALUES ('web1:1:a', {now}, '9a01', 2, '', 0)"
+            ),
+        ],
+    );
+    let listed = || {
+        let (code, out, err) = run(site(&dir.0).args(["tls", "status"]));
+        assert_eq!(code, 0, "{out}{err}");
+        assert!(out.contains("serial      9a01"), "{out}");
+        assert!(out.contains("a migration behind this binary"), "{out}");
+        let row = out.lines().find(|l| l.starts_with("web1:1:a"));
+        assert!(
+            row.is_some_and(|r| r.contains(" acme ") && r.contains(" 9a01 ")),
+            "{out}"
+        );
+        out
+    };
+    let out = listed();
+    assert!(
+        out.contains("until then not shown: the names and source of what each server serves)"),
+        "{out}"
     );
     sql(
         &dir.0,
@@ -703,10 +735,12 @@ fn tls_status_reads_a_database_a_migration_behind() {
             "DELETE FROM _sqlx_migrations WHERE version = 20261128000000",
         ],
     );
-    let (code, out, err) = run(site(&dir.0).args(["tls", "status"]));
-    assert_eq!(code, 0, "{out}{err}");
-    assert!(out.contains("serial      9a01"), "{out}");
-    assert!(out.contains("a migration behind this binary"), "{out}");
+    let out = listed();
+    assert!(
+        out.contains("not shown: the last renewal request's outcome and the names and source"),
+        "{out}"
+    );
 }
 
 mod says_where;
+mod tls_says;

@@ -259,15 +259,16 @@ fn certificates(tls: &TlsSettings, db: &Db, orders: &AcmeOrders) -> anyhow::Resu
     );
     let mut tasks = Vec::new();
     let acme = match &tls.certs {
-        CertSource::Files { cert, key } => {
-            let served = edge::certs::load_files(cert, key).map_err(|e| anyhow::anyhow!(e))?;
+        CertSource::Files(files) => {
+            let served = files.load().map_err(|e| anyhow::anyhow!("{e}"))?;
             let valid_until = edge::certs::rfc3339(served.info.not_after);
             tracing::info!(serial = %served.info.serial, %valid_until, "HTTPS: TLS_CERT is in service");
             certs.deploy(served);
+            let pair = files.clone();
             tasks.push(edge::certs::watch_files(
                 certs.clone(),
-                cert.clone(),
-                key.clone(),
+                files.paths(),
+                move || pair.load(),
             ));
             None
         }

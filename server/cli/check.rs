@@ -154,8 +154,8 @@ pub async fn examine(args: ServeArgs, bind: Bind) -> Report {
             };
             report.facts.push(("http3", said));
             match &tls.certs {
-                CertSource::Files { cert, key } => {
-                    if let Ok(served) = crate::edge::certs::load_files(cert, key) {
+                CertSource::Files(files) => {
+                    if let Ok(served) = files.load() {
                         report.facts.push((
                             "certificate",
                             format!(

@@ -1,8 +1,9 @@
 //! `citizen-site tls ...`: the fleet's HTTPS identity on a bad day, with
-//! `DATABASE_URL` alone. What every server serves (`status`), a new
-//! certificate now with the old one retired everywhere (`renew`, after a
-//! key leak or a CA's revocation notice), and new session-ticket keys with
-//! every older one forgotten (`rotate-tickets`, after a ticket key leak).
+//! `DATABASE_URL` alone. What every server serves, from ACME or its own
+//! `TLS_CERT` (`status`), a new certificate now with the old one retired
+//! everywhere (`renew`, after a key leak or a CA's revocation notice), and
+//! new session-ticket keys with every older one forgotten
+//! (`rotate-tickets`, after a ticket key leak).
 //!
 //! The commands change the database; the servers do the rest (a command
 //! cannot answer the CA's challenges). Each refuses when the database cannot
@@ -28,9 +29,10 @@ const LISTED: Duration = Duration::from_secs(60);
 
 #[derive(Subcommand, Debug)]
 pub enum TlsCommand {
-    /// Every server seen in the last minute: the certificate it serves, its
-    /// own failed orders; the stored certificate, its renewal time and where
-    /// that came from; who holds the order lease; the ticket key's age.
+    /// Every server seen in the last minute: the certificate it serves (its
+    /// serial, names and end, from ACME or its own TLS_CERT), its own failed
+    /// orders; the stored certificate, its renewal time and where that came
+    /// from; who holds the order lease; when the ticket key was made.
     Status {
         /// JSON instead of text.
         #[arg(long)]
@@ -102,9 +104,11 @@ async fn status(db: &Db, json: bool) -> anyhow::Result<()> {
     // Read-only, so a database a migration behind this binary (a new
     // binary installed, the servers not yet reloaded) is read as it is:
     // what only the newer schema keeps is not shown.
-    let current_schema = db.schema().await?.is_some_and(|v| v >= db.latest_schema());
+    let schema = db.schema().await?.unwrap_or(0);
+    let current_schema = schema >= db.latest_schema();
+    let outcomes_kept = schema >= store::OUTCOME_SCHEMA;
     let now = store::clock(db).await?;
-    let members = store::members(db, LISTED).await?;
+    let members = store::members_of_schema(db, LISTED, schema).await?;
     let lease = store::lease(db, LEASE).await?;
     let mut certificates = Vec::new();
     for (directory, names, cert) in store::certificates(db).await? {
@@ -113,13 +117,13 @@ async fn status(db: &Db, json: bool) -> anyhow::Result<()> {
             .filter(|s| s.serial == cert.serial);
         let backoff = store::backoff(db, &directory, &names).await?;
         let request = store::request(db, &directory, &names).await?;
-        let done = match current_schema {
+        let done = match outcomes_kept {
             true => store::last_outcome(db, &directory, &names).await?,
             false => None,
         };
         certificates.push((directory, names, cert, schedule, backoff, request, done));
     }
-    let key_age = ticket_key_age(db, now).await?;
+    let key = sealing_key(db, now).await?;
     if json {
         print_json(&json!({
             "certificates": certificates.iter().map(|(directory, names, cert, schedule, backoff, request, done)| json!({
@@ -143,15 +147,30 @@ async fn status(db: &Db, json: bool) -> anyhow::Result<()> {
                 "holder": holder, "generation": generation, "expires_at": rfc3339(*until),
             })),
             "members": members.iter().map(member_json).collect::<Vec<_>>(),
-            "ticket_key_age_seconds": key_age.map(|ms| ms / 1000),
+            "ticket_key_age_seconds": key.as_ref().map(|k| k.age_ms / 1000),
+            "ticket_key_sealing_since": key.as_ref().map(|k| rfc3339(k.sealing_since)),
         }));
         return Ok(());
     }
     if !current_schema {
-        println!("(the database is a migration behind this binary: a server of this version brings it up to date as it starts; until then the last renewal request's outcome is not shown)");
+        let mut unseen = Vec::new();
+        if !outcomes_kept {
+            unseen.push("the last renewal request's outcome");
+        }
+        if schema < store::SERVED_SCHEMA {
+            unseen.push("the names and source of what each server serves");
+        }
+        let until = match unseen.is_empty() {
+            true => String::new(),
+            false => format!("; until then not shown: {}", unseen.join(" and ")),
+        };
+        println!("(the database is a migration behind this binary: a server of this version brings it up to date as it starts{until})");
     }
-    if certificates.is_empty() {
-        println!("(no certificate stored: the servers order one once they run with TLS_DOMAINS)");
+    let own_files = !members.is_empty() && members.iter().all(|m| m.source == store::Source::File);
+    match (certificates.is_empty(), own_files) {
+        (true, true) => println!("(no certificate stored, and none ordered: the servers serve their own TLS_CERT files, listed below)"),
+        (true, false) => println!("(no certificate stored: the servers order one once they run with TLS_DOMAINS)"),
+        (false, _) => {}
     }
     for (directory, names, cert, schedule, backoff, request, done) in &certificates {
         println!("certificate   {names} (from {directory})");
@@ -208,8 +227,12 @@ async fn status(db: &Db, json: bool) -> anyhow::Result<()> {
         ),
         None => println!("order lease   free"),
     }
-    match key_age {
-        Some(ms) => println!("ticket key    sealing for {} s", ms / 1000),
+    match &key {
+        Some(k) => println!(
+            "ticket key    made {} s ago (sealing new sessions since {} UTC)",
+            k.age_ms / 1000,
+            utc(k.sealing_since)
+        ),
         None => println!("ticket key    none stored yet"),
     }
     println!();
@@ -218,6 +241,10 @@ async fn status(db: &Db, json: bool) -> anyhow::Result<()> {
         return Ok(());
     }
     let renewal = |m: &Member| {
+        if m.source == store::Source::File {
+            // Nothing orders it: the operator replaces the files.
+            return "by hand".to_owned();
+        }
         certificates
             .iter()
             .find_map(|(_, _, _, s, _, _, _)| {
@@ -231,7 +258,12 @@ async fn status(db: &Db, json: bool) -> anyhow::Result<()> {
         .map(|m| {
             vec![
                 m.member.clone(),
+                m.source.as_str().to_owned(),
                 m.serial.clone().unwrap_or_else(|| "-".into()),
+                m.names
+                    .as_ref()
+                    .filter(|n| !n.is_empty())
+                    .map_or_else(|| "-".into(), |n| n.join(", ")),
                 m.not_after.map(utc).unwrap_or_else(|| "-".into()),
                 renewal(m),
                 m.failures.to_string(),
@@ -244,7 +276,9 @@ async fn status(db: &Db, json: bool) -> anyhow::Result<()> {
         table(
             &[
                 "SERVER",
+                "SOURCE",
                 "SERVES",
+                "NAMES",
                 "EXPIRES (UTC)",
                 "RENEWAL (UTC)",
                 "FAILED",
@@ -260,22 +294,37 @@ async fn status(db: &Db, json: bool) -> anyhow::Result<()> {
 fn member_json(m: &Member) -> Value {
     json!({
         "member": m.member,
+        "source": m.source.as_str(),
         "serial": m.serial,
+        "names": m.names,
         "not_after": m.not_after.map(rfc3339),
         "failures": m.failures,
         "last_error": m.last_error,
     })
 }
 
-/// How long the key that seals now has been sealing (its period's start).
-async fn ticket_key_age(db: &Db, now: i64) -> anyhow::Result<Option<i64>> {
-    Ok(store::ticket_keys(db)
+/// The session-ticket key that seals new sessions now.
+struct SealingKey {
+    /// How long ago it was made (by a server, a period before it seals,
+    /// or by `tls rotate-tickets`), in milliseconds.
+    age_ms: i64,
+    /// Since when it seals (Unix milliseconds): its period's start, or
+    /// when it was made if later (a rotation).
+    sealing_since: i64,
+}
+
+/// The key whose period has begun last, as of `now` (the database's clock).
+async fn sealing_key(db: &Db, now: i64) -> anyhow::Result<Option<SealingKey>> {
+    Ok(store::ticket_keys_made(db)
         .await?
-        .iter()
-        .map(|k| k.period * k.period_ms)
-        .filter(|start| *start <= now)
-        .max()
-        .map(|start| now - start))
+        .into_iter()
+        .map(|(k, made)| (k.period * k.period_ms, made))
+        .filter(|(start, _)| *start <= now)
+        .max_by_key(|(start, _)| *start)
+        .map(|(start, made)| SealingKey {
+            age_ms: (now - made).max(0),
+            sealing_since: start.max(made.min(now)),
+        }))
 }
 
 /// Which stored certificate a renewal is for.
@@ -296,7 +345,7 @@ async fn chosen(db: &Db, which: &Which<'_>) -> anyhow::Result<(String, String, s
         })
         .collect();
     if candidates.len() > 1 {
-        let serving: Vec<String> = store::members(db, ALIVE)
+        let serving: Vec<String> = store::acme_members(db, ALIVE)
             .await?
             .into_iter()
             .filter_map(|m| m.serial)
@@ -358,7 +407,13 @@ async fn renew(
     )
     .await
     .context("recording the request")?;
-    if store::members(db, ALIVE).await?.is_empty() {
+    if store::acme_members(db, ALIVE).await?.is_empty() {
+        if !store::members(db, ALIVE).await?.is_empty() {
+            bail!(
+                "no running server of the site orders certificates (those running serve their own TLS_CERT files): the request is kept, and the first server to start with TLS_DOMAINS orders the new certificate and retires {}",
+                old.serial
+            );
+        }
         bail!(
             "no server of the site is running (none has read the database in the last {} s): the request is kept, and the first server to start orders the new certificate and retires {}",
             ALIVE.as_secs(),
@@ -376,7 +431,7 @@ async fn renew(
         tokio::time::sleep(Duration::from_millis(250)).await;
         let now = store::clock(db).await?;
         let current = store::certificate_stamp(db, &directory, &names).await?;
-        let members = store::members(db, ALIVE).await?;
+        let members = store::acme_members(db, ALIVE).await?;
         let outcome = store::outcome(db, &directory, &names, request.requested_at).await?;
         if outcome.is_none() {
             gone(

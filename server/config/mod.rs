@@ -21,7 +21,9 @@ pub use self::read::{parse_bool, Given, Problems, SettingNames};
 use self::read::{setting, Reader};
 #[cfg(feature = "test-hooks")]
 pub use self::testing::{BeforeRender, RenderHooks};
-pub use self::tls::{parse_domains, plain_site_url, CertSource, TlsSettings, TICKET_PERIOD};
+pub use self::tls::{
+    parse_domains, plain_site_url, CertSource, OwnFiles, TlsSettings, TICKET_PERIOD,
+};
 use self::tls::{site_url, tls_settings};
 use crate::client_ip::Networks;
 use crate::edge::Limits;

@@ -440,6 +440,23 @@ fn an_operators_certificate_must_be_usable_and_for_the_site() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn own_files_that_cannot_be_read_are_each_named_in_words() {
+    let dir = std::env::temp_dir().join(format!("cs-config-unread-{}", std::process::id()));
+    let files = OwnFiles {
+        cert: dir.join("cert.pem"),
+        key: dir.join("key.pem"),
+        named: ("TLS_CERT=c".into(), "TLS_KEY=k".into()),
+    };
+    assert_eq!(
+        files.load().err().unwrap().0,
+        [
+            "TLS_CERT=c: cannot read the file: no such file",
+            "TLS_KEY=k: cannot read the file: no such file"
+        ]
+    );
+}
+
 /// The README's configuration table and the flags are the same list:
 /// every variable a flag reads has a row, with the flag's default (in
 /// backticks; `off` for a switch, `empty` for an empty list, a word of

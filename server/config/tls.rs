@@ -9,6 +9,7 @@ use std::time::Duration;
 use super::read::{setting, Reader};
 use super::{http_url, sqlite_dir, Addr, ServeArgs, ADDRESS};
 use crate::edge::acme::{AcmeSettings, AcmeTiming};
+use crate::edge::certs::{PairProblems, ServedCert};
 
 /// How long one session-ticket key seals new tickets.
 pub const TICKET_PERIOD: Duration = Duration::from_secs(6 * 3600);
@@ -28,7 +29,7 @@ pub enum CertSource {
     /// Obtained and renewed by the ACME robot.
     Acme(AcmeSettings),
     /// The operator's files, reloaded when they change.
-    Files { cert: PathBuf, key: PathBuf },
+    Files(OwnFiles),
 }
 
 impl TlsSettings {
@@ -36,8 +37,47 @@ impl TlsSettings {
     pub fn domains(&self) -> Vec<String> {
         match &self.certs {
             CertSource::Acme(a) => a.domains.clone(),
-            CertSource::Files { .. } => Vec::new(),
+            CertSource::Files(_) => Vec::new(),
         }
+    }
+}
+
+/// The operator's certificate and key files (`TLS_CERT`, `TLS_KEY`).
+#[derive(Debug, Clone)]
+pub struct OwnFiles {
+    pub cert: PathBuf,
+    pub key: PathBuf,
+    /// How the operator wrote them, for messages (`TLS_CERT=/etc/...`, or
+    /// the flags).
+    pub named: (String, String),
+}
+
+impl OwnFiles {
+    /// The pair read and checked as [`crate::edge::certs::parse`] does, for
+    /// `check`, a start and a reload alike. Every problem is named: both
+    /// files when neither can be read.
+    pub fn load(&self) -> Result<ServedCert, PairProblems> {
+        let mut problems = Vec::new();
+        let mut read = |path: &Path, named: &str| {
+            std::fs::read(path)
+                .map_err(|e| {
+                    problems.push(format!("{named}: cannot read the file: {}", io_reason(&e)))
+                })
+                .ok()
+        };
+        let chain = read(&self.cert, &self.named.0);
+        let key = read(&self.key, &self.named.1);
+        match (chain, key) {
+            (Some(chain), Some(key)) => {
+                crate::edge::certs::parse(&chain, &key, (&self.named.0, &self.named.1))
+            }
+            _ => Err(PairProblems(problems)),
+        }
+    }
+
+    /// The two paths, for a watch on their changes.
+    pub fn paths(&self) -> [PathBuf; 2] {
+        [self.cert.clone(), self.key.clone()]
     }
 }
 
@@ -76,8 +116,13 @@ pub(super) fn tls_settings(a: &ServeArgs, r: &mut Reader<'_>) -> Option<ReadTls>
             return None;
         }
         (None, Some(cert), Some(key)) => {
-            cert_names = read_files(r, &cert, &key);
-            CertSource::Files { cert, key }
+            let named = (
+                r.shown("tls_cert", &cert.display().to_string()),
+                r.shown("tls_key", &key.display().to_string()),
+            );
+            let files = OwnFiles { cert, key, named };
+            cert_names = read_files(r, &files);
+            CertSource::Files(files)
         }
         (Some(domains), None, None) => CertSource::Acme(acme_settings(a, r, &domains)?),
     };
@@ -106,36 +151,24 @@ pub(super) fn tls_settings(a: &ServeArgs, r: &mut Reader<'_>) -> Option<ReadTls>
 
 /// The operator's certificate and key, read as the server will: each must
 /// be readable PEM, the key the certificate's, the certificate unexpired.
-/// The names it covers, when it is usable.
-fn read_files(r: &mut Reader<'_>, cert: &Path, key: &Path) -> Option<Vec<String>> {
-    let mut read = |id: &'static str, path: &Path| match std::fs::read(path) {
-        Ok(bytes) => Some(bytes),
-        Err(e) => {
-            r.bad(
-                id,
-                &path.display().to_string(),
-                format!("cannot read the file: {}", io_reason(&e)),
-            );
-            None
-        }
-    };
-    let chain = read("tls_cert", cert);
-    let key_pem = read("tls_key", key);
-    let (chain, key_pem) = (chain?, key_pem?);
-    let what = (
-        r.shown("tls_cert", &cert.display().to_string()),
-        r.shown("tls_key", &key.display().to_string()),
-    );
-    let served = match crate::edge::certs::parse(&chain, &key_pem, (&what.0, &what.1)) {
+/// Every problem of the pair is noted (both files of a pair given the wrong
+/// way round). The names it covers, when it is usable.
+fn read_files(r: &mut Reader<'_>, files: &OwnFiles) -> Option<Vec<String>> {
+    let served = match files.load() {
         Ok(served) => served,
-        Err(why) => {
-            r.problem(why);
+        Err(problems) => {
+            for problem in problems.0 {
+                r.problem(problem);
+            }
             return None;
         }
     };
     let until = crate::edge::certs::rfc3339(served.info.not_after);
     if served.info.not_after <= std::time::SystemTime::now() {
-        r.problem(format!("{}: the certificate expired at {until}", what.0));
+        r.problem(format!(
+            "{}: the certificate expired at {until}",
+            files.named.0
+        ));
         return None;
     }
     Some(served.info.names)
@@ -270,7 +303,7 @@ pub(super) fn site_url(
         (
             None,
             Some(TlsSettings {
-                certs: CertSource::Files { .. },
+                certs: CertSource::Files(_),
                 ..
             }),
         ) => {

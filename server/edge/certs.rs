@@ -16,7 +16,7 @@
 //! what is wrong with it, never its contents.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
@@ -243,33 +243,95 @@ pub fn alpn_certificate(domain: &str, digest: &[u8]) -> anyhow::Result<Certified
     ))
 }
 
+/// What is wrong with a certificate and its key: every problem found at
+/// once, each naming the file at fault (or both, when each is usable alone
+/// but they do not belong together).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PairProblems(pub Vec<String>);
+
+impl std::fmt::Display for PairProblems {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0.join("; "))
+    }
+}
+
 /// A certificate chain and its private key, both PEM, checked to belong
-/// together. `what` names them in errors (the variables, or a cache file).
-pub fn parse(chain_pem: &[u8], key_pem: &[u8], what: (&str, &str)) -> Result<ServedCert, String> {
-    let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(chain_pem)
-        .collect::<Result<_, _>>()
-        .map_err(|e| format!("{}: not a PEM certificate chain ({e})", what.0))?;
-    if chain.is_empty() {
-        return Err(format!(
-            "{}: holds no certificate (expected PEM \"BEGIN CERTIFICATE\" blocks)",
-            what.0
+/// together. `what` names them in errors (the variables as written, or a
+/// cache file). Each file's own problem is named, the two together's too:
+/// a certificate file that holds a key while the key file holds a
+/// certificate (the paths given the wrong way round) is said to look
+/// swapped.
+pub fn parse(
+    chain_pem: &[u8],
+    key_pem: &[u8],
+    what: (&str, &str),
+) -> Result<ServedCert, PairProblems> {
+    let holds_key = |pem: &[u8]| PrivateKeyDer::from_pem_slice(pem).is_ok();
+    let holds_certificate = |pem: &[u8]| CertificateDer::pem_slice_iter(pem).any(|c| c.is_ok());
+    let mut problems = Vec::new();
+    let chain: Option<Vec<CertificateDer<'static>>> =
+        match CertificateDer::pem_slice_iter(chain_pem).collect::<Result<Vec<_>, _>>() {
+            Err(e) => {
+                problems.push(format!("{}: not a PEM certificate chain ({e})", what.0));
+                None
+            }
+            Ok(chain) if chain.is_empty() => {
+                let instead = if holds_key(chain_pem) {
+                    " but a private key"
+                } else {
+                    ""
+                };
+                problems.push(format!(
+                    "{}: holds no certificate{instead} (expected PEM \"BEGIN CERTIFICATE\" blocks)",
+                    what.0
+                ));
+                None
+            }
+            Ok(chain) => Some(chain),
+        };
+    let info = match &chain {
+        Some(chain) => info(&chain[0])
+            .map_err(|e| problems.push(format!("{}: {e}", what.0)))
+            .ok(),
+        None => None,
+    };
+    let signing = match PrivateKeyDer::from_pem_slice(key_pem) {
+        Err(_) => {
+            let instead = if holds_certificate(key_pem) {
+                " but a certificate"
+            } else {
+                ""
+            };
+            problems.push(format!(
+                "{}: holds no PEM private key{instead} (PKCS#8, PKCS#1 or SEC1)",
+                what.1
+            ));
+            None
+        }
+        Ok(key) => any_supported_type(&key)
+            .map_err(|_| {
+                problems.push(format!(
+                    "{}: the private key is of a type TLS cannot use",
+                    what.1
+                ))
+            })
+            .ok(),
+    };
+    if chain.is_none() && signing.is_none() && holds_key(chain_pem) && holds_certificate(key_pem) {
+        problems.push(format!(
+            "{} and {} look swapped: each file holds what the other should; exchange the two paths",
+            what.0, what.1
         ));
     }
-    let key = PrivateKeyDer::from_pem_slice(key_pem).map_err(|_| {
-        format!(
-            "{}: holds no PEM private key (PKCS#8, PKCS#1 or SEC1)",
-            what.1
-        )
-    })?;
-    let signing = any_supported_type(&key)
-        .map_err(|_| format!("{}: the private key is of a type TLS cannot use", what.1))?;
-    let info = info(&chain[0]).map_err(|e| format!("{}: {e}", what.0))?;
+    let (Some(chain), Some(info), Some(signing)) = (chain, info, signing) else {
+        return Err(PairProblems(problems));
+    };
     let key = CertifiedKey::new(chain, signing);
     key.keys_match().map_err(|_| {
-        format!(
+        PairProblems(vec![format!(
             "{} and {} do not belong together: the key is not the certificate's",
             what.0, what.1
-        )
+        )])
     })?;
     Ok(ServedCert {
         key: Arc::new(key),
@@ -327,28 +389,21 @@ impl CertInfo {
     }
 }
 
-/// The operator's certificate and key, read and checked at start (a
-/// problem stops the start, naming the variable).
-pub fn load_files(cert: &Path, key: &Path) -> Result<ServedCert, String> {
-    let chain = std::fs::read(cert)
-        .map_err(|e| format!("TLS_CERT: cannot read {}: {e}", cert.display()))?;
-    let key_pem =
-        std::fs::read(key).map_err(|e| format!("TLS_KEY: cannot read {}: {e}", key.display()))?;
-    parse(
-        &chain,
-        &key_pem,
-        (
-            &format!("TLS_CERT ({})", cert.display()),
-            &format!("TLS_KEY ({})", key.display()),
-        ),
-    )
-}
-
-/// Watches the operator's files and puts a changed pair in service; a pair
-/// that does not load (one file written, not yet the other) keeps the
-/// certificate in service, with a warning, until the next check.
-pub fn watch_files(certs: Arc<Certs>, cert: PathBuf, key: PathBuf) -> tokio::task::JoinHandle<()> {
-    fn stamp(paths: [&Path; 2]) -> Vec<Option<(SystemTime, u64)>> {
+/// Watches the operator's files (`TLS_CERT`, `TLS_KEY`: `paths`) and puts
+/// a changed pair in service, as `load` reads it (`config::OwnFiles`); a
+/// pair that does not load (one file written, not yet the other) keeps the
+/// certificate in service, with a warning naming every problem of the pair
+/// as a start would, until the next check. The member's row in the
+/// database follows (`tls::Identity` says what `certs` serves).
+pub fn watch_files<L>(
+    certs: Arc<Certs>,
+    paths: [PathBuf; 2],
+    load: L,
+) -> tokio::task::JoinHandle<()>
+where
+    L: Fn() -> Result<ServedCert, PairProblems> + Send + Sync + 'static,
+{
+    fn stamp(paths: &[PathBuf; 2]) -> Vec<Option<(SystemTime, u64)>> {
         paths
             .iter()
             .map(|p| {
@@ -358,17 +413,18 @@ pub fn watch_files(certs: Arc<Certs>, cert: PathBuf, key: PathBuf) -> tokio::tas
             })
             .collect()
     }
+    let load = Arc::new(load);
     tokio::spawn(async move {
-        let mut seen = stamp([&cert, &key]);
+        let mut seen = stamp(&paths);
         let mut warned = false;
         loop {
             tokio::time::sleep(FILE_CHECK_EVERY).await;
-            let now = stamp([&cert, &key]);
+            let now = stamp(&paths);
             if now == seen {
                 continue;
             }
-            let (c, k) = (cert.clone(), key.clone());
-            match tokio::task::spawn_blocking(move || load_files(&c, &k)).await {
+            let load = load.clone();
+            match tokio::task::spawn_blocking(move || load()).await {
                 Ok(Ok(served)) => {
                     tracing::info!(serial = %served.info.serial, valid_until = %rfc3339(served.info.not_after), "TLS_CERT / TLS_KEY changed: the new certificate is in service");
                     certs.deploy(served);
@@ -445,33 +501,59 @@ mod tests {
     {
         let (cert, _) = self_signed(&["site.example"]);
         let (_, other_key) = self_signed(&["site.example"]);
-        let err = parse(
-            cert.as_bytes(),
-            other_key.as_bytes(),
-            ("TLS_CERT", "TLS_KEY"),
-        )
-        .err()
-        .unwrap();
+        let said = |chain: &str, key: &str| {
+            parse(chain.as_bytes(), key.as_bytes(), ("TLS_CERT", "TLS_KEY"))
+                .err()
+                .unwrap()
+                .0
+        };
         assert_eq!(
-            err,
-            "TLS_CERT and TLS_KEY do not belong together: the key is not the certificate's"
+            said(&cert, &other_key),
+            ["TLS_CERT and TLS_KEY do not belong together: the key is not the certificate's"]
         );
-        let err = parse(cert.as_bytes(), b"not a key", ("TLS_CERT", "TLS_KEY"))
+        assert_eq!(
+            said(&cert, "not a key"),
+            ["TLS_KEY: holds no PEM private key (PKCS#8, PKCS#1 or SEC1)"]
+        );
+        let err = said(&other_key, &other_key);
+        assert_eq!(err.len(), 1, "{err:?}");
+        assert!(
+            err[0].starts_with("TLS_CERT: holds no certificate but a private key"),
+            "{err:?}"
+        );
+        assert!(!err[0].contains("PRIVATE KEY-----"), "{err:?}");
+    }
+
+    #[test]
+    fn every_problem_of_a_pair_is_named_and_a_swapped_pair_said_to_be_swapped() {
+        let (cert, key) = self_signed(&["site.example"]);
+        assert_eq!(
+            parse(key.as_bytes(), cert.as_bytes(), ("TLS_CERT=k", "TLS_KEY=c"))
+                .err()
+                .unwrap()
+                .0,
+            [
+                "TLS_CERT=k: holds no certificate but a private key (expected PEM \"BEGIN CERTIFICATE\" blocks)",
+                "TLS_KEY=c: holds no PEM private key but a certificate (PKCS#8, PKCS#1 or SEC1)",
+                "TLS_CERT=k and TLS_KEY=c look swapped: each file holds what the other should; exchange the two paths",
+            ]
+        );
+        // Neither holds anything: both named, nothing said of a swap.
+        let err = parse(b"", b"", ("TLS_CERT=a", "TLS_KEY=b")).err().unwrap();
+        assert_eq!(err.0.len(), 2, "{err}");
+        assert!(err.0[0].starts_with("TLS_CERT=a: holds no certificate ("));
+        assert!(err.0[1].starts_with("TLS_KEY=b: holds no PEM private key ("));
+        // One file for both, as the local copy of an ACME certificate:
+        // usable, or one problem per thing missing, never a swap.
+        let both = format!("{key}{cert}");
+        assert!(parse(both.as_bytes(), both.as_bytes(), ("f", "f")).is_ok());
+        let err = parse(cert.as_bytes(), cert.as_bytes(), ("f", "f"))
             .err()
             .unwrap();
-        assert!(
-            err.starts_with("TLS_KEY: holds no PEM private key"),
-            "{err}"
+        assert_eq!(
+            err.to_string(),
+            "f: holds no PEM private key but a certificate (PKCS#8, PKCS#1 or SEC1)"
         );
-        let err = parse(
-            other_key.as_bytes(),
-            other_key.as_bytes(),
-            ("TLS_CERT", "TLS_KEY"),
-        )
-        .err()
-        .unwrap();
-        assert!(err.starts_with("TLS_CERT: holds no certificate"), "{err}");
-        assert!(!err.contains("PRIVATE KEY-----"), "{err}");
     }
 
     #[test]

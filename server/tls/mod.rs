@@ -23,9 +23,11 @@
 //! nothing until the database is back.
 //!
 //! Each process is a member of the fleet ([`Identity::member`]): every
-//! round it records, by the database's clock, what it serves, which
-//! challenge answers it holds (an order waits for them) and whether its
-//! own orders fail.
+//! round it records, by the database's clock, what it serves and where
+//! that came from (ACME, or the operator's own files, which a server with
+//! `TLS_CERT` reads the rest of this shared state for: the ticket keys),
+//! which challenge answers it holds (an order waits for them, from the
+//! members under ACME) and whether its own orders fail.
 
 pub mod renewal;
 pub mod robot;

@@ -1,7 +1,8 @@
 //! Each process's memory of the shared state, kept current from the
 //! database every [`SYNC_EVERY`](super::SYNC_EVERY): the ticket keys, the
 //! challenge answers, the certificate (the newest issued wins, offered back
-//! when this process holds a newer one), and this member's own row.
+//! when this process holds a newer one), and this member's own row (what
+//! it serves, from ACME or the operator's files).
 
 use super::*;
 
@@ -33,15 +34,23 @@ impl Identity {
                     tickets::sync(&self.db, self.schedule, &self.tickets, &mut seen).await?;
                     tickets_read = Some(tokio::time::Instant::now());
                 }
-                if let Some(settings) = &acme {
-                    if !account_taken_over {
-                        self.take_over_account(settings).await?;
-                        account_taken_over = true;
+                let held = match &acme {
+                    Some(settings) => {
+                        if !account_taken_over {
+                            self.take_over_account(settings).await?;
+                            account_taken_over = true;
+                        }
+                        let held = self.sync_challenges().await?;
+                        self.sync_certificate(settings).await?;
+                        held
                     }
-                    let held = self.sync_challenges().await?;
-                    self.sync_certificate(settings).await?;
-                    self.say_member(held).await?;
-                }
+                    None => Vec::new(),
+                };
+                let source = match acme {
+                    Some(_) => store::Source::Acme,
+                    None => store::Source::File,
+                };
+                self.say_member(held, source).await?;
                 Ok::<_, sqlx::Error>(())
             }
             .await;
@@ -132,17 +141,25 @@ impl Identity {
         }
     }
 
-    /// Records this member as seen: what it serves, the answers it holds,
-    /// its own trouble.
-    pub(super) async fn say_member(&self, held: Vec<String>) -> Result<(), sqlx::Error> {
-        let served = self.served.load_full();
+    /// Records this member as seen: what it serves (what its handshakes
+    /// get, whether ACME or the operator's files put it in service, a
+    /// reload of the files included), the answers it holds, its own
+    /// trouble.
+    pub(super) async fn say_member(
+        &self,
+        held: Vec<String>,
+        source: store::Source,
+    ) -> Result<(), sqlx::Error> {
+        let served = self.certs.current();
         let trouble = self.trouble();
         store::put_member(
             &self.db,
             &store::Member {
                 member: self.member.clone(),
-                serial: served.as_ref().map(|s| s.serial.clone()),
-                not_after: served.as_ref().map(|s| s.not_after),
+                serial: served.as_ref().map(|s| s.info.serial.clone()),
+                not_after: served.as_ref().map(|s| unix_ms(s.info.not_after)),
+                names: served.as_ref().map(|s| s.info.names.clone()),
+                source,
                 challenges: held,
                 failures: trouble.as_ref().map_or(0, |t| t.0 as i64),
                 last_error: trouble.map(|t| t.1),

@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use citizen_site::db::Db;
-use citizen_site::tls::store::{self, Challenge, Member, StoredCert};
+use citizen_site::tls::store::{self, Challenge, Member, Source, StoredCert};
 
 use crate::api::helpers::{fresh_databases, tempdir::TempDir};
 
@@ -204,6 +204,8 @@ async fn the_fleets_back_off_and_members_go_by_the_databases_clock() {
             member: name.into(),
             serial: Some("0A".into()),
             not_after: Some(5),
+            names: Some(vec!["a.example".into(), "b.example".into()]),
+            source: Source::Acme,
             challenges: vec![
                 "3:tls-alpn-01:a.example".into(),
                 "3:tls-alpn-01:b.example".into(),
@@ -211,10 +213,26 @@ async fn the_fleets_back_off_and_members_go_by_the_databases_clock() {
             last_error: None,
             failures: 0,
         };
+        // A server serving the operator's own files: listed, never waited
+        // for by an order.
+        let own_files = Member {
+            source: Source::File,
+            challenges: Vec::new(),
+            ..member("web3")
+        };
         store::put_member(&db, &member("web1")).await.unwrap();
         store::put_member(&db, &member("web2")).await.unwrap();
+        store::put_member(&db, &own_files).await.unwrap();
         let seen = store::members(&db, Duration::from_secs(10)).await.unwrap();
-        assert_eq!(seen, [member("web1"), member("web2")], "{kind}");
+        assert_eq!(
+            seen,
+            [member("web1"), member("web2"), own_files.clone()],
+            "{kind}"
+        );
+        let ordering = store::acme_members(&db, Duration::from_secs(10))
+            .await
+            .unwrap();
+        assert_eq!(ordering, [member("web1"), member("web2")], "{kind}");
         tokio::time::sleep(Duration::from_millis(20)).await;
         assert!(
             store::members(&db, Duration::from_millis(10))

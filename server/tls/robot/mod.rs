@@ -26,7 +26,7 @@
 //!    overwrites nothing of the next one's order.
 //! 3. Every name is validated by the challenge `ACME_CHALLENGE` names.
 //!    The answers are stored first; the CA is asked to look once every
-//!    member seen lately says it holds them (`tls_members`), or after
+//!    member under ACME seen lately says it holds them (`tls_members`), or after
 //!    [`AcmeTiming::challenge_wait`] at most, naming the members that lag.
 //!    The certificate goes to the database (newest issued wins: see
 //!    `Identity::offer`), then into service here.

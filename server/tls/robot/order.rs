@@ -245,9 +245,10 @@ pub(super) fn is_problem(e: &instant_acme::Error, suffix: &str) -> bool {
     matches!(e, instant_acme::Error::Api(p) if p.r#type.as_deref().is_some_and(|t| t.ends_with(suffix)))
 }
 
-/// Waits until every member seen in the last [`MEMBER_FRESH`] says it
-/// holds `answers`, or `timing.challenge_wait` at most, then logs the
-/// members that lag.
+/// Waits until every member under ACME seen in the last [`MEMBER_FRESH`]
+/// says it holds `answers`, or `timing.challenge_wait` at most, then logs
+/// the members that lag. One serving the operator's own files answers no
+/// challenge and is not waited for.
 async fn confirmed(identity: &Identity, answers: &[StoredChallenge], timing: AcmeTiming) {
     let wanted: Vec<String> = answers.iter().map(StoredChallenge::key).collect();
     if let Err(e) = store::forget_gone_members(&identity.db).await {
@@ -256,7 +257,7 @@ async fn confirmed(identity: &Identity, answers: &[StoredChallenge], timing: Acm
     let started = Instant::now();
     let mut lagging = Vec::new();
     while started.elapsed() < timing.challenge_wait {
-        match store::members(&identity.db, MEMBER_FRESH).await {
+        match store::acme_members(&identity.db, MEMBER_FRESH).await {
             Ok(members) => {
                 lagging = members
                     .into_iter()

@@ -1,5 +1,6 @@
 //! The TLS state's SQL (`migrations/*/20261126000000_tls_state.sql`,
-//! `20261127000000_tls_fleet.sql` and `20261128000000_tls_requests.sql`): the same statements for SQLite and
+//! `20261127000000_tls_fleet.sql`, `20261128000000_tls_requests.sql` and
+//! `20261129000000_tls_served.sql`): the same statements for SQLite and
 //! PostgreSQL but where the clock is read ([`clock`]). Every time that
 //! members compare (the lease, the challenges' expiry, the fleet's
 //! back-off, when a member was last seen) is the database's, never a

@@ -2,6 +2,10 @@
 
 use super::*;
 
+/// The first schema that keeps what became of a request
+/// (`20261128000000_tls_requests.sql`).
+pub const OUTCOME_SCHEMA: i64 = 20261128000000;
+
 /// An operator's request for a new certificate (`citizen-site tls renew`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Request {

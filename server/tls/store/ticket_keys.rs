@@ -29,19 +29,47 @@ pub async fn ticket_keys(db: &Db) -> Result<Vec<StoredKey>, sqlx::Error> {
         .collect()
 }
 
-/// Stores `key` unless its period has one already (whoever stores first,
-/// every process then reads the same key).
-pub async fn put_ticket_key(db: &Db, key: &StoredKey) -> Result<(), sqlx::Error> {
-    db.timed(
-        sqlx::query(
-            "INSERT INTO tls_ticket_keys (period, period_ms, secret, created_at) VALUES ($1, $2, $3, $4) \
-             ON CONFLICT (period) DO NOTHING",
+/// Each stored key with when it was stored (`created_at`, Unix
+/// milliseconds, by the database's clock since `put_ticket_key` reads it
+/// there): made by a server a period before it seals, or by `citizen-site
+/// tls rotate-tickets`; or written back by a server that held it when a
+/// restored database lacked it. Only reads.
+pub async fn ticket_keys_made(db: &Db) -> Result<Vec<(StoredKey, i64)>, sqlx::Error> {
+    let rows = db
+        .timed(
+            sqlx::query(
+                "SELECT period, period_ms, secret, created_at FROM tls_ticket_keys ORDER BY period",
+            )
+            .fetch_all(&db.pool),
         )
-        .bind(key.period)
-        .bind(key.period_ms)
-        .bind(&key.secret)
-        .bind(now_ms())
-        .execute(&db.pool),
+        .await?;
+    rows.iter()
+        .map(|r| {
+            let key = StoredKey {
+                period: r.try_get(0)?,
+                period_ms: r.try_get(1)?,
+                secret: r.try_get(2)?,
+            };
+            Ok((key, r.try_get(3)?))
+        })
+        .collect()
+}
+
+/// Stores `key` unless its period has one already (whoever stores first,
+/// every process then reads the same key), made now by the database's
+/// clock.
+pub async fn put_ticket_key(db: &Db, key: &StoredKey) -> Result<(), sqlx::Error> {
+    let sql = format!(
+        "INSERT INTO tls_ticket_keys (period, period_ms, secret, created_at) VALUES ($1, $2, $3, {}) \
+         ON CONFLICT (period) DO NOTHING",
+        db_now(db)
+    );
+    db.timed(
+        sqlx::query(&sql)
+            .bind(key.period)
+            .bind(key.period_ms)
+            .bind(&key.secret)
+            .execute(&db.pool),
     )
     .await?;
     Ok(())
@@ -74,6 +102,10 @@ pub async fn rotate_ticket_keys(db: &Db, fresh: &[StoredKey]) -> Result<usize, s
          ON CONFLICT (kind, id) DO NOTHING",
         db_now(db)
     );
+    let insert_sql = format!(
+        "INSERT INTO tls_ticket_keys (period, period_ms, secret, created_at) VALUES ($1, $2, $3, {})",
+        db_now(db)
+    );
     let work = async {
         let mut tx = db.pool.begin().await?;
         let old = sqlx::query("SELECT secret FROM tls_ticket_keys")
@@ -90,15 +122,12 @@ pub async fn rotate_ticket_keys(db: &Db, fresh: &[StoredKey]) -> Result<usize, s
             .execute(&mut *tx)
             .await?;
         for key in fresh {
-            sqlx::query(
-                "INSERT INTO tls_ticket_keys (period, period_ms, secret, created_at) VALUES ($1, $2, $3, $4)",
-            )
-            .bind(key.period)
-            .bind(key.period_ms)
-            .bind(&key.secret)
-            .bind(now_ms())
-            .execute(&mut *tx)
-            .await?;
+            sqlx::query(&insert_sql)
+                .bind(key.period)
+                .bind(key.period_ms)
+                .bind(&key.secret)
+                .execute(&mut *tx)
+                .await?;
         }
         tx.commit().await?;
         Ok(old.len())

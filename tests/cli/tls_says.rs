@@ -1,0 +1,255 @@
+//! An operator's second hour (issue 67), its HTTPS part: `check` on a
+//! `TLS_CERT` and `TLS_KEY` given the wrong way round names both files and
+//! says they look swapped; `citizen-site tls status` beside a server that
+//! serves its own `TLS_CERT` lists that server with what it serves (and
+//! follows a reload of the files); a session-ticket key made seconds ago
+//! is said to be seconds old.
+
+use std::path::Path;
+use std::process::Command;
+
+use super::{run, site};
+use crate::support::tls_site::{https_server, served_serial, spawn, Proc, TestCa};
+use crate::support::{free_port, wait, Dir};
+
+/// `check` with `TLS_CERT` and `TLS_KEY` set to `cert` and `key`, in text
+/// and in JSON: (exit code, text, the JSON's problems).
+fn check_pair(dir: &Path, cert: &Path, key: &Path) -> (i32, String, Vec<String>) {
+    let with = |c: &mut Command| {
+        c.env("TLS_CERT", cert)
+            .env("TLS_KEY", key)
+            .env("SITE_URL", "https://localhost")
+            .env("HTTPS_ADDR", format!("127.0.0.1:{}", free_port()))
+            .env("HTTP_ADDR", format!("127.0.0.1:{}", free_port()));
+    };
+    let mut text = site(dir);
+    with(text.arg("check"));
+    let (code, out, err) = run(&mut text);
+    let mut json = site(dir);
+    with(json.args(["check", "--json"]));
+    let (json_code, json_out, _) = run(&mut json);
+    assert_eq!(code, json_code, "{out}{err}");
+    let report: serde_json::Value = serde_json::from_str(&json_out).unwrap();
+    let problems = report["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap().to_owned())
+        .collect();
+    (code, out, problems)
+}
+
+#[test]
+fn check_names_both_files_of_a_swapped_tls_pair_and_each_file_at_fault() {
+    let dir = Dir::new("cli-tls-swapped");
+    let ca = TestCa::new();
+    let (cert, key) = ca.leaf(&["localhost"], -60, 86400);
+    let (cert_file, key_file) = (dir.0.join("cert.pem"), dir.0.join("key.pem"));
+    std::fs::write(&cert_file, &cert).unwrap();
+    std::fs::write(&key_file, &key).unwrap();
+    let (c, k) = (cert_file.display(), key_file.display());
+
+    // Swapped: each file holds what the other should.
+    let (code, out, problems) = check_pair(&dir.0, &key_file, &cert_file);
+    assert_eq!(code, 1, "{out}");
+    for words in [
+        format!("error: TLS_CERT={k}: holds no certificate"),
+        format!("error: TLS_KEY={c}: holds no PEM private key"),
+        format!("error: TLS_CERT={k} and TLS_KEY={c} look swapped"),
+    ] {
+        assert!(out.contains(&words), "{words:?} not in {out}");
+    }
+    assert!(!out.contains("PRIVATE KEY-----"), "{out}");
+    for start in [format!("TLS_CERT={k}: "), format!("TLS_KEY={c}: ")] {
+        assert!(
+            problems.iter().any(|p| p.starts_with(&start)),
+            "{start:?} not in {problems:?}"
+        );
+    }
+
+    // Neither file holds what it should: both named, no swap suggested.
+    let notes = dir.0.join("notes.txt");
+    std::fs::write(&notes, "the certificate is in the other folder\n").unwrap();
+    let (code, out, problems) = check_pair(&dir.0, &notes, &notes);
+    assert_eq!(code, 1, "{out}");
+    let n = notes.display();
+    assert!(
+        out.contains(&format!("error: TLS_CERT={n}: holds no certificate"))
+            && out.contains(&format!("error: TLS_KEY={n}: holds no PEM private key")),
+        "{out}"
+    );
+    assert!(!out.contains("look swapped"), "{out}");
+    assert_eq!(problems.len(), 2, "{problems:?}");
+
+    // Another certificate's key: one problem naming both.
+    let (_, other_key) = ca.leaf(&["localhost"], -60, 86400);
+    let other = dir.0.join("other-key.pem");
+    std::fs::write(&other, other_key).unwrap();
+    let (code, out, problems) = check_pair(&dir.0, &cert_file, &other);
+    assert_eq!(code, 1, "{out}");
+    assert_eq!(
+        problems,
+        [format!(
+            "TLS_CERT={c} and TLS_KEY={} do not belong together: the key is not the certificate's",
+            other.display()
+        )]
+    );
+}
+
+/// A server serving `TLS_CERT` and `TLS_KEY` on the SQLite database `url`,
+/// once it serves.
+fn serve_own_files(dir: &Path, url: &str, cert: &Path, key: &Path, root: &Path) -> (Proc, u16) {
+    let (https, http) = (free_port(), free_port());
+    let server = spawn(
+        https_server(https, http)
+            .env("DATABASE_URL", url)
+            .env("TLS_CERT", cert)
+            .env("TLS_KEY", key)
+            .env("SITE_URL", format!("https://localhost:{https}")),
+        dir.join("server.log"),
+    );
+    assert!(
+        wait(60, || served_serial(https, "localhost", root).is_some()),
+        "{}",
+        server.log()
+    );
+    (server, https)
+}
+
+/// `tls status --json` on `url`.
+fn status_json(dir: &Path, url: &str) -> serde_json::Value {
+    let (code, out, err) = run(site(dir)
+        .args(["tls", "status", "--json"])
+        .env("DATABASE_URL", url));
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&out).unwrap()
+}
+
+/// A time as `tls status` writes it: in its table, and in its JSON.
+fn as_listed(unix_secs: i64) -> (String, String) {
+    let t = time::OffsetDateTime::from_unix_timestamp(unix_secs).unwrap();
+    let day = format!("{}-{:02}-{:02}", t.year(), t.month() as u8, t.day());
+    let clock = format!("{:02}:{:02}:{:02}", t.hour(), t.minute(), t.second());
+    (format!("{day} {clock}"), format!("{day}T{clock}.000Z"))
+}
+
+/// The serial and end (Unix seconds) of a PEM certificate, as the site reads them.
+fn serial_and_end(pem: &str) -> (String, i64) {
+    let der = citizen_site::edge::certs::first_certificate(pem).unwrap();
+    let info = citizen_site::edge::certs::info(&der).unwrap();
+    let end = info
+        .not_after
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    (info.serial, end)
+}
+
+#[test]
+fn tls_status_lists_a_server_serving_its_own_tls_cert_and_follows_a_reload() {
+    let dir = Dir::new("cli-tls-own-files");
+    let url = format!("sqlite://{}/site.db", dir.0.display());
+    let ca = TestCa::new();
+    let root = dir.0.join("root.pem");
+    std::fs::write(&root, ca.pem()).unwrap();
+    let (cert, key) = ca.leaf(&["localhost", "www.localhost"], -60, 86400);
+    let (cert_file, key_file) = (dir.0.join("cert.pem"), dir.0.join("key.pem"));
+    std::fs::write(&cert_file, &cert).unwrap();
+    std::fs::write(&key_file, &key).unwrap();
+    let (server, https) = serve_own_files(&dir.0, &url, &cert_file, &key_file, &root);
+    let (serial, end) = serial_and_end(&cert);
+    assert_eq!(
+        served_serial(https, "localhost", &root).as_deref(),
+        Some(serial.as_str())
+    );
+
+    // The server says what it serves within a second or two of its start.
+    let listed = |status: &serde_json::Value, serial: &str| {
+        status["members"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["serial"] == serial)
+    };
+    let mut status = serde_json::Value::Null;
+    let seen = wait(20, || {
+        status = status_json(&dir.0, &url);
+        listed(&status, &serial)
+    });
+    assert!(seen, "the server is not listed: {status}\n{}", server.log());
+    let (end_text, end_json) = as_listed(end);
+    let member = &status["members"][0];
+    assert_eq!(
+        member["names"],
+        serde_json::json!(["localhost", "www.localhost"])
+    );
+    assert_eq!(member["not_after"], end_json.as_str(), "{member}");
+    assert_eq!(member["source"], "file", "{member}");
+    // Its ticket key was made as it started, seconds ago.
+    let age = status["ticket_key_age_seconds"].as_i64().unwrap();
+    assert!(age < 60, "a key made at the server's start is {age} s old");
+
+    let (code, out, err) = run(site(&dir.0)
+        .args(["tls", "status"])
+        .env("DATABASE_URL", &url));
+    assert_eq!(code, 0, "{err}");
+    let row = out
+        .lines()
+        .find(|l| l.contains(&serial))
+        .unwrap_or_else(|| panic!("no row serves {serial}: {out}"));
+    for cell in [&end_text, "localhost, www.localhost", "file"] {
+        assert!(row.contains(cell), "{cell:?} not in {row:?}\n{out}");
+    }
+    assert!(!out.contains("no server seen"), "{out}");
+    assert!(
+        !out.contains("order one once they run with TLS_DOMAINS"),
+        "nothing is to be ordered: {out}"
+    );
+    assert!(out.contains("their own TLS_CERT"), "{out}");
+    assert!(out.contains("ticket key    made "), "{out}");
+
+    // The operator installs a new pair: the row follows the reload.
+    let (cert2, key2) = ca.leaf(&["localhost"], -60, 2 * 86400);
+    std::fs::write(&key_file, &key2).unwrap();
+    std::fs::write(&cert_file, &cert2).unwrap();
+    let (serial2, end2) = serial_and_end(&cert2);
+    let followed = wait(30, || {
+        status = status_json(&dir.0, &url);
+        listed(&status, &serial2) && !listed(&status, &serial)
+    });
+    assert!(followed, "{status}\n{}", server.log());
+    assert_eq!(
+        status["members"][0]["not_after"],
+        as_listed(end2).1.as_str()
+    );
+    assert_eq!(
+        status["members"][0]["names"],
+        serde_json::json!(["localhost"])
+    );
+    server.stop();
+}
+
+#[test]
+fn a_ticket_key_made_by_rotate_tickets_is_seconds_old() {
+    let dir = Dir::new("cli-tls-ticket-age");
+    super::site_database(&dir.0, &[], false);
+    let (code, out, err) = run(site(&dir.0).args(["tls", "rotate-tickets"]));
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = run(site(&dir.0).args(["tls", "status", "--json"]));
+    assert_eq!(code, 0, "{err}");
+    let status: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let age = status["ticket_key_age_seconds"].as_i64().unwrap();
+    assert!(age < 60, "a key made just now is {age} s old: {out}");
+    let (_, out, _) = run(site(&dir.0).args(["tls", "status"]));
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("ticket key"))
+        .unwrap_or_else(|| panic!("{out}"));
+    let secs: i64 = line
+        .strip_prefix("ticket key    made ")
+        .and_then(|rest| rest.split(" s ago").next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{line:?}"));
+    assert!(secs < 60, "{line:?}");
+    assert!(line.contains("sealing new sessions since"), "{line:?}");
+}
