@@ -708,3 +708,5 @@ fn tls_status_reads_a_database_a_migration_behind() {
     assert!(out.contains("serial      9a01"), "{out}");
     assert!(out.contains("a migration behind this binary"), "{out}");
 }
+
+mod commands_say;
