@@ -124,7 +124,11 @@ fn note_given(cli: &mut Cli, matches: &ArgMatches) {
         Some(Command::Operate(cli::Operate::Check { serve, .. })) => {
             serve.given = sub("check").unwrap_or_default()
         }
-        Some(Command::Operate(_)) => {}
+        Some(Command::Operate(command)) => {
+            if let Some((_, matches)) = matches.subcommand() {
+                command.note_given(matches)
+            }
+        }
     }
 }
 

@@ -744,3 +744,4 @@ fn tls_status_reads_a_database_a_migration_behind() {
 
 mod says_where;
 mod tls_says;
+mod commands_say;

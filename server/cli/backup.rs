@@ -7,7 +7,7 @@ use std::path::Path;
 use anyhow::bail;
 use serde_json::json;
 
-use super::print_json;
+use super::{print_json, Database};
 use crate::config::sqlite_path;
 use crate::db::sqlite_file::{self, Counts};
 use crate::{intake, payments, team, tls};
@@ -21,16 +21,17 @@ const TABLES: [&str; 3] = [
     team::TABLE,
 ];
 
-pub async fn backup(database_url: &str, file: &Path, json: bool) -> anyhow::Result<()> {
-    if sqlite_path(database_url).is_none() {
+pub async fn backup(database: &Database, file: &Path, json: bool) -> anyhow::Result<()> {
+    if sqlite_path(database.url()).is_none() {
         bail!(
-            "DATABASE_URL is a PostgreSQL database: back it up with pg_dump \
+            "{} is a PostgreSQL database: back it up with pg_dump \
              (pg_dump --format=custom --file {} \"$DATABASE_URL\"); nothing was written",
+            database.setting(),
             file.display()
         );
     }
     // Opened as the server opens it, so the copy is of the site's current tables.
-    let db = super::open(database_url).await?;
+    let db = super::open(database).await?;
     let done = sqlite_file::backup(&db, file, &TABLES).await?;
     if json {
         print_json(
@@ -47,9 +48,9 @@ pub async fn backup(database_url: &str, file: &Path, json: bool) -> anyhow::Resu
     Ok(())
 }
 
-pub async fn restore(database_url: &str, file: &Path, json: bool) -> anyhow::Result<()> {
-    let Some(database) = sqlite_path(database_url) else {
-        bail!("DATABASE_URL is a PostgreSQL database: restore a pg_dump file with pg_restore (pg_restore --clean --dbname \"$DATABASE_URL\" FILE); nothing was changed")
+pub async fn restore(setting: &Database, file: &Path, json: bool) -> anyhow::Result<()> {
+    let Some(database) = sqlite_path(setting.url()) else {
+        bail!("{} is a PostgreSQL database: restore a pg_dump file with pg_restore (pg_restore --clean --dbname \"$DATABASE_URL\" FILE); nothing was changed", setting.setting())
     };
     // The HTTPS identity (certificates, ticket keys) never goes back in
     // time: the restored file keeps the one of the database it replaces.

@@ -21,9 +21,9 @@ pub enum CheckoutsCommand {
     },
 }
 
-pub async fn run(database_url: &str, cmd: CheckoutsCommand) -> anyhow::Result<()> {
+pub async fn run(database: &super::Database, cmd: CheckoutsCommand) -> anyhow::Result<()> {
     // Only reads: neither makes nor migrates the database.
-    let db = super::open_read_only(database_url).await?;
+    let db = super::open_read_only(database).await?;
     match cmd {
         CheckoutsCommand::List { status, json } => {
             let found = checkouts::list(&db, status.as_deref()).await?;

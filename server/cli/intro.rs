@@ -85,7 +85,7 @@ fn state_parser() -> impl TypedValueParser<Value = State> {
         .map(|s| s.parse::<State>().expect("one of State::ALL"))
 }
 
-pub async fn run(database_url: &str, cmd: IntroCommand) -> anyhow::Result<()> {
+pub async fn run(database: &super::Database, cmd: IntroCommand) -> anyhow::Result<()> {
     if let IntroCommand::Retry { notion, .. } = &cmd {
         // Before the database: without Notion there is nothing to do.
         notion_client(notion)?;
@@ -94,11 +94,9 @@ pub async fn run(database_url: &str, cmd: IntroCommand) -> anyhow::Result<()> {
     // migrated for them.
     let db = match cmd {
         IntroCommand::List { .. } | IntroCommand::Show { .. } | IntroCommand::Export { .. } => {
-            super::open_read_only(database_url).await?
+            super::open_read_only(database).await?
         }
-        IntroCommand::Release { .. } | IntroCommand::Retry { .. } => {
-            super::open(database_url).await?
-        }
+        IntroCommand::Release { .. } | IntroCommand::Retry { .. } => super::open(database).await?,
     };
     match cmd {
         IntroCommand::List {

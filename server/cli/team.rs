@@ -3,10 +3,10 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use clap::Subcommand;
+use clap::{Subcommand, ValueEnum};
 
-use crate::db::Db;
-use crate::team::{self, NewMember};
+use super::Database;
+use crate::team::{self, Change, NewMember};
 
 #[derive(Subcommand, Debug)]
 pub enum TeamCommand {
@@ -19,15 +19,23 @@ pub enum TeamCommand {
     },
     /// Add or update members from a JSON file: an array of
     /// {"name", "role", "bio", "linkedin", "x_profile", "image_url"} (only
-    /// name is required). Members are matched by name.
+    /// name is required). Members are matched by name; a member already
+    /// there keeps each field the file leaves out, and a field given as ""
+    /// or null is emptied. Says how many were added, updated and unchanged.
     Import {
         /// The JSON file.
         file: PathBuf,
         /// Remove every member not in the file.
         #[arg(long)]
         replace: bool,
+        /// Make the database if there is none yet (by default the server's
+        /// first start makes it, and this refuses a missing one).
+        #[arg(long)]
+        create: bool,
     },
-    /// Add or update one member.
+    /// Add a member, or update one: a member already there keeps every
+    /// field not given (--clear empties one). Says `added NAME`, `updated
+    /// NAME (the fields that changed)` or `unchanged NAME`.
     Add {
         /// Their name, as /about shows it (a member with this name is updated).
         #[arg(long)]
@@ -47,6 +55,14 @@ pub enum TeamCommand {
         /// A photo URL (http...), or text / an emoji shown instead.
         #[arg(long)]
         image_url: Option<String>,
+        /// Empty this field of a member already there (repeat for more);
+        /// a field cannot be given and cleared at once.
+        #[arg(long, value_name = "FIELD", value_enum)]
+        clear: Vec<Field>,
+        /// Make the database if there is none yet (by default the server's
+        /// first start makes it, and this refuses a missing one).
+        #[arg(long)]
+        create: bool,
     },
     /// Remove a member by name.
     Remove {
@@ -55,25 +71,44 @@ pub enum TeamCommand {
     },
 }
 
-/// Runs a team command. Unlike the other commands, a change makes the
-/// database when there is none yet: a team can be set up before the first
-/// start. `team list` only reads: it neither makes nor migrates one.
-pub async fn run(database_url: &str, cmd: TeamCommand) -> anyhow::Result<()> {
-    let db = if let TeamCommand::List { .. } = cmd {
-        super::open_read_only(database_url).await?
-    } else {
-        crate::db::sqlite_file::make_folder(database_url)?;
-        let db = Db::connect_lazy(database_url)?;
-        db.migrate().await.context("preparing the database")?;
-        db
-    };
-    match cmd {
-        TeamCommand::List { json: true } => {
-            super::print_json(&serde_json::to_value(team::list(&db).await?)?)
+/// A member's field, for `--clear`: as the table and the import file name
+/// it, or as its flag is spelled (`x-profile`, `image-url`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Field {
+    Role,
+    Bio,
+    Linkedin,
+    #[value(name = "x_profile", alias = "x-profile")]
+    XProfile,
+    #[value(name = "image_url", alias = "image-url")]
+    ImageUrl,
+}
+
+impl Field {
+    /// Its name in the table (one of [`team::FIELDS`]).
+    fn name(self) -> &'static str {
+        match self {
+            Field::Role => "role",
+            Field::Bio => "bio",
+            Field::Linkedin => "linkedin",
+            Field::XProfile => "x_profile",
+            Field::ImageUrl => "image_url",
         }
-        TeamCommand::List { json: false } => {
+    }
+}
+
+/// Runs a team command. A command that changes the team needs the site's
+/// database, as every command does: with `--create` (add, import), one
+/// that is not there yet is made, so that a team can be set up before the
+/// first start. `team list` only reads: it neither makes nor migrates one.
+pub async fn run(database: &Database, cmd: TeamCommand) -> anyhow::Result<()> {
+    match cmd {
+        TeamCommand::List { json } => {
+            let db = super::open_read_only(database).await?;
             let members = team::list(&db).await?;
-            if members.is_empty() {
+            if json {
+                super::print_json(&serde_json::to_value(members)?);
+            } else if members.is_empty() {
                 println!("(no team members)");
             } else {
                 let rows: Vec<Vec<String>> = members
@@ -89,16 +124,36 @@ pub async fn run(database_url: &str, cmd: TeamCommand) -> anyhow::Result<()> {
                 println!("{}", super::table(&["NAME", "ROLE", "IMAGE"], &rows));
             }
         }
-        TeamCommand::Import { file, replace } => {
-            let text = std::fs::read_to_string(&file)
-                .with_context(|| format!("reading {}", file.display()))?;
+        TeamCommand::Import {
+            file,
+            replace,
+            create,
+        } => {
+            // The file first: a bad one changes nothing, and makes no database.
+            let text = std::fs::read_to_string(&file).map_err(|e| {
+                anyhow::anyhow!(
+                    "{}; nothing was changed",
+                    crate::config::io_problem(&file, false, &e)
+                )
+            })?;
             let members: Vec<NewMember> = serde_json::from_str(&text)
                 .with_context(|| format!("{} is not a JSON array of members", file.display()))?;
             if let Some(blank) = members.iter().position(|m| m.name.trim().is_empty()) {
                 anyhow::bail!("{}: member {} has no name", file.display(), blank + 1);
             }
-            let n = team::import(&db, &members, replace).await?;
-            println!("imported {n} member(s)");
+            let db = super::open_or_create(database, create).await?;
+            let done = team::import(&db, &members, replace).await?;
+            let mut line = format!(
+                "imported {} member(s): {} added, {} updated, {} unchanged",
+                done.members.len(),
+                done.count(|c| matches!(c, Change::Added)),
+                done.count(|c| matches!(c, Change::Updated(_))),
+                done.count(|c| matches!(c, Change::Unchanged)),
+            );
+            if replace {
+                line.push_str(&format!("; {} removed", done.removed));
+            }
+            println!("{line}");
         }
         TeamCommand::Add {
             name,
@@ -107,24 +162,48 @@ pub async fn run(database_url: &str, cmd: TeamCommand) -> anyhow::Result<()> {
             linkedin,
             x_profile,
             image_url,
+            clear,
+            create,
         } => {
             anyhow::ensure!(!name.trim().is_empty(), "--name must not be empty");
-            team::import(
-                &db,
-                &[NewMember {
-                    name,
-                    role,
-                    bio,
-                    linkedin,
-                    x_profile,
-                    image_url,
-                }],
-                false,
-            )
-            .await?;
-            println!("saved");
+            let mut member = NewMember {
+                name,
+                role,
+                bio,
+                linkedin,
+                x_profile,
+                image_url,
+            };
+            for field in clear {
+                let slot = match field {
+                    Field::Role => &mut member.role,
+                    Field::Bio => &mut member.bio,
+                    Field::Linkedin => &mut member.linkedin,
+                    Field::XProfile => &mut member.x_profile,
+                    Field::ImageUrl => &mut member.image_url,
+                };
+                if slot.is_some() {
+                    anyhow::bail!(
+                        "--{} and --clear {}: give the field a value or clear it, not both; nothing was changed",
+                        field.name().replace('_', "-"),
+                        field.name()
+                    );
+                }
+                *slot = Some(String::new());
+            }
+            let db = super::open_or_create(database, create).await?;
+            let done = team::import(&db, std::slice::from_ref(&member), false).await?;
+            let name = super::printable(&member.name);
+            match done.members.first().map(|(_, c)| c) {
+                Some(Change::Added) => println!("added {name}"),
+                Some(Change::Updated(fields)) => {
+                    println!("updated {name} ({})", fields.join(", "))
+                }
+                Some(Change::Unchanged) | None => println!("unchanged {name}"),
+            }
         }
         TeamCommand::Remove { name } => {
+            let db = super::open(database).await?;
             if team::remove(&db, &name).await? {
                 println!("removed {name}");
             } else {
@@ -133,4 +212,27 @@ pub async fn run(database_url: &str, cmd: TeamCommand) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::ValueEnum;
+
+    use super::Field;
+
+    /// `--clear` takes the fields by the names the table and the import
+    /// file give them, and says them so.
+    #[test]
+    fn clear_names_the_fields_as_the_table_does() {
+        let names: Vec<String> = Field::value_variants()
+            .iter()
+            .map(|f| f.to_possible_value().unwrap().get_name().to_owned())
+            .collect();
+        assert_eq!(names, crate::team::FIELDS);
+        for f in Field::value_variants() {
+            assert_eq!(f.name(), f.to_possible_value().unwrap().get_name(), "{f:?}");
+        }
+        assert_eq!(Field::from_str("image-url", false), Ok(Field::ImageUrl));
+        assert_eq!(Field::from_str("x-profile", false), Ok(Field::XProfile));
+    }
 }

@@ -73,14 +73,14 @@ pub enum TlsCommand {
     },
 }
 
-pub async fn run(database_url: &str, cmd: TlsCommand) -> anyhow::Result<()> {
+pub async fn run(database: &super::Database, cmd: TlsCommand) -> anyhow::Result<()> {
     // `status` only reads: read-only, never migrated, on a database its
     // user may only read too.
     if let TlsCommand::Status { json } = cmd {
-        let db = super::open_read_only(database_url).await?;
+        let db = super::open_read_only(database).await?;
         return status(&db, json).await;
     }
-    let db = super::open(database_url).await?;
+    let db = super::open(database).await?;
     match cmd {
         TlsCommand::Status { .. } => unreachable!("answered above"),
         TlsCommand::Renew {

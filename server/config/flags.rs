@@ -227,6 +227,10 @@ pub struct DatabaseArgs {
     /// Database: `sqlite://...` (default: a file under ./data/) or `postgres://...`.
     #[arg(long, env = "DATABASE_URL", default_value = DEFAULT_DATABASE_URL)]
     pub database_url: Option<String>,
+    /// Whether the command line gave `--database-url` (then messages name
+    /// it so; otherwise `DATABASE_URL`): set by [`DatabaseArgs::note_given`].
+    #[arg(skip)]
+    pub given: bool,
 }
 
 /// A setting's value, trimmed, or `default` when it is unset or empty.
@@ -246,6 +250,22 @@ impl DatabaseArgs {
     /// empty variable is.
     pub fn url(&self) -> &str {
         set_or(&self.database_url, DEFAULT_DATABASE_URL)
+    }
+
+    /// The setting as the operator wrote it, for messages: `--database-url`
+    /// when the command line gave it, else `DATABASE_URL`.
+    pub fn setting(&self) -> &'static str {
+        match self.given {
+            true => "--database-url",
+            false => "DATABASE_URL",
+        }
+    }
+
+    /// Notes whether `matches` (the command's own) took `--database-url`
+    /// from the command line.
+    pub fn note_given(&mut self, matches: &clap::ArgMatches) {
+        self.given = matches.ids().any(|id| id == "database_url")
+            && matches.value_source("database_url") == Some(clap::parser::ValueSource::CommandLine);
     }
 }
 

@@ -407,6 +407,86 @@ pub fn whoami() -> String {
     user(unsafe { libc::getuid() })
 }
 
+/// A file error in words, without Rust's `(os error 2)`.
+pub fn io_reason(e: &std::io::Error) -> String {
+    use std::io::ErrorKind;
+    match e.kind() {
+        ErrorKind::NotFound => "no such file".into(),
+        ErrorKind::PermissionDenied => format!("permission denied (to {})", whoami()),
+        ErrorKind::IsADirectory => "a folder, not a file".into(),
+        ErrorKind::NotADirectory => "a part of the path is a file, not a folder".into(),
+        ErrorKind::AlreadyExists => "it exists".into(),
+        ErrorKind::ReadOnlyFilesystem => "the file system is read-only".into(),
+        ErrorKind::StorageFull => "the disk is full".into(),
+        // The OS's words, without the number Rust adds.
+        _ => {
+            let text = e.to_string();
+            match text.find(" (os error ") {
+                Some(at) => text[..at].to_owned(),
+                None => text,
+            }
+        }
+    }
+}
+
+/// The file `path` could not be read (`write` false) or written, in the
+/// tool's words: `cannot read team.json: no such file; check the path (a
+/// relative one starts at /srv/site)`, the reason and what to do.
+pub fn io_problem(path: &std::path::Path, write: bool, e: &std::io::Error) -> String {
+    use std::io::ErrorKind;
+    let verb = if write { "write" } else { "read" };
+    let fix = match e.kind() {
+        ErrorKind::NotFound if write => {
+            let dir = path
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .unwrap_or(std::path::Path::new("."));
+            format!(
+                "its folder must exist: {} or name another",
+                make_it_first(dir)
+            )
+        }
+        ErrorKind::NotFound | ErrorKind::NotADirectory => match path.is_relative() {
+            true => match std::env::current_dir() {
+                Ok(here) => format!(
+                    "check the path (a relative one starts at {})",
+                    here.display()
+                ),
+                Err(_) => "check the path".into(),
+            },
+            false => "check the path".into(),
+        },
+        ErrorKind::PermissionDenied => format!(
+            "run the command as a user who may {verb} it, or give {} {verb} access to it",
+            whoami()
+        ),
+        ErrorKind::IsADirectory => "name the file itself".into(),
+        ErrorKind::AlreadyExists => "name a new file".into(),
+        ErrorKind::ReadOnlyFilesystem | ErrorKind::StorageFull => {
+            "name a file on another file system".into()
+        }
+        _ => String::new(),
+    };
+    let reason = io_reason(e);
+    match fix.is_empty() {
+        true => format!("cannot {verb} {}: {reason}", path.display()),
+        false => format!("cannot {verb} {}: {reason}; {fix}", path.display()),
+    }
+}
+
+/// `make it first (mkdir -p DIR)`, for a folder that is not there: the
+/// command as a shell takes it (quoted when it has to be).
+pub fn make_it_first(dir: &std::path::Path) -> String {
+    let dir = dir.display().to_string();
+    let plain = dir
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "/._-+,:@%".contains(c));
+    match plain && !dir.is_empty() {
+        true => format!("make it first (mkdir -p {dir})"),
+        false => format!("make it first (mkdir -p '{}')", dir.replace('\'', "'\\''")),
+    }
+}
+
 /// `alice (uid 1000)`: the user `uid`, by name where it has one.
 pub fn user(uid: u32) -> String {
     // SAFETY: getpwuid's result is read at once, on this thread, before any

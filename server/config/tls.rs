@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::read::{setting, Reader};
-use super::{http_url, sqlite_dir, Addr, ServeArgs, ADDRESS};
+use super::{http_url, io_reason, sqlite_dir, Addr, ServeArgs, ADDRESS};
 use crate::edge::acme::{AcmeSettings, AcmeTiming};
 use crate::edge::certs::{PairProblems, ServedCert};
 
@@ -172,18 +172,6 @@ fn read_files(r: &mut Reader<'_>, files: &OwnFiles) -> Option<Vec<String>> {
         return None;
     }
     Some(served.info.names)
-}
-
-/// A file error in words, without Rust's `(os error 2)`.
-pub(crate) fn io_reason(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file".into(),
-        std::io::ErrorKind::PermissionDenied => {
-            format!("permission denied (to {})", super::whoami())
-        }
-        std::io::ErrorKind::IsADirectory => "a folder, not a file".into(),
-        _ => e.to_string(),
-    }
 }
 
 /// `TLS_DOMAINS` and the `ACME_*` settings; None when they have problems.

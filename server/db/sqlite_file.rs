@@ -18,6 +18,7 @@ use anyhow::{bail, Context};
 use sqlx::Row;
 
 use super::{Db, Dialect};
+use crate::config::io_reason;
 
 /// The first bytes of every SQLite database file.
 const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
@@ -45,7 +46,7 @@ impl ServerLock {
                 )
             }
             Err(TryLockError::Error(e)) => {
-                Err(e).with_context(|| format!("locking {}", path.display()))
+                bail!("cannot lock {}: {}", path.display(), io_reason(&e))
             }
         }
     }
@@ -226,12 +227,22 @@ fn other_process_locking(file: &Path) -> Option<u32> {
 /// for PostgreSQL.
 pub fn make_folder(database_url: &str) -> anyhow::Result<()> {
     match crate::config::sqlite_path(database_url) {
-        Some(file) => {
-            let dir = folder_of(&file);
-            std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))
-        }
+        Some(file) => make_folder_of(&file),
         None => Ok(()),
     }
+}
+
+/// Makes the folder the database `file` goes in.
+fn make_folder_of(file: &Path) -> anyhow::Result<()> {
+    let dir = folder_of(file);
+    std::fs::create_dir_all(&dir).map_err(|e| {
+        anyhow::anyhow!(
+            "cannot make the folder {} for the database {}: {}",
+            dir.display(),
+            file.display(),
+            io_reason(&e)
+        )
+    })
 }
 
 /// The folder `file` is in: `.` for a bare file name.
@@ -252,7 +263,7 @@ fn open_lock(path: &Path) -> anyhow::Result<File> {
         .truncate(false)
         .write(true)
         .open(path)
-        .with_context(|| format!("opening {}", path.display()))
+        .map_err(|e| anyhow::anyhow!(crate::config::io_problem(path, true, &e)))
 }
 
 /// `path` with `suffix` added to its file name.
@@ -291,8 +302,24 @@ pub async fn backup(db: &Db, dest: &Path, tables: &[&'static str]) -> anyhow::Re
     }
     let dir = folder_of(dest);
     if !dir.is_dir() {
+        match dir.exists() {
+            true => bail!(
+                "cannot write {}: {} is a file, not a folder; choose another place; nothing was written",
+                dest.display(),
+                dir.display()
+            ),
+            false => bail!(
+                "cannot write {}: the folder {} does not exist; {} or choose another; nothing was written",
+                dest.display(),
+                dir.display(),
+                crate::config::make_it_first(&dir)
+            ),
+        }
+    }
+    if !may(&dir, libc::W_OK | libc::X_OK) {
+        let user = crate::config::whoami();
         bail!(
-            "cannot write {}: the folder {} does not exist",
+            "cannot write {}: the folder {} is not writable by {user}; choose a folder {user} may write, or give {user} write access to it; nothing was written",
             dest.display(),
             dir.display()
         );
@@ -321,7 +348,9 @@ pub async fn backup(db: &Db, dest: &Path, tables: &[&'static str]) -> anyhow::Re
     }
     let checked = async {
         let counts = inspect(&partial, dest, tables).await?;
-        File::open(&partial)?.sync_all()?;
+        File::open(&partial)
+            .and_then(|f| f.sync_all())
+            .map_err(|e| anyhow::anyhow!(crate::config::io_problem(&partial, true, &e)))?;
         Ok::<_, anyhow::Error>(counts)
     }
     .await;
@@ -335,11 +364,16 @@ pub async fn backup(db: &Db, dest: &Path, tables: &[&'static str]) -> anyhow::Re
     // A hard link gives the file its name only if the name is still free.
     let named = std::fs::hard_link(&partial, dest);
     remove_with_sidecars(&partial);
-    named.with_context(|| format!("naming the backup {}", dest.display()))?;
+    named.map_err(|e| {
+        anyhow::anyhow!(
+            "{}; nothing was written",
+            crate::config::io_problem(dest, true, &e)
+        )
+    })?;
     sync_dir(&dir);
     Ok(Backup {
         file: dest.to_path_buf(),
-        bytes: std::fs::metadata(dest)?.len(),
+        bytes: std::fs::metadata(dest).map_or(0, |m| m.len()),
         counts,
     })
 }
@@ -376,7 +410,14 @@ pub async fn restore(
                 from.display()
             );
         }
-        return Err(e).with_context(|| format!("reading {}", from.display()));
+        bail!(
+            "{}; nothing was changed",
+            crate::config::io_problem(from, false, &e).replacen(
+                "cannot read ",
+                "cannot read the backup ",
+                1
+            )
+        );
     }
     if &header != SQLITE_HEADER {
         bail!(
@@ -385,11 +426,18 @@ pub async fn restore(
         );
     }
     let dir = folder_of(database);
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    make_folder_of(database)?;
     // Checked as a copy beside the database, so the backup itself is only read.
     let incoming = suffixed(database, &format!(".restoring-{}", std::process::id()));
-    std::fs::copy(from, &incoming)
-        .with_context(|| format!("copying {} to {}", from.display(), incoming.display()))?;
+    if let Err(e) = std::fs::copy(from, &incoming) {
+        let _ = std::fs::remove_file(&incoming);
+        bail!(
+            "cannot copy {} to {} (beside the database, to check it there): {}; nothing was changed",
+            from.display(),
+            incoming.display(),
+            io_reason(&e)
+        );
+    }
     let checked = async {
         let counts = inspect(&incoming, from, tables).await?;
         let kept = keep_from(&incoming, database, keep).await?;
@@ -525,9 +573,15 @@ fn swap_in(database: &Path, incoming: &Path) -> anyhow::Result<Option<PathBuf>> 
             "a server is running on {}: stop it before restoring (it would go on writing to the database being replaced); nothing was changed",
             database.display()
         ),
-        Err(TryLockError::Error(e)) => return Err(e).context("locking the database"),
+        Err(TryLockError::Error(e)) => bail!(
+            "cannot lock {}: {}; nothing was changed",
+            database.display(),
+            io_reason(&e)
+        ),
     }
-    File::open(incoming)?.sync_all()?;
+    File::open(incoming)
+        .and_then(|f| f.sync_all())
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {}", incoming.display(), io_reason(&e)))?;
     let replaced = if database.exists() {
         let stamp = time::OffsetDateTime::now_utc()
             .format(time::macros::format_description!(
@@ -535,13 +589,19 @@ fn swap_in(database: &Path, incoming: &Path) -> anyhow::Result<Option<PathBuf>> 
             ))
             .unwrap_or_default();
         let aside = suffixed(database, &format!(".replaced-{stamp}"));
-        std::fs::rename(database, &aside)
-            .with_context(|| format!("moving {} aside", database.display()))?;
+        std::fs::rename(database, &aside).map_err(|e| {
+            anyhow::anyhow!(
+                "cannot move {} aside: {}; nothing was changed",
+                database.display(),
+                io_reason(&e)
+            )
+        })?;
         for sidecar in ["-wal", "-journal"] {
             let from = suffixed(database, sidecar);
             if from.exists() {
-                std::fs::rename(&from, suffixed(&aside, sidecar))
-                    .with_context(|| format!("moving {} aside", from.display()))?;
+                std::fs::rename(&from, suffixed(&aside, sidecar)).map_err(|e| {
+                    anyhow::anyhow!("cannot move {} aside: {}", from.display(), io_reason(&e))
+                })?;
             }
         }
         let _ = std::fs::remove_file(suffixed(database, "-shm"));
@@ -549,8 +609,13 @@ fn swap_in(database: &Path, incoming: &Path) -> anyhow::Result<Option<PathBuf>> 
     } else {
         None
     };
-    std::fs::rename(incoming, database)
-        .with_context(|| format!("putting the backup in place at {}", database.display()))?;
+    std::fs::rename(incoming, database).map_err(|e| {
+        anyhow::anyhow!(
+            "cannot put the backup in place at {}: {}",
+            database.display(),
+            io_reason(&e)
+        )
+    })?;
     Ok(replaced)
 }
 

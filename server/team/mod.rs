@@ -37,53 +37,179 @@ pub async fn list(db: &Db) -> Result<Vec<TeamMember>, sqlx::Error> {
     .await
 }
 
-/// One member as a maintainer writes it in an import file: only `name` is
-/// required.
+/// One member as a maintainer writes it in an import file, or gives it to
+/// `team add`: only `name` is required. A field left out (`None`) keeps
+/// the member's value; an empty one (`""`, or `null` in a file) clears it.
 #[derive(Debug, Clone, Default, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NewMember {
     pub name: String,
+    #[serde(default, deserialize_with = "null_is_empty")]
     pub role: Option<String>,
+    #[serde(default, deserialize_with = "null_is_empty")]
     pub bio: Option<String>,
+    #[serde(default, deserialize_with = "null_is_empty")]
     pub linkedin: Option<String>,
+    #[serde(default, deserialize_with = "null_is_empty")]
     pub x_profile: Option<String>,
+    #[serde(default, deserialize_with = "null_is_empty")]
     pub image_url: Option<String>,
 }
 
-/// Adds or updates (by name) every member, in one transaction; with
-/// `replace`, members not in the list are removed first.
-pub async fn import(db: &Db, members: &[NewMember], replace: bool) -> Result<usize, sqlx::Error> {
-    let mut tx = db.pool.begin().await?;
-    if replace {
-        sqlx::query("DELETE FROM team_members")
-            .execute(&mut *tx)
-            .await?;
+/// A field's `null` in an import file: given, and empty (a field left out
+/// is `None` by `#[serde(default)]`, without reaching this).
+fn null_is_empty<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    let value: Option<String> = serde::Deserialize::deserialize(d)?;
+    Ok(Some(value.unwrap_or_default()))
+}
+
+/// A member's fields besides the name, as the table and the import file
+/// name them, in the order messages list them.
+pub const FIELDS: [&str; 5] = ["role", "bio", "linkedin", "x_profile", "image_url"];
+
+impl NewMember {
+    /// The given values of [`FIELDS`], in their order.
+    fn given(&self) -> [Option<&str>; 5] {
+        [
+            &self.role,
+            &self.bio,
+            &self.linkedin,
+            &self.x_profile,
+            &self.image_url,
+        ]
+        .map(Option::as_deref)
     }
-    write_members(&mut tx, members).await?;
+}
+
+impl TeamMember {
+    /// The values of [`FIELDS`], in their order.
+    fn values(&self) -> [&str; 5] {
+        [
+            &self.role,
+            &self.bio,
+            &self.linkedin,
+            &self.x_profile,
+            &self.image_url,
+        ]
+        .map(String::as_str)
+    }
+}
+
+/// What writing one member did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    /// There was no member by that name.
+    Added,
+    /// These fields (of [`FIELDS`]) now hold other values.
+    Updated(Vec<&'static str>),
+    /// Every field given already held its value.
+    Unchanged,
+}
+
+/// What an [`import`] did: each member of the list, in its order, with
+/// what writing it changed, and how many `replace` removed.
+#[derive(Debug, Clone, Default)]
+pub struct Imported {
+    pub members: Vec<(String, Change)>,
+    pub removed: u64,
+}
+
+impl Imported {
+    /// How many of the members were written with `change`'s kind.
+    pub fn count(&self, kind: fn(&Change) -> bool) -> usize {
+        self.members.iter().filter(|(_, c)| kind(c)).count()
+    }
+}
+
+/// Adds or updates (by name) every member, in one transaction: a member
+/// already there keeps every field the list leaves out. With `replace`,
+/// the members whose names are not in the list are removed.
+pub async fn import(
+    db: &Db,
+    members: &[NewMember],
+    replace: bool,
+) -> Result<Imported, sqlx::Error> {
+    let mut tx = db.pool.begin().await?;
+    let mut removed = 0;
+    if replace {
+        let names: Vec<String> = sqlx::query_scalar("SELECT name FROM team_members")
+            .fetch_all(&mut *tx)
+            .await?;
+        for name in names
+            .iter()
+            .filter(|n| !members.iter().any(|m| &m.name == *n))
+        {
+            removed += sqlx::query("DELETE FROM team_members WHERE name = $1")
+                .bind(name)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+        }
+    }
+    let members = write_members(&mut tx, members).await?;
     tx.commit().await?;
-    Ok(members.len())
+    Ok(Imported { members, removed })
 }
 
 async fn write_members(
     tx: &mut sqlx::Transaction<'_, sqlx::Any>,
     members: &[NewMember],
-) -> Result<(), sqlx::Error> {
+) -> Result<Vec<(String, Change)>, sqlx::Error> {
+    let mut done = Vec::with_capacity(members.len());
     for m in members {
-        sqlx::query("DELETE FROM team_members WHERE name = $1")
-            .bind(&m.name)
-            .execute(&mut **tx)
-            .await?;
-        sqlx::query("INSERT INTO team_members (name, role, bio, linkedin, x_profile, image_url) VALUES ($1, $2, $3, $4, $5, $6)")
-            .bind(&m.name)
-            .bind(&m.role)
-            .bind(&m.bio)
-            .bind(&m.linkedin)
-            .bind(&m.x_profile)
-            .bind(&m.image_url)
-            .execute(&mut **tx)
-            .await?;
+        let current = sqlx::query_as::<_, TeamMember>(
+            "SELECT name, COALESCE(role, '') AS role, COALESCE(bio, '') AS bio, \
+             COALESCE(linkedin, '') AS linkedin, COALESCE(x_profile, '') AS x_profile, \
+             COALESCE(image_url, '') AS image_url FROM team_members WHERE name = $1",
+        )
+        .bind(&m.name)
+        .fetch_optional(&mut **tx)
+        .await?;
+        let before = current.as_ref().map_or([""; 5], TeamMember::values);
+        let after: Vec<&str> = m
+            .given()
+            .iter()
+            .zip(before)
+            .map(|(given, was)| given.unwrap_or(was))
+            .collect();
+        let changed: Vec<&'static str> = FIELDS
+            .iter()
+            .zip(before.iter().zip(&after))
+            .filter(|(_, (was, now))| was != now)
+            .map(|(field, _)| *field)
+            .collect();
+        // An empty value is stored as NULL, as a field never given is.
+        let stored = |i: usize| Some(after[i]).filter(|v| !v.is_empty());
+        let change = match (&current, changed.is_empty()) {
+            (None, _) => {
+                sqlx::query("INSERT INTO team_members (name, role, bio, linkedin, x_profile, image_url) VALUES ($1, $2, $3, $4, $5, $6)")
+                    .bind(&m.name)
+                    .bind(stored(0))
+                    .bind(stored(1))
+                    .bind(stored(2))
+                    .bind(stored(3))
+                    .bind(stored(4))
+                    .execute(&mut **tx)
+                    .await?;
+                Change::Added
+            }
+            (Some(_), true) => Change::Unchanged,
+            (Some(_), false) => {
+                sqlx::query("UPDATE team_members SET role = $2, bio = $3, linkedin = $4, x_profile = $5, image_url = $6 WHERE name = $1")
+                    .bind(&m.name)
+                    .bind(stored(0))
+                    .bind(stored(1))
+                    .bind(stored(2))
+                    .bind(stored(3))
+                    .bind(stored(4))
+                    .execute(&mut **tx)
+                    .await?;
+                Change::Updated(changed)
+            }
+        };
+        done.push((m.name.clone(), change));
     }
-    Ok(())
+    Ok(done)
 }
 
 /// The people `dev` shows on /about while the table is empty, so a new
@@ -153,6 +279,26 @@ pub async fn refresh(db: &Db, team: &Live<Vec<TeamMember>>) {
 
 #[cfg(test)]
 mod tests {
+    /// In an import file, a field left out keeps the member's value; one
+    /// given empty, or as null, clears it.
+    #[test]
+    fn a_field_left_out_is_not_given_and_null_is_given_empty() {
+        let members: Vec<super::NewMember> = serde_json::from_str(
+            r#"[{"name": "Ana", "role": null, "bio": "", "linkedin": "https://l.example/ana"}]"#,
+        )
+        .unwrap();
+        assert_eq!(
+            members[0].given(),
+            [
+                Some(""),
+                Some(""),
+                Some("https://l.example/ana"),
+                None,
+                None
+            ]
+        );
+    }
+
     #[test]
     fn the_sample_team_is_four_named_people_in_the_import_format() {
         let members: Vec<super::NewMember> = serde_json::from_str(super::SAMPLE).unwrap();

@@ -712,7 +712,7 @@ async fn a_backup_taken_under_a_stream_of_posts_restores_every_request_acknowled
             &foreign,
             "is not a database of this site: it has no _sqlx_migrations table",
         ),
-        (&dir.path().join("missing.db"), "reading"),
+        (&dir.path().join("missing.db"), "cannot read the backup"),
     ] {
         let ran = operate(&url, &["restore", file.to_str().unwrap()], &[]).await;
         assert_eq!(ran.code, 1, "{file:?}: {ran:?}");

@@ -126,8 +126,16 @@ fn the_team_cli_imports_lists_and_removes() {
             String::from_utf8_lossy(&out.stderr).into_owned(),
         )
     };
-    let (ok, out, _) = run(&["team", "import", file.to_str().unwrap(), "--replace"]);
-    assert!(ok && out.contains("imported 2"), "{out}");
+    // No database yet: --create makes it, as a team set up before the
+    // first start needs.
+    let (ok, out, err) = run(&[
+        "team",
+        "import",
+        file.to_str().unwrap(),
+        "--replace",
+        "--create",
+    ]);
+    assert!(ok && out.contains("imported 2"), "{out}{err}");
     let (ok, out, _) = run(&["team", "list"]);
     assert!(ok);
     assert!(

@@ -37,14 +37,35 @@ pub fn run(root: &Path, out: &Path) -> anyhow::Result<()> {
             out.display()
         );
     }
+    // Before the build (a minute): where it goes must take a new file.
     let dir = match out.parent() {
         Some(p) if p.as_os_str().is_empty() => Path::new("."),
         Some(p) => p,
-        None => bail!("{} is not a file's path", out.display()),
+        None => bail!(
+            "{} is not a file's path: name the new binary",
+            out.display()
+        ),
     };
     if !dir.is_dir() {
+        match dir.exists() {
+            true => bail!(
+                "cannot write {}: {} is a file, not a folder; OUT goes in an existing folder",
+                out.display(),
+                dir.display()
+            ),
+            false => bail!(
+                "cannot write {}: the folder {} does not exist; {} or name another",
+                out.display(),
+                dir.display(),
+                crate::config::make_it_first(dir)
+            ),
+        }
+    }
+    if !crate::db::sqlite_file::may(dir, libc::W_OK | libc::X_OK) {
+        let user = crate::config::whoami();
         bail!(
-            "{} is not a folder: OUT goes in an existing one",
+            "cannot write {}: the folder {} is not writable by {user}; name a folder {user} may write, or give {user} write access to it",
+            out.display(),
             dir.display()
         );
     }
@@ -69,7 +90,12 @@ pub fn run(root: &Path, out: &Path) -> anyhow::Result<()> {
     drop(files);
     check(&Payload::read(bytes).map_err(anyhow::Error::msg)?)?;
 
-    let exe = std::fs::read("/proc/self/exe").context("reading this binary (/proc/self/exe)")?;
+    let exe = std::fs::read("/proc/self/exe").map_err(|e| {
+        anyhow::anyhow!(
+            "cannot read this binary (/proc/self/exe): {}",
+            crate::config::io_reason(&e)
+        )
+    })?;
     let packed = elf::replace(&exe, bytes).map_err(anyhow::Error::msg)?;
     write_new(out, &packed)?;
     println!(
@@ -132,7 +158,12 @@ fn write_new(out: &Path, bytes: &[u8]) -> anyhow::Result<()> {
         std::fs::hard_link(&temp, out)
     })();
     let _ = std::fs::remove_file(&temp);
-    written.with_context(|| format!("writing {}", out.display()))
+    written.map_err(|e| {
+        anyhow::anyhow!(
+            "{}; nothing was written",
+            crate::config::io_problem(out, true, &e)
+        )
+    })
 }
 
 /// Runs `f` with standard output going to standard error.
@@ -160,7 +191,13 @@ impl WorkDir {
     fn new() -> anyhow::Result<WorkDir> {
         let dir = std::env::temp_dir().join(format!("citizen-site-pack-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        std::fs::create_dir_all(&dir).map_err(|e| {
+            anyhow::anyhow!(
+                "cannot make the build's scratch folder {}: {}",
+                dir.display(),
+                crate::config::io_reason(&e)
+            )
+        })?;
         Ok(WorkDir(dir))
     }
 }
