@@ -62,7 +62,7 @@ pub async fn run(database_url: &str, cmd: TeamCommand) -> anyhow::Result<()> {
     let db = if let TeamCommand::List { .. } = cmd {
         super::open_read_only(database_url).await?
     } else {
-        crate::db::sqlite_file::make_folder(database_url)?;
+        crate::db::sqlite_file::make_folder_and_file(database_url)?;
         let db = Db::connect_lazy(database_url)?;
         db.migrate().await.context("preparing the database")?;
         db

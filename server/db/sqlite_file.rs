@@ -17,6 +17,7 @@ use std::time::Duration;
 use anyhow::{bail, Context};
 use sqlx::Row;
 
+use super::private::folder_of;
 use super::{Db, Dialect};
 
 /// The first bytes of every SQLite database file.
@@ -221,25 +222,27 @@ fn other_process_locking(file: &Path) -> Option<u32> {
         .find(|pid| *pid != own)
 }
 
-/// Makes the folder of the SQLite database `database_url` names, as a
-/// first start or a command that may make the database needs it; nothing
-/// for PostgreSQL.
-pub fn make_folder(database_url: &str) -> anyhow::Result<()> {
-    match crate::config::sqlite_path(database_url) {
-        Some(file) => {
-            let dir = folder_of(&file);
-            std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))
-        }
-        None => Ok(()),
+/// Makes the folder of the SQLite database `database_url` names (0700, as
+/// the folders above it that are missing) and the database file (empty,
+/// 0600) when they are not there yet, as a first start or a command that
+/// may make the database needs them: SQLite would make the file with the
+/// mode the umask leaves (0644 under a shell's 022), and gives its `-wal`,
+/// `-shm` and `-journal` the file's mode (see `db::private`). Nothing for
+/// PostgreSQL; only the folder when the URL's `mode=` does not let SQLite
+/// make the file.
+pub fn make_folder_and_file(database_url: &str) -> anyhow::Result<()> {
+    let Some(file) = crate::config::sqlite_path(database_url) else {
+        return Ok(());
+    };
+    let dir = folder_of(&file);
+    super::private::make_folder(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let mode = database_url
+        .split_once('?')
+        .and_then(|(_, query)| query.split('&').find_map(|p| p.strip_prefix("mode=")));
+    if mode.is_none_or(|m| m == "rwc") {
+        super::private::make_file(&file).with_context(|| format!("creating {}", file.display()))?;
     }
-}
-
-/// The folder `file` is in: `.` for a bare file name.
-fn folder_of(file: &Path) -> PathBuf {
-    match file.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    }
+    Ok(())
 }
 
 fn lock_path(database: &Path) -> PathBuf {
@@ -247,10 +250,12 @@ fn lock_path(database: &Path) -> PathBuf {
 }
 
 fn open_lock(path: &Path) -> anyhow::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
     OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
+        .mode(super::private::FILE_MODE)
         .open(path)
         .with_context(|| format!("opening {}", path.display()))
 }
@@ -303,6 +308,10 @@ pub async fn backup(db: &Db, dest: &Path, tables: &[&'static str]) -> anyhow::Re
         std::process::id()
     ));
     let _ = std::fs::remove_file(&partial);
+    // Made 0600 first: the copy holds the same secrets as the database,
+    // and VACUUM INTO fills an empty file without changing its mode.
+    super::private::make_file(&partial)
+        .with_context(|| format!("cannot write the backup to {}", dest.display()))?;
     let into = partial
         .to_str()
         .with_context(|| format!("{} is not a UTF-8 path", partial.display()))?;
@@ -385,11 +394,21 @@ pub async fn restore(
         );
     }
     let dir = folder_of(database);
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    // Checked as a copy beside the database, so the backup itself is only read.
+    super::private::make_folder(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    // Checked as a copy beside the database, so the backup itself is only
+    // read; the copy is 0600 whatever the backup's mode.
     let incoming = suffixed(database, &format!(".restoring-{}", std::process::id()));
-    std::fs::copy(from, &incoming)
-        .with_context(|| format!("copying {} to {}", from.display(), incoming.display()))?;
+    let _ = std::fs::remove_file(&incoming);
+    let copied = super::private::make_file(&incoming).and_then(|()| {
+        let mut to = OpenOptions::new().write(true).open(&incoming)?;
+        std::io::copy(&mut File::open(from)?, &mut to)?;
+        to.sync_all()
+    });
+    if let Err(e) = copied {
+        let _ = std::fs::remove_file(&incoming);
+        return Err(e)
+            .with_context(|| format!("copying {} to {}", from.display(), incoming.display()));
+    }
     let checked = async {
         let counts = inspect(&incoming, from, tables).await?;
         let kept = keep_from(&incoming, database, keep).await?;
