@@ -173,52 +173,60 @@ fn walk(database: Option<&Path>, acme_cache: Option<&Path>, act: Act) -> Vec<Fin
             caches.push(beside);
         }
         let name = file.file_name().unwrap_or_default();
-        if let Ok(entries) = std::fs::read_dir(&dir) {
+        // The folder and the database as named (through a link, as
+        // /var/lib/citizen-site is under systemd's DynamicUser); what is
+        // beside it only as itself, never through a link.
+        if let (Ok(meta), Ok(entries)) = (std::fs::metadata(&dir), std::fs::read_dir(&dir)) {
             let mut other = None;
             let mut ours = Vec::new();
             for entry in entries.flatten() {
                 let path = entry.path();
                 if is_named_after(&entry.file_name(), name) {
-                    ours.push(path);
+                    ours.push((entry.file_name() == name, path));
                 } else if !caches.iter().any(|c| same(c, &path)) && other.is_none() {
                     other = Some(entry.file_name().to_string_lossy().into_owned());
                 }
             }
-            if let Ok(meta) = std::fs::metadata(&dir) {
-                match other {
-                    Some(other) if meta.mode() & OTHERS != 0 => found.push(Finding::Shared {
-                        path: dir.clone(),
-                        mode: meta.mode() & 0o7777,
-                        other,
-                    }),
-                    Some(_) => {}
-                    None => found.extend(one(&dir, act)),
-                }
+            match other {
+                Some(other) if meta.mode() & OTHERS != 0 => found.push(Finding::Shared {
+                    path: dir.clone(),
+                    mode: meta.mode() & 0o7777,
+                    other,
+                }),
+                Some(_) => {}
+                None => found.extend(one(&dir, &meta, act)),
             }
             ours.sort();
-            for path in ours {
-                let is_file = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file());
-                if is_file {
-                    found.extend(one(&path, act));
+            for (is_database, path) in ours {
+                let meta = match is_database {
+                    true => std::fs::metadata(&path),
+                    false => std::fs::symlink_metadata(&path),
+                };
+                if let Some(meta) = meta.ok().filter(std::fs::Metadata::is_file) {
+                    found.extend(one(&path, &meta, act));
                 }
             }
         }
     }
     for cache in caches {
-        let mut todo = vec![cache];
-        while let Some(path) = todo.pop() {
-            let Ok(meta) = std::fs::symlink_metadata(&path) else {
-                continue;
-            };
+        // The cache as named; what is in it only as itself.
+        let Ok(meta) = std::fs::metadata(&cache) else {
+            continue;
+        };
+        let mut todo = vec![(cache, meta)];
+        while let Some((path, meta)) = todo.pop() {
             if meta.is_dir() {
-                found.extend(one(&path, act));
+                found.extend(one(&path, &meta, act));
                 if let Ok(entries) = std::fs::read_dir(&path) {
-                    let mut below: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
-                    below.sort_by(|a, b| b.cmp(a));
+                    let mut below: Vec<(PathBuf, std::fs::Metadata)> = entries
+                        .flatten()
+                        .filter_map(|e| Some((e.path(), std::fs::symlink_metadata(e.path()).ok()?)))
+                        .collect();
+                    below.sort_by(|a, b| b.0.cmp(&a.0));
                     todo.extend(below);
                 }
             } else if meta.is_file() {
-                found.extend(one(&path, act));
+                found.extend(one(&path, &meta, act));
             }
         }
     }
@@ -244,10 +252,9 @@ fn same(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// `path` (a folder, or a file not followed through a link), if other users
-/// may reach it: tightened, or found so.
-fn one(path: &Path, act: Act) -> Option<Finding> {
-    let meta = std::fs::symlink_metadata(path).ok()?;
+/// `path` (a folder or a file, `meta` its metadata), if other users may
+/// reach it: tightened, or found so.
+fn one(path: &Path, meta: &std::fs::Metadata, act: Act) -> Option<Finding> {
     let mode = meta.mode() & 0o7777;
     if mode & OTHERS == 0 {
         return None;
@@ -318,6 +325,48 @@ mod tests {
         for other in ["site.dbx", "site.d", "notes.txt", "other-site.db"] {
             assert!(!is_named_after(OsStr::new(other), name), "{other}");
         }
+    }
+
+    /// Under systemd's DynamicUser, the state directory is a link to
+    /// /var/lib/private/...: the folder is read through it (a link's own
+    /// mode is 0777), and a link inside the ACME cache is never followed
+    /// out of it.
+    #[test]
+    fn the_folder_is_read_through_a_link_and_nothing_is_changed_through_one_inside() {
+        let dir = std::env::temp_dir().join(format!("citizen-private-{}", uuid::Uuid::new_v4()));
+        let real = dir.join("private/site");
+        make_folder(&real).unwrap();
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let linked = dir.join("site");
+        std::os::unix::fs::symlink(&real, &linked).unwrap();
+        let outside = dir.join("outside.pem");
+        std::fs::write(&outside, "not the site's").unwrap();
+        std::fs::set_permissions(&outside, std::fs::Permissions::from_mode(0o644)).unwrap();
+        std::fs::write(real.join("site.db"), "").unwrap();
+        std::fs::set_permissions(real.join("site.db"), std::fs::Permissions::from_mode(0o644))
+            .unwrap();
+        let cache = real.join("acme");
+        make_folder(&cache).unwrap();
+        std::os::unix::fs::symlink(&outside, cache.join("linked.pem")).unwrap();
+
+        let found = tighten(Some(&linked.join("site.db")), None);
+        assert_eq!(
+            found,
+            [Finding::Tightened {
+                path: linked.join("site.db"),
+                was: 0o644,
+                now: 0o600
+            }]
+        );
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().mode() & 0o7777;
+        assert_eq!(mode(&real), 0o700);
+        assert_eq!(
+            mode(&outside),
+            0o644,
+            "not followed through the cache's link"
+        );
+        assert!(tighten(Some(&linked.join("site.db")), None).is_empty());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
