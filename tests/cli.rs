@@ -21,7 +21,12 @@ const BIN: &str = env!("CARGO_BIN_EXE_citizen-site");
 
 /// The binary, with none of the settings of the shell that runs the tests.
 fn site(dir: &Path) -> Command {
-    let mut c = Command::new(BIN);
+    without_the_shells_settings(Command::new(BIN), dir)
+}
+
+/// `c` (the binary, or a program that runs it) in `dir`, with none of the
+/// site's settings of the shell that runs the tests.
+fn without_the_shells_settings(mut c: Command, dir: &Path) -> Command {
     c.current_dir(dir).env("RUST_BACKTRACE", "0");
     for (name, _) in std::env::vars() {
         let ours = name.starts_with("STRIPE_")
@@ -66,13 +71,20 @@ struct Server {
 
 impl Server {
     fn start(dir: &Path) -> Server {
+        let mut c = site(dir);
+        c.stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        Server::spawn(c)
+    }
+
+    /// `serve` run by `cmd` (the binary in its folder, its output set), once
+    /// it is ready.
+    fn spawn(mut cmd: Command) -> Server {
         let port = free_port();
-        let child = site(dir)
+        let child = cmd
             .arg("serve")
             .env("ADDR", format!("127.0.0.1:{port}"))
             .env("RATE_LIMIT_PER_MINUTE", "0")
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap();
         let base = format!("http://127.0.0.1:{port}");
@@ -261,9 +273,10 @@ fn a_database_this_user_cannot_write_is_named_with_the_user_and_the_fix_never_ca
     assert!(!dir.0.join("bk.db").exists());
     assert_eq!(snapshot(&data), before, "nothing under data/ changed");
 
-    // The same files, readable and writable (the server's user): all there.
-    mode(&data, 0o755);
-    mode(&db, 0o644);
+    // The same files as the server leaves them, its user's alone, read
+    // by that user: all there.
+    mode(&data, 0o700);
+    mode(&db, 0o600);
     let (code, out, err) = run(site(&dir.0).args(["intro", "list"]));
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("4 request(s)"), "{out}");
@@ -742,6 +755,7 @@ fn tls_status_reads_a_database_a_migration_behind() {
     );
 }
 
+mod commands_say;
+mod private_files;
 mod says_where;
 mod tls_says;
-mod commands_say;

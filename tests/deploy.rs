@@ -11,7 +11,10 @@
 //!   image's user with the image's environment: it must turn `/readyz`
 //!   ready and serve every page. That proves the image holds all the binary
 //!   needs at run time without a container runtime (which these machines
-//!   refuse).
+//!   refuse);
+//! - the builder stage, read: the Node.js it pins is one the README,
+//!   package.json and every npm package it installs accept (the whole
+//!   build pulls images, so it does not run here).
 //!
 //! Needs Debian's `systemd` (systemd-analyze) and `podman`, and root for
 //! `chroot` and `unshare` (.ci/run installs the packages; CI runs as root).
@@ -124,6 +127,168 @@ fn the_service_unit_and_its_sockets_verify_and_its_sandbox_scores_at_most_1_4() 
             "docs/deploy.md does not say why {option} is left off"
         );
     }
+}
+
+/// The Node.js that `podman build` of the whole Containerfile builds the
+/// front end with is one the project supports: the README's "Node.js N+",
+/// package.json's engines (`>=N`), and the engines of every npm package
+/// `npm ci` installs (react-router's among them) all accept the major the
+/// builder pins. Debian bookworm's own `nodejs` is 18, which none of
+/// that allows. The whole build cannot run here (it pulls the Rust and
+/// Node.js images): the image test below builds only the runtime stage.
+#[test]
+fn the_builder_builds_with_a_node_js_the_readme_and_every_package_accept() {
+    needs("node", "nodejs");
+    let file = std::fs::read_to_string(Path::new(ROOT).join("deploy/Containerfile")).unwrap();
+    // Each instruction on one line, its continuations joined.
+    let joined = file
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.starts_with('#'))
+        .collect::<Vec<_>>()
+        .join("\n")
+        .replace("\\\n", " ");
+    let lines: Vec<&str> = joined.lines().collect();
+    // The stages, each with its image and its lines.
+    let mut stages: Vec<(String, String, Vec<&str>)> = Vec::new();
+    for line in &lines {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words.as_slice() {
+            ["FROM", image, "AS", name] => {
+                stages.push(((*name).to_owned(), (*image).to_owned(), Vec::new()))
+            }
+            ["FROM", ..] => panic!("every stage is named: {line}"),
+            _ => {
+                if let Some(stage) = stages.last_mut() {
+                    stage.2.push(line);
+                }
+            }
+        }
+    }
+    let stage = |name: &str| {
+        stages
+            .iter()
+            .find(|s| s.0 == name)
+            .unwrap_or_else(|| panic!("no stage {name} in deploy/Containerfile: {stages:?}"))
+    };
+    let builder = stage("builder");
+    assert!(
+        !builder
+            .2
+            .iter()
+            .any(|l| l.contains("apt-get") && l.split_whitespace().any(|w| w == "nodejs")),
+        "the builder installs Debian's nodejs (18 on bookworm): {:?}",
+        builder.2
+    );
+    // The official image, by its major, on the Rust image's Debian release
+    // (the node binary runs on the builder's glibc).
+    let node = stages
+        .iter()
+        .find(|s| s.1.starts_with("docker.io/library/node:"))
+        .unwrap_or_else(|| panic!("no stage FROM docker.io/library/node: {stages:?}"));
+    let tag = node.1.trim_start_matches("docker.io/library/node:");
+    let (major, variant) = tag
+        .split_once('-')
+        .unwrap_or_else(|| panic!("{tag}: pinned by major and Debian release (22-bookworm-slim)"));
+    let major: u32 = major
+        .parse()
+        .unwrap_or_else(|_| panic!("{tag}: pinned by its major, a number"));
+    let release = variant.trim_end_matches("-slim");
+    assert!(
+        builder.1.ends_with(&format!("-{release}")),
+        "the node image ({}) and the builder ({}) are of one Debian release",
+        node.1,
+        builder.1
+    );
+    // node, and npm whole, with npm and npx linked as the image links them.
+    let from_node = format!("--from={}", node.0);
+    for (what, wanted) in [
+        ("node", "/usr/local/bin/node"),
+        ("npm", "/usr/local/lib/node_modules"),
+    ] {
+        assert!(
+            builder
+                .2
+                .iter()
+                .any(|l| l.starts_with("COPY") && l.contains(&from_node) && l.contains(wanted)),
+            "the builder copies {what} ({wanted}) from the node stage: {:?}",
+            builder.2
+        );
+    }
+    for link in [
+        "../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm",
+        "../lib/node_modules/npm/bin/npx-cli.js /usr/local/bin/npx",
+    ] {
+        assert!(
+            builder
+                .2
+                .iter()
+                .any(|l| l.contains(&format!("ln -s {link}"))),
+            "the builder links {link}: {:?}",
+            builder.2
+        );
+    }
+
+    // The README's requirement is package.json's engines.
+    let readme = std::fs::read_to_string(Path::new(ROOT).join("README.md")).unwrap();
+    let needed: u32 = readme
+        .split("Node.js ")
+        .skip(1)
+        .find_map(|rest| rest.split_once("+")?.0.parse().ok())
+        .expect("the README says which Node.js it needs (Node.js N+)");
+    let package: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(Path::new(ROOT).join("package.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        package["engines"]["node"],
+        format!(">={needed}"),
+        "package.json's engines say what the README says (Node.js {needed}+)"
+    );
+    assert!(
+        major >= needed,
+        "node:{tag} is older than the README's {needed}+"
+    );
+    // Every package npm ci installs, as the lockfile records its engines.
+    let lock: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(Path::new(ROOT).join("package-lock.json")).unwrap(),
+    )
+    .unwrap();
+    let mut ranges: Vec<(String, String)> = vec![(
+        "package.json".into(),
+        package["engines"]["node"].as_str().unwrap().into(),
+    )];
+    for (path, entry) in lock["packages"].as_object().unwrap() {
+        if let Some(range) = entry["engines"]["node"].as_str() {
+            ranges.push((
+                path.trim_start_matches("node_modules/").into(),
+                range.into(),
+            ));
+        }
+    }
+    assert!(
+        ranges.iter().any(|(name, _)| name == "react-router"),
+        "react-router declares its engines in package-lock.json"
+    );
+    // Read by npm's own rules (the semver package npm uses).
+    let out = run(Command::new("node")
+        .current_dir(ROOT)
+        .arg("-e")
+        .arg(
+            "const semver = require('semver');
+             const [major, ranges] = [process.argv[1], JSON.parse(process.argv[2])];
+             const refused = ranges.filter(([, r]) => {
+               try { return !semver.intersects(r, `^${major}.0.0`); } catch { return true; }
+             });
+             console.log(JSON.stringify(refused));",
+        )
+        .arg(major.to_string())
+        .arg(serde_json::to_string(&ranges).unwrap()));
+    let refused: Vec<(String, String)> = serde_json::from_str(out.trim()).unwrap();
+    assert!(
+        refused.is_empty(),
+        "Node.js {major} (node:{tag}) is outside these packages' engines: {refused:?}"
+    );
 }
 
 /// The OCI image `podman save` wrote, unpacked layer by layer into `fs`;

@@ -60,6 +60,20 @@ pub struct Application {
     accept_when_ready: bool,
 }
 
+/// The site's files on this machine (the SQLite database's folder and
+/// files, the ACME cache) made its user's alone, whatever the umask and
+/// whatever an earlier start left: each change logged, and what this user
+/// cannot change logged as a warning (`db::private`).
+fn keep_private(config: &Config) {
+    let database = config.sqlite_path();
+    for finding in crate::db::private::tighten(database.as_deref(), config.acme_cache_dir()) {
+        match finding.is_warning() {
+            true => tracing::warn!("{finding}"),
+            false => tracing::info!("{finding}"),
+        }
+    }
+}
+
 impl Application {
     /// Binds the listeners and starts the isolate pool; the pool loads and
     /// the static pages are prerendered in the background (`/readyz` says
@@ -84,7 +98,8 @@ impl Application {
         // The message catalogue is parsed now, not by the first request
         // that shows a message.
         crate::messages::messages();
-        crate::db::sqlite_file::make_folder(&config.database_url)?;
+        crate::db::sqlite_file::make_folder_and_file(&config.database_url)?;
+        keep_private(&config);
         // Connects on first use: HTTPS reads its shared state from it.
         let db = Db::connect_lazy_with(&config.database_url, &config.timeouts)?;
         let (listeners, mut tasks, identity) =

@@ -3,8 +3,9 @@
 //! lists every problem at once, each naming its setting as written: the
 //! settings themselves (`config`), the site the binary carries, the
 //! database (opened read-only: its schema against this binary's), the
-//! certificate (the operator's files, or the one stored for ACME) and
-//! whether the listening addresses can be bound. `citizen-site upgrade
+//! certificate (the operator's files, or the one stored for ACME), the
+//! modes of the site's files (what other users may read) and whether the
+//! listening addresses can be bound. `citizen-site upgrade
 //! --apply-env` runs it on its own environment before a handover.
 
 use std::net::SocketAddr;
@@ -18,10 +19,13 @@ use crate::config::{redacted, sqlite_path, CertSource, Config, Http3, ServeArgs,
 use crate::db::Db;
 
 /// What a check found: problems (the start would fail, or serve wrongly),
+/// warnings (the start goes on, but the operator has something to fix: a
+/// file of the site other users may read that this user cannot change),
 /// notes (worth knowing, nothing to fix), and what it read.
 #[derive(Debug, Default)]
 pub struct Report {
     pub problems: Vec<String>,
+    pub warnings: Vec<String>,
     pub notes: Vec<String>,
     pub facts: Vec<(&'static str, String)>,
 }
@@ -60,6 +64,7 @@ impl Report {
         json!({
             "ok": self.problems.is_empty(),
             "problems": self.problems,
+            "warnings": self.warnings,
             "notes": self.notes,
             "checked": facts,
         })
@@ -78,6 +83,9 @@ impl Report {
         }
         for note in &self.notes {
             out.push_str(&format!("note: {note}\n"));
+        }
+        for warning in &self.warnings {
+            out.push_str(&format!("warning: {warning}\n"));
         }
         for problem in &self.problems {
             out.push_str(&format!("error: {problem}\n"));
@@ -114,6 +122,15 @@ pub async fn examine(args: ServeArgs, bind: Bind) -> Report {
         }
     }
     let db = database(&database_url, &names.name("database_url"), &mut report).await;
+    // The site's files as the start finds them: what it makes private
+    // itself is a note, what it cannot change a warning (`db::private`).
+    let acme_cache = config.as_ref().and_then(Config::acme_cache_dir);
+    for finding in crate::db::private::survey(sqlite_path(&database_url).as_deref(), acme_cache) {
+        match finding.is_warning() {
+            true => report.warnings.push(finding.to_string()),
+            false => report.notes.push(finding.to_string()),
+        }
+    }
     let Some(config) = config else {
         return report;
     };

@@ -233,7 +233,7 @@ async fn open_as(database: &Database, access: Access) -> anyhow::Result<Db> {
     };
     if let Some(file) = crate::config::sqlite_path(database_url) {
         if !file.is_file() && access == Access::Create && file.symlink_metadata().is_err() {
-            crate::db::sqlite_file::make_folder(database_url)?;
+            crate::db::sqlite_file::make_folder_and_file(database_url)?;
             let db = Db::connect_lazy(database_url)?;
             db.migrate()
                 .await

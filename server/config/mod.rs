@@ -585,6 +585,14 @@ impl Config {
     pub fn sqlite_path(&self) -> Option<PathBuf> {
         sqlite_path(&self.database_url)
     }
+
+    /// `ACME_CACHE_DIR`, when the server gets its certificate by ACME.
+    pub fn acme_cache_dir(&self) -> Option<&std::path::Path> {
+        match &self.tls.as_ref()?.certs {
+            CertSource::Acme(acme) => Some(&acme.cache_dir),
+            CertSource::Files { .. } => None,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -8,8 +8,11 @@
 //! seconds, runs the migrations once it is reachable (if they could not run
 //! at start), and keeps [`Db::is_up`] current so pages skip a database known
 //! to be down instead of waiting on it. SQLite runs with write-ahead
-//! logging; [`sqlite_file`] backs its file up and restores it.
+//! logging; [`sqlite_file`] backs its file up and restores it, and
+//! [`private`] keeps its folder and files (and the ACME cache) to the
+//! server's user.
 
+pub mod private;
 pub mod sqlite_file;
 
 use std::future::Future;

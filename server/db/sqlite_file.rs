@@ -17,6 +17,7 @@ use std::time::Duration;
 use anyhow::{bail, Context};
 use sqlx::Row;
 
+use super::private::folder_of;
 use super::{Db, Dialect};
 use crate::config::io_reason;
 
@@ -222,20 +223,34 @@ fn other_process_locking(file: &Path) -> Option<u32> {
         .find(|pid| *pid != own)
 }
 
-/// Makes the folder of the SQLite database `database_url` names, as a
-/// first start or a command that may make the database needs it; nothing
-/// for PostgreSQL.
-pub fn make_folder(database_url: &str) -> anyhow::Result<()> {
-    match crate::config::sqlite_path(database_url) {
-        Some(file) => make_folder_of(&file),
-        None => Ok(()),
+/// Makes the folder of the SQLite database `database_url` names (0700, as
+/// the folders above it that are missing) and the database file (empty,
+/// 0600) when they are not there yet, as a first start or a command that
+/// may make the database needs them: SQLite would make the file with the
+/// mode the umask leaves (0644 under a shell's 022), and gives its `-wal`,
+/// `-shm` and `-journal` the file's mode (see `db::private`). Nothing for
+/// PostgreSQL; only the folder when the URL's `mode=` does not let SQLite
+/// make the file.
+pub fn make_folder_and_file(database_url: &str) -> anyhow::Result<()> {
+    let Some(file) = crate::config::sqlite_path(database_url) else {
+        return Ok(());
+    };
+    make_folder_of(&file)?;
+    let mode = database_url
+        .split_once('?')
+        .and_then(|(_, query)| query.split('&').find_map(|p| p.strip_prefix("mode=")));
+    if mode.is_none_or(|m| m == "rwc") {
+        super::private::make_file(&file)
+            .map_err(|e| anyhow::anyhow!(crate::config::io_problem(&file, true, &e)))?;
     }
+    Ok(())
 }
 
-/// Makes the folder the database `file` goes in.
+/// Makes the folder the database `file` goes in (0700, as the folders
+/// above it that are missing).
 fn make_folder_of(file: &Path) -> anyhow::Result<()> {
     let dir = folder_of(file);
-    std::fs::create_dir_all(&dir).map_err(|e| {
+    super::private::make_folder(&dir).map_err(|e| {
         anyhow::anyhow!(
             "cannot make the folder {} for the database {}: {}",
             dir.display(),
@@ -245,23 +260,17 @@ fn make_folder_of(file: &Path) -> anyhow::Result<()> {
     })
 }
 
-/// The folder `file` is in: `.` for a bare file name.
-fn folder_of(file: &Path) -> PathBuf {
-    match file.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    }
-}
-
 fn lock_path(database: &Path) -> PathBuf {
     suffixed(database, ".lock")
 }
 
 fn open_lock(path: &Path) -> anyhow::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
     OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
+        .mode(super::private::FILE_MODE)
         .open(path)
         .map_err(|e| anyhow::anyhow!(crate::config::io_problem(path, true, &e)))
 }
@@ -330,6 +339,10 @@ pub async fn backup(db: &Db, dest: &Path, tables: &[&'static str]) -> anyhow::Re
         std::process::id()
     ));
     let _ = std::fs::remove_file(&partial);
+    // Made 0600 first: the copy holds the same secrets as the database,
+    // and VACUUM INTO fills an empty file without changing its mode.
+    super::private::make_file(&partial)
+        .with_context(|| format!("cannot write the backup to {}", dest.display()))?;
     let into = partial
         .to_str()
         .with_context(|| format!("{} is not a UTF-8 path", partial.display()))?;
@@ -427,9 +440,16 @@ pub async fn restore(
     }
     let dir = folder_of(database);
     make_folder_of(database)?;
-    // Checked as a copy beside the database, so the backup itself is only read.
+    // Checked as a copy beside the database, so the backup itself is only
+    // read; the copy is 0600 whatever the backup's mode.
     let incoming = suffixed(database, &format!(".restoring-{}", std::process::id()));
-    if let Err(e) = std::fs::copy(from, &incoming) {
+    let _ = std::fs::remove_file(&incoming);
+    let copied = super::private::make_file(&incoming).and_then(|()| {
+        let mut to = OpenOptions::new().write(true).open(&incoming)?;
+        std::io::copy(&mut File::open(from)?, &mut to)?;
+        to.sync_all()
+    });
+    if let Err(e) = copied {
         let _ = std::fs::remove_file(&incoming);
         bail!(
             "cannot copy {} to {} (beside the database, to check it there): {}; nothing was changed",

@@ -1,0 +1,232 @@
+//! The site's files on the machine are its user's alone, whatever the umask
+//! the server is started under (issue 67, friction 10): the database holds
+//! the session-ticket keys, the ACME account key and the intro requests.
+//! Run by hand under a shell's umask 022, the data folder is 0700 and every
+//! file in it 0600, a backup too; a folder or file other users could reach
+//! is tightened at the next start, which says so in its log; one the
+//! server's user cannot change (another user owns it) is named by `check`
+//! and by the start's log. A folder that also holds files that are not the
+//! site's (the operator's own folder, named by `DATABASE_URL`) is left as
+//! it is, and the site's files in it are still made private.
+
+use std::fs::File;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::Command;
+
+use super::{run, site, site_database, without_the_shells_settings, Server, BIN};
+use crate::support::{free_port, needs, Dir};
+
+/// `cmd` under a shell's usual umask (022): what it makes is readable by
+/// every user unless it says otherwise. Its output goes to `log`.
+fn under_umask_022(mut cmd: Command, log: &Path) -> Command {
+    let out = File::create(log).unwrap();
+    cmd.stdout(out.try_clone().unwrap()).stderr(out);
+    // SAFETY: umask(2) is async-signal-safe, and nothing else runs in the
+    // child between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::umask(0o022);
+            Ok(())
+        });
+    }
+    cmd
+}
+
+/// `path`'s permission bits, as ls -l's octal: "0700".
+fn mode(path: &Path) -> String {
+    let m = std::fs::symlink_metadata(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .mode();
+    format!("{:04o}", m & 0o7777)
+}
+
+fn set_mode(path: &Path, m: u32) {
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(m)).unwrap();
+}
+
+/// Each file of `dir` (not below it) with its mode, by name.
+fn files_with_modes(dir: &Path) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().unwrap().is_file())
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                mode(&e.path()),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// The running server's files, SQLite's write-ahead log and shared memory
+/// among them, each its user's alone.
+fn assert_private(data: &Path, db: &str) {
+    assert_eq!(mode(data), "0700", "{}", data.display());
+    let files = files_with_modes(data);
+    let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+    for suffix in ["", "-wal", "-shm", ".lock"] {
+        let name = format!("{db}{suffix}");
+        assert!(names.contains(&name.as_str()), "{name} in {files:?}");
+    }
+    for (name, m) in &files {
+        assert_eq!(m, "0600", "{} of {files:?}", data.join(name).display());
+    }
+}
+
+#[test]
+fn under_umask_022_the_data_folder_is_0700_and_every_file_in_it_0600_a_backup_too() {
+    let dir = Dir::new("cli-umask");
+    let log = dir.0.join("server.log");
+    let server = Server::spawn(under_umask_022(site(&dir.0), &log));
+    // Written through SQLite's log, as visitors write.
+    server.post("Riverbend", false);
+    let data = dir.0.join("data");
+    assert_private(&data, "citizen-site.db");
+
+    let mut backup = under_umask_022(site(&dir.0), &dir.0.join("backup.log"));
+    backup.args(["backup", "bk.db"]);
+    let (code, out, err) = run(&mut backup);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(
+        mode(&dir.0.join("bk.db")),
+        "0600",
+        "the backup holds the same secrets"
+    );
+
+    server.stop();
+    assert_eq!(mode(&data), "0700");
+    for (name, m) in files_with_modes(&data) {
+        assert_eq!(m, "0600", "{name} after the stop");
+    }
+}
+
+#[test]
+fn what_other_users_could_reach_is_tightened_at_the_next_start_which_says_so() {
+    let dir = Dir::new("cli-tighten");
+    site_database(&dir.0, &["Riverbend"], false);
+    // As a start under umask 022 left them before this version, or by hand.
+    let data = dir.0.join("data");
+    set_mode(&data, 0o755);
+    set_mode(&data.join("citizen-site.db"), 0o666);
+    set_mode(&data.join("citizen-site.db.lock"), 0o644);
+
+    // `check` says what the start will do, and passes.
+    let addr = format!("127.0.0.1:{}", free_port());
+    let (code, out, err) = run(site(&dir.0).arg("check").env("ADDR", &addr));
+    assert_eq!(code, 0, "{out}{err}");
+    for words in [
+        "note: data is readable by other users (mode 0755): the server makes it 0700 (its owner's alone) at its start",
+        "note: data/citizen-site.db is readable and writable by other users (mode 0666): the server makes it 0600",
+        "note: data/citizen-site.db.lock is readable by other users (mode 0644): the server makes it 0600",
+    ] {
+        assert!(out.contains(words), "{words:?} not in {out}");
+    }
+    assert_eq!(mode(&data), "0755", "check changes nothing");
+
+    let log = dir.0.join("server.log");
+    let server = Server::spawn(under_umask_022(site(&dir.0), &log));
+    assert_private(&data, "citizen-site.db");
+    let said = std::fs::read_to_string(&log).unwrap();
+    for words in [
+        "data was readable by other users (mode 0755): now 0700, its owner's alone",
+        "data/citizen-site.db was readable and writable by other users (mode 0666): now 0600, its owner's alone",
+        "data/citizen-site.db.lock was readable by other users (mode 0644): now 0600, its owner's alone",
+    ] {
+        assert!(said.contains(words), "{words:?} not in {said}");
+    }
+    server.stop();
+
+    // A folder of the operator's own, which holds more than the site's
+    // files: left as it is, said once; the site's files in it are private.
+    let shared = dir.0.join("shared");
+    std::fs::create_dir(&shared).unwrap();
+    set_mode(&shared, 0o755);
+    std::fs::write(shared.join("notes.txt"), "the operator's").unwrap();
+    set_mode(&shared.join("notes.txt"), 0o644);
+    let log = dir.0.join("shared.log");
+    let mut c = site(&dir.0);
+    c.env("DATABASE_URL", "sqlite://shared/site.db");
+    let server = Server::spawn(under_umask_022(c, &log));
+    assert_eq!(mode(&shared), "0755");
+    assert_eq!(mode(&shared.join("notes.txt")), "0644");
+    for name in ["site.db", "site.db-wal", "site.db-shm", "site.db.lock"] {
+        assert_eq!(mode(&shared.join(name)), "0600", "{name}");
+    }
+    let said = std::fs::read_to_string(&log).unwrap();
+    let words = "shared is readable by other users (mode 0755) but holds files that are not the site's (notes.txt): it is left as it is";
+    assert!(said.contains(words), "{words:?} not in {said}");
+    server.stop();
+}
+
+/// A folder an administrator made for the site and let its group write
+/// (root's, mode 0775): the server's user (`nobody`, in that group) makes
+/// its database there but cannot change the folder's mode. The start says
+/// so in its log and `check` names it as a warning, without failing.
+#[test]
+fn a_folder_the_servers_user_cannot_tighten_is_named_by_check_and_the_start() {
+    needs("setpriv", "util-linux");
+    // SAFETY: getuid(2) has no preconditions.
+    assert_eq!(
+        unsafe { libc::getuid() },
+        0,
+        "a folder another user owns needs root to make"
+    );
+    let dir = Dir::new("cli-not-owner");
+    let bin = dir.0.join("citizen-site");
+    std::fs::copy(BIN, &bin).unwrap();
+    set_mode(&dir.0, 0o755);
+    let data = dir.0.join("data");
+    std::fs::create_dir(&data).unwrap();
+    std::os::unix::fs::chown(&data, Some(0), Some(65534)).unwrap();
+    set_mode(&data, 0o775);
+    let as_nobody = || {
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(&bin);
+        without_the_shells_settings(c, &dir.0)
+    };
+    // The user is named as the system names it ("nobody (uid 65534)").
+    let said_of_data = |text: &str| {
+        text.contains("data is readable and writable by other users (mode 0775), and ")
+            && text.contains(
+                "(uid 65534) cannot change that (its owner is root (uid 0)): run chmod 700 data as its owner",
+            )
+    };
+
+    let log = dir.0.join("server.log");
+    let server = Server::spawn(under_umask_022(as_nobody(), &log));
+    assert_eq!(mode(&data), "0775", "not the server's to change");
+    for name in [
+        "citizen-site.db",
+        "citizen-site.db-wal",
+        "citizen-site.db-shm",
+        "citizen-site.db.lock",
+    ] {
+        assert_eq!(mode(&data.join(name)), "0600", "{name}");
+    }
+    let said = std::fs::read_to_string(&log).unwrap();
+    let line = said
+        .lines()
+        .find(|l| said_of_data(l))
+        .unwrap_or_else(|| panic!("the folder is not named in {said}"));
+    assert!(line.contains("WARN"), "{line}");
+
+    let addr = format!("127.0.0.1:{}", free_port());
+    let (code, out, err) = run(as_nobody().arg("check").env("ADDR", &addr));
+    assert_eq!(code, 0, "a warning, not a problem: {out}{err}");
+    let line = out.lines().find(|l| said_of_data(l));
+    assert!(line.is_some_and(|l| l.starts_with("warning: ")), "{out}");
+    let (code, out, err) = run(as_nobody().args(["check", "--json"]).env("ADDR", &addr));
+    assert_eq!(code, 0, "{out}{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["ok"], true, "{report}");
+    let warnings = report["warnings"].as_array().expect("warnings");
+    assert_eq!(warnings.len(), 1, "{report}");
+    assert!(said_of_data(warnings[0].as_str().unwrap()), "{report}");
+    server.stop();
+}
