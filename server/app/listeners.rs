@@ -33,6 +33,8 @@ pub enum Listeners {
         https: TcpListener,
         http: TcpListener,
         quic: Option<Box<QuicSocket>>,
+        /// Why HTTP/3 is not served though the configuration asks for it.
+        no_http3: Option<String>,
         acceptor: tokio_rustls::TlsAcceptor,
         redirect: Redirect,
     },
@@ -80,10 +82,14 @@ impl Listeners {
             Some(socket) => adopt(socket, inherited::HTTP)?,
             None => bind(tls.http_addr, "HTTP_ADDR").await?,
         };
+        let mut no_http3 = None;
         let udp = match config.http3 {
             true => quic_socket(tls, &https, inherited)?,
             false => None,
         };
+        if config.http3 && udp.is_none() {
+            no_http3 = Some(PASSED_WITHOUT_UDP.to_owned());
+        }
         warn_if_left(inherited);
         let (acceptor, quic_tls, certs, identity, tasks) = certificates(tls, db, orders)?;
         let quic = match udp {
@@ -105,6 +111,7 @@ impl Listeners {
                     })),
                     Err(e) => {
                         tracing::error!(error = %format!("{e:#}"), "HTTP/3 is not served");
+                        no_http3 = Some(format!("its endpoint could not be made ({e:#})"));
                         None
                     }
                 }
@@ -115,6 +122,7 @@ impl Listeners {
             https,
             http,
             quic,
+            no_http3,
             acceptor,
             redirect: Redirect::new(&config.site_url, tls.domains(), certs),
         };
@@ -155,6 +163,14 @@ impl Listeners {
     /// The UDP port HTTP/3 is served on, if it is.
     pub fn h3_port(&self) -> Option<u16> {
         self.quic_addr().map(|a| a.port())
+    }
+
+    /// Why HTTP/3 is not served though the configuration asks for it.
+    pub fn no_http3(&self) -> Option<&str> {
+        match self {
+            Listeners::Tls { no_http3, .. } => no_http3.as_deref(),
+            Listeners::Plain(_) => None,
+        }
     }
 
     /// The UDP address HTTP/3 is served on, if it is.
@@ -208,6 +224,7 @@ impl Listeners {
                 quic,
                 acceptor,
                 redirect,
+                ..
             } => {
                 let redirects = edge::Axum::per_worker(redirect);
                 let endpoint = quic.map(|q| q.endpoint);
@@ -334,7 +351,7 @@ fn quic_socket(
     }
     let at = https.local_addr()?;
     if inherited.was_passed(inherited::HTTPS) {
-        tracing::warn!(https = %at, "HTTP/3 is not served: the HTTPS socket was passed in without a UDP one (add deploy/citizen-site-quic.socket, or set HTTP3=off)");
+        tracing::warn!(https = %at, "HTTP/3 is not served: {PASSED_WITHOUT_UDP}");
         return Ok(None);
     }
     let addr = SocketAddr::new(tls.https_addr.ip(), at.port());
@@ -346,6 +363,9 @@ fn quic_socket(
     socket.set_nonblocking(true)?;
     Ok(Some(socket))
 }
+
+/// Why HTTP/3 is not served on a socket systemd passed without its UDP one.
+const PASSED_WITHOUT_UDP: &str = "the HTTPS socket was passed in without a UDP one (add deploy/citizen-site-quic.socket, or set HTTP3=off)";
 
 fn warn_if_left(inherited: &Inherited) {
     let left = inherited.left();

@@ -104,6 +104,14 @@ impl Application {
         let db = Db::connect_lazy_with(&config.database_url, &config.timeouts)?;
         let (listeners, mut tasks, identity) =
             Listeners::bind(&config, &mut inherited, &db, &metrics.acme).await?;
+        // SITE_URL unset: the address the socket has, now it is bound (a
+        // port 0, or a socket systemd passed in, differs from ADDR's). Not
+        // when the site URL was set since (a test's).
+        if config.site_url_from_addr
+            && config.site_url == crate::config::plain_site_url(config.addr)
+        {
+            config.site_url = crate::config::plain_site_url(listeners.addresses().main);
+        }
         // Every HTTPS response advertises HTTP/3 where it is served: on the
         // public port SITE_URL names (a container's 443 maps to its 8443),
         // the socket's own when SITE_URL is not HTTPS.
@@ -211,9 +219,10 @@ impl Application {
                 "HTTP/3 on {udp} (UDP), advertised as port {}",
                 config.alt_svc_port.unwrap_or(udp.port())
             ),
-            (None, true, _) => {
-                "HTTP/3 off: its UDP socket could not be set up (said above)".to_owned()
-            }
+            (None, true, _) => format!(
+                "HTTP/3 off: {}",
+                self.listeners.no_http3().unwrap_or("its UDP socket could not be set up")
+            ),
             (None, false, crate::config::Http3::Off) => "HTTP/3 off (HTTP3=off)".to_owned(),
             (None, false, _) => "HTTP/3 off: PROXY_PROTOCOL_FROM is set, and a TCP balancer carries no UDP (HTTP3=on serves it anyway)".to_owned(),
         };

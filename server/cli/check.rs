@@ -135,9 +135,7 @@ pub async fn examine(args: ServeArgs, bind: Bind) -> Report {
         return report;
     };
     report.facts.insert(0, ("site", config.site_url.clone()));
-    if let Some(note) = site_url_port_note(&config, &names) {
-        report.notes.push(note);
-    }
+    report.notes.extend(site_url_notes(&config, &names));
     match &config.tls {
         None => {
             report
@@ -232,31 +230,49 @@ pub async fn examine(args: ServeArgs, bind: Bind) -> Report {
     report
 }
 
-/// A plain `http://` `SITE_URL` on another port than the server listens
-/// on, with no proxy in front (`TRUSTED_PROXIES`, `PROXY_PROTOCOL_FROM`)
-/// to explain it: the links, the sitemap and checkout's return address
-/// would name a port nothing here serves. (An `https://` one without HTTPS
-/// here is a TLS proxy's; with HTTPS here, a port mapping's.)
-fn site_url_port_note(config: &Config, names: &crate::config::SettingNames) -> Option<String> {
-    let url = reqwest::Url::parse(&config.site_url).ok()?;
+/// What the site's own links would name that visitors may not reach: an
+/// `http://` `SITE_URL` on another port than the server listens on, with
+/// no proxy in front (`TRUSTED_PROXIES`, `PROXY_PROTOCOL_FROM`) to explain
+/// it (an `https://` one without HTTPS here is a TLS proxy's; with HTTPS
+/// here, a port mapping's); or no `SITE_URL` on a wildcard address, whose
+/// links name `localhost`.
+fn site_url_notes(config: &Config, names: &crate::config::SettingNames) -> Vec<String> {
+    let site = names.name("site_url");
+    let addr = names.name("addr");
+    if config.site_url_from_addr {
+        if config.addr.ip().is_unspecified() {
+            return vec![format!(
+                "{site} is not set, and {addr}={} listens on every address: the links and sitemap name {}, which only this machine reaches; set {site} to the address visitors use",
+                config.addr, config.site_url
+            )];
+        }
+        return Vec::new();
+    }
+    let Ok(url) = reqwest::Url::parse(&config.site_url) else {
+        return Vec::new();
+    };
     let explained = config.tls.is_some()
         || url.scheme() != "http"
         || !config.trusted_proxies.is_empty()
         || !config.limits.proxy_from.is_empty();
-    let port = url.port_or_known_default()?;
+    let Some(port) = url.port_or_known_default() else {
+        return Vec::new();
+    };
     if explained || port == config.addr.port() {
-        return None;
+        return Vec::new();
     }
-    Some(format!(
-        "{site}={url} names port {port}, but the server listens on port {own} ({addr}={listen}) and no proxy is set up ({proxies}): its links and sitemap point at a port nothing here serves; unset {site} to use {default}, or set it to the address visitors use",
-        site = names.name("site_url"),
-        url = config.site_url,
-        own = config.addr.port(),
-        addr = names.name("addr"),
-        listen = config.addr,
-        proxies = names.name("trusted_proxies"),
-        default = crate::config::plain_site_url(config.addr),
-    ))
+    let unset = match site.starts_with("--") {
+        true => format!("leave out {site}"),
+        false => format!("unset {site}"),
+    };
+    vec![format!(
+        "{site}={} names port {port}, but the server listens on port {} ({addr}={}) and no proxy is set up ({}): its links and sitemap point at a port nothing here serves; {unset} to use {}, or set it to the address visitors use",
+        config.site_url,
+        config.addr.port(),
+        config.addr,
+        names.name("trusted_proxies"),
+        crate::config::plain_site_url(config.addr),
+    )]
 }
 
 /// Whether the server can listen on `addr` (bound and let go at once). An

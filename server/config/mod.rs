@@ -46,6 +46,10 @@ pub struct Config {
     /// socket (None: nothing advertised).
     pub alt_svc_port: Option<u16>,
     pub site_url: String,
+    /// `SITE_URL` was not set, and plain HTTP serves: `site_url` is the
+    /// address listened on, settled once the socket is bound (a port 0,
+    /// or a socket systemd passed, is known only then).
+    pub site_url_from_addr: bool,
     /// Serving HTTPS itself.
     pub tls: Option<TlsSettings>,
     /// What one connection may hold (`edge::serve`).
@@ -227,6 +231,7 @@ impl Config {
             http3_asked,
             alt_svc_port: None,
             addr,
+            site_url_from_addr: tls.is_none() && r.text(setting!(a, site_url)).is_none(),
             site_url,
             limits: Limits {
                 max_connections,

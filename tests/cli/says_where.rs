@@ -250,3 +250,100 @@ fn json_covers_argument_errors_of_every_command_that_takes_it() {
     assert_eq!(code, 2);
     assert!(out.is_empty() && err.contains("--json"), "{out}{err}");
 }
+
+/// The links name the port the socket has, when it is known only once
+/// bound: `ADDR` with port 0, or a socket systemd passed in (its address
+/// is the socket unit's, not `ADDR`'s).
+#[test]
+fn without_site_url_the_links_name_the_bound_socket_port_0_or_passed_in() {
+    crate::support::needs("systemd-socket-activate", "systemd");
+    let dir = Dir::new("site-url-bound");
+    let passed = free_port();
+    for (how, command) in [
+        ("ADDR with port 0", vec![super::BIN.to_owned()]),
+        (
+            "a socket systemd passed",
+            vec![
+                "systemd-socket-activate".to_owned(),
+                "-l".to_owned(),
+                format!("127.0.0.1:{passed}"),
+                super::BIN.to_owned(),
+            ],
+        ),
+    ] {
+        let log = dir.0.join("log");
+        let mut cmd = Command::new(&command[0]);
+        cmd.args(&command[1..])
+            .current_dir(&dir.0)
+            .env_remove("SITE_URL")
+            .env("SSR_WORKERS", "1")
+            .env("ADDR", "127.0.0.1:0")
+            .stdout(Stdio::from(std::fs::File::create(&log).unwrap()))
+            .stderr(Stdio::from(
+                std::fs::File::create(dir.0.join("err")).unwrap(),
+            ));
+        if command.len() > 1 {
+            cmd.env("ADDR", "127.0.0.1:3000");
+        }
+        let mut child = cmd.spawn().unwrap();
+        let said = || {
+            std::fs::read_to_string(&log).unwrap_or_default()
+                + &std::fs::read_to_string(dir.0.join("err")).unwrap_or_default()
+        };
+        // systemd-socket-activate starts the server at the first connection.
+        let poke = format!("http://127.0.0.1:{passed}/readyz");
+        let ready = wait(60, || {
+            if command.len() > 1 {
+                curl(&["-s", "-m", "1", "-o", "/dev/null", &poke]);
+            }
+            said().contains("ready: http://")
+        });
+        let text = said();
+        let base = text
+            .split("ready: ")
+            .nth(1)
+            .unwrap_or_default()
+            .split_whitespace()
+            .next()
+            .unwrap_or_default()
+            .to_owned();
+        let sitemap = curl(&["-s", &format!("{base}/sitemap.xml")]);
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(ready, "{how}: not ready: {text}");
+        if command.len() > 1 {
+            assert_eq!(base, format!("http://127.0.0.1:{passed}"), "{how}");
+        } else {
+            assert!(!base.ends_with(":0"), "{how}: {base}");
+        }
+        assert!(
+            sitemap.contains(&format!("<loc>{base}/about</loc>")),
+            "{how}: the sitemap does not name {base}: {}",
+            sitemap.lines().take(3).collect::<Vec<_>>().join(" ")
+        );
+    }
+}
+
+/// No `SITE_URL` on a wildcard address: the links name localhost, which
+/// only this machine reaches, and `check` says so, naming both settings.
+#[test]
+fn check_notes_a_wildcard_addr_without_site_url() {
+    let dir = Dir::new("site-url-wildcard");
+    let port = free_port();
+    let (code, out, err) = run(site(&dir.0)
+        .arg("check")
+        .env("ADDR", format!("0.0.0.0:{port}")));
+    assert_eq!(code, 0, "a note, not a problem: {out}{err}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("note: SITE_URL is not set")
+                && l.contains(&format!("ADDR=0.0.0.0:{port}"))
+                && l.contains(&format!("http://localhost:{port}"))),
+        "{out}"
+    );
+    let (_, out, _) = run(site(&dir.0)
+        .arg("check")
+        .env("ADDR", format!("0.0.0.0:{port}"))
+        .env("SITE_URL", "http://example.org"));
+    assert!(!out.contains("note: SITE_URL is not set"), "{out}");
+}
