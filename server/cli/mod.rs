@@ -108,6 +108,11 @@ pub enum Operate {
         db: Database,
         /// A backup made by `citizen-site backup`.
         file: PathBuf,
+        /// Put the backup where there is no database yet (a new machine):
+        /// without it, a missing database is refused, as a mistyped
+        /// DATABASE_URL most likely is.
+        #[arg(long)]
+        create: bool,
         /// JSON instead of text.
         #[arg(long)]
         json: bool,
@@ -163,7 +168,12 @@ impl Operate {
             Operate::Checkouts { db, command } => checkouts::run(&db, command).await,
             Operate::Tls { db, command } => tls::run(&db, command).await,
             Operate::Backup { db, file, json } => backup::backup(&db, &file, json).await,
-            Operate::Restore { db, file, json } => backup::restore(&db, &file, json).await,
+            Operate::Restore {
+                db,
+                file,
+                create,
+                json,
+            } => backup::restore(&db, &file, create, json).await,
             Operate::Upgrade { pid, apply_env } => {
                 upgrade::run(pid, std::time::Duration::from_secs(30), apply_env).await
             }

@@ -296,3 +296,54 @@ fn a_file_that_is_missing_or_cannot_be_written_is_named_with_what_to_do() {
     );
     assert!(!locked.join("citizen-site").exists());
 }
+
+#[test]
+fn restore_onto_a_missing_database_is_refused_unless_asked_with_create() {
+    let dir = Dir::new("cli-restore-create");
+    site_database(&dir.0, &["Riverbend"], false);
+    let (code, _, err) = run(site(&dir.0).args(["backup", "good.db"]));
+    assert_eq!(code, 0, "{err}");
+    let before = snapshot(&dir.0);
+
+    // A mistyped DATABASE_URL: named as written, and nothing is made.
+    let typo = "sqlite://new/citizen-sit.db";
+    let (code, out, err) = run(site(&dir.0)
+        .args(["restore", "good.db"])
+        .env("DATABASE_URL", typo));
+    assert_eq!(code, 1, "{out}{err}");
+    said_in_words("restore onto a typo", &err, "new/citizen-sit.db");
+    assert!(
+        err.contains("no database at new/citizen-sit.db (is DATABASE_URL right?)")
+            && err.contains("--create puts the backup there"),
+        "{err}"
+    );
+    assert!(!dir.0.join("new").exists(), "made the folder");
+    assert_eq!(snapshot(&dir.0), before, "nothing was written");
+
+    // The same as JSON under --json, on the command line as written.
+    let (code, out, err) =
+        run(site(&dir.0).args(["restore", "--database-url", typo, "good.db", "--json"]));
+    assert_eq!(code, 1, "{err}");
+    let said: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let error = said["error"].as_str().unwrap();
+    assert!(
+        error.contains("(is --database-url right?)") && error.contains("--create"),
+        "{error}"
+    );
+    assert!(!dir.0.join("new").exists(), "made the folder");
+
+    // On a new machine, asked for: the backup is put there.
+    let (code, out, err) = run(site(&dir.0)
+        .args(["restore", "--create", "good.db"])
+        .env("DATABASE_URL", typo));
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.starts_with("restored new/citizen-sit.db from good.db: 1 intro request(s)"),
+        "{out}"
+    );
+    let (code, out, err) = run(site(&dir.0)
+        .args(["intro", "list", "--json"])
+        .env("DATABASE_URL", typo));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Riverbend"), "{out}");
+}
