@@ -122,7 +122,8 @@ pub enum Operate {
     /// without the Rust compiler. Refuses a checkout whose changes need the
     /// engine built again (anything under server/, Cargo.toml, Cargo.lock,
     /// a page's "data" in content/routes.json), a broken content file,
-    /// and an OUT that exists. Needs Node.js and the checkout's npm packages.
+    /// an OUT that exists, and an OUT whose folder takes no new file.
+    /// Needs Node.js and the checkout's npm packages.
     Pack {
         /// The new binary: a path that does not exist yet.
         out: PathBuf,

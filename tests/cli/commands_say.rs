@@ -416,3 +416,20 @@ fn an_import_naming_a_member_twice_or_replacing_the_team_with_nobody_changes_not
     assert_eq!(snapshot(&dir.0), before, "nothing was changed");
     assert_eq!(member(&dir.0, "Ana")["role"], "Design");
 }
+
+#[test]
+fn pack_into_a_folder_that_takes_no_file_is_refused_before_any_build() {
+    let dir = Dir::new("cli-pack-pseudo");
+    // Not a checkout: a refusal about OUT comes before pack looks for one,
+    // let alone builds.
+    for out in ["/sys/citizen-site", "/proc/citizen-site"] {
+        let (code, stdout, err) = run(site(&dir.0).args(["pack", out]));
+        assert_eq!(code, 1, "{out}: {stdout}");
+        said_in_words("pack", &err, out);
+        assert!(
+            err.starts_with(&format!("error: cannot write {out}: ")),
+            "{err}"
+        );
+        assert!(!err.contains("checkout"), "{err}");
+    }
+}
