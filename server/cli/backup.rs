@@ -48,10 +48,31 @@ pub async fn backup(database: &Database, file: &Path, json: bool) -> anyhow::Res
     Ok(())
 }
 
-pub async fn restore(setting: &Database, file: &Path, json: bool) -> anyhow::Result<()> {
+/// Puts the backup `file` in place of the database. A database that is
+/// not there is made from the backup only with `create` (a new machine):
+/// otherwise the setting is most likely mistyped, and nothing is made.
+pub async fn restore(
+    setting: &Database,
+    file: &Path,
+    create: bool,
+    json: bool,
+) -> anyhow::Result<()> {
     let Some(database) = sqlite_path(setting.url()) else {
         bail!("{} is a PostgreSQL database: restore a pg_dump file with pg_restore (pg_restore --clean --dbname \"$DATABASE_URL\" FILE); nothing was changed", setting.setting())
     };
+    match database.symlink_metadata() {
+        Err(_) if !create => bail!(
+            "no database at {} (is {} right?): --create puts the backup there; nothing was changed",
+            database.display(),
+            setting.setting()
+        ),
+        Ok(_) if !database.is_file() => bail!(
+            "{} is not a database file (is {} right?): name the file the server uses; nothing was changed",
+            database.display(),
+            setting.setting()
+        ),
+        _ => {}
+    }
     // The HTTPS identity (certificates, ticket keys) never goes back in
     // time: the restored file keeps the one of the database it replaces.
     let done = sqlite_file::restore(&database, file, &TABLES, &tls::store::TABLES).await?;

@@ -108,6 +108,11 @@ pub enum Operate {
         db: Database,
         /// A backup made by `citizen-site backup`.
         file: PathBuf,
+        /// Put the backup where there is no database yet (a new machine):
+        /// without it, a missing database is refused, as a mistyped
+        /// DATABASE_URL most likely is.
+        #[arg(long)]
+        create: bool,
         /// JSON instead of text.
         #[arg(long)]
         json: bool,
@@ -117,7 +122,8 @@ pub enum Operate {
     /// without the Rust compiler. Refuses a checkout whose changes need the
     /// engine built again (anything under server/, Cargo.toml, Cargo.lock,
     /// a page's "data" in content/routes.json), a broken content file,
-    /// and an OUT that exists. Needs Node.js and the checkout's npm packages.
+    /// an OUT that exists, and an OUT whose folder takes no new file.
+    /// Needs Node.js and the checkout's npm packages.
     Pack {
         /// The new binary: a path that does not exist yet.
         out: PathBuf,
@@ -163,7 +169,12 @@ impl Operate {
             Operate::Checkouts { db, command } => checkouts::run(&db, command).await,
             Operate::Tls { db, command } => tls::run(&db, command).await,
             Operate::Backup { db, file, json } => backup::backup(&db, &file, json).await,
-            Operate::Restore { db, file, json } => backup::restore(&db, &file, json).await,
+            Operate::Restore {
+                db,
+                file,
+                create,
+                json,
+            } => backup::restore(&db, &file, create, json).await,
             Operate::Upgrade { pid, apply_env } => {
                 upgrade::run(pid, std::time::Duration::from_secs(30), apply_env).await
             }

@@ -21,11 +21,13 @@ pub enum TeamCommand {
     /// {"name", "role", "bio", "linkedin", "x_profile", "image_url"} (only
     /// name is required). Members are matched by name; a member already
     /// there keeps each field the file leaves out, and a field given as ""
-    /// or null is emptied. Says how many were added, updated and unchanged.
+    /// or null is emptied. A file naming a member twice is refused. Says
+    /// how many were added, updated and unchanged.
     Import {
         /// The JSON file.
         file: PathBuf,
-        /// Remove every member not in the file.
+        /// Remove every member not in the file (a file with no member is
+        /// refused: `team remove` empties the team one by one).
         #[arg(long)]
         replace: bool,
         /// Make the database if there is none yet (by default the server's
@@ -139,7 +141,30 @@ pub async fn run(database: &Database, cmd: TeamCommand) -> anyhow::Result<()> {
             let members: Vec<NewMember> = serde_json::from_str(&text)
                 .with_context(|| format!("{} is not a JSON array of members", file.display()))?;
             if let Some(blank) = members.iter().position(|m| m.name.trim().is_empty()) {
-                anyhow::bail!("{}: member {} has no name", file.display(), blank + 1);
+                anyhow::bail!(
+                    "{}: member {} has no name; nothing was changed",
+                    file.display(),
+                    blank + 1
+                );
+            }
+            // Each name once: a second entry would overwrite the first
+            // within the same import, and the counts would say neither.
+            for (i, m) in members.iter().enumerate() {
+                if let Some(again) = members[i + 1..].iter().position(|o| o.name == m.name) {
+                    anyhow::bail!(
+                        "{}: members {} and {} are both named {:?}: name each member once (merge the two); nothing was changed",
+                        file.display(),
+                        i + 1,
+                        i + 2 + again,
+                        super::printable(&m.name)
+                    );
+                }
+            }
+            if replace && members.is_empty() {
+                anyhow::bail!(
+                    "{} holds no member, and --replace would remove the whole team: to empty it on purpose, remove each member (citizen-site team remove NAME); nothing was changed",
+                    file.display()
+                );
             }
             let db = super::open_or_create(database, create).await?;
             let done = team::import(&db, &members, replace).await?;
@@ -174,7 +199,13 @@ pub async fn run(database: &Database, cmd: TeamCommand) -> anyhow::Result<()> {
                 x_profile,
                 image_url,
             };
+            let mut cleared = Vec::with_capacity(clear.len());
             for field in clear {
+                // Given twice (as `image-url` and `image_url`, say), cleared once.
+                if cleared.contains(&field) {
+                    continue;
+                }
+                cleared.push(field);
                 let slot = match field {
                     Field::Role => &mut member.role,
                     Field::Bio => &mut member.bio,

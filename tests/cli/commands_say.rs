@@ -110,14 +110,22 @@ fn team_add_changes_only_the_fields_given_and_says_which_changed() {
     // kept, an empty one ("" or null) is cleared; it says what it did.
     std::fs::write(
         dir.0.join("team.json"),
-        r#"[{"name": "Ana", "bio": null, "x_profile": "https://x.com/ana"}, {"name": "Jo", "role": "Operations"}, {"name": "Ana", "role": "Engineering"}]"#,
+        r#"[{"name": "Ana", "bio": null, "x_profile": "https://x.com/ana"}, {"name": "Jo", "role": "Operations"}]"#,
     )
     .unwrap();
     let (code, out, err) = team(&["import", "team.json"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(
         out.trim(),
-        "imported 3 member(s): 1 added, 1 updated, 1 unchanged",
+        "imported 2 member(s): 1 added, 1 updated, 0 unchanged",
+        "{err}"
+    );
+    // The same file again changes nothing, and says so.
+    let (code, out, err) = team(&["import", "team.json"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out.trim(),
+        "imported 2 member(s): 0 added, 0 updated, 2 unchanged",
         "{err}"
     );
     let ana = member(&dir.0, "Ana");
@@ -295,4 +303,133 @@ fn a_file_that_is_missing_or_cannot_be_written_is_named_with_what_to_do() {
         "{err}"
     );
     assert!(!locked.join("citizen-site").exists());
+}
+
+#[test]
+fn restore_onto_a_missing_database_is_refused_unless_asked_with_create() {
+    let dir = Dir::new("cli-restore-create");
+    site_database(&dir.0, &["Riverbend"], false);
+    let (code, _, err) = run(site(&dir.0).args(["backup", "good.db"]));
+    assert_eq!(code, 0, "{err}");
+    let before = snapshot(&dir.0);
+
+    // A mistyped DATABASE_URL: named as written, and nothing is made.
+    let typo = "sqlite://new/citizen-sit.db";
+    let (code, out, err) = run(site(&dir.0)
+        .args(["restore", "good.db"])
+        .env("DATABASE_URL", typo));
+    assert_eq!(code, 1, "{out}{err}");
+    said_in_words("restore onto a typo", &err, "new/citizen-sit.db");
+    assert!(
+        err.contains("no database at new/citizen-sit.db (is DATABASE_URL right?)")
+            && err.contains("--create puts the backup there"),
+        "{err}"
+    );
+    assert!(!dir.0.join("new").exists(), "made the folder");
+    assert_eq!(snapshot(&dir.0), before, "nothing was written");
+
+    // The same as JSON under --json, on the command line as written.
+    let (code, out, err) =
+        run(site(&dir.0).args(["restore", "--database-url", typo, "good.db", "--json"]));
+    assert_eq!(code, 1, "{err}");
+    let said: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let error = said["error"].as_str().unwrap();
+    assert!(
+        error.contains("(is --database-url right?)") && error.contains("--create"),
+        "{error}"
+    );
+    assert!(!dir.0.join("new").exists(), "made the folder");
+
+    // On a new machine, asked for: the backup is put there.
+    let (code, out, err) = run(site(&dir.0)
+        .args(["restore", "--create", "good.db"])
+        .env("DATABASE_URL", typo));
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.starts_with("restored new/citizen-sit.db from good.db: 1 intro request(s)"),
+        "{out}"
+    );
+    let (code, out, err) = run(site(&dir.0)
+        .args(["intro", "list", "--json"])
+        .env("DATABASE_URL", typo));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Riverbend"), "{out}");
+}
+
+#[test]
+fn clear_given_twice_for_a_field_clears_it_once() {
+    let dir = Dir::new("cli-clear-twice");
+    site_database(&dir.0, &[], false);
+    let team = |args: &[&str]| run(site(&dir.0).arg("team").args(args));
+    let (code, _, err) = team(&["add", "--name", "Ana", "--bio", "Builds the wallet."]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = team(&["add", "--name", "Ana", "--clear", "bio", "--clear", "bio"]);
+    assert_eq!((code, out.trim()), (0, "updated Ana (bio)"), "{err}");
+    assert_eq!(member(&dir.0, "Ana")["bio"], "");
+    // Spelled both ways, still one field.
+    let (code, out, err) = team(&[
+        "add",
+        "--name",
+        "Ana",
+        "--clear",
+        "image-url",
+        "--clear",
+        "image_url",
+    ]);
+    assert_eq!((code, out.trim()), (0, "unchanged Ana"), "{err}");
+}
+
+#[test]
+fn an_import_naming_a_member_twice_or_replacing_the_team_with_nobody_changes_nothing() {
+    let dir = Dir::new("cli-import-refused");
+    site_database(&dir.0, &[], false);
+    let team = |args: &[&str]| run(site(&dir.0).arg("team").args(args));
+    let (code, _, err) = team(&["add", "--name", "Ana", "--role", "Design"]);
+    assert_eq!(code, 0, "{err}");
+    std::fs::write(
+        dir.0.join("team.json"),
+        r#"[{"name": "Ana", "role": "Engineering"}, {"name": "Jo"}, {"name": "Ana", "role": "Ops"}]"#,
+    )
+    .unwrap();
+    std::fs::write(dir.0.join("nobody.json"), "[]").unwrap();
+    let before = snapshot(&dir.0);
+
+    let (code, out, err) = team(&["import", "team.json"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        err.contains("team.json")
+            && err.contains("members 1 and 3")
+            && err.contains("\"Ana\"")
+            && err.contains("nothing was changed"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+
+    let (code, out, err) = team(&["import", "nobody.json", "--replace"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        err.contains("nobody.json")
+            && err.contains("team remove")
+            && err.contains("nothing was changed"),
+        "{err}"
+    );
+    assert_eq!(snapshot(&dir.0), before, "nothing was changed");
+    assert_eq!(member(&dir.0, "Ana")["role"], "Design");
+}
+
+#[test]
+fn pack_into_a_folder_that_takes_no_file_is_refused_before_any_build() {
+    let dir = Dir::new("cli-pack-pseudo");
+    // Not a checkout: a refusal about OUT comes before pack looks for one,
+    // let alone builds.
+    for out in ["/sys/citizen-site", "/proc/citizen-site"] {
+        let (code, stdout, err) = run(site(&dir.0).args(["pack", out]));
+        assert_eq!(code, 1, "{out}: {stdout}");
+        said_in_words("pack", &err, out);
+        assert!(
+            err.starts_with(&format!("error: cannot write {out}: ")),
+            "{err}"
+        );
+        assert!(!err.contains("checkout"), "{err}");
+    }
 }

@@ -8,7 +8,8 @@
 //! It refuses, writing nothing, a checkout whose changes the engine cannot
 //! carry ([`engine`]: its inputs' hashes are compiled in), a content file
 //! that does not parse (the message `dev` shows), a payload a server would
-//! refuse, and an OUT that exists.
+//! refuse, an OUT that exists, and an OUT whose folder takes no new file
+//! (tried with an empty file before the build).
 
 pub mod engine;
 pub mod make;
@@ -27,6 +28,21 @@ use crate::payload::{self, elf, format, Payload};
 // make.rs reaches the front matter parser as `super::front_matter`, in the
 // library and in build.rs alike.
 use crate::content::front_matter;
+
+/// Makes and removes an empty file in `dir`, named after `out`: whether
+/// the folder takes the new binary, asked of the file system itself.
+fn try_a_file_in(dir: &Path, out: &Path) -> std::io::Result<()> {
+    let trial = dir.join(format!(
+        ".{}.pack-trial-{}",
+        out.file_name().unwrap_or_default().to_string_lossy(),
+        std::process::id()
+    ));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&trial)?;
+    std::fs::remove_file(&trial)
+}
 
 /// Packs the checkout at `root` into a new binary at `out`.
 pub fn run(root: &Path, out: &Path) -> anyhow::Result<()> {
@@ -61,13 +77,28 @@ pub fn run(root: &Path, out: &Path) -> anyhow::Result<()> {
             ),
         }
     }
-    if !crate::db::sqlite_file::may(dir, libc::W_OK | libc::X_OK) {
+    // Tried for real: access(2) lets root through everywhere, yet /sys,
+    // /proc or a read-only mount take no new file, even from root.
+    if let Err(e) = try_a_file_in(dir, out) {
         let user = crate::config::whoami();
-        bail!(
-            "cannot write {}: the folder {} is not writable by {user}; name a folder {user} may write, or give {user} write access to it",
-            out.display(),
-            dir.display()
-        );
+        let may = crate::db::sqlite_file::may(dir, libc::W_OK | libc::X_OK);
+        match e.kind() {
+            std::io::ErrorKind::PermissionDenied if !may => bail!(
+                "cannot write {}: the folder {} is not writable by {user}; name a folder {user} may write, or give {user} write access to it",
+                out.display(),
+                dir.display()
+            ),
+            // Refused though access(2) allows it: the file system's own rule.
+            kind => bail!(
+                "cannot write {}: the folder {} takes no new file ({}); name a folder on another file system",
+                out.display(),
+                dir.display(),
+                match kind {
+                    std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+                    _ => crate::config::io_reason(&e),
+                }
+            ),
+        }
     }
     let root = &crate::dev::builder::checkout_root(root, "run pack in one")?;
     // First what no npm install would fix: a change the engine must carry.
