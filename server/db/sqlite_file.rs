@@ -303,6 +303,13 @@ pub async fn backup(db: &Db, dest: &Path, tables: &[&'static str]) -> anyhow::Re
         db.dialect == Dialect::Sqlite,
         "backup copies an SQLite database; PostgreSQL's is pg_dump"
     );
+    if dest.is_dir() {
+        bail!(
+            "{} is a folder: name a new file in it (citizen-site backup {}); nothing was written",
+            dest.display(),
+            dest.join("citizen-site-backup.db").display()
+        );
+    }
     if dest.symlink_metadata().is_ok() {
         bail!(
             "{} exists: a backup never overwrites a file; choose a new name",
@@ -341,8 +348,24 @@ pub async fn backup(db: &Db, dest: &Path, tables: &[&'static str]) -> anyhow::Re
     let _ = std::fs::remove_file(&partial);
     // Made 0600 first: the copy holds the same secrets as the database,
     // and VACUUM INTO fills an empty file without changing its mode.
-    super::private::make_file(&partial)
-        .with_context(|| format!("cannot write the backup to {}", dest.display()))?;
+    if let Err(e) = super::private::make_file(&partial) {
+        use std::io::ErrorKind;
+        bail!(match e.kind() {
+            // The folder is there and this user may write in it, as far as
+            // access(2) says; its file system takes no new file (/sys,
+            // /proc).
+            ErrorKind::NotFound | ErrorKind::PermissionDenied => format!(
+                "cannot write {}: the folder {} takes no new file ({}); choose another folder; nothing was written",
+                dest.display(),
+                dir.display(),
+                io_reason(&e)
+            ),
+            _ => format!(
+                "{}; nothing was written",
+                crate::config::io_problem(dest, true, &e)
+            ),
+        });
+    }
     let into = partial
         .to_str()
         .with_context(|| format!("{} is not a UTF-8 path", partial.display()))?;
