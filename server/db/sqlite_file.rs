@@ -230,20 +230,21 @@ fn other_process_locking(file: &Path) -> Option<u32> {
 /// mode the umask leaves (0644 under a shell's 022), and gives its `-wal`,
 /// `-shm` and `-journal` the file's mode (see `db::private`). Nothing for
 /// PostgreSQL; only the folder when the URL's `mode=` does not let SQLite
-/// make the file.
-pub fn make_folder_and_file(database_url: &str) -> anyhow::Result<()> {
+/// make the file. Whether it made the database file (a new, empty
+/// database).
+pub fn make_folder_and_file(database_url: &str) -> anyhow::Result<bool> {
     let Some(file) = crate::config::sqlite_path(database_url) else {
-        return Ok(());
+        return Ok(false);
     };
     make_folder_of(&file)?;
     let mode = database_url
         .split_once('?')
         .and_then(|(_, query)| query.split('&').find_map(|p| p.strip_prefix("mode=")));
-    if mode.is_none_or(|m| m == "rwc") {
-        super::private::make_file(&file)
-            .map_err(|e| anyhow::anyhow!(crate::config::io_problem(&file, true, &e)))?;
+    match mode.is_none_or(|m| m == "rwc") {
+        true => super::private::make_file(&file)
+            .map_err(|e| anyhow::anyhow!(crate::config::io_problem(&file, true, &e))),
+        false => Ok(false),
     }
-    Ok(())
 }
 
 /// Makes the folder the database `file` goes in (0700, as the folders
@@ -467,7 +468,7 @@ pub async fn restore(
     // read; the copy is 0600 whatever the backup's mode.
     let incoming = suffixed(database, &format!(".restoring-{}", std::process::id()));
     let _ = std::fs::remove_file(&incoming);
-    let copied = super::private::make_file(&incoming).and_then(|()| {
+    let copied = super::private::make_file(&incoming).and_then(|_| {
         let mut to = OpenOptions::new().write(true).open(&incoming)?;
         std::io::copy(&mut File::open(from)?, &mut to)?;
         to.sync_all()
