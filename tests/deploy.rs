@@ -291,6 +291,97 @@ fn the_builder_builds_with_a_node_js_the_readme_and_every_package_accept() {
     );
 }
 
+/// `podman build -f deploy/Containerfile .` run in a checkout sends the
+/// checkout as the build context, and the builder's `COPY . .` takes all
+/// of it: without an ignore file, the host's `node_modules/` (whose
+/// `.package-lock.json` makes build.rs skip `npm ci`, so the image would
+/// bundle with the host's platform binaries, esbuild's among them), its
+/// `target/`, and `data/` with the database and its secrets. The ignore
+/// file leaves those out and keeps every tracked file (and `.git`, whose
+/// HEAD names the commit `/metrics` reports). Checked by podman itself, on
+/// a context of every tracked path (empty) and the artifacts a checkout
+/// holds; Docker reads `.dockerignore`, the same file.
+#[test]
+fn the_build_context_holds_the_sources_and_none_of_a_checkouts_artifacts() {
+    needs("podman", "podman");
+    needs("git", "git");
+    let ignore = Path::new(ROOT).join(".containerignore");
+    let text =
+        std::fs::read_to_string(&ignore).unwrap_or_else(|e| panic!("{}: {e}", ignore.display()));
+    assert_eq!(
+        std::fs::read_to_string(Path::new(ROOT).join(".dockerignore")).ok(),
+        Some(text),
+        ".dockerignore (Docker's) says what .containerignore (podman's) says"
+    );
+    let work = Dir::new("context");
+    let context = work.0.join("context");
+    let tracked = run(Command::new("git").current_dir(ROOT).args(["ls-files"]));
+    let mut kept: Vec<String> = tracked.lines().map(|l| format!("/ctx/{l}")).collect();
+    kept.push("/ctx/.git/HEAD".into());
+    let left_out = [
+        "node_modules/.package-lock.json",
+        "node_modules/@esbuild/linux-x64/bin/esbuild",
+        "target/release/citizen-site",
+        "target-clippy/debug/citizen-site",
+        "data/citizen-site.db",
+        "data/citizen-site.db-wal",
+        "data/acme/acme-v02.api.letsencrypt.org_directory/example.org.pem",
+        "tests/ops/observatory/node_modules/prom/index.js",
+        "tests/e2e/artifacts/trace.zip",
+        "bk.db",
+        "backups/site-2026-11-29.db",
+    ];
+    for path in kept
+        .iter()
+        .map(|p| p.trim_start_matches("/ctx/").to_owned())
+        .chain(left_out.iter().map(|p| (*p).to_owned()))
+    {
+        let file = context.join(&path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, "").unwrap();
+    }
+    std::fs::copy(&ignore, context.join(".containerignore")).unwrap();
+    let containerfile = work.0.join("Containerfile");
+    std::fs::write(&containerfile, "FROM scratch AS context\nCOPY . /ctx/\n").unwrap();
+    let tag = format!(
+        "localhost/citizen-site-context:{}",
+        uuid::Uuid::new_v4().simple()
+    );
+    run(Command::new("podman")
+        .args(["build", "--quiet", "-f"])
+        .arg(&containerfile)
+        .args(["-t", &tag])
+        .arg(&context));
+    let archive = work.0.join("context.tar");
+    let saved = Command::new("podman")
+        .args(["save", "--quiet", "--format", "oci-archive", "-o"])
+        .arg(&archive)
+        .arg(&tag)
+        .output()
+        .unwrap();
+    let _ = Command::new("podman")
+        .args(["image", "rm", "--force", &tag])
+        .output();
+    assert!(
+        saved.status.success(),
+        "podman save: {}",
+        String::from_utf8_lossy(&saved.stderr)
+    );
+    let fs = work.0.join("fs");
+    unpack(&archive, &fs);
+    let mut copied = Vec::new();
+    files_under(&fs, &fs, &mut copied);
+    for path in left_out {
+        let path = format!("/ctx/{path}");
+        assert!(!copied.contains(&path), "{path} is in the build context");
+    }
+    let missing: Vec<&String> = kept.iter().filter(|p| !copied.contains(p)).collect();
+    assert!(
+        missing.is_empty(),
+        "tracked files the build context leaves out: {missing:?}"
+    );
+}
+
 /// The OCI image `podman save` wrote, unpacked layer by layer into `fs`;
 /// returns the image's config (User, Env, Entrypoint, ...).
 fn unpack(archive: &Path, fs: &Path) -> serde_json::Value {

@@ -66,7 +66,13 @@ pub struct Application {
 /// cannot change logged as a warning (`db::private`).
 fn keep_private(config: &Config) {
     let database = config.sqlite_path();
-    for finding in crate::db::private::tighten(database.as_deref(), config.acme_cache_dir()) {
+    let acme_folder = config.acme_folder();
+    let places = crate::db::private::Places {
+        database: database.as_deref(),
+        acme_cache: config.acme_cache_dir(),
+        acme_folder: &acme_folder,
+    };
+    for finding in crate::db::private::tighten(places) {
         match finding.is_warning() {
             true => tracing::warn!("{finding}"),
             false => tracing::info!("{finding}"),
@@ -98,7 +104,15 @@ impl Application {
         // The message catalogue is parsed now, not by the first request
         // that shows a message.
         crate::messages::messages();
-        crate::db::sqlite_file::make_folder_and_file(&config.database_url)?;
+        if crate::db::sqlite_file::make_folder_and_file(&config.database_url)? {
+            // A first start, or a mistyped path: either way, said.
+            if let Some(file) = config.sqlite_path() {
+                tracing::info!(
+                    "no database at {}: made a new one (DATABASE_URL)",
+                    file.display()
+                );
+            }
+        }
         keep_private(&config);
         // Connects on first use: HTTPS reads its shared state from it.
         let db = Db::connect_lazy_with(&config.database_url, &config.timeouts)?;

@@ -6,8 +6,6 @@
 use std::os::unix::net::UnixDatagram;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
-
 /// Where this process's notifications go: `first` (systemd's socket, or
 /// the predecessor's) until it is ready, `then` (the service manager's,
 /// when one watches) from then on.
@@ -104,7 +102,13 @@ impl NotifyDir {
         std::fs::DirBuilder::new()
             .mode(0o700)
             .create(&path)
-            .with_context(|| format!("creating {}", path.display()))?;
+            .map_err(|e| {
+                anyhow::anyhow!(
+                    "cannot make the folder {}: {}",
+                    path.display(),
+                    crate::config::io_reason(&e)
+                )
+            })?;
         Ok(NotifyDir(path))
     }
 

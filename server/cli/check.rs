@@ -124,8 +124,17 @@ pub async fn examine(args: ServeArgs, bind: Bind) -> Report {
     let db = database(&database_url, &names.name("database_url"), &mut report).await;
     // The site's files as the start finds them: what it makes private
     // itself is a note, what it cannot change a warning (`db::private`).
-    let acme_cache = config.as_ref().and_then(Config::acme_cache_dir);
-    for finding in crate::db::private::survey(sqlite_path(&database_url).as_deref(), acme_cache) {
+    let database = sqlite_path(&database_url);
+    let acme_folder = match &config {
+        Some(config) => config.acme_folder(),
+        None => crate::edge::acme::folder_name(crate::edge::acme::LETS_ENCRYPT),
+    };
+    let places = crate::db::private::Places {
+        database: database.as_deref(),
+        acme_cache: config.as_ref().and_then(Config::acme_cache_dir),
+        acme_folder: &acme_folder,
+    };
+    for finding in crate::db::private::survey(places) {
         match finding.is_warning() {
             true => report.warnings.push(finding.to_string()),
             false => report.notes.push(finding.to_string()),

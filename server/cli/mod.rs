@@ -54,7 +54,7 @@ pub enum Operate {
     /// Lists every problem, naming each setting as it was written, and
     /// exits 1 when there is one.
     Check {
-        /// The report as JSON: {"ok", "problems", "notes", "checked"}.
+        /// The report as JSON: {"ok", "problems", "warnings", "notes", "checked"}.
         /// JSON instead of text.
         #[arg(long)]
         json: bool,

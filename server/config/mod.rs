@@ -598,6 +598,17 @@ impl Config {
             CertSource::Files { .. } => None,
         }
     }
+
+    /// The folder the server keeps in its ACME cache for the CA it orders
+    /// from (`ACME_DIRECTORY`'s); Let's Encrypt's when it orders none, as
+    /// an earlier start may have.
+    pub fn acme_folder(&self) -> String {
+        let directory = match self.tls.as_ref().map(|t| &t.certs) {
+            Some(CertSource::Acme(acme)) => acme.directory.as_str(),
+            _ => crate::edge::acme::LETS_ENCRYPT,
+        };
+        crate::edge::acme::folder_name(directory)
+    }
 }
 
 #[cfg(test)]

@@ -230,20 +230,21 @@ fn other_process_locking(file: &Path) -> Option<u32> {
 /// mode the umask leaves (0644 under a shell's 022), and gives its `-wal`,
 /// `-shm` and `-journal` the file's mode (see `db::private`). Nothing for
 /// PostgreSQL; only the folder when the URL's `mode=` does not let SQLite
-/// make the file.
-pub fn make_folder_and_file(database_url: &str) -> anyhow::Result<()> {
+/// make the file. Whether it made the database file (a new, empty
+/// database).
+pub fn make_folder_and_file(database_url: &str) -> anyhow::Result<bool> {
     let Some(file) = crate::config::sqlite_path(database_url) else {
-        return Ok(());
+        return Ok(false);
     };
     make_folder_of(&file)?;
     let mode = database_url
         .split_once('?')
         .and_then(|(_, query)| query.split('&').find_map(|p| p.strip_prefix("mode=")));
-    if mode.is_none_or(|m| m == "rwc") {
-        super::private::make_file(&file)
-            .map_err(|e| anyhow::anyhow!(crate::config::io_problem(&file, true, &e)))?;
+    match mode.is_none_or(|m| m == "rwc") {
+        true => super::private::make_file(&file)
+            .map_err(|e| anyhow::anyhow!(crate::config::io_problem(&file, true, &e))),
+        false => Ok(false),
     }
-    Ok(())
 }
 
 /// Makes the folder the database `file` goes in (0700, as the folders
@@ -303,6 +304,13 @@ pub async fn backup(db: &Db, dest: &Path, tables: &[&'static str]) -> anyhow::Re
         db.dialect == Dialect::Sqlite,
         "backup copies an SQLite database; PostgreSQL's is pg_dump"
     );
+    if dest.is_dir() {
+        bail!(
+            "{} is a folder: name a new file in it (citizen-site backup {}); nothing was written",
+            dest.display(),
+            dest.join("citizen-site-backup.db").display()
+        );
+    }
     if dest.symlink_metadata().is_ok() {
         bail!(
             "{} exists: a backup never overwrites a file; choose a new name",
@@ -341,8 +349,24 @@ pub async fn backup(db: &Db, dest: &Path, tables: &[&'static str]) -> anyhow::Re
     let _ = std::fs::remove_file(&partial);
     // Made 0600 first: the copy holds the same secrets as the database,
     // and VACUUM INTO fills an empty file without changing its mode.
-    super::private::make_file(&partial)
-        .with_context(|| format!("cannot write the backup to {}", dest.display()))?;
+    if let Err(e) = super::private::make_file(&partial) {
+        use std::io::ErrorKind;
+        bail!(match e.kind() {
+            // The folder is there and this user may write in it, as far as
+            // access(2) says; its file system takes no new file (/sys,
+            // /proc).
+            ErrorKind::NotFound | ErrorKind::PermissionDenied => format!(
+                "cannot write {}: the folder {} takes no new file ({}); choose another folder; nothing was written",
+                dest.display(),
+                dir.display(),
+                io_reason(&e)
+            ),
+            _ => format!(
+                "{}; nothing was written",
+                crate::config::io_problem(dest, true, &e)
+            ),
+        });
+    }
     let into = partial
         .to_str()
         .with_context(|| format!("{} is not a UTF-8 path", partial.display()))?;
@@ -444,7 +468,7 @@ pub async fn restore(
     // read; the copy is 0600 whatever the backup's mode.
     let incoming = suffixed(database, &format!(".restoring-{}", std::process::id()));
     let _ = std::fs::remove_file(&incoming);
-    let copied = super::private::make_file(&incoming).and_then(|()| {
+    let copied = super::private::make_file(&incoming).and_then(|_| {
         let mut to = OpenOptions::new().write(true).open(&incoming)?;
         std::io::copy(&mut File::open(from)?, &mut to)?;
         to.sync_all()

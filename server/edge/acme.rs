@@ -80,19 +80,7 @@ impl Default for AcmeTiming {
 impl AcmeSettings {
     /// The folder of this directory's account and certificates.
     pub fn folder(&self) -> PathBuf {
-        let name: String = self
-            .directory
-            .trim_start_matches("https://")
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        self.cache_dir.join(name.trim_end_matches('_'))
+        self.cache_dir.join(folder_name(&self.directory))
     }
 
     /// The names, lowercase, sorted and comma-separated: how the
@@ -111,6 +99,50 @@ impl AcmeSettings {
     pub fn account_file(&self) -> PathBuf {
         self.folder().join("account.json")
     }
+}
+
+/// The name of the folder a cache keeps for the ACME directory
+/// `directory`: its URL without `https://`, each character but a letter,
+/// a digit, `.` and `-` as `_` (`acme-v02.api.letsencrypt.org_directory`).
+pub fn folder_name(directory: &str) -> String {
+    let name: String = directory
+        .trim_start_matches("https://")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    name.trim_end_matches('_').to_owned()
+}
+
+/// Whether `name` is a file the server writes in a directory's folder of
+/// the cache: a certificate's local copy (`<names>.pem`,
+/// [`AcmeSettings::cert_file`], for these names or earlier ones), an older
+/// version's account (`account.json`), or either's next copy on its way in
+/// (`.new`, [`write_private`]).
+pub fn is_cache_file(name: &str) -> bool {
+    if name == "account.json" || name == "account.new" {
+        return true;
+    }
+    let Some(names) = name
+        .strip_suffix(".pem")
+        .or_else(|| name.strip_suffix(".new"))
+    else {
+        return false;
+    };
+    // Host names (a wildcard's `*` among them), comma-separated.
+    names.split(',').all(|host| {
+        host.split('.').all(|label| {
+            !label.is_empty()
+                && label
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'*')
+        })
+    })
 }
 
 /// The local copy of the certificate (with its PEM), if it is readable,
@@ -196,6 +228,34 @@ mod tests {
             pebble.cert_file(),
             Path::new("/var/lib/citizen-site/acme/127.0.0.1_14000_dir/localhost.pem")
         );
+    }
+
+    /// What `db::private` makes private in a cache: the files named here,
+    /// and nothing else a folder may hold.
+    #[test]
+    fn the_files_the_server_writes_in_the_cache_are_known_by_their_names() {
+        let s = settings(LETS_ENCRYPT, &["www.site.example", "*.site.example"]);
+        assert_eq!(
+            folder_name(LETS_ENCRYPT),
+            "acme-v02.api.letsencrypt.org_directory"
+        );
+        assert_eq!(s.folder(), s.cache_dir.join(folder_name(LETS_ENCRYPT)));
+        for file in [s.cert_file(), s.account_file()] {
+            for written in [file.clone(), file.with_extension("new")] {
+                let name = written.file_name().unwrap().to_str().unwrap();
+                assert!(is_cache_file(name), "{name}");
+            }
+        }
+        for other in [
+            "public.txt",
+            "README",
+            "notes.pem.txt",
+            ".pem",
+            "a..b.pem",
+            "x y.pem",
+        ] {
+            assert!(!is_cache_file(other), "{other}");
+        }
     }
 
     #[test]

@@ -39,7 +39,6 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use anyhow::Context;
 use arc_swap::ArcSwapOption;
 use tokio::task::JoinHandle;
 
@@ -198,8 +197,13 @@ impl Identity {
         let mut tasks = Vec::new();
         if let Some(settings) = &acme {
             let folder = settings.folder();
-            acme::create_private_dir(&folder)
-                .with_context(|| format!("ACME_CACHE_DIR: cannot create {}", folder.display()))?;
+            acme::create_private_dir(&folder).map_err(|e| {
+                anyhow::anyhow!(
+                    "ACME_CACHE_DIR: cannot make the folder {}: {}",
+                    folder.display(),
+                    crate::config::io_reason(&e)
+                )
+            })?;
             let http = AcmeHttp::new(settings.directory_ca.as_deref())?;
             if let Some((served, pem)) = acme::load_local(settings) {
                 tracing::info!(

@@ -433,3 +433,28 @@ fn pack_into_a_folder_that_takes_no_file_is_refused_before_any_build() {
         assert!(!err.contains("checkout"), "{err}");
     }
 }
+
+/// A backup the system refuses to make (/sys takes no new file, /proc has
+/// no such folder), or named as a folder, said in the tool's words: the
+/// path, why, what to do, and that nothing was written.
+#[test]
+fn a_backup_the_system_refuses_or_a_folder_named_is_said_in_words() {
+    let dir = Dir::new("cli-backup-refused");
+    site_database(&dir.0, &["Riverbend"], false);
+    let before = snapshot(&dir.0);
+    for dest in ["/sys/x.db", "/proc/x.db"] {
+        let (code, out, err) = run(site(&dir.0).args(["backup", dest]));
+        assert_eq!(code, 1, "{out}");
+        said_in_words("backup", &err, dest);
+        assert!(err.contains("nothing was written"), "{err}");
+    }
+    let (code, out, err) = run(site(&dir.0).args(["backup", "data"]));
+    assert_eq!(code, 1, "{out}");
+    said_in_words("backup into a folder", &err, "data");
+    assert!(
+        err.contains("data is a folder") && err.contains("citizen-site backup data/"),
+        "{err}"
+    );
+    assert!(!err.contains("never overwrites a file"), "{err}");
+    assert_eq!(snapshot(&dir.0), before, "nothing was written");
+}

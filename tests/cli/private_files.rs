@@ -16,7 +16,7 @@ use std::path::Path;
 use std::process::Command;
 
 use super::{run, site, site_database, without_the_shells_settings, Server, BIN};
-use crate::support::{free_port, needs, Dir};
+use crate::support::{free_port, needs, wait, Dir};
 
 /// `cmd` under a shell's usual umask (022): what it makes is readable by
 /// every user unless it says otherwise. Its output goes to `log`.
@@ -229,4 +229,187 @@ fn a_folder_the_servers_user_cannot_tighten_is_named_by_check_and_the_start() {
     assert_eq!(warnings.len(), 1, "{report}");
     assert!(said_of_data(warnings[0].as_str().unwrap()), "{report}");
     server.stop();
+}
+
+/// A folder every user may write in, as /tmp is (1777: the sticky bit lets
+/// each remove only their own files) or without the sticky bit (0777),
+/// named by `DATABASE_URL`: never changed, though it holds only the site's
+/// files. Made 1700, it would lock every other user out of it. The site's
+/// files in it are made private; the 0777 one, where any user may replace
+/// them, is a warning.
+#[test]
+fn a_folder_every_user_may_write_in_is_never_changed_only_the_sites_files_in_it() {
+    let dir = Dir::new("cli-sticky");
+    let sticky = dir.0.join("sticky");
+    let open = dir.0.join("open");
+    for (folder, m) in [(&sticky, 0o1777), (&open, 0o777)] {
+        std::fs::create_dir(folder).unwrap();
+        set_mode(folder, m);
+    }
+    let addr = format!("127.0.0.1:{}", free_port());
+    let check = |url: &str| {
+        run(site(&dir.0)
+            .arg("check")
+            .env("ADDR", &addr)
+            .env("DATABASE_URL", url))
+    };
+    let sticky_said = "sticky is a folder every user may write in (mode 1777, the sticky bit set): it is left as it is";
+    let open_said = "open is a folder every user may write in (mode 0777) without the sticky bit: any user may rename or replace the site's files in it";
+
+    let (code, out, err) = check("sqlite://sticky/site.db");
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains(&format!("note: {sticky_said}")), "{out}");
+    assert!(!out.contains("makes it 0700"), "{out}");
+    let (code, out, err) = check("sqlite://open/site.db");
+    assert_eq!(code, 0, "a warning, not a problem: {out}{err}");
+    assert!(out.contains(&format!("warning: {open_said}")), "{out}");
+
+    for (folder, was, said) in [(&sticky, "1777", sticky_said), (&open, "0777", open_said)] {
+        let name = folder.file_name().unwrap().to_str().unwrap();
+        let log = dir.0.join(format!("{name}.log"));
+        let mut c = site(&dir.0);
+        c.env("DATABASE_URL", format!("sqlite://{name}/site.db"));
+        let server = Server::spawn(under_umask_022(c, &log));
+        assert_eq!(mode(folder), was, "{name} left as it is");
+        for file in ["site.db", "site.db-wal", "site.db-shm", "site.db.lock"] {
+            assert_eq!(mode(&folder.join(file)), "0600", "{name}/{file}");
+        }
+        server.stop();
+        assert_eq!(mode(folder), was, "{name} after the stop");
+        let text = std::fs::read_to_string(&log).unwrap();
+        assert!(text.contains(said), "{said:?} not in {text}");
+        assert!(!text.contains(&format!("{name} was ")), "{text}");
+    }
+}
+
+/// A server with HTTPS by ACME on `cache` (the CA at a port nothing answers
+/// on: its folder in the cache is `127.0.0.1_9_dir`), its output in `log`,
+/// once it says it is ready. Stopped with SIGTERM by the caller.
+fn acme_server(dir: &Path, cache: &Path, log: &Path) -> std::process::Child {
+    let mut c = under_umask_022(site(dir), log);
+    acme_settings(&mut c, cache);
+    let child = c.arg("serve").spawn().unwrap();
+    let ready = wait(60, || {
+        std::fs::read_to_string(log).is_ok_and(|t| t.contains("ready: "))
+    });
+    assert!(ready, "{}", std::fs::read_to_string(log).unwrap());
+    child
+}
+
+fn acme_settings(c: &mut Command, cache: &Path) {
+    c.env("TLS_DOMAINS", "example.org")
+        .env("ACME_EMAIL", "ops@example.org")
+        .env("ACME_DIRECTORY", "https://127.0.0.1:9/dir")
+        .env("ACME_CACHE_DIR", cache)
+        .env("HTTPS_ADDR", format!("127.0.0.1:{}", free_port()))
+        .env("HTTP_ADDR", format!("127.0.0.1:{}", free_port()));
+}
+
+/// `ACME_CACHE_DIR` may name any folder: one that also holds another tool's
+/// files (`other-tool/public.txt`), or a tree as /etc/ssl. Only what the
+/// server writes there is made private: its folder for the CA it orders
+/// from, and the account and certificate files in it. Everything else is
+/// left as it is, the cache folder too, and said so. A file named as the
+/// server names its files but owned by another user (a hard link planted
+/// there, say) is never changed by root: it is named as a warning.
+#[test]
+fn in_the_acme_cache_only_what_the_server_writes_there_is_made_private() {
+    // SAFETY: getuid(2) has no preconditions.
+    assert_eq!(
+        unsafe { libc::getuid() },
+        0,
+        "a file another user owns needs root to make"
+    );
+    let dir = Dir::new("cli-acme-cache");
+    let cache = dir.0.join("cache");
+    let other = cache.join("other-tool");
+    let ours = cache.join("127.0.0.1_9_dir");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::create_dir_all(&ours).unwrap();
+    std::fs::write(other.join("public.txt"), "another tool's").unwrap();
+    for name in ["example.org.pem", "account.json", "old.example.org.pem"] {
+        std::fs::write(ours.join(name), "not a certificate").unwrap();
+        set_mode(&ours.join(name), 0o644);
+    }
+    std::os::unix::fs::chown(ours.join("old.example.org.pem"), Some(65534), Some(65534)).unwrap();
+    for folder in [&cache, &other, &ours] {
+        set_mode(folder, 0o755);
+    }
+    set_mode(&other.join("public.txt"), 0o644);
+    let planted =
+        "cache/127.0.0.1_9_dir/old.example.org.pem is readable by other users (mode 0644), and ";
+    let planted_owner = "its owner is nobody (uid 65534)";
+
+    let mut c = site(&dir.0);
+    acme_settings(&mut c, Path::new("cache"));
+    let (code, out, err) = run(c.arg("check"));
+    assert_eq!(code, 0, "{out}{err}");
+    for words in [
+        "note: cache is readable by other users (mode 0755) but holds files that are not the site's (other-tool): it is left as it is",
+        "note: cache/127.0.0.1_9_dir is readable by other users (mode 0755): the server makes it 0700",
+        "note: cache/127.0.0.1_9_dir/account.json is readable by other users (mode 0644): the server makes it 0600",
+        "note: cache/127.0.0.1_9_dir/example.org.pem is readable by other users (mode 0644): the server makes it 0600",
+    ] {
+        assert!(out.contains(words), "{words:?} not in {out}");
+    }
+    assert!(!out.contains("other-tool is"), "{out}");
+    assert!(!out.contains("public.txt"), "{out}");
+    let line = out.lines().find(|l| l.contains(planted));
+    assert!(
+        line.is_some_and(|l| l.starts_with("warning: ") && l.contains(planted_owner)),
+        "{out}"
+    );
+
+    let log = dir.0.join("server.log");
+    let mut server = acme_server(&dir.0, Path::new("cache"), &log);
+    // SAFETY: signalling our own child, not yet reaped.
+    unsafe { libc::kill(server.id() as libc::pid_t, libc::SIGTERM) };
+    server.wait().unwrap();
+    assert_eq!(mode(&cache), "0755", "holds another tool's files");
+    assert_eq!(mode(&other), "0755", "another tool's");
+    assert_eq!(mode(&other.join("public.txt")), "0644", "another tool's");
+    assert_eq!(mode(&ours), "0700");
+    assert_eq!(mode(&ours.join("example.org.pem")), "0600");
+    assert_eq!(mode(&ours.join("account.json")), "0600");
+    assert_eq!(
+        mode(&ours.join("old.example.org.pem")),
+        "0644",
+        "another user's"
+    );
+    let said = std::fs::read_to_string(&log).unwrap();
+    assert!(!said.contains("other-tool was"), "{said}");
+    assert!(!said.contains("public.txt"), "{said}");
+    let line = said.lines().find(|l| l.contains(planted));
+    assert!(
+        line.is_some_and(|l| l.contains("WARN") && l.contains(planted_owner)),
+        "{said}"
+    );
+}
+
+/// The start makes the database when there is none, as a first start must;
+/// a mistyped `DATABASE_URL` then makes a new, empty one. The log says so,
+/// naming the path and the setting; a start on the database there says
+/// nothing of the kind.
+#[test]
+fn the_start_says_when_it_makes_a_new_database() {
+    let dir = Dir::new("cli-new-database");
+    let said = "no database at data2/typo.db: made a new one (DATABASE_URL)";
+    for (round, new) in [("first", true), ("second", false)] {
+        let log = dir.0.join(format!("{round}.log"));
+        let mut c = site(&dir.0);
+        c.env("DATABASE_URL", "sqlite://data2/typo.db");
+        let server = Server::spawn(under_umask_022(c, &log));
+        server.stop();
+        let text = std::fs::read_to_string(&log).unwrap();
+        match new {
+            true => {
+                let line = text.lines().find(|l| l.contains(said));
+                assert!(
+                    line.is_some_and(|l| l.contains("INFO")),
+                    "{said:?} not in {text}"
+                );
+            }
+            false => assert!(!text.contains("made a new one"), "{round} start: {text}"),
+        }
+    }
 }
