@@ -3,7 +3,8 @@
 //! says they look swapped; `citizen-site tls status` beside a server that
 //! serves its own `TLS_CERT` lists that server with what it serves (and
 //! follows a reload of the files); a session-ticket key made seconds ago
-//! is said to be seconds old.
+//! is said to be seconds old, by `tls status` and `/metrics` alike, a
+//! rotation included.
 
 use std::path::Path;
 use std::process::Command;
@@ -252,4 +253,95 @@ fn a_ticket_key_made_by_rotate_tickets_is_seconds_old() {
         .unwrap_or_else(|| panic!("{line:?}"));
     assert!(secs < 60, "{line:?}");
     assert!(line.contains("sealing new sessions since"), "{line:?}");
+}
+
+/// What `/metrics` of the HTTPS server on `https` says of `series`.
+fn metric(https: u16, root: &Path, series: &str) -> Option<f64> {
+    crate::support::curl(&[
+        "--cacert",
+        root.to_str().unwrap(),
+        &format!("https://localhost:{https}/metrics"),
+    ])
+    .lines()
+    .find_map(|l| l.strip_prefix(series)?.strip_prefix(' '))
+    .and_then(|v| v.parse().ok())
+}
+
+/// The SQLite clock in Unix milliseconds, as the site's rows keep it.
+const SQLITE_NOW_MS: &str = "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)";
+
+#[test]
+fn the_ticket_key_age_in_metrics_counts_from_its_making_and_a_rotation_resets_it() {
+    let dir = Dir::new("cli-tls-ticket-metric");
+    super::site_database(&dir.0, &[], false);
+    // The keys of this period and the next, made an hour ago (a server's
+    // period is 6 hours): what a fleet running a while holds.
+    let period_ms: i64 = 6 * 3600 * 1000;
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    let current = now_ms / period_ms;
+    let keys: Vec<String> = [current, current + 1]
+        .iter()
+        .enumerate()
+        .map(|(i, period)| {
+            format!(
+                "INSERT INTO tls_ticket_keys (period, period_ms, secret, created_at) \
+                 VALUES ({period}, {period_ms}, '{}', {SQLITE_NOW_MS} - 3600000)",
+                format!("{:02x}", i + 1).repeat(32)
+            )
+        })
+        .collect();
+    super::sql(&dir.0, &keys.iter().map(String::as_str).collect::<Vec<_>>());
+    let url = format!("sqlite://{}/data/citizen-site.db", dir.0.display());
+    let ca = TestCa::new();
+    let root = dir.0.join("root.pem");
+    std::fs::write(&root, ca.pem()).unwrap();
+    let (cert, key) = ca.leaf(&["localhost"], -60, 86400);
+    let (cert_file, key_file) = (dir.0.join("cert.pem"), dir.0.join("key.pem"));
+    std::fs::write(&cert_file, &cert).unwrap();
+    std::fs::write(&key_file, &key).unwrap();
+    let (server, https) = serve_own_files(&dir.0, &url, &cert_file, &key_file, &root);
+    const AGE: &str = "tls_session_ticket_key_age_seconds";
+
+    // The key sealing now was made an hour ago, whenever its period began.
+    let mut age = None;
+    let read = wait(20, || {
+        age = metric(https, &root, AGE);
+        age.is_some_and(|a| a >= 3000.0)
+    });
+    let age = age.unwrap_or_else(|| panic!("no {AGE}:\n{}", server.log()));
+    assert!(
+        read && (3590.0..3700.0).contains(&age),
+        "a key made an hour ago is said to be {age} s old"
+    );
+    let status = status_json(&dir.0, &url);
+    let said = status["ticket_key_age_seconds"].as_f64().unwrap();
+    assert!(
+        (said - age).abs() <= 5.0,
+        "tls status says {said}, /metrics {age}"
+    );
+
+    // Rotated: the servers read the new keys within seconds, and the age
+    // starts again.
+    let (code, out, err) = run(site(&dir.0)
+        .args(["tls", "rotate-tickets"])
+        .env("DATABASE_URL", &url));
+    assert_eq!(code, 0, "{out}{err}");
+    let mut age = None;
+    let reset = wait(20, || {
+        age = metric(https, &root, AGE);
+        age.is_some_and(|a| a < 30.0)
+    });
+    assert!(
+        reset,
+        "after tls rotate-tickets /metrics says the key is {age:?} s old:\n{}",
+        server.log()
+    );
+    let said = status_json(&dir.0, &url)["ticket_key_age_seconds"]
+        .as_f64()
+        .unwrap();
+    assert!(said < 30.0, "tls status says {said}");
+    server.stop();
 }
