@@ -4,7 +4,8 @@
 //! serves its own `TLS_CERT` lists that server with what it serves (and
 //! follows a reload of the files); a session-ticket key made seconds ago
 //! is said to be seconds old, by `tls status` and `/metrics` alike, a
-//! rotation included.
+//! rotation included. Such a server writes its row every few seconds, and
+//! at once after a reload.
 
 use std::path::Path;
 use std::process::Command;
@@ -343,5 +344,96 @@ fn the_ticket_key_age_in_metrics_counts_from_its_making_and_a_rotation_resets_it
         .as_f64()
         .unwrap();
     assert!(said < 30.0, "tls status says {said}");
+    server.stop();
+}
+
+/// The `seen_at` and `serial` of every row of `tls_members` in `db`.
+fn member_rows(db: &Path) -> Vec<(i64, Option<String>)> {
+    let url = format!("sqlite://{}?mode=ro", db.display());
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(async {
+            use sqlx::{Connection, Row};
+            let mut conn = sqlx::SqliteConnection::connect(&url).await.unwrap();
+            let rows = sqlx::query("SELECT seen_at, serial FROM tls_members")
+                .fetch_all(&mut conn)
+                .await
+                .unwrap_or_default();
+            conn.close().await.unwrap();
+            rows.iter()
+                .map(|r| (r.get::<i64, _>(0), r.get::<Option<String>, _>(1)))
+                .collect()
+        })
+}
+
+#[test]
+fn a_server_serving_its_own_files_writes_its_row_every_few_seconds_and_at_once_after_a_reload() {
+    let dir = Dir::new("cli-tls-file-member-writes");
+    let db = dir.0.join("site.db");
+    let url = format!("sqlite://{}", db.display());
+    let ca = TestCa::new();
+    let root = dir.0.join("root.pem");
+    std::fs::write(&root, ca.pem()).unwrap();
+    let (cert, key) = ca.leaf(&["localhost"], -60, 86400);
+    let (cert_file, key_file) = (dir.0.join("cert.pem"), dir.0.join("key.pem"));
+    std::fs::write(&cert_file, &cert).unwrap();
+    std::fs::write(&key_file, &key).unwrap();
+    let (server, https) = serve_own_files(&dir.0, &url, &cert_file, &key_file, &root);
+    assert!(
+        wait(20, || member_rows(&db).len() == 1),
+        "no row:\n{}",
+        server.log()
+    );
+
+    // Watched for 13 s: each write is seen (they come a second apart at
+    // the most), and they come every 5 s or so, well within the 10 s a
+    // server counts as running, not every second.
+    let mut writes: Vec<i64> = Vec::new();
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(13);
+    while std::time::Instant::now() < until {
+        for (seen, _) in member_rows(&db) {
+            if writes.last() != Some(&seen) {
+                writes.push(seen);
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(150));
+    }
+    let gaps: Vec<i64> = writes.windows(2).map(|w| w[1] - w[0]).collect();
+    assert!(
+        gaps.len() >= 2,
+        "the row was written {} times in 13 s: {writes:?}",
+        writes.len()
+    );
+    assert!(
+        gaps.iter().all(|g| (4_000..9_000).contains(g)),
+        "the row's writes came {gaps:?} ms apart (every ~5 s expected)"
+    );
+
+    // A new pair: the row says so as soon as handshakes get it, not at
+    // the next write due.
+    let (cert2, key2) = ca.leaf(&["localhost"], -60, 2 * 86400);
+    let (serial2, _) = serial_and_end(&cert2);
+    std::fs::write(&key_file, &key2).unwrap();
+    std::fs::write(&cert_file, &cert2).unwrap();
+    assert!(
+        wait(30, || served_serial(https, "localhost", &root).as_deref()
+            == Some(serial2.as_str())),
+        "{}",
+        server.log()
+    );
+    let served = std::time::Instant::now();
+    let written = wait(10, || {
+        member_rows(&db)
+            .iter()
+            .any(|(_, s)| s.as_deref() == Some(serial2.as_str()))
+    });
+    let after = served.elapsed();
+    assert!(written, "the row never says {serial2}:\n{}", server.log());
+    assert!(
+        after < std::time::Duration::from_millis(2_500),
+        "the row said {serial2} {after:?} after handshakes got it"
+    );
     server.stop();
 }
