@@ -40,8 +40,9 @@ pub enum TlsCommand {
     },
     /// A new certificate for the fleet now: a running server orders it, and
     /// the old one is retired (never served or stored again, on any server,
-    /// local copies included). Waits until every running server serves the
-    /// new one.
+    /// local copies included). Waits until every running server under ACME
+    /// serves the new one. Servers serving their own TLS_CERT order
+    /// nothing: their files are replaced by hand.
     Renew {
         /// Also revoke the old certificate with the CA (reason
         /// keyCompromise): after its key leaked.
@@ -385,12 +386,30 @@ async fn chosen(db: &Db, which: &Which<'_>) -> anyhow::Result<(String, String, s
             which.names.map(|n| format!(" the names {n:?}")).unwrap_or_default(),
             which.directory.map(|d| format!(" from {d}")).unwrap_or_default(),
         ),
-        0 => bail!("no certificate is stored: the servers order one by themselves once they run with TLS_DOMAINS"),
+        0 => {
+            let running = store::members(db, ALIVE).await?;
+            if !running.is_empty() && running.iter().all(|m| m.source == store::Source::File) {
+                bail!(
+                    "no certificate is stored, and nothing is ordered: the running servers serve their own TLS_CERT files; {}",
+                    replace_files()
+                );
+            }
+            bail!("no certificate is stored: the servers order one by themselves once they run with TLS_DOMAINS")
+        }
         _ => bail!(
             "the database holds several certificates ({}), and the running servers serve none of them alone: say which with --names and --directory (ACME_DIRECTORY)",
             listed(&candidates)
         ),
     }
+}
+
+/// What renews the certificate of a server serving its own files: its
+/// operator, replacing them.
+fn replace_files() -> String {
+    format!(
+        "to serve a new certificate, replace TLS_CERT and TLS_KEY on each server with the new pair: a server puts it in service within {} s, and `citizen-site tls status` lists its serial",
+        crate::edge::certs::FILE_CHECK_EVERY.as_secs()
+    )
 }
 
 /// The certificate of a stored PEM text (its key and chain), without the
@@ -423,8 +442,9 @@ async fn renew(
     if store::acme_members(db, ALIVE).await?.is_empty() {
         if !store::members(db, ALIVE).await?.is_empty() {
             bail!(
-                "no running server of the site orders certificates (those running serve their own TLS_CERT files): the request is kept, and the first server to start with TLS_DOMAINS orders the new certificate and retires {}",
-                old.serial
+                "no running server of the site orders certificates (those running serve their own TLS_CERT files): the request is kept, and the first server to start with TLS_DOMAINS orders the new certificate and retires {}; {}",
+                old.serial,
+                replace_files()
             );
         }
         bail!(

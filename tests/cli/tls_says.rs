@@ -5,7 +5,8 @@
 //! follows a reload of the files); a session-ticket key made seconds ago
 //! is said to be seconds old, by `tls status` and `/metrics` alike, a
 //! rotation included. Such a server writes its row every few seconds, and
-//! at once after a reload.
+//! at once after a reload; `tls renew` beside it says to replace the
+//! files.
 
 use std::path::Path;
 use std::process::Command;
@@ -434,6 +435,75 @@ fn a_server_serving_its_own_files_writes_its_row_every_few_seconds_and_at_once_a
     assert!(
         after < std::time::Duration::from_millis(2_500),
         "the row said {serial2} {after:?} after handshakes got it"
+    );
+    server.stop();
+}
+
+#[test]
+fn tls_renew_beside_servers_serving_their_own_files_says_to_replace_the_files() {
+    let dir = Dir::new("cli-tls-renew-own-files");
+    super::site_database(&dir.0, &[], false);
+    let url = format!("sqlite://{}/data/citizen-site.db", dir.0.display());
+    let ca = TestCa::new();
+    let root = dir.0.join("root.pem");
+    std::fs::write(&root, ca.pem()).unwrap();
+    let (cert, key) = ca.leaf(&["localhost"], -60, 86400);
+    let (cert_file, key_file) = (dir.0.join("cert.pem"), dir.0.join("key.pem"));
+    std::fs::write(&cert_file, &cert).unwrap();
+    std::fs::write(&key_file, &key).unwrap();
+    let (server, _) = serve_own_files(&dir.0, &url, &cert_file, &key_file, &root);
+    assert!(
+        wait(20, || !status_json(&dir.0, &url)["members"]
+            .as_array()
+            .unwrap()
+            .is_empty()),
+        "{}",
+        server.log()
+    );
+    let renew = || {
+        let (code, out, err) = run(site(&dir.0)
+            .args(["tls", "renew", "--wait", "5"])
+            .env("DATABASE_URL", &url));
+        assert_eq!(code, 1, "{out}{err}");
+        err
+    };
+
+    // Nothing stored, nothing ordered: the files are what to replace.
+    let err = renew();
+    assert!(!err.contains("TLS_DOMAINS"), "{err}");
+    for words in [
+        "the running servers serve their own TLS_CERT files",
+        "nothing is ordered",
+        "replace TLS_CERT and TLS_KEY",
+        "within 2 s",
+    ] {
+        assert!(err.contains(words), "{words:?} not in {err}");
+    }
+    let status = status_json(&dir.0, &url);
+    assert_eq!(status["certificates"], serde_json::json!([]), "{status}");
+
+    // A certificate stored by ACME before (the site moved to its own
+    // files): the request is kept for a server under ACME, and the files
+    // are named as what the running servers serve.
+    super::stored_certificate(
+        &dir.0,
+        "https://acme-v02.api.letsencrypt.org/directory",
+        "9a01",
+    );
+    let err = renew();
+    for words in [
+        "no running server of the site orders certificates",
+        "serve their own TLS_CERT files",
+        "the request is kept",
+        "retires 9a01",
+        "replace TLS_CERT and TLS_KEY",
+    ] {
+        assert!(err.contains(words), "{words:?} not in {err}");
+    }
+    let status = status_json(&dir.0, &url);
+    assert_eq!(
+        status["certificates"][0]["renewal_requested"], true,
+        "{status}"
     );
     server.stop();
 }
