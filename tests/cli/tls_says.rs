@@ -6,7 +6,7 @@
 //! is said to be seconds old, by `tls status` and `/metrics` alike, a
 //! rotation included. Such a server writes its row every few seconds, and
 //! at once after a reload; `tls renew` beside it says to replace the
-//! files.
+//! files; `check` says a pair in DER form is DER, and how to convert it.
 
 use std::path::Path;
 use std::process::Command;
@@ -506,4 +506,58 @@ fn tls_renew_beside_servers_serving_their_own_files_says_to_replace_the_files() 
         "{status}"
     );
     server.stop();
+}
+
+#[test]
+fn check_says_a_tls_pair_in_der_form_is_der_and_how_to_convert_it() {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let dir = Dir::new("cli-tls-der");
+    let ca = TestCa::new();
+    let (cert, key) = ca.leaf(&["localhost"], -60, 86400);
+    let cert_der = CertificateDer::from_pem_slice(cert.as_bytes()).unwrap();
+    let key_der = PrivateKeyDer::from_pem_slice(key.as_bytes()).unwrap();
+    let (cert_file, key_file) = (dir.0.join("cert.der"), dir.0.join("key.der"));
+    std::fs::write(&cert_file, cert_der.as_ref()).unwrap();
+    std::fs::write(&key_file, key_der.secret_der()).unwrap();
+    let (c, k) = (cert_file.display(), key_file.display());
+
+    let (code, out, problems) = check_pair(&dir.0, &cert_file, &key_file);
+    assert_eq!(code, 1, "{out}");
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    for (problem, start, command) in [
+        (
+            &problems[0],
+            format!("TLS_CERT={c}: "),
+            format!("openssl x509 -inform DER -in {c} -out {c}.pem"),
+        ),
+        (
+            &problems[1],
+            format!("TLS_KEY={k}: "),
+            format!("openssl pkey -inform DER -in {k} -out {k}.pem"),
+        ),
+    ] {
+        assert!(problem.starts_with(&start), "{problem}");
+        assert!(problem.contains("DER"), "{problem}");
+        assert!(problem.contains(&command), "{command:?} not in {problem}");
+        assert!(out.contains(problem.as_str()), "{out}");
+    }
+
+    // Converted as said, the pair serves.
+    for (kind, file) in [("x509", &cert_file), ("pkey", &key_file)] {
+        let pem = Command::new("openssl")
+            .args([kind, "-inform", "DER", "-in"])
+            .arg(file)
+            .arg("-out")
+            .arg(format!("{}.pem", file.display()))
+            .status()
+            .unwrap();
+        assert!(pem.success());
+    }
+    let (code, out, problems) = check_pair(
+        &dir.0,
+        Path::new(&format!("{c}.pem")),
+        Path::new(&format!("{k}.pem")),
+    );
+    assert_eq!(code, 0, "{out}{problems:?}");
 }
