@@ -40,8 +40,9 @@ pub enum TlsCommand {
     },
     /// A new certificate for the fleet now: a running server orders it, and
     /// the old one is retired (never served or stored again, on any server,
-    /// local copies included). Waits until every running server serves the
-    /// new one.
+    /// local copies included). Waits until every running server under ACME
+    /// serves the new one. Servers serving their own TLS_CERT order
+    /// nothing: their files are replaced by hand.
     Renew {
         /// Also revoke the old certificate with the CA (reason
         /// keyCompromise): after its key leaked.
@@ -101,12 +102,15 @@ pub async fn run(database: &super::Database, cmd: TlsCommand) -> anyhow::Result<
 }
 
 async fn status(db: &Db, json: bool) -> anyhow::Result<()> {
-    // Read-only, so a database a migration behind this binary (a new
-    // binary installed, the servers not yet reloaded) is read as it is:
-    // what only the newer schema keeps is not shown.
+    // Read-only, so a database a migration or two behind this binary (a
+    // new binary installed, the servers not yet reloaded) is read as it
+    // is: what only the newer schema keeps is not shown.
     let schema = db.schema().await?.unwrap_or(0);
-    let current_schema = schema >= db.latest_schema();
+    let behind = db.migrations_after(schema);
     let outcomes_kept = schema >= store::OUTCOME_SCHEMA;
+    // Rows of a schema older than the served columns say neither the
+    // names nor the source: shown as unknown, not guessed.
+    let served_kept = schema >= store::SERVED_SCHEMA;
     let now = store::clock(db).await?;
     let members = store::members_of_schema(db, LISTED, schema).await?;
     let lease = store::lease(db, LEASE).await?;
@@ -146,25 +150,29 @@ async fn status(db: &Db, json: bool) -> anyhow::Result<()> {
             "lease": lease.as_ref().map(|(holder, generation, until)| json!({
                 "holder": holder, "generation": generation, "expires_at": rfc3339(*until),
             })),
-            "members": members.iter().map(member_json).collect::<Vec<_>>(),
+            "members": members.iter().map(|m| member_json(m, served_kept)).collect::<Vec<_>>(),
             "ticket_key_age_seconds": key.as_ref().map(|k| k.age_ms / 1000),
             "ticket_key_sealing_since": key.as_ref().map(|k| rfc3339(k.sealing_since)),
         }));
         return Ok(());
     }
-    if !current_schema {
+    if behind > 0 {
         let mut unseen = Vec::new();
         if !outcomes_kept {
             unseen.push("the last renewal request's outcome");
         }
-        if schema < store::SERVED_SCHEMA {
+        if !served_kept {
             unseen.push("the names and source of what each server serves");
         }
         let until = match unseen.is_empty() {
             true => String::new(),
             false => format!("; until then not shown: {}", unseen.join(" and ")),
         };
-        println!("(the database is a migration behind this binary: a server of this version brings it up to date as it starts{until})");
+        let migrations = match behind {
+            1 => "a migration".to_owned(),
+            n => format!("{n} migrations"),
+        };
+        println!("(the database is {migrations} behind this binary: a server of this version brings it up to date as it starts{until})");
     }
     let own_files = !members.is_empty() && members.iter().all(|m| m.source == store::Source::File);
     match (certificates.is_empty(), own_files) {
@@ -258,7 +266,7 @@ async fn status(db: &Db, json: bool) -> anyhow::Result<()> {
         .map(|m| {
             vec![
                 m.member.clone(),
-                m.source.as_str().to_owned(),
+                source(m, served_kept).unwrap_or("-").to_owned(),
                 m.serial.clone().unwrap_or_else(|| "-".into()),
                 m.names
                     .as_ref()
@@ -291,10 +299,16 @@ async fn status(db: &Db, json: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn member_json(m: &Member) -> Value {
+/// Where `m`'s certificate comes from, as its row says: None for a row of
+/// a schema that does not keep it (`served_kept` false).
+fn source(m: &Member, served_kept: bool) -> Option<&'static str> {
+    served_kept.then(|| m.source.as_str())
+}
+
+fn member_json(m: &Member, served_kept: bool) -> Value {
     json!({
         "member": m.member,
-        "source": m.source.as_str(),
+        "source": source(m, served_kept),
         "serial": m.serial,
         "names": m.names,
         "not_after": m.not_after.map(rfc3339),
@@ -372,12 +386,30 @@ async fn chosen(db: &Db, which: &Which<'_>) -> anyhow::Result<(String, String, s
             which.names.map(|n| format!(" the names {n:?}")).unwrap_or_default(),
             which.directory.map(|d| format!(" from {d}")).unwrap_or_default(),
         ),
-        0 => bail!("no certificate is stored: the servers order one by themselves once they run with TLS_DOMAINS"),
+        0 => {
+            let running = store::members(db, ALIVE).await?;
+            if !running.is_empty() && running.iter().all(|m| m.source == store::Source::File) {
+                bail!(
+                    "no certificate is stored, and nothing is ordered: the running servers serve their own TLS_CERT files; {}",
+                    replace_files()
+                );
+            }
+            bail!("no certificate is stored: the servers order one by themselves once they run with TLS_DOMAINS")
+        }
         _ => bail!(
             "the database holds several certificates ({}), and the running servers serve none of them alone: say which with --names and --directory (ACME_DIRECTORY)",
             listed(&candidates)
         ),
     }
+}
+
+/// What renews the certificate of a server serving its own files: its
+/// operator, replacing them.
+fn replace_files() -> String {
+    format!(
+        "to serve a new certificate, replace TLS_CERT and TLS_KEY on each server with the new pair: a server puts it in service within {} s, and `citizen-site tls status` lists its serial",
+        crate::edge::certs::FILE_CHECK_EVERY.as_secs()
+    )
 }
 
 /// The certificate of a stored PEM text (its key and chain), without the
@@ -410,8 +442,9 @@ async fn renew(
     if store::acme_members(db, ALIVE).await?.is_empty() {
         if !store::members(db, ALIVE).await?.is_empty() {
             bail!(
-                "no running server of the site orders certificates (those running serve their own TLS_CERT files): the request is kept, and the first server to start with TLS_DOMAINS orders the new certificate and retires {}",
-                old.serial
+                "no running server of the site orders certificates (those running serve their own TLS_CERT files): the request is kept, and the first server to start with TLS_DOMAINS orders the new certificate and retires {}; {}",
+                old.serial,
+                replace_files()
             );
         }
         bail!(
@@ -465,7 +498,7 @@ async fn renew(
                         "said": outcome.said,
                         "carried_out_by": outcome.by,
                         "served_everywhere_ms": after,
-                        "members": members.iter().map(member_json).collect::<Vec<_>>(),
+                        "members": members.iter().map(|m| member_json(m, true)).collect::<Vec<_>>(),
                     }));
                 } else {
                     let rows: Vec<Vec<String>> = members

@@ -53,9 +53,10 @@ pub struct OwnFiles {
 }
 
 impl OwnFiles {
-    /// The pair read and checked as [`crate::edge::certs::parse`] does, for
-    /// `check`, a start and a reload alike. Every problem is named: both
-    /// files when neither can be read.
+    /// The pair read and checked as [`crate::edge::certs::parse_files`]
+    /// does, for `check`, a start and a reload alike. Every problem is
+    /// named: both files when neither can be read, a file in DER form with
+    /// the command that converts it.
     pub fn load(&self) -> Result<ServedCert, PairProblems> {
         let mut problems = Vec::new();
         let mut read = |path: &Path, named: &str| {
@@ -68,9 +69,12 @@ impl OwnFiles {
         let chain = read(&self.cert, &self.named.0);
         let key = read(&self.key, &self.named.1);
         match (chain, key) {
-            (Some(chain), Some(key)) => {
-                crate::edge::certs::parse(&chain, &key, (&self.named.0, &self.named.1))
-            }
+            (Some(chain), Some(key)) => crate::edge::certs::parse_files(
+                &chain,
+                &key,
+                (&self.named.0, &self.named.1),
+                (&self.cert, &self.key),
+            ),
             _ => Err(PairProblems(problems)),
         }
     }

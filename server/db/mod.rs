@@ -185,6 +185,16 @@ impl Db {
         migrator.iter().map(|m| m.version).max().unwrap_or(0)
     }
 
+    /// How many of this binary's migrations a database whose newest is
+    /// `schema` lacks.
+    pub fn migrations_after(&self, schema: i64) -> usize {
+        let migrator = match self.dialect {
+            Dialect::Sqlite => &SQLITE_MIGRATIONS,
+            Dialect::Postgres => &POSTGRES_MIGRATIONS,
+        };
+        migrator.iter().filter(|m| m.version > schema).count()
+    }
+
     /// Whether the database answered its last check (and is migrated).
     pub fn is_up(&self) -> bool {
         self.health.up.load(Ordering::Acquire) && self.health.migrated.load(Ordering::Acquire)

@@ -16,7 +16,7 @@
 //! what is wrong with it, never its contents.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
@@ -266,16 +266,107 @@ pub fn parse(
     key_pem: &[u8],
     what: (&str, &str),
 ) -> Result<ServedCert, PairProblems> {
-    let holds_key = |pem: &[u8]| PrivateKeyDer::from_pem_slice(pem).is_ok();
-    let holds_certificate = |pem: &[u8]| CertificateDer::pem_slice_iter(pem).any(|c| c.is_ok());
+    parse_named(chain_pem, key_pem, what, None)
+}
+
+/// [`parse`] for the operator's files at `paths`: a file in DER (binary)
+/// form rather than PEM is said to be, with the `openssl` command that
+/// converts it.
+pub fn parse_files(
+    chain_pem: &[u8],
+    key_pem: &[u8],
+    what: (&str, &str),
+    paths: (&Path, &Path),
+) -> Result<ServedCert, PairProblems> {
+    parse_named(chain_pem, key_pem, what, Some(paths))
+}
+
+/// What a file that is not PEM holds in DER (binary) form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Der {
+    Certificate,
+    Key,
+    /// Binary that starts as DER does (an ASN.1 SEQUENCE), read as neither.
+    Other,
+}
+
+/// What `bytes` hold in DER form; None when they do not look like DER.
+fn der(bytes: &[u8]) -> Option<Der> {
+    if bytes.first() != Some(&0x30) {
+        return None;
+    }
+    if x509_parser::parse_x509_certificate(bytes).is_ok() {
+        return Some(Der::Certificate);
+    }
+    if PrivateKeyDer::try_from(bytes).is_ok() {
+        return Some(Der::Key);
+    }
+    // A text file that happens to begin with "0" is not DER.
+    let text = std::str::from_utf8(bytes)
+        .is_ok_and(|t| !t.chars().any(|c| c.is_control() && !c.is_whitespace()));
+    (!text).then_some(Der::Other)
+}
+
+/// The `openssl` command that converts the DER file at `path` to PEM
+/// (`x509` for a certificate, `pkey` for a key), its output beside it.
+fn to_pem(kind: &str, path: Option<&Path>) -> String {
+    let file = path.map_or_else(|| "FILE".to_owned(), shell_word);
+    format!("`openssl {kind} -inform DER -in {file} -out {file}.pem`")
+}
+
+/// `path` as one word of a shell command: as it is when plain, else quoted.
+fn shell_word(path: &Path) -> String {
+    let text = path.display().to_string();
+    let plain = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+,:@%".contains(c));
+    match plain {
+        true => text,
+        false => format!("'{}'", text.replace('\'', "'\\''")),
+    }
+}
+
+fn parse_named(
+    chain_pem: &[u8],
+    key_pem: &[u8],
+    what: (&str, &str),
+    paths: Option<(&Path, &Path)>,
+) -> Result<ServedCert, PairProblems> {
+    let holds_key =
+        |held: &[u8]| PrivateKeyDer::from_pem_slice(held).is_ok() || der(held) == Some(Der::Key);
+    let holds_certificate = |held: &[u8]| {
+        CertificateDer::pem_slice_iter(held).any(|c| c.is_ok())
+            || der(held) == Some(Der::Certificate)
+    };
     let mut problems = Vec::new();
-    let chain: Option<Vec<CertificateDer<'static>>> =
-        match CertificateDer::pem_slice_iter(chain_pem).collect::<Result<Vec<_>, _>>() {
+    let parsed = CertificateDer::pem_slice_iter(chain_pem).collect::<Result<Vec<_>, _>>();
+    let chain: Option<Vec<CertificateDer<'static>>> = match (parsed, der(chain_pem)) {
+        (Ok(chain), _) if !chain.is_empty() => Some(chain),
+        (_, Some(held)) => {
+            let convert = to_pem("x509", paths.map(|p| p.0));
+            problems.push(match held {
+                Der::Certificate => format!(
+                    "{}: holds a certificate in DER (binary) form, not PEM: convert it with {convert} and name the .pem file instead",
+                    what.0
+                ),
+                Der::Key => format!(
+                    "{}: holds no certificate but a private key, in DER (binary) form (expected PEM \"BEGIN CERTIFICATE\" blocks)",
+                    what.0
+                ),
+                Der::Other => format!(
+                    "{}: holds no certificate: it looks like DER (binary), not PEM; a certificate in DER converts with {convert}",
+                    what.0
+                ),
+            });
+            None
+        }
+        (parsed, None) => match parsed {
             Err(e) => {
                 problems.push(format!("{}: not a PEM certificate chain ({e})", what.0));
                 None
             }
-            Ok(chain) if chain.is_empty() => {
+            Ok(_) => {
                 let instead = if holds_key(chain_pem) {
                     " but a private key"
                 } else {
@@ -287,16 +378,34 @@ pub fn parse(
                 ));
                 None
             }
-            Ok(chain) => Some(chain),
-        };
+        },
+    };
     let info = match &chain {
         Some(chain) => info(&chain[0])
             .map_err(|e| problems.push(format!("{}: {e}", what.0)))
             .ok(),
         None => None,
     };
-    let signing = match PrivateKeyDer::from_pem_slice(key_pem) {
-        Err(_) => {
+    let signing = match (PrivateKeyDer::from_pem_slice(key_pem), der(key_pem)) {
+        (Err(_), Some(held)) => {
+            let convert = to_pem("pkey", paths.map(|p| p.1));
+            problems.push(match held {
+                Der::Key => format!(
+                    "{}: holds a private key in DER (binary) form, not PEM: convert it with {convert} and name the .pem file instead",
+                    what.1
+                ),
+                Der::Certificate => format!(
+                    "{}: holds no private key but a certificate, in DER (binary) form (expected PEM: PKCS#8, PKCS#1 or SEC1)",
+                    what.1
+                ),
+                Der::Other => format!(
+                    "{}: holds no private key: it looks like DER (binary), not PEM; a key in DER converts with {convert}",
+                    what.1
+                ),
+            });
+            None
+        }
+        (Err(_), None) => {
             let instead = if holds_certificate(key_pem) {
                 " but a certificate"
             } else {
@@ -308,7 +417,7 @@ pub fn parse(
             ));
             None
         }
-        Ok(key) => any_supported_type(&key)
+        (Ok(key), _) => any_supported_type(&key)
             .map_err(|_| {
                 problems.push(format!(
                     "{}: the private key is of a type TLS cannot use",
@@ -554,6 +663,52 @@ mod tests {
             err.to_string(),
             "f: holds no PEM private key but a certificate (PKCS#8, PKCS#1 or SEC1)"
         );
+    }
+
+    #[test]
+    fn a_pair_in_der_form_is_said_to_be_der_with_the_command_that_converts_it() {
+        let (cert, key) = self_signed(&["site.example"]);
+        let cert_der = CertificateDer::from_pem_slice(cert.as_bytes()).unwrap();
+        let key_der = PrivateKeyDer::from_pem_slice(key.as_bytes()).unwrap();
+        let (c, k) = (
+            Path::new("/etc/site/cert.der"),
+            Path::new("/etc/my site/key"),
+        );
+        let err = parse_files(
+            cert_der.as_ref(),
+            key_der.secret_der(),
+            ("TLS_CERT=c", "TLS_KEY=k"),
+            (c, k),
+        )
+        .err()
+        .unwrap();
+        assert_eq!(
+            err.0,
+            [
+                "TLS_CERT=c: holds a certificate in DER (binary) form, not PEM: convert it with `openssl x509 -inform DER -in /etc/site/cert.der -out /etc/site/cert.der.pem` and name the .pem file instead",
+                "TLS_KEY=k: holds a private key in DER (binary) form, not PEM: convert it with `openssl pkey -inform DER -in '/etc/my site/key' -out '/etc/my site/key'.pem` and name the .pem file instead",
+            ]
+        );
+        // Given the wrong way round: swapped, in DER.
+        let err = parse_files(
+            key_der.secret_der(),
+            cert_der.as_ref(),
+            ("TLS_CERT=k", "TLS_KEY=c"),
+            (k, c),
+        )
+        .err()
+        .unwrap();
+        assert_eq!(err.0.len(), 3, "{err}");
+        assert!(err.0[2].contains("look swapped"), "{err}");
+        // Text that begins with "0" is not DER; binary that does is.
+        assert_eq!(der(b"0 certificates here\n"), None);
+        assert_eq!(der(&[0x30, 0x82, 0xff, 0x00]), Some(Der::Other));
+        let err = parse(b"0 certificates here\n", &[0x30, 0x82, 0xff], ("a", "b"))
+            .err()
+            .unwrap();
+        assert!(err.0[0].starts_with("a: holds no certificate ("), "{err}");
+        assert!(err.0[1].contains("looks like DER"), "{err}");
+        assert!(!err.0[1].contains("'"), "{err}");
     }
 
     #[test]

@@ -29,9 +29,14 @@ const NONCE_LEN: usize = 12;
 /// The id of the process's own key (database keys are numbered by period).
 pub const LOCAL_KEY: u64 = u64::MAX;
 
-/// One key: its id, when it starts sealing, when it is forgotten.
+/// One key: its id, when it was made, when it starts sealing, when it is
+/// forgotten.
 pub struct TicketKey {
     pub id: u64,
+    /// Unix milliseconds at which it was made: by a server, a period before
+    /// it seals, or by `citizen-site tls rotate-tickets` (the database's
+    /// `created_at`); this process's own key, as the process started.
+    pub made_ms: i64,
     /// Unix milliseconds from which it seals new tickets.
     pub starts_ms: i64,
     /// Unix milliseconds after which a ticket it sealed is refused.
@@ -40,12 +45,19 @@ pub struct TicketKey {
 }
 
 impl TicketKey {
-    /// A key from its 32 secret bytes.
-    pub fn new(id: u64, starts_ms: i64, ends_ms: i64, secret: &[u8; 32]) -> TicketKey {
+    /// A key from its 32 secret bytes, made at `made_ms`, sealing from
+    /// `starts_ms`, forgotten at `ends_ms`.
+    pub fn new(
+        id: u64,
+        made_ms: i64,
+        (starts_ms, ends_ms): (i64, i64),
+        secret: &[u8; 32],
+    ) -> TicketKey {
         let key = UnboundKey::new(&CHACHA20_POLY1305, secret)
             .expect("a ChaCha20-Poly1305 key is 32 bytes");
         TicketKey {
             id,
+            made_ms,
             starts_ms,
             ends_ms,
             key: LessSafeKey::new(key),
@@ -57,6 +69,7 @@ impl std::fmt::Debug for TicketKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TicketKey")
             .field("id", &self.id)
+            .field("made_ms", &self.made_ms)
             .field("starts_ms", &self.starts_ms)
             .field("ends_ms", &self.ends_ms)
             .finish_non_exhaustive()
@@ -84,8 +97,6 @@ pub struct TicketKeys {
     keys: ArcSwap<Vec<TicketKey>>,
     /// The lifetime told to clients, in seconds.
     lifetime: u32,
-    /// When this process's own key was made (its start is the epoch).
-    made_ms: i64,
 }
 
 impl TicketKeys {
@@ -96,9 +107,8 @@ impl TicketKeys {
         let now = now_ms();
         let ends = now + keep.as_millis() as i64;
         Ok(Arc::new(TicketKeys {
-            keys: ArcSwap::from_pointee(vec![TicketKey::new(LOCAL_KEY, 0, ends, &secret)]),
+            keys: ArcSwap::from_pointee(vec![TicketKey::new(LOCAL_KEY, now, (0, ends), &secret)]),
             lifetime: lifetime.as_secs().min(u64::from(u32::MAX)) as u32,
-            made_ms: now,
         }))
     }
 
@@ -123,6 +133,7 @@ impl TicketKeys {
         {
             keys.push(TicketKey {
                 id: LOCAL_KEY,
+                made_ms: local.made_ms,
                 starts_ms: 0,
                 ends_ms: local.ends_ms,
                 key: local.key.clone(),
@@ -142,13 +153,13 @@ impl TicketKeys {
         sealing(&self.keys.load(), now_ms).map(|k| k.id)
     }
 
-    /// How long the key that seals at `now_ms` has been sealing (this
-    /// process's own key: since it was made), in milliseconds.
-    pub fn sealing_age_ms(&self, now_ms: i64) -> Option<i64> {
-        sealing(&self.keys.load(), now_ms).map(|k| match k.id {
-            LOCAL_KEY => now_ms - self.made_ms,
-            _ => now_ms - k.starts_ms,
-        })
+    /// How long ago the key that seals at `now_ms` was made (or rotated
+    /// in: `tls rotate-tickets` makes new ones), in milliseconds; not less
+    /// than 0 (a database's clock a little ahead of this process's). As
+    /// `citizen-site tls status` counts it: a key made a period before it
+    /// seals is a period old when it starts, two when it ends.
+    pub fn sealing_key_age_ms(&self, now_ms: i64) -> Option<i64> {
+        sealing(&self.keys.load(), now_ms).map(|k| (now_ms - k.made_ms).max(0))
     }
 
     /// rustls's view of these keys.
@@ -238,14 +249,10 @@ mod tests {
         let now = now_ms();
         let secret = [9u8; 32];
         let (a, b, c) = (store(), store(), store());
-        a.replace(vec![TicketKey::new(7, now - 1000, now + 60_000, &secret)]);
-        b.replace(vec![TicketKey::new(7, now - 1000, now + 60_000, &secret)]);
-        c.replace(vec![TicketKey::new(
-            7,
-            now - 1000,
-            now + 60_000,
-            &[1u8; 32],
-        )]);
+        let span = (now - 1000, now + 60_000);
+        a.replace(vec![TicketKey::new(7, now - 2000, span, &secret)]);
+        b.replace(vec![TicketKey::new(7, now - 2000, span, &secret)]);
+        c.replace(vec![TicketKey::new(7, now - 2000, span, &[1u8; 32])]);
         let ticket = a.ticketer().encrypt(b"the session").unwrap();
         assert_eq!(&ticket[..8], &7u64.to_be_bytes());
         assert_eq!(b.ticketer().decrypt(&ticket).unwrap(), b"the session");
@@ -264,18 +271,25 @@ mod tests {
         let keys = store();
         let now = now_ms();
         assert_eq!(keys.sealing(now), Some(LOCAL_KEY), "its own key at first");
-        let age = keys.sealing_age_ms(now + 5_000).unwrap();
+        let age = keys.sealing_key_age_ms(now + 5_000).unwrap();
         assert!((5_000..6_000).contains(&age), "since it was made: {age}");
         let own = keys.ticketer().encrypt(b"early").unwrap();
+        // Each key made a while before it seals (3 by a database whose
+        // clock is ahead of this process's).
         keys.replace(vec![
-            TicketKey::new(1, now - 20_000, now - 1, &[1; 32]),
-            TicketKey::new(2, now - 10_000, now + 60_000, &[2; 32]),
-            TicketKey::new(3, now + 10_000, now + 90_000, &[3; 32]),
+            TicketKey::new(1, now - 40_000, (now - 20_000, now - 1), &[1; 32]),
+            TicketKey::new(2, now - 25_000, (now - 10_000, now + 60_000), &[2; 32]),
+            TicketKey::new(3, now + 12_000, (now + 10_000, now + 90_000), &[3; 32]),
         ]);
         assert_eq!(keys.sealing(now), Some(2), "3 is published, not started");
         assert_eq!(keys.sealing(now + 10_000), Some(3));
-        assert_eq!(keys.sealing_age_ms(now), Some(10_000), "2 started 10 s ago");
-        assert_eq!(keys.sealing_age_ms(now + 15_000), Some(5_000));
+        assert_eq!(
+            keys.sealing_key_age_ms(now),
+            Some(25_000),
+            "2 was made 25 s ago, though it seals since 10 s"
+        );
+        assert_eq!(keys.sealing_key_age_ms(now + 15_000), Some(3_000));
+        assert_eq!(keys.sealing_key_age_ms(now + 11_000), Some(0), "not less");
         assert_eq!(keys.ids(), [3, 2, 1, LOCAL_KEY]);
         assert_eq!(
             keys.ticketer().decrypt(&own).unwrap(),

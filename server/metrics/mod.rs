@@ -409,7 +409,7 @@ impl Metrics {
         let ticket_key_age = add(
             &mut registry,
             "tls_session_ticket_key_age_seconds",
-            "How long the session-ticket key that seals new tickets has been sealing",
+            "How long ago the session-ticket key that seals new tickets was made (a period before it seals, so 6 to 12 hours while keys rotate; seconds after citizen-site tls rotate-tickets), as citizen-site tls status says",
             Gauge::default(),
         );
         let upstream = UpstreamCalls::default();

@@ -22,12 +22,14 @@
 //! the local copy of the last certificate (`edge::acme`) and orders
 //! nothing until the database is back.
 //!
-//! Each process is a member of the fleet ([`Identity::member`]): every
-//! round it records, by the database's clock, what it serves and where
-//! that came from (ACME, or the operator's own files, which a server with
-//! `TLS_CERT` reads the rest of this shared state for: the ticket keys),
-//! which challenge answers it holds (an order waits for them, from the
-//! members under ACME) and whether its own orders fail.
+//! Each process is a member of the fleet ([`Identity::member`]): it
+//! records, by the database's clock, what it serves and where that came
+//! from (ACME, or the operator's own files, which a server with `TLS_CERT`
+//! reads the rest of this shared state for: the ticket keys), which
+//! challenge answers it holds (an order waits for them, from the members
+//! under ACME) and whether its own orders fail. A member under ACME writes
+//! that every round; one serving its own files every
+//! [`FILE_MEMBER_EVERY`], or at once after a reload.
 
 pub mod renewal;
 pub mod robot;
@@ -53,6 +55,12 @@ use tickets::TicketSchedule;
 
 /// How often each process reads the challenges and the certificate.
 pub const SYNC_EVERY: Duration = Duration::from_secs(1);
+/// How often a process serving its own files (`TLS_CERT`) writes its
+/// `tls_members` row when what it serves is unchanged: well within the
+/// 10 s in which `citizen-site tls` counts a member as running. It writes
+/// at once when another certificate is in service (a reload), and a
+/// member under ACME writes every [`SYNC_EVERY`].
+pub const FILE_MEMBER_EVERY: Duration = Duration::from_secs(5);
 /// How often it reads the session-ticket keys (more often when a period is
 /// shorter than four times this, as in tests).
 pub const TICKET_SYNC_EVERY: Duration = Duration::from_secs(5);

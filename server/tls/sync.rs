@@ -2,9 +2,37 @@
 //! database every [`SYNC_EVERY`](super::SYNC_EVERY): the ticket keys, the
 //! challenge answers, the certificate (the newest issued wins, offered back
 //! when this process holds a newer one), and this member's own row (what
-//! it serves, from ACME or the operator's files).
+//! it serves, from ACME or the operator's files). A member under ACME
+//! writes its row every round (an order waits for the answers it says it
+//! holds); one serving its own files every [`FILE_MEMBER_EVERY`], or at
+//! once when another certificate is in service (a reload of the files).
+
+use tokio::time::Instant;
 
 use super::*;
+
+/// When a member serving its own files last wrote its row, and the serial
+/// it served then.
+#[derive(Debug, Default)]
+struct FileRow(Option<(Instant, Option<String>)>);
+
+impl FileRow {
+    /// Whether the row is due at `now`, serving `serial`: never written,
+    /// written [`FILE_MEMBER_EVERY`] ago, or another certificate is in
+    /// service since.
+    fn due(&self, now: Instant, serial: Option<&str>) -> bool {
+        match &self.0 {
+            None => true,
+            Some((at, written)) => {
+                now.duration_since(*at) >= FILE_MEMBER_EVERY || written.as_deref() != serial
+            }
+        }
+    }
+
+    fn written(&mut self, at: Instant, serial: Option<String>) {
+        self.0 = Some((at, serial));
+    }
+}
 
 impl Identity {
     /// Reads the shared state every [`SYNC_EVERY`] until the process ends.
@@ -15,7 +43,8 @@ impl Identity {
         // ahead: read less often than the challenges (a few statements a
         // second would show in a handshake's share of the process's work).
         let ticket_every = self.schedule.read_every();
-        let mut tickets_read: Option<tokio::time::Instant> = None;
+        let mut tickets_read: Option<Instant> = None;
+        let mut file_row = FileRow::default();
         let mut account_taken_over = false;
         loop {
             if !self.db.is_up() {
@@ -32,9 +61,9 @@ impl Identity {
             let round = async {
                 if tickets_read.is_none_or(|at| at.elapsed() >= ticket_every) {
                     tickets::sync(&self.db, self.schedule, &self.tickets, &mut seen).await?;
-                    tickets_read = Some(tokio::time::Instant::now());
+                    tickets_read = Some(Instant::now());
                 }
-                let held = match &acme {
+                match &acme {
                     Some(settings) => {
                         if !account_taken_over {
                             self.take_over_account(settings).await?;
@@ -42,15 +71,19 @@ impl Identity {
                         }
                         let held = self.sync_challenges().await?;
                         self.sync_certificate(settings).await?;
-                        held
+                        self.say_member(held, store::Source::Acme).await?;
                     }
-                    None => Vec::new(),
-                };
-                let source = match acme {
-                    Some(_) => store::Source::Acme,
-                    None => store::Source::File,
-                };
-                self.say_member(held, source).await?;
+                    None => {
+                        // Nothing here changes from one second to the next
+                        // but a reload of the files: written less often.
+                        let serial = self.certs.current().map(|s| s.info.serial.clone());
+                        let now = Instant::now();
+                        if file_row.due(now, serial.as_deref()) {
+                            self.say_member(Vec::new(), store::Source::File).await?;
+                            file_row.written(now, serial);
+                        }
+                    }
+                }
                 Ok::<_, sqlx::Error>(())
             }
             .await;
@@ -495,6 +528,29 @@ pub(in crate::tls) mod tests {
         );
         db.pool.close().await;
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_file_members_row_is_written_every_few_seconds_or_at_once_after_a_reload() {
+        let start = Instant::now();
+        let at = |ms: u64| start + Duration::from_millis(ms);
+        let mut row = FileRow::default();
+        assert!(row.due(start, Some("AA")), "never written");
+        row.written(start, Some("AA".into()));
+        for second in 1..5 {
+            assert!(
+                !row.due(at(second * 1000), Some("AA")),
+                "not every second ({second} s)"
+            );
+        }
+        assert!(row.due(at(5000), Some("AA")), "{FILE_MEMBER_EVERY:?} since");
+        assert!(
+            FILE_MEMBER_EVERY * 2 <= Duration::from_secs(10),
+            "well within ALIVE"
+        );
+        row.written(at(5000), Some("AA".into()));
+        assert!(row.due(at(6000), Some("BB")), "a reload: at once");
+        assert!(row.due(at(6000), None), "withdrawn: at once");
     }
 
     #[test]

@@ -16,6 +16,10 @@
 //! retired by `citizen-site tls rotate-tickets`, which replaces every key
 //! at once: a server that finds a period's key changed forgets every key
 //! it held, its own too, and tickets sealed before open nowhere.
+//!
+//! A key's age (`/metrics`, `citizen-site tls status`) counts from when it
+//! was made, as the database recorded it: the key sealing is a period old
+//! when it starts and two as it stops, and seconds old after a rotation.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -83,7 +87,7 @@ pub async fn sync(
     let now = now_ms();
     let length = schedule.period_ms();
     let lifetime = schedule.lifetime.as_millis() as i64;
-    let mut stored = store::ticket_keys(db).await?;
+    let (mut stored, mut made) = read_keys(db).await?;
     let current = now / length;
     let mut wrote = false;
     // Keys this process had that the database lost (a restore), if live
@@ -124,7 +128,7 @@ pub async fn sync(
         store::forget_ticket_keys(db, now - lifetime).await?;
     }
     if wrote {
-        stored = store::ticket_keys(db).await?;
+        (stored, made) = read_keys(db).await?;
     }
     let read: Seen = stored
         .iter()
@@ -144,8 +148,8 @@ pub async fn sync(
                 let starts = period * period_ms;
                 Some(TicketKey::new(
                     *period as u64,
-                    starts,
-                    starts + period_ms + lifetime,
+                    made.get(&(*period, *period_ms)).copied().unwrap_or(now),
+                    (starts, starts + period_ms + lifetime),
                     &secret,
                 ))
             })
@@ -165,6 +169,17 @@ pub async fn sync(
         *seen = read;
     }
     Ok(())
+}
+
+/// The stored keys, and when each was made (by period and length): the
+/// age `/metrics` gives the key that seals.
+async fn read_keys(db: &Db) -> Result<(Vec<StoredKey>, BTreeMap<(i64, i64), i64>), sqlx::Error> {
+    let rows = store::ticket_keys_made(db).await?;
+    let made = rows
+        .iter()
+        .map(|(k, at)| ((k.period, k.period_ms), *at))
+        .collect();
+    Ok((rows.into_iter().map(|(k, _)| k).collect(), made))
 }
 
 #[cfg(test)]
@@ -195,6 +210,9 @@ mod tests {
         );
         let ticket = a.ticketer().encrypt(b"session").unwrap();
         assert_eq!(b.ticketer().decrypt(&ticket).unwrap(), b"session");
+        // Made just now (by the database's clock), whenever its period began.
+        let age = a.sealing_key_age_ms(now_ms()).unwrap();
+        assert!(age < 5_000, "a key made just now is {age} ms old");
 
         // A restored database lost the keys: they are written back.
         sqlx::query("DELETE FROM tls_ticket_keys")

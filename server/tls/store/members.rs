@@ -113,8 +113,10 @@ pub async fn acme_members(db: &Db, within: Duration) -> Result<Vec<Member>, sqlx
     Ok(members)
 }
 
-/// [`members`] from a database of the schema `schema` (a migration behind
-/// this binary, read as it is: what it does not keep is None).
+/// [`members`] from a database of the schema `schema` (a migration or two
+/// behind this binary, read as it is): below [`SERVED_SCHEMA`] the names
+/// are None and the source reads as ACME, which the caller shows as not
+/// known.
 pub async fn members_of_schema(
     db: &Db,
     within: Duration,
