@@ -180,33 +180,28 @@ async fn write_members(
             .collect();
         // An empty value is stored as NULL, as a field never given is.
         let stored = |i: usize| Some(after[i]).filter(|v| !v.is_empty());
-        let change = match (&current, changed.is_empty()) {
-            (None, _) => {
-                sqlx::query("INSERT INTO team_members (name, role, bio, linkedin, x_profile, image_url) VALUES ($1, $2, $3, $4, $5, $6)")
-                    .bind(&m.name)
-                    .bind(stored(0))
-                    .bind(stored(1))
-                    .bind(stored(2))
-                    .bind(stored(3))
-                    .bind(stored(4))
-                    .execute(&mut **tx)
-                    .await?;
-                Change::Added
-            }
-            (Some(_), true) => Change::Unchanged,
-            (Some(_), false) => {
-                sqlx::query("UPDATE team_members SET role = $2, bio = $3, linkedin = $4, x_profile = $5, image_url = $6 WHERE name = $1")
-                    .bind(&m.name)
-                    .bind(stored(0))
-                    .bind(stored(1))
-                    .bind(stored(2))
-                    .bind(stored(3))
-                    .bind(stored(4))
-                    .execute(&mut **tx)
-                    .await?;
-                Change::Updated(changed)
-            }
+        let (sql, change) = match (&current, changed.is_empty()) {
+            (None, _) => (
+                "INSERT INTO team_members (name, role, bio, linkedin, x_profile, image_url) VALUES ($1, $2, $3, $4, $5, $6)",
+                Change::Added,
+            ),
+            (Some(_), true) => ("", Change::Unchanged),
+            (Some(_), false) => (
+                "UPDATE team_members SET role = $2, bio = $3, linkedin = $4, x_profile = $5, image_url = $6 WHERE name = $1",
+                Change::Updated(changed),
+            ),
         };
+        if !sql.is_empty() {
+            sqlx::query(sql)
+                .bind(&m.name)
+                .bind(stored(0))
+                .bind(stored(1))
+                .bind(stored(2))
+                .bind(stored(3))
+                .bind(stored(4))
+                .execute(&mut **tx)
+                .await?;
+        }
         done.push((m.name.clone(), change));
     }
     Ok(done)
