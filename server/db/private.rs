@@ -49,6 +49,9 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
+/// The first bytes of every SQLite database file.
+pub const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
+
 /// The bits of the group and of other users.
 const OTHERS: u32 = 0o077;
 /// The site's folders: their owner's alone.
@@ -118,6 +121,15 @@ pub enum Finding {
         mode: u32,
         why: String,
     },
+    /// Named as one of the site's files, but maybe not one: the database's
+    /// name holding no SQLite database (a mistyped `DATABASE_URL`, a link
+    /// to another file), or a file with other names (a hard link, maybe
+    /// from outside the site's folders). Left as it is: `why` says which.
+    Unlike {
+        path: PathBuf,
+        mode: u32,
+        why: String,
+    },
     /// A folder the site's files are in that is not the site's alone: left
     /// as it is.
     Shared {
@@ -146,14 +158,17 @@ impl Finding {
     /// server cannot or will not make private, or a folder where any user
     /// may replace the site's files.
     pub fn is_warning(&self) -> bool {
-        matches!(
-            self,
-            Finding::Kept { .. }
-                | Finding::Shared {
-                    why: Sharing::EveryoneWrites,
-                    ..
-                }
-        )
+        // Sticky and every user's to write in: any user may plant the
+        // site's `-wal`, `-shm` or `.lock` there before it makes them.
+        match self {
+            Finding::Kept { .. } | Finding::Unlike { .. } => true,
+            Finding::Shared { why, mode, .. } => match why {
+                Sharing::EveryoneWrites => true,
+                Sharing::Sticky => mode & 0o002 != 0,
+                _ => false,
+            },
+            _ => false,
+        }
     }
 }
 
@@ -182,6 +197,12 @@ impl fmt::Display for Finding {
                 reach(*mode),
                 mode & !OTHERS & 0o777,
                 path.display()
+            ),
+            Finding::Unlike { path, mode, why } => write!(
+                f,
+                "{} is {} by other users (mode {mode:04o}), but {why}: it is left as it is",
+                path.display(),
+                reach(*mode)
             ),
             Finding::Shared { path, mode, why } => match why {
                 Sharing::Holds(other) => write!(
@@ -268,7 +289,11 @@ fn walk(places: Places<'_>, act: Act) -> Vec<Finding> {
 
 /// The folder of the database `file` and the site's files in it.
 fn database_folder(file: &Path, caches: &[PathBuf], act: Act, found: &mut Vec<Finding>) {
-    let dir = folder_of(file);
+    // The working folder by its name, not as ".".
+    let dir = match folder_of(file) {
+        dot if dot == Path::new(".") => std::env::current_dir().unwrap_or(dot),
+        dir => dir,
+    };
     let name = file.file_name().unwrap_or_default();
     let Some(folder) = Held::named(&dir, Kind::Folder) else {
         return;
@@ -283,7 +308,24 @@ fn database_folder(file: &Path, caches: &[PathBuf], act: Act, found: &mut Vec<Fi
             false => None,
         };
         match held {
-            Some(held) if held.meta.is_file() => ours.push(held),
+            Some(held) if held.meta.is_file() => {
+                // What the database's name leads to (through a link, maybe)
+                // is changed only if it is a database, or empty.
+                let database = entry == name;
+                match held.needs_change() && database && !held.holds_a_database() {
+                    true => found.push(Finding::Unlike {
+                        path: held.path.clone(),
+                        mode: held.meta.mode() & 0o7777,
+                        why: format!(
+                            "it holds no SQLite database{}: is DATABASE_URL right?",
+                            std::fs::read_link(&held.path)
+                                .map(|to| format!(" (a link to {})", to.display()))
+                                .unwrap_or_default()
+                        ),
+                    }),
+                    false => ours.push(held),
+                }
+            }
             _ if caches.iter().any(|c| same(c, &dir.join(&entry))) => {}
             _ => {
                 other.get_or_insert(entry);
@@ -475,6 +517,30 @@ impl Held {
         })
     }
 
+    /// Whether other users may reach it.
+    fn needs_change(&self) -> bool {
+        self.meta.mode() & OTHERS != 0
+    }
+
+    /// Whether the file is empty or an SQLite database (its first bytes
+    /// read through a descriptor of the same file, opened again as
+    /// [`Held::set_mode`] opens it).
+    fn holds_a_database(&self) -> bool {
+        use std::io::Read;
+        if self.meta.len() == 0 {
+            return true;
+        }
+        let way = libc::O_RDONLY | libc::O_NONBLOCK | libc::O_NOCTTY | self.nofollow;
+        let Ok(mut again) = open_at(self.at.as_ref(), &self.name, way) else {
+            return false;
+        };
+        let same = again
+            .metadata()
+            .is_ok_and(|m| m.dev() == self.meta.dev() && m.ino() == self.meta.ino());
+        let mut header = [0u8; 16];
+        same && again.read_exact(&mut header).is_ok() && &header == SQLITE_HEADER
+    }
+
     /// Makes it `mode`, through its own descriptor (a folder's) or one of
     /// the same file opened again: for reading (for writing when its owner
     /// may not read it), never blocking on a FIFO nor taking a terminal,
@@ -556,6 +622,17 @@ fn one(held: &Held, act: Act) -> Option<Finding> {
     let path = held.path.clone();
     let me = crate::config::whoami();
     let owner = held.meta.uid();
+    // A file with other names may be one from elsewhere, linked in.
+    if !held.meta.is_dir() && held.meta.nlink() > 1 {
+        return Some(Finding::Unlike {
+            path,
+            mode,
+            why: format!(
+                "it has {} names (hard links), and another may be outside the site's folders",
+                held.meta.nlink()
+            ),
+        });
+    }
     if owner != euid() {
         let why = match euid() {
             0 => format!(
@@ -726,7 +803,8 @@ mod tests {
                 "{name}"
             );
             assert_eq!(mode(&folder), m, "{name}");
-            assert_eq!(found[0].is_warning(), why == Sharing::EveryoneWrites);
+            // Every user's to write in: a warning, sticky or not.
+            assert_eq!(found[0].is_warning(), m & 0o002 != 0, "{name}");
         }
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -837,7 +915,7 @@ mod tests {
             mode: 0o1777,
             why: Sharing::Sticky,
         };
-        assert!(!sticky.is_warning());
+        assert!(sticky.is_warning(), "any user may plant the -wal there");
         assert_eq!(sticky.to_string(), "/tmp is a folder every user may write in (mode 1777, the sticky bit set): it is left as it is; the site's files in it are made their owner's alone");
         let system = Finding::Shared {
             path: "/srv".into(),

@@ -17,12 +17,10 @@ use std::time::Duration;
 use anyhow::{bail, Context};
 use sqlx::Row;
 
-use super::private::folder_of;
+use super::private::{folder_of, SQLITE_HEADER};
 use super::{Db, Dialect};
 use crate::config::io_reason;
 
-/// The first bytes of every SQLite database file.
-const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
 /// A backup of a big database may take a while; a stuck one is cut off.
 const BACKUP_TIMEOUT: Duration = Duration::from_secs(600);
 
@@ -632,18 +630,27 @@ fn swap_in(database: &Path, incoming: &Path) -> anyhow::Result<Option<PathBuf>> 
                 "[year][month][day]T[hour][minute][second]Z"
             ))
             .unwrap_or_default();
-        let aside = suffixed(database, &format!(".replaced-{stamp}"));
-        std::fs::rename(database, &aside).map_err(|e| {
-            anyhow::anyhow!(
-                "cannot move {} aside: {}; nothing was changed",
-                database.display(),
-                io_reason(&e)
-            )
-        })?;
+        // A name no file has: two restores in one second keep both.
+        let mut aside = suffixed(database, &format!(".replaced-{stamp}"));
+        let mut n = 1;
+        loop {
+            match rename_new(database, &aside) {
+                Ok(()) => break,
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 1000 => {
+                    n += 1;
+                    aside = suffixed(database, &format!(".replaced-{stamp}-{n}"));
+                }
+                Err(e) => bail!(
+                    "cannot move {} aside: {}; nothing was changed",
+                    database.display(),
+                    io_reason(&e)
+                ),
+            }
+        }
         for sidecar in ["-wal", "-journal"] {
             let from = suffixed(database, sidecar);
             if from.exists() {
-                std::fs::rename(&from, suffixed(&aside, sidecar)).map_err(|e| {
+                rename_new(&from, &suffixed(&aside, sidecar)).map_err(|e| {
                     anyhow::anyhow!("cannot move {} aside: {}", from.display(), io_reason(&e))
                 })?;
             }
@@ -661,6 +668,35 @@ fn swap_in(database: &Path, incoming: &Path) -> anyhow::Result<Option<PathBuf>> 
         )
     })?;
     Ok(replaced)
+}
+
+/// Renames `from` to `to` unless a file is there: never replaces one
+/// (`renameat2`'s `RENAME_NOREPLACE`; where the file system has no such
+/// rename, a hard link and the old name removed, which also refuses).
+fn rename_new(from: &Path, to: &Path) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let c =
+        |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes()).map_err(std::io::Error::other);
+    let (a, b) = (c(from)?, c(to)?);
+    // SAFETY: both are NUL-terminated paths that outlive the call.
+    let done = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_NOREPLACE,
+        )
+    };
+    if done == 0 {
+        return Ok(());
+    }
+    let e = std::io::Error::last_os_error();
+    if e.raw_os_error() != Some(libc::EINVAL) {
+        return Err(e);
+    }
+    std::fs::hard_link(from, to)?;
+    std::fs::remove_file(from)
 }
 
 /// Checks that the SQLite file at `path` (our own copy, named `shown` to

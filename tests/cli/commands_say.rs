@@ -5,6 +5,7 @@
 //! `(os error 2)`.
 
 use std::path::Path;
+use std::process::Command;
 
 use super::{run, site, site_database, snapshot, BIN};
 use crate::support::{needs, Dir};
@@ -457,4 +458,56 @@ fn a_backup_the_system_refuses_or_a_folder_named_is_said_in_words() {
     );
     assert!(!err.contains("never overwrites a file"), "{err}");
     assert_eq!(snapshot(&dir.0), before, "nothing was written");
+}
+
+/// Two restores in the same second (the clock frozen by faketime) keep
+/// both databases they replaced: the second never overwrites the first
+/// one's kept copy, which alone holds what was written before it.
+#[test]
+fn two_restores_in_one_second_keep_both_databases_they_replaced() {
+    needs("faketime", "faketime");
+    let dir = Dir::new("cli-restore-twice");
+    site_database(&dir.0, &["Riverbend"], false);
+    let (code, _, err) = run(site(&dir.0).args(["backup", "good.db"]));
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = run(site(&dir.0).args(["team", "add", "--name", "Zed"]));
+    assert_eq!(code, 0, "{err}");
+    for round in ["first", "second"] {
+        let (code, out, err) = run(Command::new("faketime")
+            .arg("2026-11-29 01:00:00")
+            .arg(BIN)
+            .args(["restore", "good.db"])
+            .current_dir(&dir.0)
+            .env_remove("DATABASE_URL")
+            .env("FAKETIME_DONT_FAKE_MONOTONIC", "1"));
+        assert_eq!(code, 0, "{round} restore: {out}{err}");
+    }
+    let kept: Vec<String> = std::fs::read_dir(dir.0.join("data"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("citizen-site.db.replaced-") && !n.contains("-wal"))
+        .collect();
+    assert_eq!(kept.len(), 2, "two kept copies: {kept:?}");
+    let with_zed = kept.iter().filter(|k| {
+        let (_, out, _) = run(site(&dir.0)
+            .args(["team", "list", "--json"])
+            .env("DATABASE_URL", format!("sqlite://data/{k}")));
+        out.contains("\"Zed\"")
+    });
+    assert_eq!(with_zed.count(), 1, "Zed is kept in one of {kept:?}");
+}
+
+/// An OUT whose name is near the file system's limit (255 bytes) is not
+/// refused for the folder check's own trial file: pack goes on to look
+/// for a checkout (this folder is none).
+#[test]
+fn pack_to_a_long_name_is_not_refused_for_its_trial_file() {
+    let dir = Dir::new("cli-pack-long");
+    let out = "a".repeat(240);
+    let (code, stdout, err) = run(site(&dir.0).args(["pack", &out]));
+    assert_eq!(code, 1, "{stdout}");
+    assert!(!err.contains("takes no new file"), "{err}");
+    assert!(err.contains("checkout"), "{err}");
+    let left: Vec<_> = std::fs::read_dir(&dir.0).unwrap().collect();
+    assert!(left.is_empty(), "pack left {left:?}");
 }

@@ -258,7 +258,7 @@ fn a_folder_every_user_may_write_in_is_never_changed_only_the_sites_files_in_it(
 
     let (code, out, err) = check("sqlite://sticky/site.db");
     assert_eq!(code, 0, "{out}{err}");
-    assert!(out.contains(&format!("note: {sticky_said}")), "{out}");
+    assert!(out.contains(&format!("warning: {sticky_said}")), "{out}");
     assert!(!out.contains("makes it 0700"), "{out}");
     let (code, out, err) = check("sqlite://open/site.db");
     assert_eq!(code, 0, "a warning, not a problem: {out}{err}");
@@ -412,4 +412,63 @@ fn the_start_says_when_it_makes_a_new_database() {
             false => assert!(!text.contains("made a new one"), "{round} start: {text}"),
         }
     }
+}
+
+/// What the database's name leads to is changed only if it is a database:
+/// a link to another file (or a mistyped `DATABASE_URL` naming one) is
+/// left as it is and named, as is a site's file with other names (a hard
+/// link, maybe from outside the site's folders). Root runs the start, as
+/// it may not refuse a chmod.
+#[test]
+fn a_link_to_another_file_or_a_hard_link_is_never_changed_and_is_named() {
+    let dir = Dir::new("cli-unlike");
+    let data = dir.0.join("data");
+    std::fs::create_dir(&data).unwrap();
+    set_mode(&data, 0o700);
+    let elsewhere = dir.0.join("hosts");
+    let linked = dir.0.join("other.lock");
+    for file in [&elsewhere, &linked] {
+        std::fs::write(file, "127.0.0.1 localhost\n").unwrap();
+        set_mode(file, 0o644);
+    }
+    std::os::unix::fs::symlink(&elsewhere, data.join("citizen-site.db")).unwrap();
+    std::fs::hard_link(&linked, data.join("citizen-site.db.lock")).unwrap();
+
+    let (code, out, err) = run(site(&dir.0)
+        .arg("check")
+        .env("ADDR", format!("127.0.0.1:{}", free_port())));
+    let _ = code;
+    assert!(
+        out.contains("warning: data/citizen-site.db is readable by other users (mode 0644), but it holds no SQLite database (a link to")
+            && out.contains("is DATABASE_URL right?"),
+        "{out}{err}"
+    );
+    assert!(
+        out.contains("warning: data/citizen-site.db.lock is readable by other users (mode 0644), but it has 2 names (hard links)"),
+        "{out}{err}"
+    );
+
+    let log = dir.0.join("start.log");
+    let mut child = under_umask_022(site(&dir.0), &log)
+        .arg("serve")
+        .env("ADDR", format!("127.0.0.1:{}", free_port()))
+        .spawn()
+        .unwrap();
+    let said = || std::fs::read_to_string(&log).unwrap_or_default();
+    let named = wait(30, || said().contains("has 2 names"));
+    let _ = child.kill();
+    let _ = child.wait();
+    let text = said();
+    assert!(named, "{text}");
+    assert!(text.contains("holds no SQLite database"), "{text}");
+    assert_eq!(
+        mode(&elsewhere),
+        "0644",
+        "the linked file was changed: {text}"
+    );
+    assert_eq!(
+        mode(&linked),
+        "0644",
+        "the hard-linked file was changed: {text}"
+    );
 }

@@ -19,7 +19,7 @@ use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anyhow::{bail, Context};
+use anyhow::bail;
 
 use crate::assets::Manifest;
 use crate::content::blog::Drafts;
@@ -29,18 +29,28 @@ use crate::payload::{self, elf, format, Payload};
 // library and in build.rs alike.
 use crate::content::front_matter;
 
-/// Makes and removes an empty file in `dir`, named after `out`: whether
-/// the folder takes the new binary, asked of the file system itself.
-fn try_a_file_in(dir: &Path, out: &Path) -> std::io::Result<()> {
-    let trial = dir.join(format!(
-        ".{}.pack-trial-{}",
-        out.file_name().unwrap_or_default().to_string_lossy(),
-        std::process::id()
-    ));
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&trial)?;
+/// A new file beside `out` (`.pack-WHAT-PID-N`): a short name (an OUT
+/// near the length limit takes no suffix), and one no file has (a name
+/// taken is someone else's, passed over and never removed).
+fn new_file_beside(out: &Path, what: &str) -> std::io::Result<(PathBuf, std::fs::File)> {
+    for n in 0..64 {
+        let path = out.with_file_name(format!(".pack-{what}-{}-{n}", std::process::id()));
+        match std::fs::File::create_new(&path) {
+            Ok(file) => return Ok((path, file)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(std::io::Error::new(
+        std::io::ErrorKind::AlreadyExists,
+        "every name tried is taken",
+    ))
+}
+
+/// Makes and removes an empty file beside `out`: whether its folder takes
+/// the new binary, asked of the file system itself.
+fn try_a_file_beside(out: &Path) -> std::io::Result<()> {
+    let (trial, _) = new_file_beside(out, "trial")?;
     std::fs::remove_file(&trial)
 }
 
@@ -79,7 +89,7 @@ pub fn run(root: &Path, out: &Path) -> anyhow::Result<()> {
     }
     // Tried for real: access(2) lets root through everywhere, yet /sys,
     // /proc or a read-only mount take no new file, even from root.
-    if let Err(e) = try_a_file_in(dir, out) {
+    if let Err(e) = try_a_file_beside(out) {
         let user = crate::config::whoami();
         let may = crate::db::sqlite_file::may(dir, libc::W_OK | libc::X_OK);
         match e.kind() {
@@ -175,20 +185,19 @@ fn check(payload: &Payload) -> anyhow::Result<()> {
 /// beside it first, then linked in place (which fails if `out` appeared
 /// meanwhile: nothing is replaced).
 fn write_new(out: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let name = out.file_name().context("OUT has no file name")?;
-    let temp = out.with_file_name(format!(
-        ".{}.pack-{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
+    let mut temp = None;
     let written = (|| -> std::io::Result<()> {
-        let mut f = std::fs::File::create_new(&temp)?;
+        let (path, mut f) = new_file_beside(out, "new")?;
+        let path = temp.insert(path);
         f.write_all(bytes)?;
         f.set_permissions(std::fs::Permissions::from_mode(0o755))?;
         f.sync_all()?;
-        std::fs::hard_link(&temp, out)
+        std::fs::hard_link(path, out)
     })();
-    let _ = std::fs::remove_file(&temp);
+    // Only the file this run made.
+    if let Some(temp) = &temp {
+        let _ = std::fs::remove_file(temp);
+    }
     written.map_err(|e| {
         anyhow::anyhow!(
             "{}; nothing was written",
