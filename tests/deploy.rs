@@ -353,20 +353,7 @@ fn the_build_context_holds_the_sources_and_none_of_a_checkouts_artifacts() {
         .args(["-t", &tag])
         .arg(&context));
     let archive = work.0.join("context.tar");
-    let saved = Command::new("podman")
-        .args(["save", "--quiet", "--format", "oci-archive", "-o"])
-        .arg(&archive)
-        .arg(&tag)
-        .output()
-        .unwrap();
-    let _ = Command::new("podman")
-        .args(["image", "rm", "--force", &tag])
-        .output();
-    assert!(
-        saved.status.success(),
-        "podman save: {}",
-        String::from_utf8_lossy(&saved.stderr)
-    );
+    save_and_remove(&tag, &archive);
     let fs = work.0.join("fs");
     unpack(&archive, &fs);
     let mut copied = Vec::new();
@@ -379,6 +366,25 @@ fn the_build_context_holds_the_sources_and_none_of_a_checkouts_artifacts() {
     assert!(
         missing.is_empty(),
         "tracked files the build context leaves out: {missing:?}"
+    );
+}
+
+/// The image `tag` written to `archive` (an OCI archive), then removed
+/// from podman's store, saved or not.
+fn save_and_remove(tag: &str, archive: &Path) {
+    let saved = Command::new("podman")
+        .args(["save", "--quiet", "--format", "oci-archive", "-o"])
+        .arg(archive)
+        .arg(tag)
+        .output()
+        .unwrap();
+    let _ = Command::new("podman")
+        .args(["image", "rm", "--force", tag])
+        .output();
+    assert!(
+        saved.status.success(),
+        "podman save: {}",
+        String::from_utf8_lossy(&saved.stderr)
     );
 }
 
@@ -450,20 +456,7 @@ fn the_image_holds_everything_the_binary_needs_and_serves_every_page_from_it() {
         .args(["-t", &tag])
         .arg(&context));
     let archive = work.0.join("image.tar");
-    let saved = Command::new("podman")
-        .args(["save", "--quiet", "--format", "oci-archive", "-o"])
-        .arg(&archive)
-        .arg(&tag)
-        .output()
-        .unwrap();
-    let _ = Command::new("podman")
-        .args(["image", "rm", "--force", &tag])
-        .output();
-    assert!(
-        saved.status.success(),
-        "podman save: {}",
-        String::from_utf8_lossy(&saved.stderr)
-    );
+    save_and_remove(&tag, &archive);
     let _ = std::fs::remove_dir_all(&built);
 
     let fs = work.0.join("fs");

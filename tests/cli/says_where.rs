@@ -5,53 +5,18 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use super::{run, site};
+use super::{run, site, Server};
 use crate::support::{curl, free_port, wait, Dir};
 
 /// A plain server on `ADDR=127.0.0.1:PORT`, no `SITE_URL`, its log in
 /// `dir/log`; killed when dropped.
-struct Plain {
-    child: std::process::Child,
-    base: String,
-}
-
-impl Plain {
-    fn start(dir: &Path, env: &[(&str, String)]) -> Plain {
-        let port = free_port();
-        let log = std::fs::File::create(dir.join("log")).unwrap();
-        let mut cmd = site(dir);
-        cmd.arg("serve")
-            .env("ADDR", format!("127.0.0.1:{port}"))
-            .env("SSR_WORKERS", "1")
-            .stdout(Stdio::from(log.try_clone().unwrap()))
-            .stderr(Stdio::from(log));
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
-        let child = cmd.spawn().unwrap();
-        let base = format!("http://127.0.0.1:{port}");
-        let ready = format!("{base}/readyz");
-        let plain = Plain { child, base };
-        assert!(
-            wait(60, || curl(&[
-                "-o",
-                "/dev/null",
-                "-w",
-                "%{http_code}",
-                &ready
-            ]) == "200"),
-            "the server did not become ready: {}",
-            std::fs::read_to_string(dir.join("log")).unwrap_or_default()
-        );
-        plain
-    }
-}
-
-impl Drop for Plain {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+fn plain(dir: &Path) -> Server {
+    let log = std::fs::File::create(dir.join("log")).unwrap();
+    let mut cmd = site(dir);
+    cmd.env("SSR_WORKERS", "1")
+        .stdout(Stdio::from(log.try_clone().unwrap()))
+        .stderr(Stdio::from(log));
+    Server::spawn(cmd)
 }
 
 /// `ADDR=127.0.0.1:PORT` alone: the canonical links, the sitemap, robots.txt
@@ -60,7 +25,7 @@ impl Drop for Plain {
 #[test]
 fn without_site_url_the_links_point_at_the_address_the_server_listens_on() {
     let dir = Dir::new("site-url-from-addr");
-    let server = Plain::start(&dir.0, &[]);
+    let server = plain(&dir.0);
     let base = &server.base;
     let home = curl(&["-s", &format!("{base}/")]);
     assert!(
@@ -160,7 +125,7 @@ fn check_notes_a_site_url_on_a_port_nothing_here_listens_on() {
 #[test]
 fn the_starts_log_names_every_socket_it_serves() {
     let dir = Dir::new("start-line");
-    let server = Plain::start(&dir.0, &[]);
+    let server = plain(&dir.0);
     let log = std::fs::read_to_string(dir.0.join("log")).unwrap();
     let addr = server.base.trim_start_matches("http://");
     let line = log

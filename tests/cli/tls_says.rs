@@ -8,7 +8,7 @@
 //! at once after a reload; `tls renew` beside it says to replace the
 //! files; `check` says a pair in DER form is DER, and how to convert it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::{run, site};
@@ -119,6 +119,34 @@ fn serve_own_files(dir: &Path, url: &str, cert: &Path, key: &Path, root: &Path) 
     (server, https)
 }
 
+/// A CA of the test's own (its root in `root`) and a certificate it
+/// signed for `names`, a day long, written as the operator's own files.
+struct Own {
+    ca: TestCa,
+    root: PathBuf,
+    cert: String,
+    cert_file: PathBuf,
+    key_file: PathBuf,
+}
+
+/// [`Own`], in `dir`: root.pem, cert.pem and key.pem.
+fn own_files(dir: &Path, names: &[&str]) -> Own {
+    let ca = TestCa::new();
+    let root = dir.join("root.pem");
+    std::fs::write(&root, ca.pem()).unwrap();
+    let (cert, key) = ca.leaf(names, -60, 86400);
+    let (cert_file, key_file) = (dir.join("cert.pem"), dir.join("key.pem"));
+    std::fs::write(&cert_file, &cert).unwrap();
+    std::fs::write(&key_file, &key).unwrap();
+    Own {
+        ca,
+        root,
+        cert,
+        cert_file,
+        key_file,
+    }
+}
+
 /// `tls status --json` on `url`.
 fn status_json(dir: &Path, url: &str) -> serde_json::Value {
     let (code, out, err) = run(site(dir)
@@ -152,13 +180,13 @@ fn serial_and_end(pem: &str) -> (String, i64) {
 fn tls_status_lists_a_server_serving_its_own_tls_cert_and_follows_a_reload() {
     let dir = Dir::new("cli-tls-own-files");
     let url = format!("sqlite://{}/site.db", dir.0.display());
-    let ca = TestCa::new();
-    let root = dir.0.join("root.pem");
-    std::fs::write(&root, ca.pem()).unwrap();
-    let (cert, key) = ca.leaf(&["localhost", "www.localhost"], -60, 86400);
-    let (cert_file, key_file) = (dir.0.join("cert.pem"), dir.0.join("key.pem"));
-    std::fs::write(&cert_file, &cert).unwrap();
-    std::fs::write(&key_file, &key).unwrap();
+    let Own {
+        ca,
+        root,
+        cert,
+        cert_file,
+        key_file,
+    } = own_files(&dir.0, &["localhost", "www.localhost"]);
     let (server, https) = serve_own_files(&dir.0, &url, &cert_file, &key_file, &root);
     let (serial, end) = serial_and_end(&cert);
     assert_eq!(
@@ -297,13 +325,12 @@ fn the_ticket_key_age_in_metrics_counts_from_its_making_and_a_rotation_resets_it
         .collect();
     super::sql(&dir.0, &keys.iter().map(String::as_str).collect::<Vec<_>>());
     let url = format!("sqlite://{}/data/citizen-site.db", dir.0.display());
-    let ca = TestCa::new();
-    let root = dir.0.join("root.pem");
-    std::fs::write(&root, ca.pem()).unwrap();
-    let (cert, key) = ca.leaf(&["localhost"], -60, 86400);
-    let (cert_file, key_file) = (dir.0.join("cert.pem"), dir.0.join("key.pem"));
-    std::fs::write(&cert_file, &cert).unwrap();
-    std::fs::write(&key_file, &key).unwrap();
+    let Own {
+        root,
+        cert_file,
+        key_file,
+        ..
+    } = own_files(&dir.0, &["localhost"]);
     let (server, https) = serve_own_files(&dir.0, &url, &cert_file, &key_file, &root);
     const AGE: &str = "tls_session_ticket_key_age_seconds";
 
@@ -374,13 +401,13 @@ fn a_server_serving_its_own_files_writes_its_row_every_few_seconds_and_at_once_a
     let dir = Dir::new("cli-tls-file-member-writes");
     let db = dir.0.join("site.db");
     let url = format!("sqlite://{}", db.display());
-    let ca = TestCa::new();
-    let root = dir.0.join("root.pem");
-    std::fs::write(&root, ca.pem()).unwrap();
-    let (cert, key) = ca.leaf(&["localhost"], -60, 86400);
-    let (cert_file, key_file) = (dir.0.join("cert.pem"), dir.0.join("key.pem"));
-    std::fs::write(&cert_file, &cert).unwrap();
-    std::fs::write(&key_file, &key).unwrap();
+    let Own {
+        ca,
+        root,
+        cert_file,
+        key_file,
+        ..
+    } = own_files(&dir.0, &["localhost"]);
     let (server, https) = serve_own_files(&dir.0, &url, &cert_file, &key_file, &root);
     assert!(
         wait(20, || member_rows(&db).len() == 1),
@@ -444,13 +471,12 @@ fn tls_renew_beside_servers_serving_their_own_files_says_to_replace_the_files() 
     let dir = Dir::new("cli-tls-renew-own-files");
     super::site_database(&dir.0, &[], false);
     let url = format!("sqlite://{}/data/citizen-site.db", dir.0.display());
-    let ca = TestCa::new();
-    let root = dir.0.join("root.pem");
-    std::fs::write(&root, ca.pem()).unwrap();
-    let (cert, key) = ca.leaf(&["localhost"], -60, 86400);
-    let (cert_file, key_file) = (dir.0.join("cert.pem"), dir.0.join("key.pem"));
-    std::fs::write(&cert_file, &cert).unwrap();
-    std::fs::write(&key_file, &key).unwrap();
+    let Own {
+        root,
+        cert_file,
+        key_file,
+        ..
+    } = own_files(&dir.0, &["localhost"]);
     let (server, _) = serve_own_files(&dir.0, &url, &cert_file, &key_file, &root);
     assert!(
         wait(20, || !status_json(&dir.0, &url)["members"]
