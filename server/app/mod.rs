@@ -222,23 +222,24 @@ impl Application {
         let config = &self.state.config;
         let addresses = self.addresses();
         let metrics = "/metrics on it for METRICS_ALLOW";
-        let Some(http) = addresses.redirect else {
-            return format!(
-                "listening: HTTP on {} (TCP), {metrics}; HTTP/3 off: it needs HTTPS served here (TLS_DOMAINS, or TLS_CERT and TLS_KEY)",
-                addresses.main
-            );
-        };
-        let http3 = match (self.listeners.quic_addr(), config.http3, config.http3_asked) {
-            (Some(udp), _, _) => format!(
+        let http3 = match (self.listeners.quic_addr(), config.http3_off("HTTP3")) {
+            (Some(udp), _) => format!(
                 "HTTP/3 on {udp} (UDP), advertised as port {}",
                 config.alt_svc_port.unwrap_or(udp.port())
             ),
-            (None, true, _) => format!(
+            (None, Some(off)) => format!("HTTP/3 off{off}"),
+            (None, None) => format!(
                 "HTTP/3 off: {}",
-                self.listeners.no_http3().unwrap_or("its UDP socket could not be set up")
+                self.listeners
+                    .no_http3()
+                    .unwrap_or("its UDP socket could not be set up")
             ),
-            (None, false, crate::config::Http3::Off) => "HTTP/3 off (HTTP3=off)".to_owned(),
-            (None, false, _) => "HTTP/3 off: PROXY_PROTOCOL_FROM is set, and a TCP balancer carries no UDP (HTTP3=on serves it anyway)".to_owned(),
+        };
+        let Some(http) = addresses.redirect else {
+            return format!(
+                "listening: HTTP on {} (TCP), {metrics}; {http3}",
+                addresses.main
+            );
         };
         format!(
             "listening: HTTPS on {} (TCP), {metrics}; {http3}; HTTP on {http} (TCP), redirecting to HTTPS",

@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 
 use super::holders::{self, Held};
 use super::print_json;
-use crate::config::{redacted, sqlite_path, CertSource, Config, Http3, ServeArgs, Transport};
+use crate::config::{redacted, sqlite_path, CertSource, Config, ServeArgs, Transport};
 use crate::db::Db;
 
 /// What a check found: problems (the start would fail, or serve wrongly),
@@ -150,10 +150,8 @@ pub async fn examine(args: ServeArgs, bind: Bind) -> Report {
             report
                 .facts
                 .push(("listening", format!("{} (plain HTTP)", config.addr)));
-            report.facts.push((
-                "http3",
-                "off: only with HTTPS served here (TLS_DOMAINS, or TLS_CERT and TLS_KEY)".into(),
-            ));
+            let off = config.http3_off(&names.name("http3")).unwrap_or_default();
+            report.facts.push(("http3", format!("off{off}")));
         }
         Some(tls) => {
             let udp = match config.http3 {
@@ -164,17 +162,14 @@ pub async fn examine(args: ServeArgs, bind: Bind) -> Report {
                 "listening",
                 format!("{} (HTTPS){udp}, {} (HTTP)", tls.https_addr, tls.http_addr),
             ));
-            let http3 = names.name("http3");
-            let said = match (config.http3, config.http3_asked) {
-                (true, _) => {
+            let said = match config.http3_off(&names.name("http3")) {
+                None => {
                     let socket = tls.https_addr.port();
-                    let public = crate::config::public_https_port(&config.site_url).unwrap_or(socket);
+                    let public =
+                        crate::config::public_https_port(&config.site_url).unwrap_or(socket);
                     format!("on: on UDP port {socket}, advertised by Alt-Svc as port {public} (SITE_URL's)")
                 }
-                (false, Http3::Off) => format!("off ({http3}=off)"),
-                (false, _) => format!(
-                    "off: PROXY_PROTOCOL_FROM is set, and a TCP balancer carries no UDP ({http3}=on serves it anyway)"
-                ),
+                Some(off) => format!("off{off}"),
             };
             report.facts.push(("http3", said));
             match &tls.certs {

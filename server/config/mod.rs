@@ -586,6 +586,22 @@ pub fn sqlite_path(database_url: &str) -> Option<PathBuf> {
 }
 
 impl Config {
+    /// Why HTTP/3 is not served, as this configuration settles it, to
+    /// follow "off" (None when it is served): `http3` names its setting as
+    /// written. `check` and the start's line say the same.
+    pub fn http3_off(&self, http3: &str) -> Option<String> {
+        match (self.tls.is_some(), self.http3, self.http3_asked) {
+            (_, true, _) => None,
+            (false, _, _) => Some(
+                ": only with HTTPS served here (TLS_DOMAINS, or TLS_CERT and TLS_KEY)".to_owned(),
+            ),
+            (true, false, Http3::Off) => Some(format!(" ({http3}=off)")),
+            (true, false, _) => Some(format!(
+                ": PROXY_PROTOCOL_FROM is set, and a TCP balancer carries no UDP ({http3}=on serves it anyway)"
+            )),
+        }
+    }
+
     /// The `sqlite://` database file; None for PostgreSQL.
     pub fn sqlite_path(&self) -> Option<PathBuf> {
         sqlite_path(&self.database_url)
