@@ -9,16 +9,20 @@
 // Both emit the same files from the same esbuild options and Tailwind:
 //   ssr.js          the server bundle (IIFE, evaluated once per V8 isolate)
 //   assets/*        hashed client ES modules (one chunk per page), the CSS,
-//                   static images
+//                   the images (SVGs as they are; photos processed by sharp
+//                   into AVIF, WebP and their own format at the layouts'
+//                   widths, cached in .cache/images/)
 //   manifest.json   what the Rust server needs: entry, CSS, per-page chunks
 //                   with their static imports, images (with the size and alt
-//                   text of the PNGs drawn here), and every file served
+//                   text of the PNGs drawn here), every image's true size and
+//                   variants (`pictures`), and every file served
 // The release build also minifies, draws the preview cards and precompresses
 // every asset (.br and .gz siblings); the watch build skips those and adds
 // source maps, so a rebuild takes a fraction of a second.
 //
 // Its parts, by job, are in client/build/: bundles (esbuild), styles
-// (Tailwind), images (copies, favicons, preview cards), ssr (what is read
+// (Tailwind), images (the content images, favicons, preview cards), photos
+// (sharp's processing and its cache), ssr (what is read
 // from the server bundle), registries (the page registries, from
 // content/routes.json), files (hashes, listing, compression) and watch.
 import * as esbuild from "esbuild";
@@ -26,7 +30,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { esbuildOptions, modulesOf } from "./build/bundles.mjs";
 import { listFiles, root } from "./build/files.mjs";
-import { copyImages, favicons, previewCards } from "./build/images.mjs";
+import { favicons, ImagesRefused, previewCards, processImages } from "./build/images.mjs";
+import { PhotoCache } from "./build/photos.mjs";
 import { writeRegistries } from "./build/registries.mjs";
 import { errorScreenTemplate, ssrContext } from "./build/ssr.mjs";
 import { tailwind, writeCss } from "./build/styles.mjs";
@@ -41,21 +46,31 @@ async function releaseBuild() {
   fs.rmSync(out, { recursive: true, force: true });
   fs.mkdirSync(assetsDir, { recursive: true });
   writeRegistries();
-  const options = esbuildOptions(out, false);
+  // The images first: a photo the build refuses stops it before anything else.
+  const cache = new PhotoCache();
+  const { images, pictures, css: placeholders } = await processImages(assetsDir, cache);
+  const options = esbuildOptions(out, false, () => pictures);
   await esbuild.build(options.ssr);
   const client = await esbuild.build(options.client);
-  const css = writeCss(assetsDir, await tailwind(true)());
-  const images = copyImages(assetsDir);
+  const css = writeCss(assetsDir, (await tailwind(true)()) + placeholders);
   const rasters = {};
   // The server bundle just built, evaluated once for what is drawn from it.
   const ssr = ssrContext(fs.readFileSync(path.join(out, "ssr.js"), "utf8"));
-  previewCards(assetsDir, images, rasters, ssr);
+  await previewCards(assetsDir, images, rasters, ssr, cache);
   favicons(assetsDir, images, rasters);
   const { modules } = modulesOf(client.metafile, out);
   const files = listFiles(out, assetsDir, true);
   const errorScreen = errorScreenTemplate(ssr);
-  fs.writeFileSync(path.join(out, "manifest.json"), JSON.stringify({ ...modules, css, images, rasters, files, errorScreen }, null, 2));
+  fs.writeFileSync(path.join(out, "manifest.json"), JSON.stringify({ ...modules, css, images, pictures, rasters, files, errorScreen }, null, 2));
+  cache.prune();
 }
 
-if (watch) await watchBuild(out);
-else await releaseBuild();
+try {
+  if (watch) await watchBuild(out);
+  else await releaseBuild();
+} catch (e) {
+  // A refused image is the maintainer's to fix: its file and reason, no stack.
+  if (!(e instanceof ImagesRefused)) throw e;
+  for (const err of e.errors) process.stderr.write(`error: ${err.message}\n`);
+  process.exit(1);
+}

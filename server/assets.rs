@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use axum::http::{header, HeaderMap};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::payload::{self, Payload};
 
@@ -52,8 +52,13 @@ pub struct Manifest {
     pub css: String,
     /// Per page id: its chunk first, then every chunk it imports statically.
     pub pages: HashMap<String, Vec<String>>,
-    /// `content/images/PATH` -> its hashed URL.
+    /// `content/images/PATH` -> its hashed URL (a raster image's largest
+    /// fallback variant: the file itself is never served).
     pub images: HashMap<String, String>,
+    /// `content/images/PATH` -> the image as the pages show it: its true
+    /// size and, for a raster image, its variants (client/build/photos.mjs).
+    #[serde(default)]
+    pub pictures: HashMap<String, SiteImage>,
     /// The PNGs the build draws (preview cards `og/...`, icons `icon-N.png`),
     /// keyed as in `images`: their real size and the text drawn on them.
     #[serde(default)]
@@ -76,7 +81,39 @@ pub struct Raster {
     pub alt: String,
 }
 
-/// A built PNG with its URL: what a page's head and JSON-LD name.
+/// An image of `content/images/` as the build made it, what `<Picture>`
+/// (client/components/Picture.tsx) draws: an SVG as it is, or a raster
+/// image's variants, upright and without metadata, in AVIF, WebP and its
+/// own format at the widths the layouts show.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct SiteImage {
+    /// The URL an `<img src>` names: the SVG, or the largest variant in the
+    /// image's own format.
+    pub src: String,
+    /// Its true size in pixels (a photo's after its EXIF orientation).
+    pub width: u32,
+    pub height: u32,
+    /// A raster image's variants by format, best first (AVIF, WebP), its
+    /// own format last; each a `srcset` of its widths. None for an SVG.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(optional, as = "Option<Vec<ImageSource>>")]
+    pub sources: Vec<ImageSource>,
+    /// An opaque raster image's placeholder: the stylesheet class that
+    /// paints its blurred preview behind it while it loads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub placeholder: Option<String>,
+}
+
+/// One format of a raster image: its MIME type and its `srcset`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct ImageSource {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub srcset: String,
+}
+
+/// A built PNG or JPEG with its URL: what a page's head and JSON-LD name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RasterImage<'a> {
     /// Path on the site (`/assets/images/...`).
@@ -84,6 +121,17 @@ pub struct RasterImage<'a> {
     pub width: u32,
     pub height: u32,
     pub alt: &'a str,
+}
+
+impl RasterImage<'_> {
+    /// Its MIME type, by its name.
+    pub fn content_type(&self) -> &'static str {
+        if self.url.ends_with(".jpg") {
+            "image/jpeg"
+        } else {
+            "image/png"
+        }
+    }
 }
 
 /// Where the error screen's template takes the status and reason.
@@ -115,7 +163,13 @@ impl Manifest {
         self.images.get(path).map(String::as_str)
     }
 
-    /// A PNG the build drew (`og/Home.png`, `icon-512.png`), if it has it.
+    /// The image `content/images/PATH` as pages show it, if the build has it.
+    pub fn picture(&self, path: &str) -> Option<&SiteImage> {
+        self.pictures.get(path)
+    }
+
+    /// A PNG the build drew (`og/Home.png`, `icon-512.png`), or a JPEG it
+    /// cropped from a post's cover (`og/post-ID.jpg`), if it has it.
     pub fn raster(&self, key: &str) -> Option<RasterImage<'_>> {
         let r = self.rasters.get(key)?;
         Some(RasterImage {

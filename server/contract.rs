@@ -10,6 +10,7 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+pub use crate::assets::{ImageSource, SiteImage};
 pub use crate::content::blog::{Post, PostSummary};
 pub use crate::content::communities::FeaturedCommunity;
 pub use crate::content::routes::{DataPage, PageId};
@@ -152,6 +153,26 @@ pub struct RenderOutput {
     /// The stack trace of that error, positions in the server bundle.
     #[ts(optional)]
     pub stack: Option<String>,
+    /// The image the page paints first (a `<Picture priority>`), which
+    /// its head preloads.
+    #[serde(default)]
+    #[ts(optional)]
+    pub preload: Option<ImagePreload>,
+}
+
+/// A page's first image as its head preloads it, before any script runs:
+/// a photo's best format (its `srcset`, the layout's `sizes` and its
+/// type), or an SVG's URL.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, TS)]
+pub struct ImagePreload {
+    pub href: String,
+    #[ts(optional)]
+    pub imagesrcset: Option<String>,
+    #[ts(optional)]
+    pub imagesizes: Option<String>,
+    #[serde(rename = "type")]
+    #[ts(optional)]
+    pub kind: Option<String>,
 }
 
 /// The JSON body of `POST /api/create-checkout-session` (a plain form post
@@ -249,6 +270,9 @@ pub fn server_types() -> String {
     types!(
         ErrorNotice,
         RenderOutput,
+        ImagePreload,
+        SiteImage,
+        ImageSource,
         WalletsData,
         FeaturedCommunity,
         AboutData,

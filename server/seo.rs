@@ -58,16 +58,15 @@ impl Head<'_> {
         }
     }
 
-    /// The preview card made at build time: the post's own, else the page's,
-    /// else the home page's. None only in a build that draws no cards (`dev`).
+    /// The preview card made at build time: the post's own (cropped from
+    /// its cover photo, or drawn), else the page's, else the home page's.
+    /// None only in a build that draws no cards (`dev`).
     fn card(&self) -> Option<RasterImage<'_>> {
         let own = match self.post() {
-            Some(post) => format!("og/post-{}.png", post.id),
-            None => format!("og/{}.png", self.page.name()),
+            Some(post) => post_card(self.manifest, &post.id),
+            None => self.manifest.raster(&format!("og/{}.png", self.page.name())),
         };
-        self.manifest
-            .raster(&own)
-            .or_else(|| self.manifest.raster("og/Home.png"))
+        own.or_else(|| self.manifest.raster("og/Home.png"))
     }
 
     fn absolute(&self, path: &str) -> String {
@@ -139,7 +138,7 @@ impl Head<'_> {
         meta("property", "og:url", &canonical);
         if let Some(card) = card {
             meta("property", "og:image", &self.absolute(card.url));
-            meta("property", "og:image:type", "image/png");
+            meta("property", "og:image:type", card.content_type());
             meta("property", "og:image:width", &card.width.to_string());
             meta("property", "og:image:height", &card.height.to_string());
             meta("property", "og:image:alt", card.alt);
@@ -282,11 +281,9 @@ impl Head<'_> {
             person["url"] = json!(u);
         }
         // Google wants raster images at least 1200 px wide: the post's card
-        // (its own image is an SVG).
-        let image = self
-            .manifest
-            .raster(&format!("og/post-{}.png", post.id))
-            .map(|card| json!([self.image_object(card)]));
+        // (its cover photo cropped to 1200 x 630, or drawn when the cover is
+        // an SVG or there is none).
+        let image = post_card(self.manifest, &post.id).map(|card| json!([self.image_object(card)]));
         let mut posting = json!({
             "@type": "BlogPosting",
             "@id": format!("{url}#post"),
@@ -306,6 +303,14 @@ impl Head<'_> {
         }
         posting
     }
+}
+
+/// A post's preview card: the JPEG cropped from its cover photo, else the
+/// card drawn with its title.
+fn post_card<'m>(manifest: &'m Manifest, id: &str) -> Option<RasterImage<'m>> {
+    manifest
+        .raster(&format!("og/post-{id}.jpg"))
+        .or_else(|| manifest.raster(&format!("og/post-{id}.png")))
 }
 
 fn breadcrumb(site: &str, items: &[(&str, String)]) -> Value {

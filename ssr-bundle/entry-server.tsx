@@ -6,22 +6,27 @@ import { renderToString } from "react-dom/server.browser";
 import { StaticRouter } from "react-router";
 import { App } from "../client/app/App";
 import { ErrorScreen, GENERIC_ERROR } from "../client/components/ErrorScreen";
+import { PreloadCollector } from "../client/components/Picture";
 import { dataOf } from "../client/app/registry";
-import type { Bootstrap, RenderOutput } from "../client/lib/types";
+import type { Bootstrap, ImagePreload, RenderOutput } from "../client/lib/types";
 import { errorDescription, errorTitle } from "../content/site/messages.json";
 import { registry } from "./pages.eager";
 
 function render(url: string, bootstrapJson: string): RenderOutput {
   const boot = JSON.parse(bootstrapJson) as Bootstrap;
   try {
+    // The first priority image drawn is the one the head preloads.
+    let preload: ImagePreload | undefined;
     const html = renderToString(
-      <StaticRouter location={url}>
-        <App bootstrap={boot} registry={registry} />
-      </StaticRouter>,
+      <PreloadCollector.Provider value={(p) => void (preload ??= p)}>
+        <StaticRouter location={url}>
+          <App bootstrap={boot} registry={registry} />
+        </StaticRouter>
+      </PreloadCollector.Provider>,
     );
     const meta = registry.meta(boot.page, dataOf(boot));
     if (!meta) throw new Error(`no page module for ${boot.page}`);
-    return { status: boot.status, title: meta.title, description: meta.description, html, page: boot.page };
+    return { status: boot.status, title: meta.title, description: meta.description, html, page: boot.page, preload };
   } catch (err) {
     const html = renderToString(<ErrorScreen {...GENERIC_ERROR} />);
     return {

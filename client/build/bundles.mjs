@@ -3,10 +3,13 @@
 import fs from "node:fs";
 import path from "node:path";
 import { root, walk } from "./files.mjs";
+import { RASTER } from "./photos.mjs";
 
 /** esbuild options for the server bundle and the client modules. `base` is
- *  where they are written (release) or would be (watch, written by us). */
-export function esbuildOptions(base, dev) {
+ *  where they are written (release) or would be (watch, written by us).
+ *  `pictures()` is the current build's processed images (images.mjs): a
+ *  photo imported from a page is its `SiteImage`, drawn by `<Picture>`. */
+export function esbuildOptions(base, dev, pictures) {
   const shared = {
     bundle: true,
     minify: !dev,
@@ -16,11 +19,12 @@ export function esbuildOptions(base, dev) {
     define: { "process.env.NODE_ENV": dev ? '"development"' : '"production"' },
     logLevel: dev ? "silent" : "warning",
     absWorkingDir: root,
-    // Images imported from TSX become hashed files under /assets/.
-    loader: { ".svg": "file", ".png": "file", ".jpg": "file", ".webp": "file" },
+    // SVGs imported from TSX become hashed files under /assets/ (their URL);
+    // photos, their processed variants (rasterImports).
+    loader: { ".svg": "file" },
     assetNames: "[name]-[hash]",
     publicPath: "/assets",
-    plugins: [onlyUsedIcons()],
+    plugins: [onlyUsedIcons(), rasterImports(pictures)],
     write: !dev,
   };
   return {
@@ -82,6 +86,27 @@ function onlyUsedIcons() {
           .filter((line) => !/^import \* as|^export \{ index as icons \}/.test(line))
           .filter((line) => !line.startsWith("export {") || exportedBy(line).some((n) => names.has(n)));
         return { contents: kept.join("\n"), loader: "js", resolveDir: path.dirname(args.path) };
+      });
+    },
+  };
+}
+
+/** A JPEG, PNG, WebP or AVIF imported from a page is never bundled as it
+ *  is: the import's value is the image as the build processed it (its
+ *  `SiteImage`: true size, AVIF, WebP and fallback srcsets), which only
+ *  `<Picture>` draws. One outside content/images/ is refused. */
+function rasterImports(pictures) {
+  const imagesDir = path.join(root, "content", "images");
+  return {
+    name: "raster-imports",
+    setup(build) {
+      build.onLoad({ filter: RASTER }, (args) => {
+        const rel = path.relative(imagesDir, args.path).split(path.sep).join("/");
+        const image = rel.startsWith("..") ? undefined : pictures()[rel];
+        if (!image) {
+          return { errors: [{ text: `a photo a page shows must be under content/images/ (it is processed there): move ${path.relative(root, args.path)} there` }] };
+        }
+        return { contents: `export default ${JSON.stringify(image)};`, loader: "js", watchFiles: [args.path] };
       });
     },
   };

@@ -16,6 +16,7 @@ const TYPES = {
   ".png": "image/png",
   ".jpg": "image/jpeg",
   ".webp": "image/webp",
+  ".avif": "image/avif",
   ".json": "application/json",
   ".ico": "image/x-icon",
 };
@@ -27,7 +28,8 @@ export function listFiles(base, assetsDir, compressed) {
     const ext = path.extname(file);
     if (ext === ".map" && compressed) continue;
     const type = TYPES[ext] ?? "application/octet-stream";
-    const compressible = compressed && !/^image\/(png|jpeg|webp)$/.test(type);
+    // Compressed formats gain nothing from brotli or gzip.
+    const compressible = compressed && !/^image\/(png|jpeg|webp|avif)$/.test(type);
     if (compressible) {
       const body = fs.readFileSync(file);
       fs.writeFileSync(file + ".br", zlib.brotliCompressSync(body, {

@@ -1,27 +1,99 @@
-// Images: the content images copied with hashed names, the favicon set and
-// the preview cards, drawn with resvg.
+// Images: the content images (SVGs copied with hashed names, raster images
+// processed by photos.mjs), the favicon set and the preview cards, drawn
+// with resvg, or made from a post's cover photo.
 import fs from "node:fs";
 import path from "node:path";
 import { Resvg } from "@resvg/resvg-js";
 import { hash, pngSize, root, walk } from "./files.mjs";
+import { ImageError, RASTER, layoutWidths, linkOrCopy, placeholderRule, siteImage } from "./photos.mjs";
 
-/** content/images/DIR/NAME.EXT is served as /assets/images/DIR/NAME-HASH.EXT,
- *  immutable like the scripts; returns each path's URL (logos and blog images
- *  are linked by the Rust loaders through the manifest). */
-export function copyImages(assetsDir) {
+/** Every file under content/images/, as the pages get it:
+ *  - an SVG is served as it is, as /assets/images/DIR/NAME-HASH.svg;
+ *  - a raster image (JPEG, PNG, WebP, AVIF) is processed (photos.mjs) and
+ *    each variant served as /assets/images/DIR/NAME-WIDTH-HASH.EXT.
+ *  Returns `images` (each path's URL: an SVG's, or a raster's largest
+ *  fallback), `pictures` (each path's true size and variants, the
+ *  `SiteImage` of server/assets.rs), the placeholders' stylesheet rules and
+ *  the bytes of every variant. */
+export async function processImages(assetsDir, cache) {
   const images = {};
+  const pictures = {};
+  const rules = [];
+  let rasterBytes = 0;
   const imagesSrc = path.join(root, "content", "images");
-  for (const file of walk(imagesSrc)) {
+  const widths = layoutWidths();
+  const refused = [];
+  for (const file of [...walk(imagesSrc)].sort()) {
     const rel = path.relative(imagesSrc, file).split(path.sep).join("/");
-    const body = fs.readFileSync(file);
+    const shown = `content/images/${rel}`;
     const ext = path.extname(rel);
-    const hashedRel = `${rel.slice(0, -ext.length)}-${hash(body)}${ext}`;
-    const dest = path.join(assetsDir, "images", hashedRel);
-    fs.mkdirSync(path.dirname(dest), { recursive: true });
-    fs.writeFileSync(dest, body);
-    images[rel] = `/assets/images/${hashedRel}`;
+    const stem = rel.slice(0, -ext.length);
+    if (ext.toLowerCase() === ".svg") {
+      const body = fs.readFileSync(file);
+      const hashedRel = `${stem}-${hash(body)}${ext}`;
+      const dest = path.join(assetsDir, "images", hashedRel);
+      fs.mkdirSync(path.dirname(dest), { recursive: true });
+      fs.writeFileSync(dest, body);
+      images[rel] = `/assets/images/${hashedRel}`;
+      try {
+        pictures[rel] = { src: images[rel], ...svgSize(body) };
+      } catch (e) {
+        refused.push(new ImageError(shown, e.message));
+      }
+      continue;
+    }
+    if (!RASTER.test(rel)) continue;
+    let entry;
+    try {
+      entry = await cache.variants(shown, fs.readFileSync(file), widths);
+    } catch (e) {
+      if (!(e instanceof ImageError)) throw e;
+      refused.push(e);
+      continue;
+    }
+    const place = (variant) => {
+      const hashedRel = `${stem}-${variant.width}-${variant.hash}.${variant.file.split(".").pop()}`;
+      const dest = path.join(assetsDir, "images", hashedRel);
+      if (!fs.existsSync(dest)) {
+        fs.mkdirSync(path.dirname(dest), { recursive: true });
+        linkOrCopy(path.join(entry.dir, variant.file), dest);
+      }
+      return `/assets/images/${hashedRel}`;
+    };
+    pictures[rel] = siteImage(entry, place);
+    images[rel] = pictures[rel].src;
+    if (entry.placeholder) rules.push(placeholderRule(entry.placeholder));
+    rasterBytes += entry.variants.reduce((n, v) => n + v.bytes, 0);
   }
-  return images;
+  // Every refusal at once, as `pack` and `dev` say them.
+  if (refused.length > 0) throw new ImagesRefused(refused);
+  return { images, pictures, css: [...new Set(rules)].join(""), rasterBytes };
+}
+
+/** One or more images the build refuses, each named with its reason. */
+export class ImagesRefused extends Error {
+  constructor(errors) {
+    super(errors.map((e) => e.message).join("\n"));
+    this.errors = errors;
+  }
+}
+
+/** An SVG's size in CSS pixels: its width and height, else its viewBox's. */
+function svgSize(body) {
+  const tag = body.toString("utf8").match(/<svg\b[^>]*>/)?.[0];
+  if (!tag) throw new Error("an .svg file without an <svg> element");
+  const attr = (name) => tag.match(new RegExp(`\\s${name}\\s*=\\s*["']([^"']*)["']`))?.[1];
+  const px = (v) => (v && /^\s*[\d.]+\s*(px)?\s*$/.test(v) ? Math.round(parseFloat(v)) : null);
+  let width = px(attr("width"));
+  let height = px(attr("height"));
+  const box = attr("viewBox")?.trim().split(/[\s,]+/).map(Number);
+  if ((!width || !height) && box?.length === 4 && box[2] > 0 && box[3] > 0) {
+    if (width) height = Math.round((width * box[3]) / box[2]);
+    else if (height) width = Math.round((height * box[2]) / box[3]);
+    else [width, height] = [Math.round(box[2]), Math.round(box[3])];
+  }
+  if (!width || !height) throw new Error("the SVG says no size: give its <svg> a viewBox (or a width and height in pixels)");
+  return { width, height };
 }
 
 /** The favicon set: PNG renderings of content/images/favicon.svg for browsers
@@ -43,11 +115,12 @@ export function favicons(assetsDir, images, rasters) {
   }
 }
 
-/** Social preview images (Open Graph, 1200x630 PNG), made here with the
- *  page's own title: one per page (its meta() title without route data, from
- *  the SSR bundle just built) and one per published blog post. content/images/og/... -> manifest
- *  images. */
-export function previewCards(assetsDir, images, rasters, ssr) {
+/** Social preview images (Open Graph, 1200x630), made here: one per page,
+ *  a PNG drawn with its own title (its meta() title without route data,
+ *  from the SSR bundle just built), and one per published blog post: a
+ *  JPEG cropped from its cover when that is a photo (og/post-ID.jpg), else
+ *  a drawn card. og/... -> manifest images. */
+export async function previewCards(assetsDir, images, rasters, ssr, cache) {
   const ogDir = path.join(assetsDir, "images", "og");
   fs.mkdirSync(ogDir, { recursive: true });
   const fonts = path.join(root, "node_modules", "dejavu-fonts-ttf", "ttf");
@@ -78,7 +151,17 @@ export function previewCards(assetsDir, images, rasters, ssr) {
   // (build.rs writes the file; drafts get no card).
   if (!process.env.SITE_POSTS) throw new Error("SITE_POSTS is not set: the release build is run by build.rs (cargo build)");
   for (const post of JSON.parse(fs.readFileSync(process.env.SITE_POSTS, "utf8"))) {
-    addOg(`post-${post.id}`, post.title, `Citizen Wallet Blog · ${post.type}`);
+    const cover = post.image && RASTER.test(post.image) ? path.join(root, "content", "images", post.image) : null;
+    if (cover && fs.existsSync(cover)) {
+      // The cover was processed (and checked) with the other images.
+      const card = await cache.card(`content/images/${post.image}`, fs.readFileSync(cover));
+      const file = `post-${post.id}-${card.hash}.jpg`;
+      linkOrCopy(path.join(card.dir, card.file), path.join(ogDir, file));
+      images[`og/post-${post.id}.jpg`] = `/assets/images/og/${file}`;
+      rasters[`og/post-${post.id}.jpg`] = { width: card.width, height: card.height, alt: `Cover photo of “${post.title}”` };
+    } else {
+      addOg(`post-${post.id}`, post.title, `Citizen Wallet Blog · ${post.type}`);
+    }
   }
 }
 

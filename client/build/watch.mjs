@@ -4,7 +4,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { esbuildOptions, modulesOf } from "./bundles.mjs";
 import { listFiles, place, root } from "./files.mjs";
-import { copyImages, favicons } from "./images.mjs";
+import { favicons, ImagesRefused, processImages } from "./images.mjs";
+import { PhotoCache } from "./photos.mjs";
 import { writeRegistries } from "./registries.mjs";
 import { errorScreenTemplate, ssrContext } from "./ssr.mjs";
 import { tailwind, writeCss } from "./styles.mjs";
@@ -26,7 +27,11 @@ export async function watchBuild(out) {
   fs.mkdirSync(out, { recursive: true });
   // esbuild writes nothing itself here; outputs are placed under each gen-N.
   const base = path.join(out, "current");
-  const options = esbuildOptions(base, true);
+  // Photos are processed once (photos.mjs: cached on disk and in memory),
+  // not at every rebuild; each build links its variants into its folder.
+  const cache = new PhotoCache();
+  let pictures = {};
+  const options = esbuildOptions(base, true, () => pictures);
   const contexts = { ssr: await esbuild.context(options.ssr), client: await esbuild.context(options.client) };
   const stylesheet = tailwind(false);
   let generation = 0;
@@ -35,20 +40,25 @@ export async function watchBuild(out) {
 
   async function buildFront(changed) {
     const started = performance.now();
+    const dir = path.join(out, `gen-${generation + 1}`);
     try {
       writeRegistries();
+      const assetsDir = path.join(dir, "assets");
+      fs.mkdirSync(assetsDir, { recursive: true });
+      const processed = await processImages(assetsDir, cache).catch((e) => {
+        if (!(e instanceof ImagesRefused)) throw e;
+        throw { errors: e.errors.map((err) => ({ text: err.message, location: { file: err.file, line: null, column: -1 } })) };
+      });
+      pictures = processed.pictures;
       const css = stylesheet(changed).catch((e) => {
         // Tailwind's errors name no file: they come from the stylesheet.
         throw { errors: [{ text: e.message ?? String(e), location: { file: "client/styles.css", line: null, column: -1 } }] };
       });
       const [ssr, client, cssText] = await settleAll([contexts.ssr.rebuild(), contexts.client.rebuild(), css]);
       generation += 1;
-      const dir = path.join(out, `gen-${generation}`);
-      const assetsDir = path.join(dir, "assets");
-      fs.mkdirSync(assetsDir, { recursive: true });
       for (const f of client.outputFiles) place(f, base, dir);
       for (const f of ssr.outputFiles.filter((f) => /[\\/]ssr\.js(\.map)?$/.test(f.path))) place(f, base, dir);
-      const images = copyImages(assetsDir);
+      const { images } = processed;
       const rasters = {};
       favicons(assetsDir, images, rasters);
       const { modules, sources } = modulesOf(client.metafile, base);
@@ -56,8 +66,9 @@ export async function watchBuild(out) {
       const ssrCode = ssr.outputFiles.find((f) => /[\\/]ssr\.js$/.test(f.path)).text;
       const manifest = {
         ...modules,
-        css: writeCss(assetsDir, cssText),
+        css: writeCss(assetsDir, cssText + processed.css),
         images,
+        pictures,
         rasters,
         files: listFiles(dir, assetsDir, false),
         errorScreen: errorScreenTemplate(ssrContext(ssrCode)),
@@ -68,6 +79,8 @@ export async function watchBuild(out) {
       fs.rmSync(path.join(out, `gen-${generation - 3}`), { recursive: true, force: true });
       return { ok: true, dir, ms: Math.round(performance.now() - started) };
     } catch (err) {
+      // A failed build leaves no folder behind.
+      if (!fs.existsSync(path.join(dir, "manifest.json"))) fs.rmSync(dir, { recursive: true, force: true });
       const errors = buildErrors(err);
       return { ok: false, errors, pages: brokenPages(errors, lastSources), ms: Math.round(performance.now() - started) };
     }
@@ -77,7 +90,7 @@ export async function watchBuild(out) {
   let running = false;
   let timer = null;
   // Sources by extension: editors' temporary files (sed's, vim's 4913) have other names.
-  const source = /\.(tsx?|jsx?|mjs|css|json|md|svg|png|jpe?g|webp)$/;
+  const source = /\.(tsx?|jsx?|mjs|css|json|md|svg|png|jpe?g|webp|avif)$/i;
   const frontFile = (rel) => source.test(rel) && (/^(client|ssr-bundle|content[\\/](site|images))[\\/]/.test(rel) || rel === path.join("content", "routes.json"));
   const contentFile = (rel) => /^content[\\/](blog[\\/][^\\/]+\.md|communities[\\/][^\\/]+\.json)$/.test(rel);
   async function run() {

@@ -64,7 +64,51 @@ error?: string,
 /**
  * The stack trace of that error, positions in the server bundle.
  */
-stack?: string, };
+stack?: string, 
+/**
+ * The image the page paints first (a `<Picture priority>`), which
+ * its head preloads.
+ */
+preload?: ImagePreload, };
+
+/**
+ * A page's first image as its head preloads it, before any script runs:
+ * a photo's best format (its `srcset`, the layout's `sizes` and its
+ * type), or an SVG's URL.
+ */
+export type ImagePreload = { href: string, imagesrcset?: string, imagesizes?: string, type?: string, };
+
+/**
+ * An image of `content/images/` as the build made it, what `<Picture>`
+ * (client/components/Picture.tsx) draws: an SVG as it is, or a raster
+ * image's variants, upright and without metadata, in AVIF, WebP and its
+ * own format at the widths the layouts show.
+ */
+export type SiteImage = { 
+/**
+ * The URL an `<img src>` names: the SVG, or the largest variant in the
+ * image's own format.
+ */
+src: string, 
+/**
+ * Its true size in pixels (a photo's after its EXIF orientation).
+ */
+width: number, height: number, 
+/**
+ * A raster image's variants by format, best first (AVIF, WebP), its
+ * own format last; each a `srcset` of its widths. None for an SVG.
+ */
+sources?: Array<ImageSource>, 
+/**
+ * An opaque raster image's placeholder: the stylesheet class that
+ * paints its blurred preview behind it while it loads.
+ */
+placeholder?: string, };
+
+/**
+ * One format of a raster image: its MIME type and its `srcset`.
+ */
+export type ImageSource = { type: string, srcset: string, };
 
 /**
  * /wallets: the Featured Communities, already filtered and ordered.
@@ -74,7 +118,11 @@ export type WalletsData = { communities: Array<FeaturedCommunity>, };
 /**
  * A card on /wallets.
  */
-export type FeaturedCommunity = { alias: string, name: string, description: string, logo: string, symbol: string, url: string, };
+export type FeaturedCommunity = { alias: string, name: string, description: string, 
+/**
+ * The logo as the build made it (an SVG, or a picture's variants).
+ */
+logo: SiteImage, symbol: string, url: string, };
 
 /**
  * /about: the team as last read (empty while the database fails).
@@ -123,9 +171,10 @@ updated: string, author: string,
  */
 authorUrl?: string, type: string, readTime: string, excerpt: string, 
 /**
- * Hashed image URL, or null when the post has none (the page shows a placeholder).
+ * The cover, as the build made it, or null when the post has none
+ * (the page shows a placeholder).
  */
-image: string | null, 
+image: SiteImage | null, 
 /**
  * Set only on drafts, which only the dev server lists; the page marks them.
  */
@@ -136,9 +185,15 @@ draft?: boolean, };
  */
 export type Post = { 
 /**
- * Sanitized HTML of the Markdown body.
+ * Sanitized HTML of the Markdown body. An image of `content/images/`
+ * named by a path relative to the post is an `<img>` whose `src` is
+ * one of `images`: the page draws it as it draws the cover.
  */
-html: string, id: string, title: string, 
+html: string, 
+/**
+ * The images of `content/images/` the body shows, each once.
+ */
+images: Array<SiteImage>, id: string, title: string, 
 /**
  * ISO date.
  */
@@ -153,9 +208,10 @@ updated: string, author: string,
  */
 authorUrl?: string, type: string, readTime: string, excerpt: string, 
 /**
- * Hashed image URL, or null when the post has none (the page shows a placeholder).
+ * The cover, as the build made it, or null when the post has none
+ * (the page shows a placeholder).
  */
-image: string | null, 
+image: SiteImage | null, 
 /**
  * Set only on drafts, which only the dev server lists; the page marks them.
  */

@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::error::ContentError;
 use super::front_matter::{self, FrontMatter};
 use super::markdown;
-use crate::assets::Manifest;
+use crate::assets::{Manifest, SiteImage};
 
 /// Whether draft posts are part of the blog.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,8 +38,9 @@ pub struct PostSummary {
     pub kind: String,
     pub read_time: String,
     pub excerpt: String,
-    /// Hashed image URL, or null when the post has none (the page shows a placeholder).
-    pub image: Option<String>,
+    /// The cover, as the build made it, or null when the post has none
+    /// (the page shows a placeholder).
+    pub image: Option<SiteImage>,
     /// Set only on drafts, which only the dev server lists; the page marks them.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     #[ts(optional, as = "Option<bool>")]
@@ -51,8 +52,12 @@ pub struct PostSummary {
 pub struct Post {
     #[serde(flatten)]
     pub summary: PostSummary,
-    /// Sanitized HTML of the Markdown body.
+    /// Sanitized HTML of the Markdown body. An image of `content/images/`
+    /// named by a path relative to the post is an `<img>` whose `src` is
+    /// one of `images`: the page draws it as it draws the cover.
     pub html: String,
+    /// The images of `content/images/` the body shows, each once.
+    pub images: Vec<SiteImage>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -185,16 +190,37 @@ fn parse_post(file: &str, text: &str, manifest: &Manifest) -> Result<Post, Conte
         None => None,
         Some(image) => Some(
             manifest
-                .image_url(&image)
+                .picture(&image)
                 .ok_or_else(|| {
                     field(
                         err(format!("image {image:?} is not under content/images/")),
                         "image",
                     )
                 })?
-                .to_owned(),
+                .clone(),
         ),
     };
+    let mut images: Vec<SiteImage> = Vec::new();
+    let html = markdown::render(body, &mut |address| {
+        match body_image(&path, address, manifest) {
+            Ok(found) => {
+                let src = found.src.clone();
+                if !images.contains(found) {
+                    images.push(found.clone());
+                }
+                markdown::ImageAddress::Replace(src)
+            }
+            Err(message) => markdown::ImageAddress::Refuse(message),
+        }
+    })
+    .map_err(|refused| {
+        // The body starts where the front matter's closing line ends.
+        let offset = body.as_ptr() as usize - text.as_ptr() as usize + refused.offset;
+        let before = &text[..offset];
+        let line = before.matches('\n').count() + 1;
+        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        err(refused.message).at(line, column)
+    })?;
     Ok(Post {
         summary: PostSummary {
             id: fm.id,
@@ -209,7 +235,34 @@ fn parse_post(file: &str, text: &str, manifest: &Manifest) -> Result<Post, Conte
             image,
             draft: fm.draft,
         },
-        html: markdown::to_safe_html(body),
+        html,
+        images,
+    })
+}
+
+/// The image of `content/images/` that a post (`content/blog/ID.md`) names
+/// by a path relative to itself (`../images/blog/stalls.jpg`, as editors and
+/// GitHub preview it), or why there is none.
+fn body_image<'m>(post: &str, address: &str, manifest: &'m Manifest) -> Result<&'m SiteImage, String> {
+    const IMAGES: &str = "content/images/";
+    let base = ammonia::Url::parse(&format!("file:///{post}")).expect("a file URL");
+    let file = base
+        .join(address.trim())
+        .ok()
+        .and_then(|url| {
+            percent_encoding::percent_decode_str(url.path())
+                .decode_utf8()
+                .ok()
+                .map(|p| p.trim_start_matches('/').to_owned())
+        })
+        .ok_or_else(|| format!("image {address:?} is not a path"))?;
+    let Some(key) = file.strip_prefix(IMAGES) else {
+        return Err(format!(
+            "image {address:?} is {file}, not under {IMAGES}: put the image in {IMAGES} and name it from the post (\"../images/NAME\")"
+        ));
+    };
+    manifest.picture(key).ok_or_else(|| {
+        format!("image {address:?}: there is no file {file} (the path is relative to {post}); add the image there or fix the path")
     })
 }
 

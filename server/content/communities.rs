@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::error::ContentError;
-use crate::assets::Manifest;
+use crate::assets::{Manifest, SiteImage};
 
 /// Names never featured on /wallets (spec section 2).
 pub const NOT_FEATURED: &[&str] = &[
@@ -177,7 +177,8 @@ pub struct FeaturedCommunity {
     pub alias: String,
     pub name: String,
     pub description: String,
-    pub logo: String,
+    /// The logo as the build made it (an SVG, or a picture's variants).
+    pub logo: SiteImage,
     pub symbol: String,
     pub url: String,
 }
@@ -202,7 +203,7 @@ impl Communities {
                 serde_json::from_str(text.as_ref()).map_err(|e| ContentError::json(&path, &e))?;
             validate(&cfg).map_err(|m| ContentError::new(&path, m))?;
             if is_featured(&cfg.community) {
-                let logo = manifest.image_url(&cfg.community.logo).ok_or_else(|| {
+                let logo = manifest.picture(&cfg.community.logo).ok_or_else(|| {
                     ContentError::new(
                         &path,
                         format!("logo {:?} is not under content/images/", cfg.community.logo),
@@ -212,7 +213,7 @@ impl Communities {
                     alias: cfg.community.alias.clone(),
                     name: cfg.community.name.clone(),
                     description: cfg.community.description.clone(),
-                    logo: logo.to_owned(),
+                    logo: logo.clone(),
                     symbol: primary_token(&cfg)
                         .map(|t| t.symbol.clone())
                         .unwrap_or_default(),

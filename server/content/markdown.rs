@@ -2,7 +2,9 @@
 //! ammonia. Link and image addresses survive only with the protocols the spec
 //! allows (http, https, irc, ircs, mailto, xmpp) or when relative; any other
 //! Markdown link or image address is emptied (`href=""`), and ammonia drops
-//! such addresses from raw HTML.
+//! such addresses from raw HTML. A Markdown image's relative address is the
+//! caller's to resolve ([`ImageAddress`]): a post's names a file of
+//! `content/images/`, which becomes the processed image's URL.
 
 use std::collections::HashSet;
 use std::sync::OnceLock;
@@ -12,13 +14,71 @@ use pulldown_cmark::{html, CowStr, Event, Options, Parser, Tag, TagEnd};
 
 const SCHEMES: &[&str] = &["http", "https", "irc", "ircs", "mailto", "xmpp"];
 
+/// What becomes of a Markdown image's relative address (one without a
+/// scheme, not starting with `/`, `#` or `?`).
+pub enum ImageAddress {
+    /// Kept as written.
+    Keep,
+    /// Written as this address instead.
+    Replace(String),
+    /// Refused, with the reason.
+    Refuse(String),
+}
+
+/// A Markdown image refused by the resolver: where it is (a byte offset in
+/// the Markdown) and why.
+#[derive(Debug, PartialEq, Eq)]
+pub struct ImageRefused {
+    pub offset: usize,
+    pub message: String,
+}
+
+/// The Markdown as safe HTML, its relative image addresses kept as written.
 pub fn to_safe_html(markdown: &str) -> String {
+    render(markdown, &mut |_| ImageAddress::Keep).expect("no image is refused")
+}
+
+/// The Markdown as safe HTML, each relative image address given to
+/// `resolve`; the first it refuses is the error.
+pub fn render(
+    markdown: &str,
+    resolve: &mut dyn FnMut(&str) -> ImageAddress,
+) -> Result<String, ImageRefused> {
     // Per open link: whether it was written out as an external <a> by hand.
     let mut external_stack: Vec<bool> = Vec::new();
+    let mut refused = None;
     let events = Parser::new_ext(
         markdown,
         Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH,
     )
+    .into_offset_iter()
+    .map(|(event, range)| match event {
+        Event::Start(Tag::Image {
+            link_type,
+            dest_url,
+            title,
+            id,
+        }) if is_relative_file(&dest_url) => {
+            let dest_url = match resolve(&dest_url) {
+                ImageAddress::Keep => dest_url,
+                ImageAddress::Replace(url) => CowStr::from(url),
+                ImageAddress::Refuse(message) => {
+                    refused.get_or_insert(ImageRefused {
+                        offset: range.start,
+                        message,
+                    });
+                    CowStr::Borrowed("")
+                }
+            };
+            Event::Start(Tag::Image {
+                link_type,
+                dest_url,
+                title,
+                id,
+            })
+        }
+        other => other,
+    })
     .map(move |event| match event {
         Event::Start(Tag::Link { dest_url, .. }) if is_external(&dest_url) => {
             // External links open in a new tab (spec section 7).
@@ -65,9 +125,24 @@ pub fn to_safe_html(markdown: &str) -> String {
     });
     let mut raw = String::with_capacity(markdown.len() * 2);
     html::push_html(&mut raw, events);
+    if let Some(refused) = refused {
+        return Err(refused);
+    }
     // Raw HTML inside the Markdown is cleaned too; a disallowed address there
     // loses its attribute altogether.
-    sanitizer().clean(&raw).to_string()
+    Ok(sanitizer().clean(&raw).to_string())
+}
+
+/// A relative address of a file: no scheme, not the site's own path (`/`),
+/// nor only a fragment or a query.
+fn is_relative_file(value: &str) -> bool {
+    let value = value.trim();
+    !value.is_empty()
+        && !value.starts_with(['/', '#', '?', '\\'])
+        && matches!(
+            Url::parse(value),
+            Err(ammonia::url::ParseError::RelativeUrlWithoutBase)
+        )
 }
 
 fn sanitizer() -> &'static ammonia::Builder<'static> {

@@ -3,7 +3,8 @@
 //! the client hydrates from.
 
 use crate::assets::Manifest;
-use crate::html::escape_json_for_script;
+use crate::contract::ImagePreload;
+use crate::html::{escape, escape_json_for_script};
 use crate::render::RenderOutput;
 
 /// Id of the script tag that carries the bootstrap JSON (see entry-client.tsx).
@@ -15,6 +16,11 @@ pub fn page(manifest: &Manifest, out: &RenderOutput, head: &str, bootstrap_json:
     let modules = manifest.modules_for(out.page.name());
     let mut html = String::with_capacity(out.html.len() + bootstrap_json.len() + head.len() + 1024);
     html.push_str(HEAD_START);
+    // The page's first image, fetched from the head at once, before the
+    // stylesheet and any script: what its largest paint waits for.
+    if let Some(p) = &out.preload {
+        html.push_str(&preload_link(p));
+    }
     html.push_str(head);
     html.push_str(&shared_head(manifest));
     // Not modulepreload links: the boot module requests these once the
@@ -32,6 +38,28 @@ pub fn page(manifest: &Manifest, out: &RenderOutput, head: &str, bootstrap_json:
     html.push_str(&escape_json_for_script(bootstrap_json));
     html.push_str("</script></body></html>");
     html
+}
+
+/// `<link rel="preload" as="image">` for a page's first image: the
+/// variants of its best format with the layout's sizes (a browser that
+/// cannot take that type skips it), or an SVG's URL.
+fn preload_link(p: &ImagePreload) -> String {
+    let mut link = String::from(r#"<link rel="preload" as="image" fetchpriority="high""#);
+    match (&p.imagesrcset, &p.imagesizes) {
+        (Some(srcset), Some(sizes)) => {
+            link.push_str(&format!(
+                r#" imagesrcset="{}" imagesizes="{}""#,
+                escape(srcset),
+                escape(sizes)
+            ));
+        }
+        _ => link.push_str(&format!(r#" href="{}""#, escape(&p.href))),
+    }
+    if let Some(kind) = &p.kind {
+        link.push_str(&format!(r#" type="{}""#, escape(kind)));
+    }
+    link.push('>');
+    link
 }
 
 /// The page for a render that could not finish (deadline, crash, overload):

@@ -1,9 +1,10 @@
 import { ArrowLeft, ArrowRight, Calendar, Clock, FileText, User } from "lucide-react";
 import { Link, useLocation, useSearchParams } from "react-router";
 import { PageHero } from "../../components/Bands";
+import { Picture, pictureHtml } from "../../components/Picture";
 import { longDate, shortDate } from "../../lib/format";
 import { matchRoute } from "../../lib/routes";
-import type { BlogData, PageMeta, PageProps, Post, PostSummary } from "../../lib/types";
+import type { BlogData, PageMeta, PageProps, Post, PostSummary, SiteImage } from "../../lib/types";
 
 export function meta(data: BlogData | undefined): PageMeta {
   if (data?.post) {
@@ -66,9 +67,11 @@ function SinglePost({ post }: { post: Post }) {
         <PostFacts post={post} long />
       </header>
       {post.image && (
-        <img src={post.image} alt="" width={800} height={400} className="mt-8 w-full rounded-2xl bg-slate-100" />
+        // The post's largest paint: preloaded, fetched first. Shown whole,
+        // at its own aspect ratio.
+        <Picture image={post.image} alt="" layout="article" priority className="mt-8 h-auto w-full rounded-2xl bg-slate-100" />
       )}
-      <div className="post-content mt-8" dangerouslySetInnerHTML={{ __html: post.html }} />
+      <div className="post-content mt-8" dangerouslySetInnerHTML={{ __html: withPictures(post.html, post.images) }} />
     </article>
   );
 }
@@ -168,6 +171,26 @@ function PostList({ posts, type }: { posts: PostSummary[]; type: string | null }
   );
 }
 
+/** The post's text with each of its images of content/images/ (an `<img>`
+ *  whose `src` the server resolved to one of `images`) drawn as
+ *  `<Picture>` draws the cover: lazy, below the fold. The server's HTML is
+ *  sanitized and serialized by ammonia, so each attribute is `name="value"`
+ *  with `&` and `"` escaped. */
+function withPictures(html: string, images: SiteImage[]): string {
+  if (images.length === 0) return html;
+  const bySrc = new Map(images.map((image) => [image.src, image]));
+  return html.replace(/<img\s([^>]*)>/g, (tag, attrs: string) => {
+    const attr = new Map([...attrs.matchAll(/([a-zA-Z-]+)="([^"]*)"/g)].map((m) => [m[1], unescapeAttribute(m[2])]));
+    const image = bySrc.get(attr.get("src") ?? "");
+    if (!image) return tag;
+    return pictureHtml({ image, alt: attr.get("alt") ?? "", title: attr.get("title"), layout: "article", className: "h-auto max-w-full rounded-xl" });
+  });
+}
+
+function unescapeAttribute(value: string): string {
+  return value.replace(/&(quot|amp|lt|gt|nbsp);/g, (_, name: string) => ({ quot: '"', amp: "&", lt: "<", gt: ">", nbsp: "\u00a0" })[name] ?? "");
+}
+
 function PostImage({ post, eager }: { post: PostSummary; eager?: boolean }) {
   if (!post.image) {
     return (
@@ -176,16 +199,9 @@ function PostImage({ post, eager }: { post: PostSummary; eager?: boolean }) {
       </div>
     );
   }
-  return (
-    <img
-      src={post.image}
-      alt=""
-      width={800}
-      height={400}
-      loading={eager ? undefined : "lazy"}
-      className="aspect-[2/1] w-full bg-slate-100 object-cover"
-    />
-  );
+  // Every card crops its image to 2:1 (object-cover); the featured one
+  // is the list's largest paint.
+  return <Picture image={post.image} alt="" layout="card" priority={eager} className="aspect-[2/1] w-full bg-slate-100 object-cover" />;
 }
 
 /** The post's type, and whether it is a draft (only the dev server shows

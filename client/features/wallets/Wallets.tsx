@@ -2,6 +2,7 @@ import { ArrowRight, Check, Download, ExternalLink as ExternalLinkIcon } from "l
 import { Link } from "react-router";
 import { ExternalLink } from "../../components/ExternalLink";
 import { PageHero } from "../../components/Bands";
+import { Picture } from "../../components/Picture";
 import { StatusBadge } from "../../components/StatusBadge";
 import { WALLETS_ICONS } from "./icons";
 import type { FeaturedCommunity, PageMeta, PageProps, WalletsData } from "../../lib/types";
@@ -146,14 +147,7 @@ function ProductCard({ product, first }: { product: WalletProduct; first: boolea
 function CommunityCard({ community }: { community: FeaturedCommunity }) {
   return (
     <li className="flex gap-4 rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200">
-      <img
-        src={community.logo}
-        alt={`${community.name} logo`}
-        width={56}
-        height={56}
-        loading="lazy"
-        className="h-14 w-14 shrink-0 rounded-full bg-slate-100 object-contain"
-      />
+      <Picture image={community.logo} alt={`${community.name} logo`} layout="logo" className="h-14 w-14 shrink-0 rounded-full bg-slate-100 object-contain" />
       <div className="min-w-0">
         <h3 className="text-lg font-semibold text-slate-900">{community.name}</h3>
         <p className="mt-1 text-sm text-slate-600">{community.description}</p>

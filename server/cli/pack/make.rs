@@ -88,7 +88,8 @@ pub fn files(
     Ok(out)
 }
 
-/// The published posts (id, title, type) for the build's preview cards. A
+/// The published posts (id, title, type, cover) for the build's preview
+/// cards (a cover photo's is cropped from it). A
 /// post that does not parse gets no card: the server refuses to start on it
 /// and says where it is wrong.
 fn published_posts(root: &Path, warn: &mut dyn FnMut(String)) -> Result<serde_json::Value, String> {
@@ -107,7 +108,7 @@ fn published_posts(root: &Path, warn: &mut dyn FnMut(String)) -> Result<serde_js
             .and_then(|(front, _)| front_matter::parse(front).map_err(|e| e.to_string()))
         {
             Ok(fm) if !fm.draft => {
-                posts.push(serde_json::json!({ "id": fm.id, "title": fm.title, "type": fm.kind }))
+                posts.push(serde_json::json!({ "id": fm.id, "title": fm.title, "type": fm.kind, "image": fm.image }))
             }
             Ok(_) => {}
             Err(e) => warn(format!(

@@ -126,6 +126,12 @@ pub fn run(root: &Path, out: &Path) -> anyhow::Result<()> {
     // stdout is this command's one line.
     let files = to_stderr(|| make::files(root, &work.0, &mut |w| eprintln!("warning: {w}")))
         .map_err(anyhow::Error::msg)?;
+    // What the images (processed photos, SVGs, preview cards, icons) weigh.
+    let images: usize = files
+        .iter()
+        .filter(|(name, _)| name.starts_with("web/assets/images/"))
+        .map(|(_, bytes)| bytes.len())
+        .sum();
     let bytes: &'static [u8] =
         Box::leak(format::encode(&payload::engine_hash(), &files).into_boxed_slice());
     drop(files);
@@ -140,12 +146,13 @@ pub fn run(root: &Path, out: &Path) -> anyhow::Result<()> {
     let packed = elf::replace(&exe, bytes).map_err(anyhow::Error::msg)?;
     write_new(out, &packed)?;
     println!(
-        "packed {} in {:.1} s: this binary's engine with the site of {} ({:.1} MB, of which the site {:.1} MB)",
+        "packed {} in {:.1} s: this binary's engine with the site of {} ({:.1} MB, of which the site {:.1} MB, its images {:.2} MB)",
         out.display(),
         started.elapsed().as_secs_f64(),
         root.display(),
         packed.len() as f64 / 1e6,
         bytes.len() as f64 / 1e6,
+        images as f64 / 1e6,
     );
     Ok(())
 }
