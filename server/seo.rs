@@ -64,7 +64,9 @@ impl Head<'_> {
     fn card(&self) -> Option<RasterImage<'_>> {
         let own = match self.post() {
             Some(post) => post_card(self.manifest, &post.id),
-            None => self.manifest.raster(&format!("og/{}.png", self.page.name())),
+            None => self
+                .manifest
+                .raster(&format!("og/{}.png", self.page.name())),
         };
         own.or_else(|| self.manifest.raster("og/Home.png"))
     }

@@ -18,6 +18,9 @@ const EXAMPLES: &[&str] = &[
     "content/blog/city-market-pilot.md",
     // An error message quoted from `serve`, naming a post that is not there.
     "content/blog/x.md",
+    // docs/content.md's photo post (tests/support/photos.mjs writes it).
+    "content/images/blog/market-day.jpg",
+    "../images/blog/stalls.png",
 ];
 
 const LONGEST_SENTENCE: usize = 60;

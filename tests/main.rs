@@ -24,6 +24,7 @@ mod monitoring;
 mod new_page;
 mod ops;
 mod pack;
+mod photos;
 mod readme;
 mod seo;
 mod support;

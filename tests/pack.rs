@@ -26,9 +26,9 @@ const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 const POST: &str = "content/blog/brussels-pay-launch.md";
 
 /// `binary` serving on a port of its own, killed when dropped.
-struct Server {
+pub struct Server {
     child: Child,
-    port: u16,
+    pub port: u16,
 }
 
 impl Drop for Server {
@@ -38,7 +38,7 @@ impl Drop for Server {
     }
 }
 
-fn serve(binary: &Path, data: &Path) -> Server {
+pub fn serve(binary: &Path, data: &Path) -> Server {
     std::fs::create_dir_all(data).unwrap();
     let port = free_port();
     let child = Command::new(binary)
@@ -70,7 +70,7 @@ fn serve(binary: &Path, data: &Path) -> Server {
 
 /// Status, headers (but the date and the request's id) and the body as
 /// sent, for one GET.
-fn get(port: u16, path: &str, encoding: &str) -> (u16, Vec<(String, String)>, Vec<u8>) {
+pub fn get(port: u16, path: &str, encoding: &str) -> (u16, Vec<(String, String)>, Vec<u8>) {
     use std::io::{Read, Write};
     let Ok(mut s) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
         return (0, Vec::new(), Vec::new());

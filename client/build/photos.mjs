@@ -90,8 +90,10 @@ async function admit(file, bytes) {
   const is = sniff(bytes);
   if (is !== named) {
     const what = is ? `${NAMES[is]} file` : "not an image sharp can read (no JPEG, PNG, WebP or AVIF signature)";
-    const fix = is && EXT[is] ? `: rename it to ${path.basename(file, path.extname(file))}.${EXT[is]}` : is ? ": save it as JPEG, PNG, WebP or AVIF" : "";
-    throw new ImageError(file, `named ${ext} but ${is ? "is " : "is "}${what}${fix}`);
+    // An SVG is served as it is: it only needs its own name.
+    const right = { ...EXT, svg: "svg" }[is];
+    const fix = right ? `: rename it to ${path.basename(file, path.extname(file))}.${right}` : is ? ": save it as JPEG, PNG, WebP or AVIF" : "";
+    throw new ImageError(file, `named ${ext} but is ${what}${fix}`);
   }
   let meta;
   try {
@@ -102,7 +104,7 @@ async function admit(file, bytes) {
   const pixels = meta.width * meta.height;
   if (!(pixels > 0)) throw new ImageError(file, `has no size (${meta.width} x ${meta.height})`);
   if (pixels > MAX_PIXELS) {
-    throw new ImageError(file, `claims ${meta.width} x ${meta.height} pixels (${Math.round(pixels / 1e6)} megapixels), more than the ${Math.round(MAX_PIXELS / 1e6)} an image may have: resize it before adding it`);
+    throw new ImageError(file, `claims ${meta.width} x ${meta.height} pixels (${Math.round(pixels / 1e6)} megapixels), more than the ${Math.round(MAX_PIXELS / 1e6)} megapixels an image may have: resize it before adding it`);
   }
   return meta;
 }

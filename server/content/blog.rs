@@ -201,8 +201,9 @@ fn parse_post(file: &str, text: &str, manifest: &Manifest) -> Result<Post, Conte
         ),
     };
     let mut images: Vec<SiteImage> = Vec::new();
-    let html = markdown::render(body, &mut |address| {
-        match body_image(&path, address, manifest) {
+    let html = markdown::render(
+        body,
+        &mut |address| match body_image(&path, address, manifest) {
             Ok(found) => {
                 let src = found.src.clone();
                 if !images.contains(found) {
@@ -211,8 +212,8 @@ fn parse_post(file: &str, text: &str, manifest: &Manifest) -> Result<Post, Conte
                 markdown::ImageAddress::Replace(src)
             }
             Err(message) => markdown::ImageAddress::Refuse(message),
-        }
-    })
+        },
+    )
     .map_err(|refused| {
         // The body starts where the front matter's closing line ends.
         let offset = body.as_ptr() as usize - text.as_ptr() as usize + refused.offset;
@@ -243,7 +244,11 @@ fn parse_post(file: &str, text: &str, manifest: &Manifest) -> Result<Post, Conte
 /// The image of `content/images/` that a post (`content/blog/ID.md`) names
 /// by a path relative to itself (`../images/blog/stalls.jpg`, as editors and
 /// GitHub preview it), or why there is none.
-fn body_image<'m>(post: &str, address: &str, manifest: &'m Manifest) -> Result<&'m SiteImage, String> {
+fn body_image<'m>(
+    post: &str,
+    address: &str,
+    manifest: &'m Manifest,
+) -> Result<&'m SiteImage, String> {
     const IMAGES: &str = "content/images/";
     let base = ammonia::Url::parse(&format!("file:///{post}")).expect("a file URL");
     let file = base
@@ -332,6 +337,65 @@ mod tests {
         assert_eq!(
             at("no front matter").0,
             "content/blog/a.md:1:1: must start with a +++ front matter block"
+        );
+    }
+
+    #[test]
+    fn an_image_named_relative_to_the_post_is_the_processed_image() {
+        let manifest = Manifest::embedded();
+        let svg = manifest
+            .picture("blog/nfc-integration.svg")
+            .unwrap()
+            .clone();
+        let body = "\n\nIntro.\n\n![Tap](../images/blog/nfc-integration.svg \"A card\")\n\nAgain: ![Twice](./../images/blog/nfc-integration.svg)\n\n![Far](https://example.org/x.png) ![Site](/assets/x.png)\n";
+        let blog = Blog::parse(
+            &[("a.md", format!("{POST}{body}"))],
+            &manifest,
+            Drafts::Show,
+        )
+        .unwrap();
+        let post = blog.get("a").unwrap();
+        // Its src is the build's URL, once in the post's images, with its true size.
+        assert_eq!(post.images, vec![svg.clone()]);
+        assert_eq!((svg.width, svg.height), (800, 400));
+        assert_eq!(
+            post.html.matches(&format!("src=\"{}\"", svg.src)).count(),
+            2,
+            "{}",
+            post.html
+        );
+        assert!(post.html.contains(r#"title="A card""#), "{}", post.html);
+        // Another site's image and the site's own paths are left as written.
+        assert!(
+            post.html.contains(r#"src="https://example.org/x.png""#)
+                && post.html.contains(r#"src="/assets/x.png""#)
+        );
+    }
+
+    #[test]
+    fn an_image_the_post_names_that_is_not_there_is_refused_at_its_line() {
+        let manifest = Manifest::embedded();
+        let refused = |image: &str| {
+            let text = format!("{POST}\n\nIntro.\n\nMore: ![Stalls]({image})\n");
+            let e = Blog::parse(&[("a.md", text)], &manifest, Drafts::Show).unwrap_err();
+            (e.to_string(), e.line, e.column)
+        };
+        let (message, line, column) = refused("../images/blog/stals.png");
+        assert_eq!((line, column), (Some(14), Some(7)), "{message}");
+        assert!(
+            message.starts_with("content/blog/a.md:14:7: ")
+                && message.contains("there is no file content/images/blog/stals.png (the path is relative to content/blog/a.md)"),
+            "{message}"
+        );
+        let (message, ..) = refused("images/stalls.png");
+        assert!(
+            message.contains("is content/blog/images/stalls.png, not under content/images/"),
+            "{message}"
+        );
+        let (message, ..) = refused("../images/blog/my%20stalls.png");
+        assert!(
+            message.contains("there is no file content/images/blog/my stalls.png"),
+            "{message}"
         );
     }
 

@@ -229,8 +229,10 @@ fn featured_communities_follow_the_spec_rule_on_the_bundled_data() {
         .any(|c| c.community.hidden && names.contains(&c.community.name.as_str())));
     for c in featured {
         assert!(
-            c.logo.starts_with("/assets/images/communities/"),
-            "{}: bundled logo",
+            c.logo.src.starts_with("/assets/images/communities/")
+                && c.logo.width > 0
+                && c.logo.height > 0,
+            "{}: bundled logo, with its size",
             c.name
         );
         assert!(!c.symbol.is_empty() && !c.description.is_empty());
