@@ -6,6 +6,7 @@
 //                                    (row 15: node bench/reload.mjs)         -> docs/deploy.md
 //                                    (row 16: node bench/publish.mjs)        -> docs/content.md
 //                                    (rows 17-20: node bench/http3.mjs)      -> docs/performance.md
+//                                    (photos: node bench/photos.mjs --record) -> docs/performance.md
 //   bench/profile.json            <- node bench/instructions.mjs --profile   -> docs/performance.md
 //   tests/lighthouse/results.json <- node tests/lighthouse/run.mjs --record  -> docs/search-engines.md
 //
@@ -26,6 +27,7 @@ const TABLES = [
   { id: "bench/results.json#reloads", source: "bench/results.json", doc: "docs/deploy.md", render: reloadsTable },
   { id: "bench/results.json#publish", source: "bench/results.json", doc: "docs/content.md", render: publishTable },
   { id: "bench/results.json#http3", source: "bench/results.json", doc: "docs/performance.md", render: (r) => http3Table(r).table },
+  { id: "bench/results.json#photos", source: "bench/results.json", doc: "docs/performance.md", render: (r) => photosTable(r).table },
   { id: "bench/profile.json", source: "bench/profile.json", doc: "docs/performance.md", render: profileTable },
   { id: "tests/lighthouse/results.json", source: "tests/lighthouse/results.json", doc: "docs/search-engines.md", render: lighthouseTable },
 ];
@@ -75,6 +77,12 @@ export const TARGETS = {
   tlsInstructionSpread: 0.02,
   /** Row 12: requests per second over TLS, at least this share of nginx's. */
   tlsThroughput: 1.0,
+  /** Photos (bench/photos.mjs): `pack` of a checkout with a photo post
+   *  after a one-word change (its photos in the cache) at most this many
+   *  times the same checkout's without the photos, plus this many seconds
+   *  (medians). */
+  photoPackRatio: 1.3,
+  photoPackSlackSeconds: 0.5,
   /** Row 17: round trips before the first byte, HTTP/3 fewer than HTTP/2
    *  by this many (a new visitor and a returning one). */
   h3FewerRoundTrips: 1,
@@ -364,6 +372,48 @@ export function http3Table(r) {
   return { table, missed };
 }
 
+/** Photos (bench/photos.mjs): a photo post's images as a phone loads them
+ *  before photo processing and after, Lighthouse on the post, and what the
+ *  photos cost `pack`; the table, and whether the pack target was missed. */
+export function photosTable(r) {
+  const w = r.rows.photos;
+  if (!w) throw new Error("bench/results.json has no photos row: run node bench/photos.mjs --record");
+  const t = TARGETS;
+  const kb = (bytes) => (bytes < 10 * 1024 ? f(bytes / 1024, 1) : thousands(bytes / 1024));
+  const both = (of) => [w.before ? of(w.before) : "not measured", of(w.after)];
+  const page = (s, route) => s.pages.find((p) => p.route === route);
+  const formats = (types) =>
+    Object.entries(types)
+      .sort((a, b) => b[1] - a[1])
+      .map(([type, bytes]) => `${type.replace(/^image\//, "").replace(/\+xml$/, "").toUpperCase()} ${kb(bytes)}`)
+      .join(", ");
+  const p = w.pack;
+  const limit = t.photoPackRatio * p.plainMedianSeconds + t.photoPackSlackSeconds;
+  const rows = [];
+  for (const route of ["/blog", w.post]) {
+    const name = route === w.post ? `the post (\`${route}\`)` : `\`${route}\``;
+    rows.push([`${name}: images loaded, KB`, ...both((s) => kb(page(s, route).imageBytes))]);
+    rows.push(["   their formats, KB each", ...both((s) => formats(page(s, route).types))]);
+    const failed = both((s) => String(page(s, route).failed.length));
+    if (failed.some((n) => n !== "0" && n !== "not measured")) rows.push(["   image requests that failed", ...failed]);
+  }
+  rows.push(
+    ["the post's three photos as uploaded (the same files for both), KB", kb(w.uploadedBytes), kb(w.uploadedBytes)],
+    [`Lighthouse Performance on the post (median of ${w.after.lighthouse.runs.length})`, ...both((s) => String(s.lighthouse.performance))],
+    ["   Largest Contentful Paint, ms (median)", ...both((s) => thousands(s.lighthouse.lcpMs))],
+    ["`pack` of the photo copy, its photos processed (the first), s", "-", f(p.firstWithPhotosSeconds, 1)],
+    [`\`pack\` after a one-word change, s (median; runs): the checkout without the photos`, "-", `${f(p.plainMedianSeconds, 1)} (${p.plainSeconds.map((x) => f(x, 1)).join(", ")})`],
+    ["   with the photos (processed, in the cache)", "-", `${f(p.photoMedianSeconds, 1)} (${p.photoSeconds.map((x) => f(x, 1)).join(", ")})`],
+    [`   with / without; target: at most ${t.photoPackRatio} x without + ${t.photoPackSlackSeconds} s (${f(limit, 1)} s)`, "-", `${f(p.photoMedianSeconds / p.plainMedianSeconds, 2)} (${p.photoMedianSeconds <= limit ? "met" : "missed"})`],
+  );
+  const missed = p.photoMedianSeconds <= limit ? [] : [`photos: pack with the photos took ${f(p.photoMedianSeconds, 1)} s, over ${f(limit, 1)} s`];
+  const before = w.before ? `before: ${w.before.commit}, ${w.before.build} build, its post's text naming the photos by ${w.before.textImages}` : "before: not measured";
+  const table =
+    `Run of ${w.date} (\`node bench/photos.mjs\`, ${r.cores ?? w.cores} cores, Chromium ${w.chromium}, Lighthouse ${w.lighthouse}; a phone: ${w.screen.width} x ${w.screen.height} CSS px at ${w.screen.deviceScaleFactor}x; ` +
+    `after: ${w.after.commit}, ${w.after.build} build; ${before}):\n\n${markdown(["", w.before ? `before (${w.before.commit})` : "before", `after (${w.after.commit})`], rows)}`;
+  return { table, missed };
+}
+
 /** Row 16 for the content guide: a post published with `pack`. */
 export function publishTable(r) {
   const w = r.rows.publish;
@@ -438,7 +488,11 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       process.exit(1);
     }
     const recorded = JSON.parse(fs.readFileSync(path.join(root, "bench/results.json"), "utf8"));
-    const missed = [...benchTable(recorded).missed, ...(recorded.rows.http3 ? http3Table(recorded).missed : [])];
+    const missed = [
+      ...benchTable(recorded).missed,
+      ...(recorded.rows.http3 ? http3Table(recorded).missed : []),
+      ...(recorded.rows.photos ? photosTable(recorded).missed : []),
+    ];
     if (missed.length) {
       console.error(`bench/results.json records a run that missed its targets: ${missed.join("; ")}`);
       process.exit(1);
