@@ -13,13 +13,11 @@ import { ImageError, RASTER, layoutWidths, linkOrCopy, placeholderRule, siteImag
  *    each variant served as /assets/images/DIR/NAME-WIDTH-HASH.EXT.
  *  Returns `images` (each path's URL: an SVG's, or a raster's largest
  *  fallback), `pictures` (each path's true size and variants, the
- *  `SiteImage` of server/assets.rs), the placeholders' stylesheet rules and
- *  the bytes of every variant. */
+ *  `SiteImage` of server/assets.rs) and the placeholders' stylesheet rules. */
 export async function processImages(assetsDir, cache) {
   const images = {};
   const pictures = {};
   const rules = [];
-  let rasterBytes = 0;
   const imagesSrc = path.join(root, "content", "images");
   const widths = layoutWidths();
   const refused = [];
@@ -45,7 +43,7 @@ export async function processImages(assetsDir, cache) {
     if (!RASTER.test(rel)) continue;
     let entry;
     try {
-      entry = await cache.variants(shown, fs.readFileSync(file), widths);
+      entry = await cache.variants(file, shown, widths);
     } catch (e) {
       if (!(e instanceof ImageError)) throw e;
       refused.push(e);
@@ -63,11 +61,10 @@ export async function processImages(assetsDir, cache) {
     pictures[rel] = siteImage(entry, place);
     images[rel] = pictures[rel].src;
     if (entry.placeholder) rules.push(placeholderRule(entry.placeholder));
-    rasterBytes += entry.variants.reduce((n, v) => n + v.bytes, 0);
   }
   // Every refusal at once, as `pack` and `dev` say them.
   if (refused.length > 0) throw new ImagesRefused(refused);
-  return { images, pictures, css: [...new Set(rules)].join(""), rasterBytes };
+  return { images, pictures, css: [...new Set(rules)].join("") };
 }
 
 /** One or more images the build refuses, each named with its reason. */

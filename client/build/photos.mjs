@@ -14,12 +14,12 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import sharp from "sharp";
-import { root } from "./files.mjs";
+import { hash, root } from "./files.mjs";
 
 /** The largest image accepted, in pixels (sharp's own default: 16383 x
  *  16383, about 268 megapixels; every phone camera is under it). A file
  *  claiming more is refused before it is decoded (a decompression bomb). */
-export const MAX_PIXELS = 0x3fff * 0x3fff;
+const MAX_PIXELS = 0x3fff * 0x3fff;
 
 /** What each format is encoded with. AVIF at effort 2: about 8 % larger than
  *  sharp's default effort 4, in a sixth of the time (a 3000 x 2000 photo). */
@@ -63,7 +63,7 @@ export class ImageError extends Error {
 }
 
 /** The format the bytes are, from their signature, or null. */
-export function sniff(bytes) {
+function sniff(bytes) {
   if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return "jpeg";
   if (bytes.length >= 8 && bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return "png";
   if (bytes.length >= 12 && bytes.toString("latin1", 0, 4) === "RIFF" && bytes.toString("latin1", 8, 12) === "WEBP") return "webp";
@@ -148,7 +148,7 @@ async function makeVariants(file, bytes, widths, dir) {
         .toBuffer({ resolveWithObject: true });
       const name = `w${width}.${EXT[format]}`;
       fs.writeFileSync(path.join(dir, name), out.data);
-      variants.push({ format, width: out.info.width, height: out.info.height, file: name, bytes: out.data.length, hash: hashOf(out.data) });
+      variants.push({ format, width: out.info.width, height: out.info.height, file: name, bytes: out.data.length, hash: hash(out.data) });
     }
   }
   // A blurred preview the size of a stamp, painted behind the image while
@@ -173,11 +173,7 @@ async function makeCard(file, bytes, dir) {
     .jpeg({ quality: 82, mozjpeg: true })
     .toBuffer();
   fs.writeFileSync(path.join(dir, "card.jpg"), out);
-  return { width: 1200, height: 630, file: "card.jpg", bytes: out.length, hash: hashOf(out) };
-}
-
-function hashOf(buf) {
-  return createHash("sha256").update(buf).digest("base64url").slice(0, 10);
+  return { width: 1200, height: 630, file: "card.jpg", bytes: out.length, hash: hash(out) };
 }
 
 /** The processing cache: made once per process, kept on disk. */
@@ -186,8 +182,9 @@ export class PhotoCache {
     this.dir = dir;
     this.log = log;
     this.memory = new Map();
-    /** Seconds spent processing in this process, and the images processed. */
-    this.processed = [];
+    /** A source file's entry by its path, size, inode and change time:
+     *  `dev` rebuilds without reading and hashing every photo again. */
+    this.byFile = new Map();
   }
 
   /** `make(file, bytes, dir)` once per source and settings: the entry from
@@ -221,7 +218,6 @@ export class PhotoCache {
         throw e;
       }
       const seconds = (performance.now() - started) / 1000;
-      this.processed.push({ file, kind, seconds });
       const made = kind === "card" ? [entry] : entry.variants;
       const kb = made.reduce((n, v) => n + v.bytes, 0) / 1024;
       this.log(
@@ -235,9 +231,16 @@ export class PhotoCache {
     return entry;
   }
 
-  /** The variants of the raster image `file` (relative to the checkout). */
-  variants(file, bytes, widths) {
-    return this.entry("variants", file, bytes, settingsKey(widths), (f, b, dir) => makeVariants(f, b, widths, dir));
+  /** The variants of the raster image at `source`, named `file` (relative
+   *  to the checkout) in what it says. */
+  async variants(source, file, widths) {
+    const stat = fs.statSync(source);
+    const seen = `${source}\0${stat.size}\0${stat.ino}\0${stat.mtimeMs}\0${stat.ctimeMs}\0${widths}`;
+    if (this.byFile.has(seen)) return this.byFile.get(seen);
+    const bytes = fs.readFileSync(source);
+    const entry = await this.entry("variants", file, bytes, settingsKey(widths), (f, b, dir) => makeVariants(f, b, widths, dir));
+    this.byFile.set(seen, entry);
+    return entry;
   }
 
   /** The 1200 x 630 share preview of the photo `file`. */
@@ -294,8 +297,8 @@ export function siteImage(entry, url) {
   return image;
 }
 
-export function placeholderClass(dataUri) {
-  return `ph-${hashOf(Buffer.from(dataUri))}`;
+function placeholderClass(dataUri) {
+  return `ph-${hash(Buffer.from(dataUri))}`;
 }
 
 /** The stylesheet rule that paints a placeholder behind its image. */

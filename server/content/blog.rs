@@ -121,13 +121,15 @@ fn parse_post(file: &str, text: &str, manifest: &Manifest) -> Result<Post, Conte
             e.at(1, 1)
         }
     })?;
-    // Where a position of the front matter is in the file (it starts after "+++").
-    let located = |e: ContentError, offset: usize| {
-        let before = &text[..(3 + offset).min(text.len())];
+    // Where a byte of the file is, as a line and a column.
+    let at_byte = |e: ContentError, offset: usize| {
+        let before = &text[..offset.min(text.len())];
         let line = before.matches('\n').count() + 1;
         let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
         e.at(line, column)
     };
+    // Where a position of the front matter is in the file (it starts after "+++").
+    let located = |e: ContentError, offset: usize| at_byte(e, 3 + offset);
     // A field's own line, for the checks made after parsing.
     let field = |e: ContentError, key: &str| {
         let mut offset = 0;
@@ -216,11 +218,8 @@ fn parse_post(file: &str, text: &str, manifest: &Manifest) -> Result<Post, Conte
     )
     .map_err(|refused| {
         // The body starts where the front matter's closing line ends.
-        let offset = body.as_ptr() as usize - text.as_ptr() as usize + refused.offset;
-        let before = &text[..offset];
-        let line = before.matches('\n').count() + 1;
-        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-        err(refused.message).at(line, column)
+        let body_start = body.as_ptr() as usize - text.as_ptr() as usize;
+        at_byte(err(refused.message), body_start + refused.offset)
     })?;
     Ok(Post {
         summary: PostSummary {

@@ -16,10 +16,10 @@
 //   - the post's head preloads its cover, as the picture will fetch it;
 // then Lighthouse (mobile) on the post: performance at least 95, LCP at
 // most 2.5 s. Prints one line per check; exits 1 on any failure.
-import { chromium } from "playwright-core";
 import lighthouse from "lighthouse";
 import * as chromeLauncher from "chrome-launcher";
 import sharp from "sharp";
+import { launchBrowser } from "../e2e/harness.mjs";
 
 const base = process.argv[2];
 if (!base) throw new Error("usage: node tests/photos/served.mjs BASE_URL");
@@ -32,7 +32,7 @@ const check = (ok, what) => {
   if (!ok) failures.push(what);
 };
 
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: FLAGS });
+const browser = await launchBrowser();
 const imageUrls = new Set();
 try {
   for (const path of ["/blog", POST]) {
