@@ -56,7 +56,7 @@ async function releaseBuild() {
   const rasters = {};
   // The server bundle just built, evaluated once for what is drawn from it.
   const ssr = ssrContext(fs.readFileSync(path.join(out, "ssr.js"), "utf8"));
-  await previewCards(assetsDir, images, rasters, ssr, cache);
+  await previewCards(assetsDir, images, pictures, rasters, ssr, cache);
   favicons(assetsDir, images, rasters);
   const { modules } = modulesOf(client.metafile, out);
   const files = listFiles(out, assetsDir, true);

@@ -164,6 +164,8 @@ fn bad_images(tree: &Path) -> Vec<(&'static str, &'static str)> {
     crc.update(&bomb[12..29]);
     bomb[29..33].copy_from_slice(&crc.sum().to_be_bytes());
     put("bomb.png", &bomb);
+    // What an iPhone saves, which no browser but Safari shows.
+    put("phone.heic", &jpeg);
     vec![
         ("empty.jpg", "the file is empty (0 bytes)"),
         ("cut.jpg", "is damaged or cut short (a JPEG, 1200 x 800)"),
@@ -171,6 +173,7 @@ fn bad_images(tree: &Path) -> Vec<(&'static str, &'static str)> {
         ("misnamed.jpg", "named .jpg but is a PNG file: rename it to misnamed.png"),
         ("text.png", "named .png but is not an image"),
         ("bomb.png", "claims 50000 x 50000 pixels (2500 megapixels), more than the 268 megapixels an image may have"),
+        ("phone.heic", "HEIC is not a format browsers show: save it as JPEG, PNG, WebP or AVIF"),
     ]
 }
 
@@ -211,7 +214,7 @@ fn pack_refuses_every_bad_image_naming_it_and_writes_nothing() {
     let out = pack(&tree, &out_file);
     assert!(!out.status.success(), "{}", said(&out));
     let expected = format!(
-        "content/blog/nfc-integration.md:{line}:1: image \"../images/blog/stals.png\": there is no file content/images/blog/stals.png (the path is relative to content/blog/nfc-integration.md); add the image there or fix the path"
+        "content/blog/nfc-integration.md:{line}:1: image \"../images/blog/stals.png\": there is no file content/images/blog/stals.png (the path is relative to content/blog/nfc-integration.md, or from the checkout's root when it starts with /); add the image there or fix the path"
     );
     assert!(
         said(&out).contains(&expected),
@@ -219,6 +222,138 @@ fn pack_refuses_every_bad_image_naming_it_and_writes_nothing() {
         said(&out)
     );
     assert!(!out_file.exists());
+}
+
+/// Every URL a page's `<picture>`s and `<img>`s name (src and srcset).
+fn image_urls(html: &str) -> Vec<String> {
+    let mut urls = Vec::new();
+    for attr in [" src=\"", " srcset=\""] {
+        for part in html.split(attr).skip(1) {
+            let value = part.split('"').next().unwrap();
+            for entry in value.split(", ") {
+                let url = entry.split(' ').next().unwrap();
+                if url.starts_with("/assets/images/") {
+                    urls.push(url.to_owned());
+                }
+            }
+        }
+    }
+    urls.sort();
+    urls.dedup();
+    urls
+}
+
+#[test]
+fn odd_names_tall_images_gifs_and_a_shared_cache_are_served_whole() {
+    needs("node", "nodejs");
+    let dir = Dir::new("photos-odd");
+    let tree = checkout_copy(&dir.0);
+    // A phone's file name (a space, a letter URLs escape), a long
+    // screenshot taller than AVIF and WebP can hold, an animated GIF.
+    let odd = tree.join("content/images/odd");
+    std::fs::create_dir_all(&odd).unwrap();
+    let status = Command::new(node())
+        .args(["-e", r##"
+            const sharp = require("sharp");
+            const dir = process.argv[1];
+            const make = (w, h, c) => sharp({ create: { width: w, height: h, channels: 3, background: c } });
+            (async () => {
+              await make(800, 600, "#3a7").jpeg().toFile(dir + "/IMG 1234 café.jpg");
+              await make(200, 20000, "#eee").png().toFile(dir + "/long screenshot.png");
+              await make(120, 80, "#f80").gif().toFile(dir + "/wave.gif");
+            })();
+        "##])
+        .arg(&odd)
+        .current_dir(ROOT)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    std::fs::write(
+        tree.join("content/blog/odd.md"),
+        "+++\nid = \"odd\"\ntitle = \"Odd\"\ndate = \"2026-11-20\"\nauthor = \"Ana\"\ntype = \"Updates\"\nreadTime = \"1 min read\"\nexcerpt = \"E\"\nimage = \"odd/IMG 1234 café.jpg\"\n+++\n\n![Long](<../images/odd/long screenshot.png>)\n\n![Wave](../images/odd/wave.gif)\n\n![Again](/content/images/odd/IMG%201234%20café.jpg)\n",
+    )
+    .unwrap();
+    // A file in the cache folder that is no entry of it (a Finder's).
+    std::fs::create_dir_all(tree.join(".cache/images")).unwrap();
+    std::fs::write(tree.join(".cache/images/.DS_Store"), b"x").unwrap();
+
+    // Two packs at once, sharing the cache: both finish.
+    let packs: Vec<_> = ["a", "b"]
+        .iter()
+        .map(|name| {
+            Command::new(BIN)
+                .arg("pack")
+                .arg(dir.0.join(name))
+                .current_dir(&tree)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for pack in packs {
+        let out = pack.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", said(&out));
+    }
+
+    let check = |bin: &Path, data: &str| {
+        let server = serve(bin, &dir.0.join(data));
+        let (status, _, page) = get(server.port, "/blog/odd", "identity");
+        let page = String::from_utf8_lossy(&page).into_owned();
+        assert_eq!(status, 200);
+        // Each image drawn as a picture: the cover and both in the text.
+        assert_eq!(page.matches("<picture>").count(), 4, "{page}");
+        let urls = image_urls(&page);
+        assert!(urls.iter().any(|u| u.contains("wave-")), "{urls:?}");
+        for url in &urls {
+            assert!(!url.contains([' ', '%']) && url.is_ascii(), "{url}");
+            let (status, headers, body) = get(server.port, url, "identity");
+            assert_eq!(status, 200, "{url}");
+            let length = headers
+                .iter()
+                .find(|(k, _)| k == "content-length")
+                .map(|(_, v)| v.clone());
+            assert!(
+                !body.is_empty() && length == Some(body.len().to_string()),
+                "{url}: {} bytes",
+                body.len()
+            );
+        }
+        urls
+    };
+    let first = check(&dir.0.join("a"), "data-a");
+    // The long screenshot is made narrower, not refused.
+    assert!(
+        first.iter().any(|u| u.contains("/odd/long-screenshot-")),
+        "{first:?}"
+    );
+
+    // A cache entry cut short (a disk that filled, a copy that failed) is
+    // made again, not served.
+    let mut cut = 0;
+    for entry in std::fs::read_dir(tree.join(".cache/images")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            for file in std::fs::read_dir(&path).unwrap() {
+                let file = file.unwrap().path();
+                if file.extension().is_some_and(|e| e == "avif") {
+                    std::fs::write(&file, b"").unwrap();
+                    cut += 1;
+                }
+            }
+        }
+    }
+    assert!(cut > 0);
+    let out = pack(&tree, &dir.0.join("c"));
+    assert!(out.status.success(), "{}", said(&out));
+    assert!(
+        processed(&out)
+            .iter()
+            .any(|l| l.starts_with("processed content/images/odd/IMG 1234 café.jpg")),
+        "{}",
+        said(&out)
+    );
+    check(&dir.0.join("c"), "data-c");
 }
 
 /// `dev` on `tree`, its standard error kept in `log`.
@@ -284,16 +419,18 @@ fn dev_shows_a_bad_image_on_its_pages_and_processes_a_new_photo_once() {
 
     // A misnamed image: every page says which file and why, until it goes.
     let images = tree.join("content/images/blog");
-    let png = std::fs::read(tree.join("content/images/favicon.svg")).unwrap();
-    std::fs::write(images.join("wrong.jpg"), &png).unwrap();
-    let reason =
-        "content/images/blog/wrong.jpg: named .jpg but is an SVG file: rename it to wrong.svg";
+    let svg = std::fs::read(tree.join("content/images/favicon.svg")).unwrap();
+    std::fs::write(images.join("wrong.jpg"), &svg).unwrap();
+    let (file, reason) = (
+        "content/images/blog/wrong.jpg",
+        "named .jpg but is an SVG file: rename it to wrong.svg",
+    );
     assert!(
         wait(30, || {
             let (status, body) = dev.page("/blog");
-            status == 500 && body.contains(reason)
+            status == 500 && body.contains(file) && body.contains(reason)
         }),
-        "{reason} on the page: {:?}\n{}",
+        "{file}: {reason} on the page: {:?}\n{}",
         dev.page("/blog"),
         dev.said()
     );
@@ -331,4 +468,21 @@ fn dev_shows_a_bad_image_on_its_pages_and_processes_a_new_photo_once() {
     }
     assert_eq!(dev.page("/").0, 200, "{}", dev.said());
     assert_eq!(dev.said().matches(once).count(), 1, "{}", dev.said());
+
+    // The cache folder removed under it (a clean-up, another checkout's
+    // tool): the next rebuild makes the photo again and serves on.
+    std::fs::remove_dir_all(tree.join(".cache")).unwrap();
+    let text = std::fs::read_to_string(&home).unwrap();
+    std::fs::write(&home, format!("{text}\n// edit after the cache went\n")).unwrap();
+    assert!(
+        wait(60, || dev.said().matches(once).count() == 2),
+        "{}",
+        dev.said()
+    );
+    assert!(
+        wait(30, || dev.page("/blog").0 == 200),
+        "{:?}\n{}",
+        dev.page("/blog"),
+        dev.said()
+    );
 }

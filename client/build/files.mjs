@@ -17,6 +17,7 @@ const TYPES = {
   ".jpg": "image/jpeg",
   ".webp": "image/webp",
   ".avif": "image/avif",
+  ".gif": "image/gif",
   ".json": "application/json",
   ".ico": "image/x-icon",
 };
@@ -29,7 +30,7 @@ export function listFiles(base, assetsDir, compressed) {
     if (ext === ".map" && compressed) continue;
     const type = TYPES[ext] ?? "application/octet-stream";
     // Compressed formats gain nothing from brotli or gzip.
-    const compressible = compressed && !/^image\/(png|jpeg|webp|avif)$/.test(type);
+    const compressible = compressed && !/^image\/(png|jpeg|webp|avif|gif)$/.test(type);
     if (compressible) {
       const body = fs.readFileSync(file);
       fs.writeFileSync(file + ".br", zlib.brotliCompressSync(body, {

@@ -4,6 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { Resvg } from "@resvg/resvg-js";
+import sharp from "sharp";
 import { hash, pngSize, root, walk } from "./files.mjs";
 import { ImageError, RASTER, layoutWidths, linkOrCopy, placeholderRule, siteImage } from "./photos.mjs";
 
@@ -23,24 +24,38 @@ export async function processImages(assetsDir, cache) {
   const refused = [];
   for (const file of [...walk(imagesSrc)].sort()) {
     const rel = path.relative(imagesSrc, file).split(path.sep).join("/");
+    // An editor's or a system's own files (.DS_Store, .#draft) are not content.
+    if (rel.split("/").some((part) => part.startsWith("."))) continue;
     const shown = `content/images/${rel}`;
     const ext = path.extname(rel);
-    const stem = rel.slice(0, -ext.length);
-    if (ext.toLowerCase() === ".svg") {
+    // Served under a name a URL carries as it is ("IMG 1234.jpg" is
+    // IMG-1234-...): the manifest's key stays the file's own name.
+    const stem = rel.slice(0, -ext.length).replace(/[^A-Za-z0-9._/-]/g, "-");
+    const copy = () => {
       const body = fs.readFileSync(file);
-      const hashedRel = `${stem}-${hash(body)}${ext}`;
+      const hashedRel = `${stem}-${hash(body)}${ext.toLowerCase()}`;
       const dest = path.join(assetsDir, "images", hashedRel);
       fs.mkdirSync(path.dirname(dest), { recursive: true });
       fs.writeFileSync(dest, body);
       images[rel] = `/assets/images/${hashedRel}`;
+      return body;
+    };
+    if (UNSERVED.test(rel)) {
+      refused.push(new ImageError(shown, `${UNSERVED.exec(rel)[1].toUpperCase()} is not a format browsers show: save it as JPEG, PNG, WebP or AVIF`));
+      continue;
+    }
+    if (!RASTER.test(rel)) {
+      // An SVG or a GIF is served as it is, with its size; any other file
+      // is copied as before.
+      const body = copy();
       try {
-        pictures[rel] = { src: images[rel], ...svgSize(body) };
+        if (/\.svg$/i.test(ext)) pictures[rel] = { src: images[rel], ...svgSize(body) };
+        else if (/\.gif$/i.test(ext)) pictures[rel] = { src: images[rel], ...(await gifSize(body)) };
       } catch (e) {
         refused.push(new ImageError(shown, e.message));
       }
       continue;
     }
-    if (!RASTER.test(rel)) continue;
     let entry;
     try {
       entry = await cache.variants(file, shown, widths);
@@ -65,6 +80,16 @@ export async function processImages(assetsDir, cache) {
   // Every refusal at once, as `pack` and `dev` say them.
   if (refused.length > 0) throw new ImagesRefused(refused);
   return { images, pictures, css: [...new Set(rules)].join("") };
+}
+
+/** Image formats a camera or an editor may give that browsers do not show. */
+const UNSERVED = /\.(heic|heif|tiff?|bmp|psd|raw|dng|cr2|nef|arw)$/i;
+
+/** A GIF's size, from its header (sharp reads it without decoding). */
+async function gifSize(body) {
+  const { width, height } = await sharp(body).metadata();
+  if (!(width > 0 && height > 0)) throw new Error("a GIF without a size");
+  return { width, height };
 }
 
 /** One or more images the build refuses, each named with its reason. */
@@ -117,7 +142,7 @@ export function favicons(assetsDir, images, rasters) {
  *  from the SSR bundle just built), and one per published blog post: a
  *  JPEG cropped from its cover when that is a photo (og/post-ID.jpg), else
  *  a drawn card. og/... -> manifest images. */
-export async function previewCards(assetsDir, images, rasters, ssr, cache) {
+export async function previewCards(assetsDir, images, pictures, rasters, ssr, cache) {
   const ogDir = path.join(assetsDir, "images", "og");
   fs.mkdirSync(ogDir, { recursive: true });
   const fonts = path.join(root, "node_modules", "dejavu-fonts-ttf", "ttf");
@@ -148,9 +173,10 @@ export async function previewCards(assetsDir, images, rasters, ssr, cache) {
   // (build.rs writes the file; drafts get no card).
   if (!process.env.SITE_POSTS) throw new Error("SITE_POSTS is not set: the release build is run by build.rs (cargo build)");
   for (const post of JSON.parse(fs.readFileSync(process.env.SITE_POSTS, "utf8"))) {
-    const cover = post.image && RASTER.test(post.image) ? path.join(root, "content", "images", post.image) : null;
-    if (cover && fs.existsSync(cover)) {
-      // The cover was processed (and checked) with the other images.
+    // A cover the build processed as a photo (one the server would refuse,
+    // named outside content/images/, is not one).
+    const cover = post.image && RASTER.test(post.image) && pictures[post.image] ? path.join(root, "content", "images", post.image) : null;
+    if (cover) {
       const card = await cache.card(`content/images/${post.image}`, fs.readFileSync(cover));
       const file = `post-${post.id}-${card.hash}.jpg`;
       linkOrCopy(path.join(card.dir, card.file), path.join(ogDir, file));

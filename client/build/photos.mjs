@@ -12,6 +12,7 @@
 // (and says so on stderr, with its time).
 import { createHash } from "node:crypto";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import sharp from "sharp";
 import { hash, root } from "./files.mjs";
@@ -20,6 +21,8 @@ import { hash, root } from "./files.mjs";
  *  16383, about 268 megapixels; every phone camera is under it). A file
  *  claiming more is refused before it is decoded (a decompression bomb). */
 const MAX_PIXELS = 0x3fff * 0x3fff;
+/** The longest side a variant may have: WebP's limit (AVIF's is 16384). */
+const MAX_SIDE = 0x3fff;
 
 /** What each format is encoded with. AVIF at effort 2: about 8 % larger than
  *  sharp's default effort 4, in a sixth of the time (a 3000 x 2000 photo). */
@@ -59,6 +62,7 @@ export class ImageError extends Error {
   constructor(file, reason) {
     super(`${file}: ${reason}`);
     this.file = file;
+    this.reason = reason;
   }
 }
 
@@ -142,12 +146,15 @@ async function makeVariants(file, bytes, widths, dir) {
   const variants = [];
   for (const format of formats) {
     for (const width of sizes) {
+      // A very tall image (a long screenshot) is made narrower than asked
+      // rather than taller than AVIF and WebP can hold.
       const out = await sharp(data, raw)
-        .resize({ width, withoutEnlargement: true })
+        .resize({ width, height: MAX_SIDE, fit: "inside", withoutEnlargement: true })
         [format](ENCODE[format])
         .toBuffer({ resolveWithObject: true });
-      const name = `w${width}.${EXT[format]}`;
-      fs.writeFileSync(path.join(dir, name), out.data);
+      if (variants.some((v) => v.format === format && v.width === out.info.width)) continue;
+      const name = `w${out.info.width}.${EXT[format]}`;
+      writeDurably(path.join(dir, name), out.data);
       variants.push({ format, width: out.info.width, height: out.info.height, file: name, bytes: out.data.length, hash: hash(out.data) });
     }
   }
@@ -172,15 +179,23 @@ async function makeCard(file, bytes, dir) {
     .resize(1200, 630, { fit: "cover", position: sharp.strategy.attention })
     .jpeg({ quality: 82, mozjpeg: true })
     .toBuffer();
-  fs.writeFileSync(path.join(dir, "card.jpg"), out);
+  writeDurably(path.join(dir, "card.jpg"), out);
   return { width: 1200, height: 630, file: "card.jpg", bytes: out.length, hash: hash(out) };
 }
 
-/** The processing cache: made once per process, kept on disk. */
+/** The processing cache: made once per process, kept on disk. Several
+ *  builds may share its folder at once (two packs, a pack beside `dev`):
+ *  an entry is made in a folder of its own and renamed into place whole,
+ *  and one that is there already is used, never replaced while another
+ *  build may be reading it. An entry is used only when every file it lists
+ *  has the size it recorded. A folder that cannot be written (a read-only
+ *  checkout) is read, and new entries go to a temporary folder. */
 export class PhotoCache {
   constructor(dir = path.join(root, ".cache", "images"), log = (line) => process.stderr.write(line + "\n")) {
     this.dir = dir;
     this.log = log;
+    /** Where new entries go: `dir`, or a temporary folder if `dir` cannot be written. */
+    this.writable = null;
     this.memory = new Map();
     /** A source file's entry by its path, size, inode and change time:
      *  `dev` rebuilds without reading and hashing every photo again. */
@@ -191,44 +206,83 @@ export class PhotoCache {
    *  memory, else from the cache folder, else made now (and reported). */
   async entry(kind, file, bytes, settings, make) {
     const key = createHash("sha256").update(bytes).update(`\0${kind}\0${settings}`).digest("hex").slice(0, 40);
-    if (this.memory.has(key)) return this.memory.get(key);
-    const dir = path.join(this.dir, key);
-    const metaFile = path.join(dir, "meta.json");
-    let entry = readJson(metaFile);
-    if (entry && entry.files.every((f) => fs.existsSync(path.join(dir, f)))) {
-      // Used now: what a clean-up would keep.
-      const now = new Date();
-      try {
-        fs.utimesSync(metaFile, now, now);
-      } catch {
-        // A read-only cache still serves.
+    const known = this.memory.get(key);
+    // Still there (a `dev` outlives a cache folder removed under it).
+    if (known && intact(known.dir, known)) return known;
+    for (const dir of new Set([path.join(this.dir, key), this.writable && path.join(this.writable, key)])) {
+      const entry = dir && intact(dir);
+      if (entry) {
+        touch(path.join(dir, "meta.json"));
+        return this.keep(key, dir, entry);
       }
-    } else {
-      const started = performance.now();
-      fs.mkdirSync(this.dir, { recursive: true });
-      const work = fs.mkdtempSync(path.join(this.dir, `.new-${key.slice(0, 8)}-`));
+    }
+    const started = performance.now();
+    const into = this.newEntries();
+    const work = fs.mkdtempSync(path.join(into, `.new-${key.slice(0, 8)}-`));
+    let entry;
+    const dir = path.join(into, key);
+    try {
+      const made = await make(file, bytes, work);
+      entry = { ...made, files: (kind === "card" ? [made] : made.variants).map((v) => ({ name: v.file, bytes: v.bytes })) };
+      writeDurably(path.join(work, "meta.json"), JSON.stringify(entry));
       try {
-        const made = await make(file, bytes, work);
-        entry = { ...made, files: kind === "card" ? [made.file] : made.variants.map((v) => v.file) };
-        fs.writeFileSync(path.join(work, "meta.json"), JSON.stringify(entry));
-        fs.rmSync(dir, { recursive: true, force: true });
         fs.renameSync(work, dir);
       } catch (e) {
-        fs.rmSync(work, { recursive: true, force: true });
-        throw e;
+        // Made meanwhile by another build: theirs is used, ours dropped.
+        const theirs = intact(dir);
+        if (!theirs) {
+          // A broken one: set aside (another build may still be reading
+          // it), ours put in its place.
+          const aside = `${dir}.old-${process.pid}-${Date.now()}`;
+          try {
+            fs.renameSync(dir, aside);
+          } catch (moved) {
+            if (moved.code !== "ENOENT") throw e;
+          }
+          fs.renameSync(work, dir);
+          fs.rmSync(aside, { recursive: true, force: true });
+        } else {
+          entry = theirs;
+        }
       }
-      const seconds = (performance.now() - started) / 1000;
-      const made = kind === "card" ? [entry] : entry.variants;
-      const kb = made.reduce((n, v) => n + v.bytes, 0) / 1024;
-      this.log(
-        kind === "card"
-          ? `processed ${file}: its share preview (1200 x 630 JPEG, ${kb.toFixed(0)} KB) in ${seconds.toFixed(1)} s`
-          : `processed ${file} (${entry.width} x ${entry.height}): ${made.length} variants, ${kb.toFixed(0)} KB, in ${seconds.toFixed(1)} s`,
-      );
+    } catch (e) {
+      throw e instanceof ImageError ? e : new ImageError(file, `could not be processed: ${reason(e)}`);
+    } finally {
+      fs.rmSync(work, { recursive: true, force: true });
     }
+    const seconds = (performance.now() - started) / 1000;
+    const made = kind === "card" ? [entry] : entry.variants;
+    const kb = made.reduce((n, v) => n + v.bytes, 0) / 1024;
+    this.log(
+      kind === "card"
+        ? `processed ${file}: its share preview (1200 x 630 JPEG, ${kb.toFixed(0)} KB) in ${seconds.toFixed(1)} s`
+        : `processed ${file} (${entry.width} x ${entry.height}): ${made.length} variants, ${kb.toFixed(0)} KB, in ${seconds.toFixed(1)} s`,
+    );
+    return this.keep(key, dir, entry);
+  }
+
+  keep(key, dir, entry) {
     entry.dir = dir;
     this.memory.set(key, entry);
     return entry;
+  }
+
+  /** The folder new entries are made in: the cache's, else (a read-only
+   *  checkout, a folder of another user's) a temporary one, said once. */
+  newEntries() {
+    if (!this.writable) {
+      try {
+        fs.mkdirSync(this.dir, { recursive: true });
+        fs.accessSync(this.dir, fs.constants.W_OK);
+        this.writable = this.dir;
+      } catch (e) {
+        this.writable = fs.mkdtempSync(path.join(os.tmpdir(), "citizen-site-images-"));
+        this.log(`the image cache ${this.dir} cannot be written (${reason(e)}): photos are processed in ${this.writable} for this build only`);
+      }
+    }
+    // Made again if it went meanwhile (removed under a running `dev`).
+    fs.mkdirSync(this.writable, { recursive: true });
+    return this.writable;
   }
 
   /** The variants of the raster image at `source`, named `file` (relative
@@ -236,7 +290,8 @@ export class PhotoCache {
   async variants(source, file, widths) {
     const stat = fs.statSync(source);
     const seen = `${source}\0${stat.size}\0${stat.ino}\0${stat.mtimeMs}\0${stat.ctimeMs}\0${widths}`;
-    if (this.byFile.has(seen)) return this.byFile.get(seen);
+    const known = this.byFile.get(seen);
+    if (known && intact(known.dir, known)) return known;
     const bytes = fs.readFileSync(source);
     const entry = await this.entry("variants", file, bytes, settingsKey(widths), (f, b, dir) => makeVariants(f, b, widths, dir));
     this.byFile.set(seen, entry);
@@ -248,15 +303,59 @@ export class PhotoCache {
     return this.entry("card", file, bytes, settingsKey([1200]), makeCard);
   }
 
-  /** Removes what no build has used for `days` days. */
+  /** Removes what no build has used for `days` days, and what a build
+   *  killed midway left. Housekeeping: a folder it may not change, or a
+   *  file that is not an entry, is left as it is. */
   prune(days = 30) {
     const before = Date.now() - days * 86400_000;
-    for (const name of fs.existsSync(this.dir) ? fs.readdirSync(this.dir) : []) {
-      const dir = path.join(this.dir, name);
-      const stat = fs.statSync(path.join(dir, "meta.json"), { throwIfNoEntry: false });
-      const stale = stat ? stat.mtimeMs < before : name.startsWith(".new-") && fs.statSync(dir).mtimeMs < Date.now() - 3600_000;
-      if (stale) fs.rmSync(dir, { recursive: true, force: true });
+    let names = [];
+    try {
+      names = fs.readdirSync(this.dir);
+    } catch {
+      return;
     }
+    for (const name of names) {
+      const dir = path.join(this.dir, name);
+      try {
+        if (!fs.statSync(dir).isDirectory()) continue;
+        const stat = fs.statSync(path.join(dir, "meta.json"), { throwIfNoEntry: false });
+        const leftover = /^\.new-|\.old-/.test(name) && fs.statSync(dir).mtimeMs < Date.now() - 3600_000;
+        if ((stat && stat.mtimeMs < before) || leftover) fs.rmSync(dir, { recursive: true, force: true });
+      } catch {
+        // Not ours to remove.
+      }
+    }
+  }
+}
+
+/** The entry in `dir` (or `entry`, known to be from there) when every file
+ *  it lists is there with the size it recorded; null otherwise. */
+function intact(dir, entry = readJson(path.join(dir, "meta.json"))) {
+  if (!entry || !Array.isArray(entry.files) || entry.files.length === 0) return null;
+  const whole = entry.files.every((f) => fs.statSync(path.join(dir, String(f?.name)), { throwIfNoEntry: false })?.size === f.bytes);
+  return whole ? entry : null;
+}
+
+/** Marks an entry used now (what a clean-up keeps); a read-only cache
+ *  still serves. */
+function touch(file) {
+  const now = new Date();
+  try {
+    fs.utimesSync(file, now, now);
+  } catch {
+    // Read-only: used as it is.
+  }
+}
+
+/** Writes `data` at `file` and flushes it to the disk, so an entry renamed
+ *  into place after a crash is never a file the disk has not got. */
+function writeDurably(file, data) {
+  const fd = fs.openSync(file, "w");
+  try {
+    fs.writeSync(fd, data);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
   }
 }
 

@@ -47,7 +47,7 @@ export async function watchBuild(out) {
       fs.mkdirSync(assetsDir, { recursive: true });
       const processed = await processImages(assetsDir, cache).catch((e) => {
         if (!(e instanceof ImagesRefused)) throw e;
-        throw { errors: e.errors.map((err) => ({ text: err.message, location: { file: err.file, line: null, column: -1 } })) };
+        throw { errors: e.errors.map((err) => ({ text: err.reason, location: { file: err.file, line: null, column: -1 } })) };
       });
       pictures = processed.pictures;
       const css = stylesheet(changed).catch((e) => {

@@ -46,21 +46,18 @@ export function pictureHtml(props: PictureProps): string {
 export function preloadOf(image: SiteImage, layout: Layout): ImagePreload {
   const best = image.sources?.[0];
   if (!best) return { href: image.src };
-  return { href: image.src, imagesrcset: forLayout(best.srcset, image, layout), imagesizes: layouts[layout].sizes, type: best.type };
+  return { href: image.src, imagesrcset: forLayout(best.srcset, layout), imagesizes: layouts[layout].sizes, type: best.type };
 }
 
-/** The entries of a `srcset` the layout shows: its widths, and the image's
- *  own width when it is narrower than the widest (the build makes every
- *  layout's widths of every image; a logo has no use for a 1440 px one). */
-function forLayout(srcset: string, image: SiteImage, layout: Layout): string {
+/** The entries of a `srcset` the layout shows: those from its narrowest
+ *  width to its widest (the build makes every layout's widths of every
+ *  image; a logo has no use for a 1440 px one), or the image's widest when
+ *  it is narrower than them all. */
+function forLayout(srcset: string, layout: Layout): string {
   const widths: number[] = layouts[layout].widths;
-  return srcset
-    .split(", ")
-    .filter((entry) => {
-      const width = Number(entry.slice(entry.lastIndexOf(" ") + 1, -1));
-      return widths.includes(width) || (width === image.width && width < widths[widths.length - 1]);
-    })
-    .join(", ");
+  const entries = srcset.split(", ").map((entry) => ({ entry, width: Number(entry.slice(entry.lastIndexOf(" ") + 1, -1)) }));
+  const shown = entries.filter((e) => e.width >= widths[0] && e.width <= widths[widths.length - 1]);
+  return (shown.length > 0 ? shown : entries.slice(-1)).map((e) => e.entry).join(", ");
 }
 
 function pictureInner({ image, alt, layout, priority, className, title }: PictureProps): string {
@@ -69,10 +66,10 @@ function pictureInner({ image, alt, layout, priority, className, title }: Pictur
   const fallback = sources[sources.length - 1];
   const html = sources
     .slice(0, -1)
-    .map((s) => `<source${attributes([["type", s.type], ["srcset", forLayout(s.srcset, image, layout)], ["sizes", sizes]])}>`);
+    .map((s) => `<source${attributes([["type", s.type], ["srcset", forLayout(s.srcset, layout)], ["sizes", sizes]])}>`);
   const img = attributes([
     ["src", image.src],
-    ["srcset", fallback && forLayout(fallback.srcset, image, layout)],
+    ["srcset", fallback && forLayout(fallback.srcset, layout)],
     ["sizes", fallback ? sizes : undefined],
     ["width", String(image.width)],
     ["height", String(image.height)],

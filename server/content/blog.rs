@@ -241,8 +241,9 @@ fn parse_post(file: &str, text: &str, manifest: &Manifest) -> Result<Post, Conte
 }
 
 /// The image of `content/images/` that a post (`content/blog/ID.md`) names
-/// by a path relative to itself (`../images/blog/stalls.jpg`, as editors and
-/// GitHub preview it), or why there is none.
+/// by a path relative to itself (`../images/blog/stalls.jpg`) or from the
+/// checkout's root (`/content/images/blog/stalls.jpg`), as editors and
+/// GitHub preview them, or why there is none.
 fn body_image<'m>(
     post: &str,
     address: &str,
@@ -265,8 +266,10 @@ fn body_image<'m>(
             "image {address:?} is {file}, not under {IMAGES}: put the image in {IMAGES} and name it from the post (\"../images/NAME\")"
         ));
     };
-    manifest.picture(key).ok_or_else(|| {
-        format!("image {address:?}: there is no file {file} (the path is relative to {post}); add the image there or fix the path")
+    manifest.picture(key).ok_or_else(|| match manifest.image_url(key) {
+        // Copied as it is, but not an image pages can show.
+        Some(_) => format!("image {address:?} is {file}, which is not an image: name a JPEG, PNG, WebP, AVIF, GIF or SVG"),
+        None => format!("image {address:?}: there is no file {file} (the path is relative to {post}, or from the checkout's root when it starts with /); add the image there or fix the path"),
     })
 }
 
@@ -346,7 +349,7 @@ mod tests {
             .picture("blog/nfc-integration.svg")
             .unwrap()
             .clone();
-        let body = "\n\nIntro.\n\n![Tap](../images/blog/nfc-integration.svg \"A card\")\n\nAgain: ![Twice](./../images/blog/nfc-integration.svg)\n\n![Far](https://example.org/x.png) ![Site](/assets/x.png)\n";
+        let body = "\n\nIntro.\n\n![Tap](../images/blog/nfc-integration.svg \"A card\")\n\nAgain: ![Twice](./../images/blog/nfc-integration.svg)\n\nFrom the root: ![Thrice](/content/images/blog/nfc-integration.svg)\n\n![Far](https://example.org/x.png)\n";
         let blog = Blog::parse(
             &[("a.md", format!("{POST}{body}"))],
             &manifest,
@@ -359,16 +362,13 @@ mod tests {
         assert_eq!((svg.width, svg.height), (800, 400));
         assert_eq!(
             post.html.matches(&format!("src=\"{}\"", svg.src)).count(),
-            2,
+            3,
             "{}",
             post.html
         );
         assert!(post.html.contains(r#"title="A card""#), "{}", post.html);
-        // Another site's image and the site's own paths are left as written.
-        assert!(
-            post.html.contains(r#"src="https://example.org/x.png""#)
-                && post.html.contains(r#"src="/assets/x.png""#)
-        );
+        // Another site's image is left as written.
+        assert!(post.html.contains(r#"src="https://example.org/x.png""#));
     }
 
     #[test]
@@ -383,12 +383,24 @@ mod tests {
         assert_eq!((line, column), (Some(14), Some(7)), "{message}");
         assert!(
             message.starts_with("content/blog/a.md:14:7: ")
-                && message.contains("there is no file content/images/blog/stals.png (the path is relative to content/blog/a.md)"),
+                && message.contains("there is no file content/images/blog/stals.png (the path is relative to content/blog/a.md, or from the checkout's root when it starts with /)"),
             "{message}"
         );
         let (message, ..) = refused("images/stalls.png");
         assert!(
             message.contains("is content/blog/images/stalls.png, not under content/images/"),
+            "{message}"
+        );
+        // A path of the site that is no file of content/images/ is refused
+        // as well: it would be a broken image.
+        let (message, ..) = refused("/assets/x.png");
+        assert!(
+            message.contains("is assets/x.png, not under content/images/"),
+            "{message}"
+        );
+        let (message, ..) = refused("/images/blog/stalls.png");
+        assert!(
+            message.contains("is images/blog/stalls.png, not under content/images/"),
             "{message}"
         );
         let (message, ..) = refused("../images/blog/my%20stalls.png");

@@ -14,8 +14,9 @@ use pulldown_cmark::{html, CowStr, Event, Options, Parser, Tag, TagEnd};
 
 const SCHEMES: &[&str] = &["http", "https", "irc", "ircs", "mailto", "xmpp"];
 
-/// What becomes of a Markdown image's relative address (one without a
-/// scheme, not starting with `/`, `#` or `?`).
+/// What becomes of a Markdown image's address when it names a file: one
+/// without a scheme or a host, not only a fragment or a query (relative,
+/// or from the root, `/content/images/...`, as GitHub reads it).
 pub enum ImageAddress {
     /// Kept as written.
     Keep,
@@ -135,12 +136,13 @@ pub fn render(
     Ok(sanitizer().clean(&raw).to_string())
 }
 
-/// A relative address of a file: no scheme, not the site's own path (`/`),
-/// nor only a fragment or a query.
+/// An address of a file: no scheme nor host (`//host/...`), nor only a
+/// fragment or a query.
 fn is_relative_file(value: &str) -> bool {
     let value = value.trim();
     !value.is_empty()
-        && !value.starts_with(['/', '#', '?', '\\'])
+        && !value.starts_with(['#', '?', '\\'])
+        && !value.starts_with("//")
         && matches!(
             Url::parse(value),
             Err(ammonia::url::ParseError::RelativeUrlWithoutBase)
