@@ -4,8 +4,23 @@
 // not share the network with the JavaScript. The server lists the
 // modules the page needs in `data-modules`, the entry first; all of them are
 // requested at once (modulepreload), then the entry is imported and hydrates.
+//
+// The page paints with the CSS its own markup uses, inline in its head; the
+// whole stylesheet is preloaded beside it and applied here. The app
+// hydrates only once it has been (or has failed to load): anything the
+// app then shows (a menu opened, a page reached by client navigation) has
+// every rule it needs.
 const [entry, ...chunks] = document.querySelector<HTMLElement>("[data-modules]")!.dataset.modules!.split(" ");
-for (const href of chunks) document.head.append(Object.assign(document.createElement("link"), { rel: "modulepreload", href }));
+for (const href of [entry, ...chunks]) document.head.append(Object.assign(document.createElement("link"), { rel: "modulepreload", href }));
+const preloaded = document.querySelector<HTMLLinkElement>('link[rel="preload"][as="style"]');
+if (preloaded) {
+  const sheet = Object.assign(document.createElement("link"), { rel: "stylesheet", href: preloaded.href });
+  await new Promise((applied) => {
+    sheet.addEventListener("load", applied);
+    sheet.addEventListener("error", applied);
+    document.head.append(sheet);
+  });
+}
 import(entry);
 
 export {};

@@ -12,6 +12,7 @@ use axum::http::{header, HeaderMap};
 use serde::{Deserialize, Serialize};
 
 use crate::payload::{self, Payload};
+use crate::render::inline_css::Stylesheet;
 
 /// One file served under `/assets/`, from the payload.
 #[derive(Debug)]
@@ -70,6 +71,10 @@ pub struct Manifest {
     /// rendered by client/build.mjs) with [`ERROR_SLOT`] for its line.
     #[serde(rename = "errorScreen")]
     pub error_screen: String,
+    /// The stylesheet's rules, from which each page's inline CSS is chosen
+    /// ([`Manifest::with_styles`]).
+    #[serde(skip)]
+    pub styles: Stylesheet,
 }
 
 /// A PNG drawn by the build, as its header gives it.
@@ -152,10 +157,40 @@ impl Manifest {
         Manifest::of(payload::get()).unwrap_or_else(|e| panic!("{e}"))
     }
 
-    /// The manifest of `payload`.
+    /// The manifest of `payload`, with its stylesheet read.
     pub fn of(payload: &Payload) -> Result<Manifest, String> {
-        serde_json::from_str(payload.text("manifest.json")?)
-            .map_err(|e| format!("the payload's manifest.json: {e}"))
+        let manifest: Manifest = serde_json::from_str(payload.text("manifest.json")?)
+            .map_err(|e| format!("the payload's manifest.json: {e}"))?;
+        let file = manifest.css_file()?;
+        let css = payload.text(&format!("web/{file}"))?;
+        Ok(manifest.with_styles(css))
+    }
+
+    /// A manifest read from a build's folder `dir`, with its stylesheet.
+    pub fn in_dir(dir: &Path) -> Result<Manifest, String> {
+        let read = |name: &str| {
+            std::fs::read_to_string(dir.join(name))
+                .map_err(|e| format!("reading {}: {e}", dir.join(name).display()))
+        };
+        let manifest: Manifest = serde_json::from_str(&read("manifest.json")?)
+            .map_err(|e| format!("the build's manifest: {e}"))?;
+        let css = read(manifest.css_file()?)?;
+        Ok(manifest.with_styles(&css))
+    }
+
+    /// The stylesheet's path in the build's folder.
+    fn css_file(&self) -> Result<&str, String> {
+        self.files
+            .iter()
+            .find(|f| f.url == self.css)
+            .map(|f| f.file.as_str())
+            .ok_or_else(|| format!("the manifest lists no file for its stylesheet {}", self.css))
+    }
+
+    /// This manifest with `css`, its stylesheet, read into rules.
+    pub fn with_styles(mut self, css: &str) -> Manifest {
+        self.styles = Stylesheet::parse(css);
+        self
     }
 
     /// The hashed URL of `content/images/PATH`, if the build has that file.

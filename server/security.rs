@@ -3,8 +3,10 @@
 //!
 //! The Content-Security-Policy starts from nothing (`default-src 'none'`)
 //! and allows what the pages use: scripts, styles, fonts and data from this
-//! origin only (no inline script or style anywhere: the loader JSON and
-//! JSON-LD are data blocks, which CSP does not run), images from here or any
+//! origin only (no inline script anywhere: the loader JSON and JSON-LD are
+//! data blocks, which CSP does not run; the one inline style of a page, the
+//! CSS its markup uses, is allowed by its SHA-256 alone:
+//! [`SecurityHeaders::page_policy`]), images from here or any
 //! https host (team photos come from the database), frames from exactly the
 //! embeds in `content/site/embeds.json` (read with the rest of the content,
 //! [`crate::content::Content::frame_origins`]), and forms that post here (the
@@ -25,6 +27,8 @@ pub const PERMISSIONS_POLICY: &str =
 /// The headers, computed once from the configuration.
 pub struct SecurityHeaders {
     csp: HeaderValue,
+    https: bool,
+    frame_origins: Vec<String>,
     hsts: Option<HeaderValue>,
     alt_svc: Option<HeaderValue>,
 }
@@ -40,14 +44,29 @@ impl SecurityHeaders {
     pub fn new(site_url: &str, frame_origins: &[String], h3_port: Option<u16>) -> SecurityHeaders {
         let https = site_url.starts_with("https://");
         SecurityHeaders {
-            csp: HeaderValue::from_str(&content_security_policy(https, frame_origins))
+            csp: HeaderValue::from_str(&content_security_policy(https, frame_origins, None))
                 .expect("the policy is ASCII"),
+            https,
+            frame_origins: frame_origins.to_vec(),
             hsts: https.then(|| HeaderValue::from_static(HSTS)),
             alt_svc: h3_port.map(|port| {
                 HeaderValue::from_str(&format!("h3=\":{port}\"; ma={ALT_SVC_MAX_AGE}"))
                     .expect("the value is ASCII")
             }),
         }
+    }
+
+    /// The policy of a page whose one inline `<style>` has the CSP source
+    /// `style_source` (`'sha256-…'`, see [`crate::render::inline_css`]):
+    /// the site's, with that style allowed and nothing else inline. A page
+    /// sets it before [`SecurityHeaders::apply`], which keeps it.
+    pub fn page_policy(&self, style_source: &str) -> HeaderValue {
+        HeaderValue::from_str(&content_security_policy(
+            self.https,
+            &self.frame_origins,
+            Some(style_source),
+        ))
+        .expect("the policy is ASCII")
     }
 
     /// Adds every header `headers` does not have yet. `/assets/` files may
@@ -101,11 +120,26 @@ impl SecurityHeaders {
     }
 }
 
-pub fn content_security_policy(https: bool, frame_origins: &[String]) -> String {
+/// The policy; `style_source`, a hash source, allows one inline style.
+pub fn content_security_policy(
+    https: bool,
+    frame_origins: &[String],
+    style_source: Option<&str>,
+) -> String {
+    // Only a hash: a page's HTML could not name anything else safely.
+    let style_source = style_source.filter(|s| {
+        s.strip_prefix("'sha256-")
+            .and_then(|s| s.strip_suffix('\''))
+            .is_some_and(|b64| {
+                b64.bytes()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'='))
+            })
+    });
     let mut csp = format!(
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; font-src 'self'; \
+        "default-src 'none'; script-src 'self'; style-src 'self'{style}; img-src 'self' data: https:; font-src 'self'; \
          connect-src 'self'; manifest-src 'self'; frame-src {frames}; form-action 'self' {STRIPE_CHECKOUT_ORIGIN}; \
          frame-ancestors 'none'; base-uri 'none'; object-src 'none'",
+        style = style_source.map(|s| format!(" {s}")).unwrap_or_default(),
         frames = frame_origins.join(" "),
     );
     if https {
@@ -124,14 +158,42 @@ mod tests {
 
     #[test]
     fn the_policy_allows_no_inline_script_and_no_framing() {
-        let csp = content_security_policy(false, &frames());
+        let csp = content_security_policy(false, &frames(), None);
         assert!(!csp.contains("unsafe"), "{csp}");
         assert!(csp.contains("frame-ancestors 'none'") && csp.contains("default-src 'none'"));
         assert!(
             csp.contains("frame-src https://dexscreener.com https://www.youtube-nocookie.com;"),
             "{csp}"
         );
-        assert!(content_security_policy(true, &frames()).ends_with("; upgrade-insecure-requests"));
+        assert!(
+            content_security_policy(true, &frames(), None).ends_with("; upgrade-insecure-requests")
+        );
+    }
+
+    #[test]
+    fn a_page_allows_its_own_inline_style_by_hash_and_nothing_else() {
+        let security = SecurityHeaders::new("https://citizenwallet.xyz", &frames(), None);
+        let source = "'sha256-p0bF+un5yUb9MBO6xRb8kPHlY2BdpHVtLiFkDrZPF64='";
+        let policy = security.page_policy(source);
+        let policy = policy.to_str().unwrap();
+        assert!(
+            policy.contains(&format!("style-src 'self' {source};")),
+            "{policy}"
+        );
+        assert!(policy.contains("script-src 'self';") && !policy.contains("unsafe"));
+        // Anything but a hash source is left out.
+        for bad in [
+            "'unsafe-inline'",
+            "'sha256-x' 'unsafe-inline'",
+            "'nonce-abc'",
+            "*",
+        ] {
+            let policy = security.page_policy(bad);
+            assert!(
+                policy.to_str().unwrap().contains("style-src 'self';"),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

@@ -354,8 +354,7 @@ fn read_build(dir: &Path) -> Result<(Manifest, String, Option<sourcemap::SourceM
         std::fs::read(dir.join(name))
             .map_err(|e| format!("reading {}: {e}", dir.join(name).display()))
     };
-    let manifest = serde_json::from_slice(&read("manifest.json")?)
-        .map_err(|e| format!("the build's manifest: {e}"))?;
+    let manifest = Manifest::in_dir(dir)?;
     let bundle = String::from_utf8(read("ssr.js")?).map_err(|e| format!("ssr.js: {e}"))?;
     let source_map = read("ssr.js.map")
         .ok()

@@ -20,7 +20,14 @@ pub async fn uncached(
     loaded: Loaded,
 ) -> Response {
     let mut res = match make::uncached(state, site, route, &loaded).await {
-        Ok((status, html)) => html_response(status, html, loaded.plan.cache_control),
+        Ok((status, doc)) => {
+            let mut res = html_response(status, doc.html, loaded.plan.cache_control);
+            res.headers_mut().insert(
+                header::CONTENT_SECURITY_POLICY,
+                site.security.page_policy(&doc.style_source),
+            );
+            res
+        }
         Err(failed) => failed.into_response(),
     };
     set_retry_after(&mut res, loaded.retry_after);
@@ -33,6 +40,10 @@ pub async fn uncached(
 impl IntoResponse for Failed {
     fn into_response(self) -> Response {
         let mut res = html_response(self.status, self.html, "no-store");
+        if let Some(csp) = self.csp {
+            res.headers_mut()
+                .insert(header::CONTENT_SECURITY_POLICY, csp);
+        }
         if self.retry_soon {
             res.headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));

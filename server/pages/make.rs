@@ -7,7 +7,7 @@
 use std::net::IpAddr;
 use std::sync::Arc;
 
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, HeaderValue};
 
 use super::load::{self, Loaded};
 use super::{resolve, Resolved};
@@ -16,7 +16,8 @@ use crate::contract::{Bootstrap, ErrorNotice};
 use crate::messages::messages;
 use crate::metrics::Metrics;
 use crate::render::cache::{CachedPage, PageKey};
-use crate::render::{document, RenderError, RenderOutput};
+use crate::render::document::{self, Document};
+use crate::render::{RenderError, RenderOutput};
 use crate::site::Site;
 use crate::state::AppState;
 
@@ -28,25 +29,36 @@ pub struct Failed {
     pub html: String,
     /// A 503 (the render queue is full) asks to come back in a second.
     pub retry_soon: bool,
+    /// The policy that allows its inline CSS (none for `dev`'s problem
+    /// pages, which have none).
+    pub csp: Option<HeaderValue>,
 }
 
 impl Failed {
-    /// A 500 whose page is `html` (the error screen, or `dev`'s problem page).
-    fn server_error(html: String) -> Failed {
+    /// A 500 whose page is `dev`'s problem page.
+    fn problem(html: String) -> Failed {
         Failed {
             status: 500,
             html,
             retry_soon: false,
+            csp: None,
+        }
+    }
+
+    /// An answer of `status` with the page `doc`.
+    fn page(site: &Site, status: u16, doc: Document) -> Failed {
+        Failed {
+            status,
+            csp: Some(site.security.page_policy(&doc.style_source)),
+            html: doc.html,
+            retry_soon: status == 503,
         }
     }
 
     /// A 500 with the spec's generic message.
     fn internal(site: &Site) -> Failed {
-        Failed::server_error(document::error_page(
-            &site.front.manifest,
-            500,
-            &messages().internal_error,
-        ))
+        let doc = document::error_page(&site.front.manifest, 500, &messages().internal_error);
+        Failed::page(site, 500, doc)
     }
 }
 
@@ -89,12 +101,13 @@ pub async fn cached(
             let loaded = load::load(state, &site.content, route, plan, client).await;
             // One serialisation: embedded in the page and kept for route data.
             let json = serde_json::to_string(&loaded.route).expect("route data serializes");
-            let (status, html) = document_of(state, site, route, &loaded, &json).await?;
+            let (status, doc) = document_of(state, site, route, &loaded, &json).await?;
             let cache_control = loaded.plan.cache_control;
             let mut security = HeaderMap::new();
             site.security.apply(&loaded.plan.render_url, &mut security);
+            let policy = site.security.page_policy(&doc.style_source);
             let page = tokio::task::spawn_blocking(move || {
-                CachedPage::new(status, cache_control, html, json, &security)
+                CachedPage::new(status, cache_control, doc.html, json, &security, policy)
             })
             .await
             .map_err(|e| {
@@ -115,7 +128,7 @@ pub async fn uncached(
     site: &Site,
     route: &RouteMatch,
     loaded: &Loaded,
-) -> Result<(u16, String), Failed> {
+) -> Result<(u16, Document), Failed> {
     let bootstrap = serde_json::to_string(&loaded.route).expect("route data serializes");
     document_of(state, site, route, loaded, &bootstrap).await
 }
@@ -232,9 +245,9 @@ async fn document_of(
     route: &RouteMatch,
     loaded: &Loaded,
     bootstrap: &str,
-) -> Result<(u16, String), Failed> {
+) -> Result<(u16, Document), Failed> {
     if let Some(html) = site.dev.as_ref().and_then(|dev| dev.broken(route.page)) {
-        return Err(Failed::server_error(html));
+        return Err(Failed::problem(html));
     }
     let m = &state.metrics;
     let started = std::time::Instant::now();
@@ -250,19 +263,19 @@ async fn document_of(
             Metrics::outcome(&m.render_failures, "error_screen");
             tracing::error!(%url, error = out.error.as_deref().unwrap_or(""), "render error");
             if let (Some(dev), Some(error)) = (&site.dev, &out.error) {
-                return Err(Failed::server_error(dev.threw(
+                return Err(Failed::problem(dev.threw(
                     out.page,
                     error,
                     out.stack.as_deref(),
                 )));
             }
-            let html = document::page(
+            let doc = document::page(
                 &front.manifest,
                 &out,
                 &head(state, site, route, loaded, &out),
                 &error_bootstrap(loaded),
             );
-            Err(Failed::server_error(html))
+            Err(Failed::page(site, 500, doc))
         }
         Ok(out) => Ok((
             out.status,
@@ -275,11 +288,8 @@ async fn document_of(
         )),
         Err(RenderError::Overloaded) => {
             tracing::warn!(%url, "render queue full; shedding");
-            Err(Failed {
-                status: 503,
-                html: document::error_page(&front.manifest, 503, &messages().unavailable),
-                retry_soon: true,
-            })
+            let doc = document::error_page(&front.manifest, 503, &messages().unavailable);
+            Err(Failed::page(site, 503, doc))
         }
         Err(e) => {
             tracing::error!(%url, error = %e, "render failed");

@@ -171,13 +171,16 @@ pub struct CachedPage {
 }
 
 impl CachedPage {
-    /// `security`: the security headers of the site it was rendered from.
+    /// `security`: the security headers of the site it was rendered from;
+    /// `page_policy`: the page's own Content-Security-Policy, which allows
+    /// its inline CSS (the route data keeps the site's).
     pub fn new(
         status: u16,
         cache_control: &'static str,
         html: String,
         route_json: String,
         security: &HeaderMap,
+        page_policy: HeaderValue,
     ) -> CachedPage {
         let headers = |content_type: &'static str| {
             let mut h = HeaderMap::with_capacity(security.len() + 3);
@@ -190,9 +193,11 @@ impl CachedPage {
             h.extend(security.iter().map(|(k, v)| (k.clone(), v.clone())));
             h
         };
+        let mut page = headers("text/html; charset=utf-8");
+        page.insert(header::CONTENT_SECURITY_POLICY, page_policy);
         CachedPage {
             status: StatusCode::from_u16(status).unwrap_or(StatusCode::OK),
-            html: Encoded::new(html.into_bytes(), &headers("text/html; charset=utf-8")),
+            html: Encoded::new(html.into_bytes(), &page),
             data: Encoded::new(route_json.into_bytes(), &headers("application/json")),
         }
     }
@@ -327,6 +332,7 @@ mod tests {
                 "<p>hi</p>".into(),
                 "{}".into(),
                 &HeaderMap::new(),
+                HeaderValue::from_static("default-src 'none'"),
             ))
         };
         assert!(
@@ -375,6 +381,7 @@ mod tests {
             "<p>hello</p>".repeat(50),
             "{}".into(),
             &HeaderMap::new(),
+            HeaderValue::from_static("default-src 'none'"),
         );
         for (encoding, expected) in [
             ("br", Some("br")),
@@ -420,6 +427,7 @@ mod tests {
             "<p>hello</p>".repeat(50),
             "{}".into(),
             &security,
+            HeaderValue::from_static("default-src 'none'"),
         );
         let br = page.page_response(&request(&[("accept-encoding", "gzip, br")]));
         let plain = page.page_response(&HeaderMap::new());

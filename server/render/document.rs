@@ -1,20 +1,34 @@
-//! The HTML document around a render: head tags, the hashed stylesheet, the
-//! boot module with the list of modules the page needs, and the loader JSON
-//! the client hydrates from.
+//! The HTML document around a render: head tags, the CSS its markup uses
+//! (inline, so the first paint waits for nothing else: `inline_css`), the
+//! whole stylesheet fetched without blocking that paint, the boot module
+//! with the list of modules the page needs, and the loader JSON the client
+//! hydrates from.
 
 use crate::assets::Manifest;
 use crate::contract::ImagePreload;
 use crate::html::{escape, escape_json_for_script};
+use crate::render::inline_css::InlineCss;
 use crate::render::RenderOutput;
 
 /// Id of the script tag that carries the bootstrap JSON (see entry-client.tsx).
 pub const DATA_ELEMENT_ID: &str = "__SITE_DATA__";
 
+/// A finished document, and the CSP source (`'sha256-…'`) its inline CSS
+/// needs in `style-src` (see [`crate::security`]).
+#[derive(Debug, Clone)]
+pub struct Document {
+    pub html: String,
+    pub style_source: String,
+}
+
 /// A full page for a successful render; `head` holds its SEO tags (see
 /// crate::seo).
-pub fn page(manifest: &Manifest, out: &RenderOutput, head: &str, bootstrap_json: &str) -> String {
+pub fn page(manifest: &Manifest, out: &RenderOutput, head: &str, bootstrap_json: &str) -> Document {
     let modules = manifest.modules_for(out.page.name());
-    let mut html = String::with_capacity(out.html.len() + bootstrap_json.len() + head.len() + 1024);
+    let css = manifest.styles.for_markup(&out.html);
+    let mut html = String::with_capacity(
+        out.html.len() + bootstrap_json.len() + head.len() + css.text.len() + 1024,
+    );
     html.push_str(HEAD_START);
     // The page's first image, fetched from the head at once, before the
     // stylesheet and any script: what its largest paint waits for.
@@ -22,7 +36,15 @@ pub fn page(manifest: &Manifest, out: &RenderOutput, head: &str, bootstrap_json:
         html.push_str(&preload_link(p));
     }
     html.push_str(head);
-    html.push_str(&shared_head(manifest));
+    push_style(&mut html, &css);
+    // The whole stylesheet, for what scripts and client navigation show
+    // later: fetched at once but blocking nothing; client/boot.ts applies
+    // it (and hydrates once it has). Without scripts, the <noscript> link.
+    html.push_str(&format!(
+        r#"<link rel="preload" as="style" href="{css}"><noscript><link rel="stylesheet" href="{css}"></noscript>"#,
+        css = manifest.css
+    ));
+    html.push_str(&icons(manifest));
     // Not modulepreload links: the boot module requests these once the
     // document is parsed, so they do not compete with the first paint.
     html.push_str(&format!(
@@ -37,7 +59,16 @@ pub fn page(manifest: &Manifest, out: &RenderOutput, head: &str, bootstrap_json:
     ));
     html.push_str(&escape_json_for_script(bootstrap_json));
     html.push_str("</script></body></html>");
-    html
+    Document {
+        html,
+        style_source: css.source,
+    }
+}
+
+fn push_style(html: &mut String, css: &InlineCss) {
+    html.push_str("<style>");
+    html.push_str(&css.text);
+    html.push_str("</style>");
 }
 
 /// `<link rel="preload" as="image">` for a page's first image: the
@@ -63,31 +94,39 @@ fn preload_link(p: &ImagePreload) -> String {
 }
 
 /// The page for a render that could not finish (deadline, crash, overload):
-/// the router's error screen, styled, with no scripts to hydrate.
-pub fn error_page(manifest: &Manifest, status: u16, reason: &str) -> String {
+/// the router's error screen, styled by its own inline CSS alone (it has no
+/// script, and nothing on it changes), with no scripts to hydrate.
+pub fn error_page(manifest: &Manifest, status: u16, reason: &str) -> Document {
     // The component's own markup, rendered at build time.
     let screen = manifest.error_screen.replace(
         crate::assets::ERROR_SLOT,
         &crate::html::escape(&format!("{status} {reason}")),
     );
-    format!(
-        "{HEAD_START}<title>{title}</title>{shared}</head><body><div id=\"root\">{screen}</div></body></html>",
+    let css = manifest.styles.for_markup(&screen);
+    let mut html = format!(
+        "{HEAD_START}<title>{title}</title>",
         title = crate::html::escape(&crate::messages::messages().error_title),
-        shared = shared_head(manifest),
-    )
+    );
+    push_style(&mut html, &css);
+    html.push_str(&icons(manifest));
+    html.push_str(&format!(
+        "</head><body><div id=\"root\">{screen}</div></body></html>"
+    ));
+    Document {
+        html,
+        style_source: css.source,
+    }
 }
 
-/// Head tags every document carries: stylesheet, the favicon set and the
-/// app manifest.
-fn shared_head(manifest: &Manifest) -> String {
+/// Head tags every document carries: the favicon set and the app manifest.
+fn icons(manifest: &Manifest) -> String {
     let image = |name: &str| {
         manifest
             .image_url(name)
             .unwrap_or_else(|| panic!("the build makes {name}"))
     };
     format!(
-        r#"<link rel="stylesheet" href="{}"><link rel="icon" type="image/svg+xml" href="{}"><link rel="icon" type="image/png" sizes="32x32" href="{}"><link rel="apple-touch-icon" href="{}"><link rel="manifest" href="/site.webmanifest">"#,
-        manifest.css,
+        r#"<link rel="icon" type="image/svg+xml" href="{}"><link rel="icon" type="image/png" sizes="32x32" href="{}"><link rel="apple-touch-icon" href="{}"><link rel="manifest" href="/site.webmanifest">"#,
         image("favicon.svg"),
         image("icon-32.png"),
         image("icon-180.png"),

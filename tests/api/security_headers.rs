@@ -40,8 +40,8 @@ async fn every_kind_of_response(app: &TestApp) -> Vec<String> {
 }
 
 /// The Content-Security-Policy, written out: nothing by default; scripts,
-/// styles, fonts and data from this origin only (no inline script or style,
-/// no eval); images from here, data: URLs and any https host; frames from
+/// styles, fonts and data from this origin only (no inline script, no eval;
+/// a page's one inline style by its hash alone: [`inline_style_source`]); images from here, data: URLs and any https host; frames from
 /// the two embeds in content/site/embeds.json; forms that post here or to
 /// Stripe Checkout; nobody may frame the site.
 const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; font-src 'self'; \
@@ -52,15 +52,35 @@ const PERMISSIONS_POLICY: &str =
 /// Two years, as the HSTS preload list asks.
 const HSTS: &str = "max-age=63072000";
 
+/// The CSP source that allows a page's one `<style>`, computed here from
+/// its text (SHA-256, base64), as a browser checks it; None without one.
+pub fn inline_style_source(html: &str) -> Option<String> {
+    use base64::Engine;
+    use sha2::Digest;
+    let (_, rest) = html.split_once("<style>")?;
+    let (text, _) = rest
+        .split_once("</style>")
+        .expect("the style element is closed");
+    Some(format!(
+        "'sha256-{}'",
+        base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(text.as_bytes()))
+    ))
+}
+
 fn assert_headers(target: &str, res: &RawResponse, https: bool) {
     let h = |name: &str| {
         res.header(name)
             .unwrap_or_else(|| panic!("{target}: no {name}"))
     };
+    // A page allows its own inline style, and nothing else does.
+    let csp = match inline_style_source(&String::from_utf8_lossy(&res.body)) {
+        Some(source) => CSP.replace("style-src 'self';", &format!("style-src 'self' {source};")),
+        None => CSP.to_owned(),
+    };
     let csp = if https {
-        format!("{CSP}; upgrade-insecure-requests")
+        format!("{csp}; upgrade-insecure-requests")
     } else {
-        CSP.to_owned()
+        csp
     };
     assert_eq!(h("content-security-policy"), csp, "{target}");
     assert_eq!(h("x-content-type-options"), "nosniff", "{target}");
@@ -156,9 +176,20 @@ async fn every_frame_image_and_form_on_every_page_is_allowed_by_the_policy() {
             !html.contains(" style=\""),
             "{path}: an inline style attribute would be blocked (style-src 'self')"
         );
+        // One <style>, in the head, which the page's policy names by hash.
+        assert_eq!(html.matches("<style").count(), 1, "{path}");
+        let head = html.split("</head>").next().unwrap();
         assert!(
-            !html.contains("<style"),
-            "{path}: a <style> element would be blocked"
+            head.contains("<style>"),
+            "{path}: the inline CSS is not in the head"
+        );
+        let res = app.raw_get(&path).await;
+        let source = inline_style_source(&String::from_utf8_lossy(&res.body)).unwrap();
+        assert!(
+            res.header("content-security-policy")
+                .unwrap()
+                .contains(&format!("style-src 'self' {source};")),
+            "{path}: its <style> would be blocked"
         );
         for src in attribute_values(&html, "iframe", "src") {
             seen_frames += 1;
