@@ -35,6 +35,7 @@ const ALONE: &[&str] = &["http3.test.mjs"];
 /// it leaves [`ALONE`]; the lanes' own test weighs with it.)
 const WEIGHTS: &[(&str, u32)] = &[
     ("wcag.test.mjs", 81),
+    ("first-paint.test.mjs", 76),
     ("http3.test.mjs", 37),
     ("screens.test.mjs", 36),
     ("keyboard.test.mjs", 19),

@@ -4,6 +4,7 @@
 mod abuse;
 mod caching;
 mod content;
+mod first_flight;
 pub mod fake_notion;
 pub mod helpers;
 mod hostile;

@@ -1,0 +1,210 @@
+// First paint in one round trip (server/render/inline_css.rs): each page
+// carries the CSS its markup uses, inline, and loads the whole stylesheet
+// without blocking its paint. Held here, in Chromium:
+//
+//   - nothing a page loads blocks its rendering (Chromium's own
+//     `renderBlockingStatus` of every resource);
+//   - a page's inline CSS alone styles every element as the whole
+//     stylesheet does (every route, every post, the 404 and the error
+//     page, at a phone's and a desktop's width, without JavaScript: the
+//     stylesheet blocked, against the <noscript> link);
+//   - a page reached by clicking a header or footer link from / (client
+//     navigation) is styled as a fresh load of it is.
+//
+// Styles are compared as `getComputedStyle` gives them, every property of
+// every element (custom properties aside: they paint only through the
+// properties that use them, which are compared).
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { after, before, test } from "node:test";
+import { hydrated, launchBrowser, onPages, startServer, TABLE_PATHS, watchConsole } from "./harness.mjs";
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..", "..");
+const POSTS = fs.readdirSync(path.join(root, "content", "blog")).filter((f) => f.endsWith(".md")).map((f) => `/blog/${f.slice(0, -3)}`);
+const PHONE = { width: 390, height: 844 };
+const DESKTOP = { width: 1280, height: 800 };
+
+let server;
+/** A server whose every render runs past its deadline: every page is the error page. */
+let failing;
+let browser;
+
+before(async () => {
+  [server, failing, browser] = await Promise.all([startServer(), startServer({ SSR_DEADLINE_MS: "1" }), launchBrowser()]);
+});
+
+after(async () => {
+  await browser?.close();
+  server?.stop();
+  failing?.stop();
+});
+
+/** Every element's computed style in `page`, in document order: a tag
+ *  path and, per property, its value. Animations are stopped at their
+ *  start and nothing has focus, so two loads of one page compare equal. */
+function styles(page) {
+  return page.evaluate(() => {
+    for (const a of document.getAnimations()) {
+      a.pause();
+      a.currentTime = 0;
+    }
+    document.activeElement?.blur?.();
+    const unrendered = new Set(["LINK", "SCRIPT", "STYLE", "META", "TITLE", "TEMPLATE", "NOSCRIPT"]);
+    // The property names once (every element has the same), then each
+    // element's values in their order: one string to compare per element.
+    const names = [...getComputedStyle(document.body)].filter((name) => !name.startsWith("--"));
+    const rows = [];
+    for (const el of document.body.querySelectorAll("*")) {
+      if (unrendered.has(el.tagName)) continue;
+      const cs = getComputedStyle(el);
+      let where = el.tagName.toLowerCase();
+      for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) where = `${p.tagName.toLowerCase()} > ${where}`;
+      // A reference to an element by its id (an SVG gradient's, made by
+      // React's useId) names the same element whoever rendered it.
+      const values = names.map((n) => cs.getPropertyValue(n).replace(/url\("#[^"]*"\)/g, 'url("#id")'));
+      rows.push({ where, classes: el.getAttribute("class") ?? "", values: values.join("\n") });
+    }
+    return { names, rows };
+  });
+}
+
+/** The differences between two snapshots of one page, at most `limit`. */
+function differences({ names, rows: a }, { rows: b }, limit = 8) {
+  const found = [];
+  if (a.length !== b.length) found.push(`${a.length} elements against ${b.length}`);
+  for (let i = 0; i < Math.min(a.length, b.length) && found.length < limit; i++) {
+    if (a[i].where !== b[i].where) {
+      found.push(`element ${i}: ${a[i].where} against ${b[i].where}`);
+      break;
+    }
+    if (a[i].values === b[i].values) continue;
+    const [x, y] = [a[i].values.split("\n"), b[i].values.split("\n")];
+    for (let k = 0; k < names.length && found.length < limit; k++) {
+      if (x[k] !== y[k]) found.push(`${a[i].where} (class "${a[i].classes}"): ${names[k]} ${JSON.stringify(x[k])} against ${JSON.stringify(y[k])}`);
+    }
+  }
+  return found;
+}
+
+/** A page with JavaScript off at `viewport`; with `onlyInline`, every
+ *  stylesheet request fails, so the page has its inline CSS alone. */
+async function noScriptPage(viewport, onlyInline) {
+  const context = await browser.newContext({ viewport, javaScriptEnabled: false, reducedMotion: "reduce" });
+  const page = await context.newPage();
+  if (onlyInline) await page.route(/\.css(\?|$)/, (route) => route.abort());
+  return page;
+}
+
+test("nothing a page loads blocks its first paint, and its inline CSS is allowed", async () => {
+  const context = await browser.newContext({ viewport: PHONE });
+  const problems = [];
+  await onPages(
+    async () => {
+      const page = await context.newPage();
+      problems.push(watchConsole(page));
+      return page;
+    },
+    [...TABLE_PATHS, ...POSTS, "/no-such-page"],
+    async (page, path) => {
+      await page.goto(`${server.base}${path}`, { waitUntil: "networkidle" });
+      const blocking = await page.evaluate(() =>
+        performance
+          .getEntriesByType("resource")
+          .filter((r) => r.renderBlockingStatus === "blocking")
+          .map((r) => r.name),
+      );
+      assert.deepEqual(blocking, [], `${path}: render-blocking requests`);
+      // As served: one inline style, and no stylesheet linked in the head
+      // but in <noscript>.
+      const html = await (await fetch(`${server.base}${path}`)).text();
+      const head = html.split("</head>")[0].replace(/<noscript>.*?<\/noscript>/g, "");
+      assert.equal(head.match(/<style>/g)?.length, 1, path);
+      assert.doesNotMatch(head, /<link rel="stylesheet"/, path);
+      await hydrated(page);
+      // Once hydrated, the whole stylesheet is applied.
+      assert.ok(await page.evaluate(() => [...document.styleSheets].some((s) => s.href?.includes("/assets/app-"))), `${path}: the stylesheet is not applied`);
+    },
+    3,
+  );
+  await context.close();
+  assert.deepEqual(problems.flat(), []);
+});
+
+/** A page's inline CSS alone against it with the whole stylesheet, at each width. */
+async function inlineAloneMatches(base, paths, viewport, addStylesheet = false) {
+  const [alone, whole] = [await noScriptPage(viewport, true), await noScriptPage(viewport, false)];
+  const failures = [];
+  try {
+    for (const path of paths) {
+      await alone.goto(`${base}${path}`, { waitUntil: "load" });
+      if (addStylesheet) {
+        // The error page has no <noscript> link: the stylesheet is added.
+        await whole.route(`${base}${path}`, async (route) => {
+          const res = await route.fetch();
+          const css = (await (await fetch(`${server.base}/`)).text()).match(/<link rel="preload" as="style" href="([^"]+)">/)[1];
+          const body = (await res.text()).replace("</head>", `<link rel="stylesheet" href="${css}"></head>`);
+          await route.fulfill({ response: res, body });
+        });
+      }
+      await whole.goto(`${base}${path}`, { waitUntil: "load" });
+      const sheets = await whole.evaluate(() => [...document.styleSheets].filter((s) => s.href).length);
+      assert.equal(sheets, 1, `${path}: the whole stylesheet did not load`);
+      const found = differences(await styles(alone), await styles(whole));
+      if (found.length) failures.push(`${path} at ${viewport.width} px:\n    ${found.join("\n    ")}`);
+    }
+  } finally {
+    await alone.context().close();
+    await whole.context().close();
+  }
+  return failures;
+}
+
+test("every page's inline CSS alone styles it as the whole stylesheet does", async () => {
+  const paths = [...TABLE_PATHS, ...POSTS, "/no-such-page"];
+  const failures = (await Promise.all([PHONE, DESKTOP].map((v) => inlineAloneMatches(server.base, paths, v)))).flat();
+  assert.deepEqual(failures, []);
+});
+
+test("the error page's inline CSS alone styles it as the whole stylesheet does", async () => {
+  const res = await fetch(`${failing.base}/pricing`);
+  assert.equal(res.status, 500);
+  const html = await res.text();
+  assert.ok(html.includes("<style>") && !html.includes("<script"), "the error page: inline CSS, no script");
+  const failures = (await Promise.all([PHONE, DESKTOP].map((v) => inlineAloneMatches(failing.base, ["/pricing"], v, true)))).flat();
+  assert.deepEqual(failures, []);
+});
+
+test("a page reached by a header or footer link from / is styled as a fresh load of it", async () => {
+  const context = await browser.newContext({ viewport: DESKTOP, reducedMotion: "reduce" });
+  const page = await context.newPage();
+  const problems = watchConsole(page);
+  await page.goto(`${server.base}/`, { waitUntil: "networkidle" });
+  // The links to other pages of the site, in the header and the footer.
+  const links = await page.evaluate(() =>
+    [...document.querySelectorAll("header a[href^='/'], footer a[href^='/']")]
+      .map((a) => a.getAttribute("href"))
+      .filter((href, i, all) => href !== "/" && all.indexOf(href) === i),
+  );
+  assert.ok(links.length >= 8, `header and footer links: ${links}`);
+  const fresh = await context.newPage();
+  const failures = [];
+  for (const href of links) {
+    await page.goto(`${server.base}/`, { waitUntil: "networkidle" });
+    await hydrated(page);
+    await page.evaluate(() => (window.__sameDocument = true));
+    await page.locator(`header a[href="${href}"], footer a[href="${href}"]`).first().click();
+    await page.waitForURL(`${server.base}${href}`);
+    await page.waitForLoadState("networkidle");
+    assert.equal(await page.evaluate(() => window.__sameDocument), true, `${href}: not a client navigation`);
+    await page.mouse.move(DESKTOP.width - 1, DESKTOP.height - 1);
+    await fresh.goto(`${server.base}${href}`, { waitUntil: "networkidle" });
+    await hydrated(fresh);
+    await fresh.mouse.move(DESKTOP.width - 1, DESKTOP.height - 1);
+    const found = differences(await styles(page), await styles(fresh));
+    if (found.length) failures.push(`${href}:\n    ${found.join("\n    ")}`);
+  }
+  await context.close();
+  assert.deepEqual(failures, []);
+  assert.deepEqual(problems, []);
+});
