@@ -11,8 +11,8 @@ use std::sync::OnceLock;
 use axum::http::{header, HeaderMap};
 use serde::{Deserialize, Serialize};
 
+use crate::css::Stylesheet;
 use crate::payload::{self, Payload};
-use crate::render::inline_css::Stylesheet;
 
 /// One file served under `/assets/`, from the payload.
 #[derive(Debug)]

@@ -44,6 +44,7 @@ pub mod tls;
 pub mod assets;
 pub mod client_ip;
 pub mod config;
+pub mod css;
 pub mod db;
 pub mod edge;
 pub mod html;

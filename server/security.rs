@@ -57,7 +57,7 @@ impl SecurityHeaders {
     }
 
     /// The policy of a page whose one inline `<style>` has the CSP source
-    /// `style_source` (`'sha256-…'`, see [`crate::render::inline_css`]):
+    /// `style_source` (`'sha256-…'`, see [`crate::css`]):
     /// the site's, with that style allowed and nothing else inline. A page
     /// sets it before [`SecurityHeaders::apply`], which keeps it.
     pub fn page_policy(&self, style_source: &str) -> HeaderValue {

@@ -32,6 +32,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "assets",
             "client_ip",
             "config",
+            "css",
             "db",
             "edge",
             "html",

@@ -1,13 +1,13 @@
 //! The HTML document around a render: head tags, the CSS its markup uses
-//! (inline, so the first paint waits for nothing else: `inline_css`), the
+//! (inline, so the first paint waits for nothing else: [`crate::css`]), the
 //! whole stylesheet fetched without blocking that paint, the boot module
 //! with the list of modules the page needs, and the loader JSON the client
 //! hydrates from.
 
 use crate::assets::Manifest;
 use crate::contract::ImagePreload;
+use crate::css::InlineCss;
 use crate::html::{escape, escape_json_for_script};
-use crate::render::inline_css::InlineCss;
 use crate::render::RenderOutput;
 
 /// Id of the script tag that carries the bootstrap JSON (see entry-client.tsx).

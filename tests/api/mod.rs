@@ -4,8 +4,8 @@
 mod abuse;
 mod caching;
 mod content;
-mod first_flight;
 pub mod fake_notion;
+mod first_flight;
 pub mod helpers;
 mod hostile;
 mod intro;

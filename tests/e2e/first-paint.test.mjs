@@ -1,4 +1,4 @@
-// First paint in one round trip (server/render/inline_css.rs): each page
+// First paint in one round trip (server/css/): each page
 // carries the CSS its markup uses, inline, and loads the whole stylesheet
 // without blocking its paint. Held here, in Chromium:
 //

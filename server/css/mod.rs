@@ -1,0 +1,336 @@
+//! The CSS a page carries in its own `<style>`: the rules of the site's one
+//! stylesheet that its markup can use, so that a first visit paints after
+//! the HTML alone, with no stylesheet to wait for.
+//!
+//! The stylesheet is read once per build into a tree of its rules
+//! ([`Stylesheet::parse`]). For a page ([`Stylesheet::for_markup`]):
+//!
+//! - a style rule whose selectors name classes is kept when every class of
+//!   one of its selectors is in the page's `class` attributes;
+//! - a custom property declared for every element (Tailwind's theme on
+//!   `:root`, its `*` defaults), an `@property` and an `@keyframes` are
+//!   kept when something kept names them;
+//! - everything else (the base styles, statements, `@font-face`) is kept.
+//!
+//! The rules keep their order, and the groups (`@media`, `@supports`,
+//! `@layer`) that hold them, so the page's elements get the styles the
+//! whole stylesheet would give them. The whole stylesheet still arrives,
+//! without blocking the paint, for what scripts and client navigation show
+//! later (see server/render/document.rs and client/boot.ts).
+//!
+//! A selector's classes are read where they must all match one element
+//! chain: outside any pseudo-class's parentheses, and inside `:is()` or
+//! `:where()` of a single selector. Classes under `:not()`, `:has()` or a
+//! selector list are not required, so such a rule is kept more often than
+//! needed, never less.
+
+mod parse;
+#[cfg(test)]
+mod tests;
+
+use base64::Engine;
+use rustc_hash::{FxHashMap, FxHashSet};
+use sha2::{Digest, Sha256};
+
+use parse::{annotate, parse_list};
+
+/// The site's stylesheet as a tree of rules, each with what it needs.
+#[derive(Debug, Default, Clone)]
+pub struct Stylesheet {
+    nodes: Vec<Node>,
+    /// How many names ([`Node::Named`], [`Declaration`]) may be kept or not.
+    names: usize,
+}
+
+/// The names of custom properties and keyframes a piece of CSS mentions,
+/// by their index.
+pub(crate) type Mentions = Vec<u32>;
+
+#[derive(Debug, Clone)]
+pub(crate) enum Node {
+    /// Kept on every page.
+    Always { text: String, mentions: Mentions },
+    /// A style rule, kept when all the classes of one of its selectors are
+    /// on the page.
+    Rule {
+        text: String,
+        needs: Vec<Vec<String>>,
+        mentions: Mentions,
+    },
+    /// `@property --x` or `@keyframes x`, kept when something kept names it.
+    Named {
+        name: u32,
+        text: String,
+        mentions: Mentions,
+    },
+    /// A rule for every element that declares custom properties alone
+    /// (`:root,:host{--color-x:…}`): each declaration kept when something
+    /// kept names it.
+    Variables {
+        selector: String,
+        declarations: Vec<Declaration>,
+    },
+    /// `@media`, `@supports`, `@layer`, `@container` or `@starting-style`
+    /// with its rules: written when one of them is kept (a `@layer` always,
+    /// since the first mention of a layer sets its order).
+    Group {
+        prelude: String,
+        children: Vec<Node>,
+        kept_empty: bool,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Declaration {
+    name: u32,
+    /// `--x:value`, without its `;`.
+    text: String,
+    /// What its value names (a theme variable naming another).
+    mentions: Mentions,
+}
+
+/// A page's inline CSS and the CSP source that allows it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct InlineCss {
+    pub text: String,
+    /// `'sha256-…'` of `text`, for `style-src`.
+    pub source: String,
+}
+
+impl Stylesheet {
+    /// Reads `css` (minified or not). It never fails: text it cannot make
+    /// out (an unclosed block) is kept whole for every page.
+    pub fn parse(css: &str) -> Stylesheet {
+        let mut names = FxHashMap::default();
+        let mut nodes = parse_list(css, 0, css.len(), &mut names);
+        annotate(&mut nodes, &names);
+        Stylesheet {
+            nodes,
+            names: names.len(),
+        }
+    }
+
+    /// The rules `html` can use, and the CSP source of that text.
+    pub fn for_markup(&self, html: &str) -> InlineCss {
+        let classes = classes_of(html);
+        // The names the kept rules mention, then those that the variables
+        // so kept mention, until no new one is.
+        let mut named = vec![false; self.names];
+        mentioned(&self.nodes, &classes, &mut named);
+        while declarations_mention(&self.nodes, &mut named) {}
+        let mut text = String::with_capacity(16 * 1024);
+        write_nodes(&self.nodes, &classes, &named, &mut text);
+        // `</style>` in a CSS string would end the element: `\/` is `/`
+        // to CSS, and no longer a closing tag to HTML.
+        if text.contains("</") {
+            text = text.replace("</", "<\\/");
+        }
+        let source = format!(
+            "'sha256-{}'",
+            base64::engine::general_purpose::STANDARD.encode(Sha256::digest(text.as_bytes()))
+        );
+        InlineCss { text, source }
+    }
+}
+
+fn kept(needs: &[Vec<String>], classes: &FxHashSet<String>) -> bool {
+    needs
+        .iter()
+        .any(|selector| selector.iter().all(|c| classes.contains(c)))
+}
+
+/// Marks in `named` what the rules kept for `classes` mention.
+fn mentioned(nodes: &[Node], classes: &FxHashSet<String>, named: &mut [bool]) {
+    for node in nodes {
+        let mentions = match node {
+            Node::Always { mentions, .. } => mentions,
+            Node::Rule {
+                needs, mentions, ..
+            } if kept(needs, classes) => mentions,
+            Node::Group { children, .. } => {
+                mentioned(children, classes, named);
+                continue;
+            }
+            _ => continue,
+        };
+        for &m in mentions {
+            named[m as usize] = true;
+        }
+    }
+}
+
+/// Marks what the kept declarations and keyframes mention; whether that
+/// marked a new name.
+fn declarations_mention(nodes: &[Node], named: &mut [bool]) -> bool {
+    fn mark(mentions: &[u32], named: &mut [bool]) -> bool {
+        let mut new = false;
+        for &m in mentions {
+            new |= !std::mem::replace(&mut named[m as usize], true);
+        }
+        new
+    }
+    let mut more = false;
+    for node in nodes {
+        match node {
+            Node::Variables { declarations, .. } => {
+                for d in declarations {
+                    if named[d.name as usize] {
+                        more |= mark(&d.mentions, named);
+                    }
+                }
+            }
+            Node::Named { name, mentions, .. } => {
+                if named[*name as usize] {
+                    more |= mark(mentions, named);
+                }
+            }
+            Node::Group { children, .. } => more |= declarations_mention(children, named),
+            _ => {}
+        }
+    }
+    more
+}
+
+fn write_nodes(
+    nodes: &[Node],
+    classes: &FxHashSet<String>,
+    named: &[bool],
+    out: &mut String,
+) -> bool {
+    let mut wrote = false;
+    for node in nodes {
+        match node {
+            Node::Always { text, .. } => {
+                out.push_str(text);
+                wrote = true;
+            }
+            Node::Rule { text, needs, .. } => {
+                if kept(needs, classes) {
+                    out.push_str(text);
+                    wrote = true;
+                }
+            }
+            Node::Named { name, text, .. } => {
+                if named[*name as usize] {
+                    out.push_str(text);
+                    wrote = true;
+                }
+            }
+            Node::Variables {
+                selector,
+                declarations,
+            } => {
+                let mut first = true;
+                for d in declarations.iter().filter(|d| named[d.name as usize]) {
+                    if first {
+                        out.push_str(selector);
+                        out.push('{');
+                        first = false;
+                    } else {
+                        out.push(';');
+                    }
+                    out.push_str(&d.text);
+                }
+                if !first {
+                    out.push('}');
+                    wrote = true;
+                }
+            }
+            Node::Group {
+                prelude,
+                children,
+                kept_empty,
+            } => {
+                let mark = out.len();
+                out.push_str(prelude);
+                out.push('{');
+                if write_nodes(children, classes, named, out) || *kept_empty {
+                    out.push('}');
+                    wrote = true;
+                } else {
+                    out.truncate(mark);
+                }
+            }
+        }
+    }
+    wrote
+}
+
+/// Every class named by a `class` attribute of `html`.
+fn classes_of(html: &str) -> FxHashSet<String> {
+    let b = html.as_bytes();
+    let mut classes = FxHashSet::default();
+    let mut from = 0;
+    while let Some(at) = html[from..].find("class=") {
+        let at = from + at;
+        from = at + "class=".len();
+        if at == 0 || !b[at - 1].is_ascii_whitespace() {
+            continue;
+        }
+        let (value, next) = match b.get(from) {
+            Some(&q @ (b'"' | b'\'')) => {
+                let close = html[from + 1..]
+                    .find(q as char)
+                    .map_or(html.len(), |p| from + 1 + p);
+                (&html[from + 1..close], close)
+            }
+            _ => {
+                let close = html[from..]
+                    .find(|c: char| c.is_ascii_whitespace() || c == '>')
+                    .map_or(html.len(), |p| from + p);
+                (&html[from..close], close)
+            }
+        };
+        for class in unescape_html(value).split_ascii_whitespace() {
+            if !classes.contains(class) {
+                classes.insert(class.to_owned());
+            }
+        }
+        from = next;
+    }
+    classes
+}
+
+/// An attribute value's text: its character references replaced.
+fn unescape_html(value: &str) -> std::borrow::Cow<'_, str> {
+    if !value.contains('&') {
+        return value.into();
+    }
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(at) = rest.find('&') {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        let decoded = rest.find(';').filter(|&semi| semi <= 10).and_then(|semi| {
+            let name = &rest[1..semi];
+            let ch = match name {
+                "amp" => Some('&'),
+                "lt" => Some('<'),
+                "gt" => Some('>'),
+                "quot" => Some('"'),
+                "apos" => Some('\''),
+                _ => {
+                    let code = match name.strip_prefix('#') {
+                        Some(n) if n.starts_with(['x', 'X']) => u32::from_str_radix(&n[1..], 16),
+                        Some(n) => n.parse(),
+                        None => return None,
+                    };
+                    code.ok().and_then(char::from_u32)
+                }
+            }?;
+            Some((ch, semi))
+        });
+        match decoded {
+            Some((ch, semi)) => {
+                out.push(ch);
+                rest = &rest[semi + 1..];
+            }
+            None => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out.into()
+}

@@ -1,0 +1,116 @@
+//! The stylesheet read and chosen from, on small sheets that show each rule.
+
+use super::*;
+
+fn css_for(css: &str, html: &str) -> String {
+    Stylesheet::parse(css).for_markup(html).text
+}
+
+#[test]
+fn a_rule_is_kept_only_where_its_classes_are() {
+    let css = ".flex{display:flex}.grid{display:grid}h1{font-size:inherit}";
+    assert_eq!(
+        css_for(css, r#"<div class="flex p-2">x</div>"#),
+        ".flex{display:flex}h1{font-size:inherit}"
+    );
+    assert_eq!(css_for(css, "<p>no classes</p>"), "h1{font-size:inherit}");
+}
+
+#[test]
+fn escaped_class_names_match_the_markups_classes() {
+    let css = r".md\:flex{display:flex}.w-1\/2{width:50%}.\[\&\>svg\]\:w-4>svg{width:1rem}.\32xl\:p-1{padding:1px}";
+    let html = r#"<a class="md:flex w-1/2 [&amp;&gt;svg]:w-4 2xl:p-1"></a>"#;
+    assert_eq!(css_for(css, html), css);
+    assert_eq!(css_for(css, r#"<a class="md:block"></a>"#), "");
+}
+
+#[test]
+fn groups_are_written_only_around_kept_rules_and_layers_always() {
+    let css = "@layer theme,base;@layer theme{:root{--a:1}}@layer utilities{.x{a:b}}\
+               @media (min-width:48rem){.md\\:x{a:b}}@font-face{font-family:f}";
+    assert_eq!(
+        css_for(css, r#"<i class="x"></i>"#),
+        "@layer theme,base;@layer theme{}@layer utilities{.x{a:b}}@font-face{font-family:f}"
+    );
+    assert_eq!(
+        css_for(css, r#"<i class="md:x"></i>"#),
+        "@layer theme,base;@layer theme{}@layer utilities{}@media (min-width:48rem){.md\\:x{a:b}}@font-face{font-family:f}"
+    );
+}
+
+#[test]
+fn variables_properties_and_keyframes_are_kept_when_something_kept_names_them() {
+    // Tailwind's theme on :root, its defaults on every element, and the
+    // registrations and keyframes its utilities use.
+    let css = ":root,:host{--animate-spin:spin 1s var(--ease);--ease:linear;--color-red:red;--unused:0}\
+               *,:before{--tw-shadow:0 0 #0000;--tw-blur:initial}\
+               .animate-spin{animation:var(--animate-spin)}.shadow{--tw-shadow:0 1px;box-shadow:var(--tw-shadow)}\
+               .text-red{color:var(--color-red)}\
+               @keyframes spin{to{rotate:1turn}}@keyframes ping{to{scale:2}}\
+               @property --tw-shadow{syntax:\"*\";inherits:false}@property --tw-blur{syntax:\"*\";inherits:false}";
+    assert_eq!(
+        css_for(css, r#"<i class="animate-spin shadow"></i>"#),
+        ":root,:host{--animate-spin:spin 1s var(--ease);--ease:linear}*,:before{--tw-shadow:0 0 #0000}\
+         .animate-spin{animation:var(--animate-spin)}.shadow{--tw-shadow:0 1px;box-shadow:var(--tw-shadow)}\
+         @keyframes spin{to{rotate:1turn}}@property --tw-shadow{syntax:\"*\";inherits:false}"
+    );
+    // Nothing named: no empty rule is left.
+    assert_eq!(css_for(css, "<p></p>"), "");
+}
+
+#[test]
+fn classes_under_not_has_or_a_list_are_not_required() {
+    // Tailwind's space-y, group-hover and a list of alternatives.
+    let css = ":where(.space-y-4>:not(:last-child)){m:1}\
+               :is(:where(.group):hover .group-hover\\:c){c:1}\
+               .a:not(.b){d:1}.c:has(.d){e:1}:is(.e,.f) .g{f:1}.h,.i{g:1}";
+    assert_eq!(
+        css_for(css, r#"<i class="space-y-4"></i>"#),
+        ":where(.space-y-4>:not(:last-child)){m:1}"
+    );
+    assert_eq!(css_for(css, r#"<i class="group-hover:c"></i>"#), "");
+    assert_eq!(
+        css_for(css, r#"<i class="group"><b class="group-hover:c"></b></i>"#),
+        ":is(:where(.group):hover .group-hover\\:c){c:1}"
+    );
+    assert_eq!(
+        css_for(css, r#"<i class="a c g i"></i>"#),
+        ".a:not(.b){d:1}.c:has(.d){e:1}:is(.e,.f) .g{f:1}.h,.i{g:1}"
+    );
+}
+
+#[test]
+fn strings_comments_and_unclosed_text_lose_nothing() {
+    let css = "/*! licence */ /* note */ .q[data-x=\"a{b}.c\"]::after{content:\"}.x{\"} .z{";
+    let kept = css_for(css, r#"<i class="q"></i>"#);
+    assert_eq!(
+        kept,
+        "/*! licence */.q[data-x=\"a{b}.c\"]::after{content:\"}.x{\"}.z{"
+    );
+}
+
+#[test]
+fn a_closing_tag_in_a_string_cannot_end_the_style_element() {
+    let css = r#".x::after{content:"</style><script>"}"#;
+    let kept = css_for(css, r#"<i class="x"></i>"#);
+    assert_eq!(kept, r#".x::after{content:"<\/style><script>"}"#);
+}
+
+#[test]
+fn the_source_is_the_hash_of_the_text() {
+    let inline = Stylesheet::parse("p{color:red}").for_markup("");
+    // printf 'p{color:red}' | openssl dgst -sha256 -binary | base64
+    assert_eq!(
+        inline.source,
+        "'sha256-p0bF+un5yUb9MBO6xRb8kPHlY2BdpHVtLiFkDrZPF64='"
+    );
+}
+
+#[test]
+fn class_attributes_are_read_as_html_gives_them() {
+    let classes =
+        classes_of("<a class='x y'>class=\"no\"</a><b\nclass=\"p&amp;q &#x3a;r\"></b><c class=z>");
+    let mut got: Vec<_> = classes.into_iter().collect();
+    got.sort();
+    assert_eq!(got, [":r", "p&q", "x", "y", "z"]);
+}
