@@ -33,7 +33,8 @@ if (!process.env.CITIZEN_SITE_BIN) {
   if (fs.existsSync(release)) process.env.CITIZEN_SITE_BIN = release;
 }
 const RECORD = process.argv.includes("--record");
-const RELEASE = /\/release\/[^/]+$/.test(process.env.CITIZEN_SITE_BIN ?? "");
+// The `profiling` build is the release build with its symbols: the same code.
+const RELEASE = /\/(release|profiling)\/[^/]+$/.test(process.env.CITIZEN_SITE_BIN ?? "");
 // Performance is measured where it means something (or is recorded).
 const MEASURED = RELEASE || RECORD ? ["performance", ...GATED] : GATED;
 // Lighthouse cannot run twice at once in one Node process, and two runs at
@@ -180,7 +181,7 @@ console.log(failed ? "Lighthouse: FAILED" : "Lighthouse: Accessibility, Best Pra
 if (RECORD) {
   const results = {
     date: new Date().toISOString().slice(0, 10),
-    build: RELEASE ? "release" : "debug",
+    build: RELEASE ? (/\/profiling\//.test(process.env.CITIZEN_SITE_BIN) ? "profiling (release with symbols)" : "release") : "debug",
     cores: os.cpus().length,
     chromium: execFileSync(process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", ["--version"], { encoding: "utf8" }).trim().replace(/^Chromium /, ""),
     lighthouse: JSON.parse(fs.readFileSync(path.join(root, "node_modules/lighthouse/package.json"), "utf8")).version,
