@@ -340,7 +340,8 @@ async function main() {
     // The boot module, and the modules it loads (listed in data-modules).
     const listed = html.match(/ data-modules="([^"]+)"/)?.[1].split(" ") ?? [];
     const js = [...[...html.matchAll(/(?:src|href)="(\/assets\/[^"]+\.js)"/g)].map((m) => m[1]), ...listed];
-    const css = [...html.matchAll(/href="(\/assets\/[^"]+\.css)"/g)].map((m) => m[1]);
+    // Once each: the stylesheet is named by its preload and its <noscript> link.
+    const css = [...new Set([...html.matchAll(/href="(\/assets\/[^"]+\.css)"/g)].map((m) => m[1]))];
     // Bytes on the wire: fetch() would hand back the decoded body.
     const size = async (u) => {
       const res = await fetch(`${baseA}${u}`, { headers: { "accept-encoding": "br" } });
