@@ -7,20 +7,27 @@
 //
 // The page paints with the CSS its own markup uses, inline in its head; the
 // whole stylesheet is preloaded beside it and applied here. The app
-// hydrates only once it has been (or has failed to load): anything the
-// app then shows (a menu opened, a page reached by client navigation) has
-// every rule it needs.
+// hydrates only once it has been: anything the app then shows (a menu
+// opened, a page reached by client navigation) has every rule it needs.
+// Should the stylesheet not load, twice, the page is left as the server
+// made it, which works without scripts: its links load whole pages, each
+// with its own CSS.
 const [entry, ...chunks] = document.querySelector<HTMLElement>("[data-modules]")!.dataset.modules!.split(" ");
 for (const href of [entry, ...chunks]) document.head.append(Object.assign(document.createElement("link"), { rel: "modulepreload", href }));
-const preloaded = document.querySelector<HTMLLinkElement>('link[rel="preload"][as="style"]');
-if (preloaded) {
-  const sheet = Object.assign(document.createElement("link"), { rel: "stylesheet", href: preloaded.href });
-  await new Promise((applied) => {
-    sheet.addEventListener("load", applied);
-    sheet.addEventListener("error", applied);
+
+/** Appends the stylesheet at `href`; whether it loaded. */
+const applied = (href: string) =>
+  new Promise<boolean>((done) => {
+    const sheet = Object.assign(document.createElement("link"), { rel: "stylesheet", href });
+    sheet.addEventListener("load", () => done(true));
+    sheet.addEventListener("error", () => {
+      sheet.remove();
+      done(false);
+    });
     document.head.append(sheet);
   });
-}
-import(entry);
+
+const preloaded = document.querySelector<HTMLLinkElement>('link[rel="preload"][as="style"]');
+if (!preloaded || (await applied(preloaded.href)) || (await applied(preloaded.href))) import(entry);
 
 export {};

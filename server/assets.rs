@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 use axum::http::{header, HeaderMap};
 use serde::{Deserialize, Serialize};
 
-use crate::css::Stylesheet;
+use crate::css::{InlineCss, Stylesheet};
 use crate::payload::{self, Payload};
 
 /// One file served under `/assets/`, from the payload.
@@ -75,6 +75,10 @@ pub struct Manifest {
     /// ([`Manifest::with_styles`]).
     #[serde(skip)]
     pub styles: Stylesheet,
+    /// The error screen's inline CSS, chosen once (its classes are the
+    /// same whatever status it shows).
+    #[serde(skip)]
+    pub error_css: InlineCss,
 }
 
 /// A PNG drawn by the build, as its header gives it.
@@ -190,6 +194,7 @@ impl Manifest {
     /// This manifest with `css`, its stylesheet, read into rules.
     pub fn with_styles(mut self, css: &str) -> Manifest {
         self.styles = Stylesheet::parse(css);
+        self.error_css = self.styles.for_markup(&self.error_screen);
         self
     }
 

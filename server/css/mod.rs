@@ -24,6 +24,7 @@
 //! selector list are not required, so such a rule is kept more often than
 //! needed, never less.
 
+mod markup;
 mod parse;
 #[cfg(test)]
 mod tests;
@@ -32,6 +33,7 @@ use base64::Engine;
 use rustc_hash::{FxHashMap, FxHashSet};
 use sha2::{Digest, Sha256};
 
+use markup::classes_of;
 use parse::{annotate, parse_list};
 
 /// The site's stylesheet as a tree of rules, each with what it needs.
@@ -101,6 +103,14 @@ impl Stylesheet {
     /// Reads `css` (minified or not). It never fails: text it cannot make
     /// out (an unclosed block) is kept whole for every page.
     pub fn parse(css: &str) -> Stylesheet {
+        // As the browser reads the element's text, which its CSP hash is
+        // checked against: line breaks made LF, NUL made U+FFFD (a checkout
+        // with CRLF line ends gives Tailwind's output CRs).
+        let css = css
+            .replace("\r\n", "\n")
+            .replace('\r', "\n")
+            .replace('\0', "\u{FFFD}");
+        let css = css.as_str();
         let mut names = FxHashMap::default();
         let mut nodes = parse_list(css, 0, css.len(), &mut names);
         annotate(&mut nodes, &names);
@@ -254,83 +264,4 @@ fn write_nodes(
         }
     }
     wrote
-}
-
-/// Every class named by a `class` attribute of `html`.
-fn classes_of(html: &str) -> FxHashSet<String> {
-    let b = html.as_bytes();
-    let mut classes = FxHashSet::default();
-    let mut from = 0;
-    while let Some(at) = html[from..].find("class=") {
-        let at = from + at;
-        from = at + "class=".len();
-        if at == 0 || !b[at - 1].is_ascii_whitespace() {
-            continue;
-        }
-        let (value, next) = match b.get(from) {
-            Some(&q @ (b'"' | b'\'')) => {
-                let close = html[from + 1..]
-                    .find(q as char)
-                    .map_or(html.len(), |p| from + 1 + p);
-                (&html[from + 1..close], close)
-            }
-            _ => {
-                let close = html[from..]
-                    .find(|c: char| c.is_ascii_whitespace() || c == '>')
-                    .map_or(html.len(), |p| from + p);
-                (&html[from..close], close)
-            }
-        };
-        for class in unescape_html(value).split_ascii_whitespace() {
-            if !classes.contains(class) {
-                classes.insert(class.to_owned());
-            }
-        }
-        from = next;
-    }
-    classes
-}
-
-/// An attribute value's text: its character references replaced.
-fn unescape_html(value: &str) -> std::borrow::Cow<'_, str> {
-    if !value.contains('&') {
-        return value.into();
-    }
-    let mut out = String::with_capacity(value.len());
-    let mut rest = value;
-    while let Some(at) = rest.find('&') {
-        out.push_str(&rest[..at]);
-        rest = &rest[at..];
-        let decoded = rest.find(';').filter(|&semi| semi <= 10).and_then(|semi| {
-            let name = &rest[1..semi];
-            let ch = match name {
-                "amp" => Some('&'),
-                "lt" => Some('<'),
-                "gt" => Some('>'),
-                "quot" => Some('"'),
-                "apos" => Some('\''),
-                _ => {
-                    let code = match name.strip_prefix('#') {
-                        Some(n) if n.starts_with(['x', 'X']) => u32::from_str_radix(&n[1..], 16),
-                        Some(n) => n.parse(),
-                        None => return None,
-                    };
-                    code.ok().and_then(char::from_u32)
-                }
-            }?;
-            Some((ch, semi))
-        });
-        match decoded {
-            Some((ch, semi)) => {
-                out.push(ch);
-                rest = &rest[semi + 1..];
-            }
-            None => {
-                out.push('&');
-                rest = &rest[1..];
-            }
-        }
-    }
-    out.push_str(rest);
-    out.into()
 }

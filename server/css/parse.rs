@@ -282,6 +282,7 @@ pub(super) fn required_classes(selector: &str, out: &mut Vec<String>) {
         match b[i] {
             b'\\' => i += 2,
             b'"' | b'\'' => i = skip_string(b, i, b.len()),
+            b'/' if b.get(i + 1) == Some(&b'*') => i = skip_comment(b, i, b.len()),
             b'[' | b'(' => i = closing(b, i) + 1,
             b'.' => {
                 let (name, next) = identifier(selector, i + 1);

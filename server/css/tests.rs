@@ -114,3 +114,36 @@ fn class_attributes_are_read_as_html_gives_them() {
     got.sort();
     assert_eq!(got, [":r", "p&q", "x", "y", "z"]);
 }
+
+#[test]
+fn quotes_in_a_posts_prose_do_not_hide_the_classes_after_them() {
+    // ammonia leaves quotes in text as they are; only start tags are read.
+    let classes = classes_of(
+        "<p>set class='hidden on the element, or class=\"x</p>\
+         <!-- <i class=\"commented\"> --><script>let a = '<b class=\"in-script\">';</script>\
+         <footer id=f CLASS = \"bg-slate-900\" data-x='a\"b'><a class=hover:text-white>x</a></footer>",
+    );
+    let mut got: Vec<_> = classes.into_iter().collect();
+    got.sort();
+    assert_eq!(got, ["bg-slate-900", "hover:text-white"]);
+}
+
+#[test]
+fn the_text_is_as_a_browser_reads_it_so_its_hash_matches() {
+    // A CRLF checkout: Tailwind keeps the CRs in comments and theme values.
+    let inline =
+        Stylesheet::parse("/*! a\r\nb */:root{--f:a,\r\n b}.x{font-family:var(--f)}\r.y{z:\0}")
+            .for_markup(r#"<i class="x y"></i>"#);
+    assert_eq!(
+        inline.text,
+        "/*! a\nb */:root{--f:a,\n b}.x{font-family:var(--f)}.y{z:\u{FFFD}}"
+    );
+}
+
+#[test]
+fn a_comment_in_a_selector_names_no_class() {
+    assert_eq!(
+        css_for(".a/* .b */{c:d}", r#"<i class="a"></i>"#),
+        ".a/* .b */{c:d}"
+    );
+}

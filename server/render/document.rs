@@ -102,19 +102,19 @@ pub fn error_page(manifest: &Manifest, status: u16, reason: &str) -> Document {
         crate::assets::ERROR_SLOT,
         &crate::html::escape(&format!("{status} {reason}")),
     );
-    let css = manifest.styles.for_markup(&screen);
+    let css = &manifest.error_css;
     let mut html = format!(
         "{HEAD_START}<title>{title}</title>",
         title = crate::html::escape(&crate::messages::messages().error_title),
     );
-    push_style(&mut html, &css);
+    push_style(&mut html, css);
     html.push_str(&icons(manifest));
     html.push_str(&format!(
         "</head><body><div id=\"root\">{screen}</div></body></html>"
     ));
     Document {
         html,
-        style_source: css.source,
+        style_source: css.source.clone(),
     }
 }
 

@@ -208,3 +208,25 @@ test("a page reached by a header or footer link from / is styled as a fresh load
   assert.deepEqual(failures, []);
   assert.deepEqual(problems, []);
 });
+
+test("should the stylesheet not load, the page stays the server's and its links load whole pages", async () => {
+  const context = await browser.newContext({ viewport: DESKTOP });
+  const page = await context.newPage();
+  let asked = 0;
+  await page.route(/\/assets\/app-[^/]+\.css$/, (route) => {
+    asked += 1;
+    return route.abort();
+  });
+  await page.goto(`${server.base}/`, { waitUntil: "networkidle" });
+  // Tried again, then no hydration: nothing the app shows could lack a rule.
+  assert.ok(asked >= 2, `the stylesheet was asked for ${asked} times`);
+  assert.equal(await page.evaluate(() => Object.keys(document.getElementById("root")).some((k) => k.startsWith("__reactContainer"))), false);
+  await page.evaluate(() => (window.__sameDocument = true));
+  await page.locator('header a[href="/pricing"]').first().click();
+  await page.waitForURL(`${server.base}/pricing`);
+  await page.getByRole("heading", { level: 1, name: "Pricing" }).waitFor();
+  assert.equal(await page.evaluate(() => window.__sameDocument), undefined, "a whole page load");
+  // That page is styled by its own inline CSS (the header's layout holds).
+  assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector("header")).position), "sticky");
+  await context.close();
+});
