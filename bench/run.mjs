@@ -340,7 +340,7 @@ async function main() {
     // The boot module, and the modules it loads (listed in data-modules).
     const listed = html.match(/ data-modules="([^"]+)"/)?.[1].split(" ") ?? [];
     const js = [...[...html.matchAll(/(?:src|href)="(\/assets\/[^"]+\.js)"/g)].map((m) => m[1]), ...listed];
-    // Once each: the stylesheet is named by its preload and its <noscript> link.
+    // Once each (the stylesheet's <noscript> link; the boot module names it too).
     const css = [...new Set([...html.matchAll(/href="(\/assets\/[^"]+\.css)"/g)].map((m) => m[1]))];
     // Bytes on the wire: fetch() would hand back the decoded body.
     const size = async (u) => {

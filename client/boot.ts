@@ -6,13 +6,16 @@
 // requested at once (modulepreload), then the entry is imported and hydrates.
 //
 // The page paints with the CSS its own markup uses, inline in its head; the
-// whole stylesheet is preloaded beside it and applied here. The app
-// hydrates only once it has been: anything the app then shows (a menu
-// opened, a page reached by client navigation) has every rule it needs.
+// whole stylesheet (`data-css`) is requested here with the modules, not
+// preloaded from the head, where it would share the network with the first
+// paint. The app hydrates only once it has been applied: anything the app
+// then shows (a menu opened, a page reached by client navigation) has every
+// rule it needs.
 // Should the stylesheet not load, twice, the page is left as the server
 // made it, which works without scripts: its links load whole pages, each
 // with its own CSS.
-const [entry, ...chunks] = document.querySelector<HTMLElement>("[data-modules]")!.dataset.modules!.split(" ");
+const boot = document.querySelector<HTMLElement>("[data-modules]")!.dataset;
+const [entry, ...chunks] = boot.modules!.split(" ");
 for (const href of [entry, ...chunks]) document.head.append(Object.assign(document.createElement("link"), { rel: "modulepreload", href }));
 
 /** Appends the stylesheet at `href`; whether it loaded. */
@@ -27,7 +30,7 @@ const applied = (href: string) =>
     document.head.append(sheet);
   });
 
-const preloaded = document.querySelector<HTMLLinkElement>('link[rel="preload"][as="style"]');
-if (!preloaded || (await applied(preloaded.href)) || (await applied(preloaded.href))) import(entry);
+const css = boot.css;
+if (!css || (await applied(css)) || (await applied(css))) import(entry);
 
 export {};

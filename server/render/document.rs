@@ -38,19 +38,21 @@ pub fn page(manifest: &Manifest, out: &RenderOutput, head: &str, bootstrap_json:
     html.push_str(head);
     push_style(&mut html, &css);
     // The whole stylesheet, for what scripts and client navigation show
-    // later: fetched at once but blocking nothing; client/boot.ts applies
-    // it (and hydrates once it has). Without scripts, the <noscript> link.
+    // later: client/boot.ts requests it with the modules once the document
+    // is parsed, applies it and hydrates once it has; nothing waits for it
+    // before the first paint. Without scripts, the <noscript> link.
     html.push_str(&format!(
-        r#"<link rel="preload" as="style" href="{css}"><noscript><link rel="stylesheet" href="{css}"></noscript>"#,
-        css = manifest.css
+        r#"<noscript><link rel="stylesheet" href="{}"></noscript>"#,
+        manifest.css
     ));
     html.push_str(&icons(manifest));
     // Not modulepreload links: the boot module requests these once the
     // document is parsed, so they do not compete with the first paint.
     html.push_str(&format!(
-        r#"<script type="module" src="{}" data-modules="{}"></script>"#,
+        r#"<script type="module" src="{}" data-modules="{}" data-css="{}"></script>"#,
         manifest.boot,
-        modules.join(" ")
+        modules.join(" "),
+        manifest.css
     ));
     html.push_str(r#"</head><body><div id="root">"#);
     html.push_str(&out.html);

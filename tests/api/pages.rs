@@ -264,7 +264,7 @@ async fn hashed_assets_are_immutable_and_precompressed() {
     let (boot, modules, css) = (
         attr("src"),
         attr("data-modules"),
-        html.split(r#"<link rel="preload" as="style" href=""#)
+        html.split(r#" data-css=""#)
             .nth(1)
             .unwrap()
             .split('"')
