@@ -189,10 +189,8 @@ fn declarations_mention(nodes: &[Node], named: &mut [bool]) -> bool {
                     }
                 }
             }
-            Node::Named { name, mentions, .. } => {
-                if named[*name as usize] {
-                    more |= mark(mentions, named);
-                }
+            Node::Named { name, mentions, .. } if named[*name as usize] => {
+                more |= mark(mentions, named);
             }
             Node::Group { children, .. } => more |= declarations_mention(children, named),
             _ => {}

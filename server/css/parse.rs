@@ -270,7 +270,7 @@ pub(super) fn split_top(text: &str, sep: u8) -> Vec<&str> {
 
 /// The index of the bracket that closes the one at `i`, or the end.
 fn closing(b: &[u8], i: usize) -> usize {
-    find_top(b, i + 1, b.len(), &[b')', b']']).unwrap_or(b.len())
+    find_top(b, i + 1, b.len(), b")]").unwrap_or(b.len())
 }
 
 /// Pushes onto `out` the classes an element chain must all carry for
