@@ -200,24 +200,27 @@ fn skip_string(b: &[u8], i: usize, end: usize) -> usize {
     end
 }
 
+/// Where scanning goes on when `i` starts an escape, a string or a comment
+/// (past it), or None when `b[i]` is to be read as it is.
+fn past_opaque(b: &[u8], i: usize, end: usize) -> Option<usize> {
+    match b[i] {
+        b'\\' => Some(i + 2),
+        b'"' | b'\'' => Some(skip_string(b, i, end)),
+        b'/' if b.get(i + 1) == Some(&b'*') => Some(skip_comment(b, i, end)),
+        _ => None,
+    }
+}
+
 /// The first of `stops` at the top level (outside strings, comments,
 /// escapes, parentheses and brackets) from `i`.
 pub(super) fn find_top(b: &[u8], mut i: usize, end: usize, stops: &[u8]) -> Option<usize> {
     let mut depth = 0usize;
     while i < end {
+        if let Some(next) = past_opaque(b, i, end) {
+            i = next;
+            continue;
+        }
         match b[i] {
-            b'\\' => {
-                i += 2;
-                continue;
-            }
-            b'"' | b'\'' => {
-                i = skip_string(b, i, end);
-                continue;
-            }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                i = skip_comment(b, i, end);
-                continue;
-            }
             c if depth == 0 && stops.contains(&c) => return Some(i),
             b'(' | b'[' => depth += 1,
             b')' | b']' => depth = depth.saturating_sub(1),
@@ -232,19 +235,11 @@ pub(super) fn find_top(b: &[u8], mut i: usize, end: usize, stops: &[u8]) -> Opti
 fn block_end(b: &[u8], mut i: usize, end: usize) -> Option<usize> {
     let mut depth = 0usize;
     while i < end {
+        if let Some(next) = past_opaque(b, i, end) {
+            i = next;
+            continue;
+        }
         match b[i] {
-            b'\\' => {
-                i += 2;
-                continue;
-            }
-            b'"' | b'\'' => {
-                i = skip_string(b, i, end);
-                continue;
-            }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                i = skip_comment(b, i, end);
-                continue;
-            }
             b'{' => depth += 1,
             b'}' if depth == 0 => return Some(i),
             b'}' => depth -= 1,
