@@ -37,6 +37,10 @@ enum Command {
     /// style, post or community is rebuilt and the open pages reload
     /// (needs Node.js and the checkout's npm packages).
     Dev(DevArgs),
+    /// What `pack` runs on the binary it makes: starts as `serve` does,
+    /// renders every page, prints which did not render (JSON) and exits.
+    #[command(hide = true)]
+    ProvePages(ServeArgs),
     #[command(flatten)]
     Operate(cli::Operate),
 }
@@ -121,6 +125,7 @@ fn note_given(cli: &mut Cli, matches: &ArgMatches) {
         None => cli.serve.given = Given::from_matches(matches),
         Some(Command::Serve(args)) => args.given = sub("serve").unwrap_or_default(),
         Some(Command::Dev(args)) => args.serve.given = sub("dev").unwrap_or_default(),
+        Some(Command::ProvePages(args)) => args.given = sub("prove-pages").unwrap_or_default(),
         Some(Command::Operate(cli::Operate::Check { serve, .. })) => {
             serve.given = sub("check").unwrap_or_default()
         }
@@ -170,6 +175,10 @@ async fn run(cli: Cli, inherited: Inherited, json: bool) -> anyhow::Result<()> {
             telemetry::init(Config::log_format(&args));
             settled(Config::from_args(args))
         }
+        Some(Command::ProvePages(args)) => {
+            telemetry::init(Config::log_format(&args));
+            return cli::pack::prove::run(settled(Config::from_args(args))).await;
+        }
         Some(Command::Dev(mut args)) => {
             telemetry::init(Config::log_format(&args.serve));
             args.root = citizen_site::dev::builder::checkout_root(
@@ -205,6 +214,7 @@ async fn run(cli: Cli, inherited: Inherited, json: bool) -> anyhow::Result<()> {
             settled(Config::from_args(cli.serve))
         }
     };
+    let successor = inherited.from_predecessor;
     let app = Application::build_on(config, inherited).await?;
     let addresses = app.addresses();
     let state = app.state();
@@ -228,6 +238,21 @@ async fn run(cli: Cli, inherited: Inherited, json: bool) -> anyhow::Result<()> {
             Ok(()) => tracing::info!("ready: {}", citizen_site::config::plain_site_url(addresses.main)),
             Err(why) => anyhow::bail!("the SSR bundle cannot run: {why}"),
         },
+    }
+    let unrendered = state.unrendered();
+    if !unrendered.is_empty() {
+        let why = citizen_site::render::unrendered_said(&unrendered);
+        // A successor never replaces a server whose pages render with one
+        // whose pages do not: it accepted nothing (`run_until`), says why
+        // to the server that started it, which serves on, and exits.
+        if successor {
+            notify::notify_refused(&why);
+            anyhow::bail!("not taking over from the running server: {why}");
+        }
+        // A first start serves what renders: nothing serves otherwise.
+        tracing::error!(
+            "serving, but {why}; `/readyz` and `/metrics` (site_page_unrendered) name them"
+        );
     }
     // systemd (Type=notify), or the server handing over to this one.
     notify::notify_ready(http3);

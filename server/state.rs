@@ -32,6 +32,9 @@ pub struct AppState {
     pub payments: Payments,
     /// Every static page is prerendered (in `dev`: set at start).
     pub prerendered: crate::live::Flag,
+    /// The pages the prerender could not render (said at start, on
+    /// `/readyz` and `/metrics`; a successor refuses to take over).
+    pub unrendered: arc_swap::ArcSwap<Vec<crate::render::Unrendered>>,
     /// Shutdown has begun: `/readyz` says so while in-flight requests finish.
     pub draining: std::sync::atomic::AtomicBool,
     pub metrics: Metrics,
@@ -56,6 +59,11 @@ impl AppState {
         self.site().front.pool.wait_ready().await?;
         self.prerendered.wait().await;
         Ok(())
+    }
+
+    /// The pages the last prerender could not render.
+    pub fn unrendered(&self) -> Arc<Vec<crate::render::Unrendered>> {
+        self.unrendered.load_full()
     }
 
     /// Reads the team table again (see [`crate::team::refresh`]).

@@ -25,6 +25,7 @@ mod new_page;
 mod ops;
 mod pack;
 mod photos;
+mod proven;
 mod readme;
 mod seo;
 mod support;

@@ -41,9 +41,10 @@ export function esbuildOptions(base, dev, pictures) {
       // build, loads into an isolate in half the time and renders faster;
       // its warnings come from the client's development build instead.
       define: { "process.env.NODE_ENV": '"production"' },
-      // The dev server maps a render's stack trace back to the sources with
-      // this map (positions only: it reads the sources from disk).
-      sourcemap: dev ? "external" : false,
+      // The dev server, and `pack` for a page that does not render, map a
+      // render's stack trace back to the sources with this map (positions
+      // only: they read the sources from disk). Never in the payload.
+      sourcemap: "external",
       sourcesContent: false,
     },
     // ES modules, code-split so each page is its own chunk.

@@ -63,16 +63,21 @@ pub fn forget_idle_clients(state: &Arc<AppState>) -> JoinHandle<()> {
 
 /// Reads the team and the prices, then renders every static page into the
 /// cache once the isolates are loaded; `/readyz` turns ready after, so the
-/// first visitors never wait on V8.
+/// first visitors never wait on V8. The pages that did not render are kept
+/// in the state (`/readyz`, `/metrics`, and a successor's refusal).
 pub fn prerender(state: &Arc<AppState>, pace: crate::pages::make::Pace) {
     let state = state.clone();
     tokio::spawn(async move {
         tokio::join!(state.refresh_team(), state.payments.price_list());
         if state.site().front.pool.wait_ready().await.is_ok() {
             let started = std::time::Instant::now();
-            let n = crate::pages::make::prerender(&state, pace).await;
-            tracing::info!(pages = n, took = ?started.elapsed(), "prerendered");
+            let made = crate::pages::make::prerender(&state, pace).await;
+            tracing::info!(pages = made.done, took = ?started.elapsed(), "prerendered");
             give_back_freed_memory();
+            state
+                .metrics
+                .unrendered(made.unrendered.iter().map(|u| u.path.clone()));
+            state.unrendered.store(Arc::new(made.unrendered));
             state.prerendered.set();
         }
     });

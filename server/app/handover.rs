@@ -47,7 +47,7 @@ use anyhow::{bail, Context};
 use crate::edge::quic::handoff::{self, Handoff};
 
 use super::inherited::{PREDECESSOR, SUPERVISOR};
-use super::notify::{notify_main_pid, NotifyDir, HTTP3_NOT_SERVED, NOTIFY};
+use super::notify::{notify_main_pid, NotifyDir, HTTP3_NOT_SERVED, NOTIFY, REFUSED};
 
 /// How long a successor has to become ready before it is stopped: a start
 /// renders every page first (a few seconds).
@@ -200,7 +200,9 @@ impl Handover {
             .with_context(|| format!("starting {}", exe.display()))?;
         drop(passed);
         let pid = child.id().unwrap_or_default();
+        // Its word first: a successor that refuses says why, then exits.
         let outcome = tokio::select! {
+            biased;
             ready = ready_from(&inbox) => ready,
             status = child.wait() => Err(match status {
                 Ok(s) => anyhow::anyhow!("the new binary (pid {pid}) exited before it was ready: {s}"),
@@ -310,12 +312,17 @@ fn report(outcome: &str) {
 }
 
 /// Returns once a datagram holding `READY=1` arrives: whether it said
-/// it serves HTTP/3.
+/// it serves HTTP/3. An error when the successor says it refuses to take
+/// over ([`REFUSED`]: a page it prerendered does not render), with its
+/// reason.
 async fn ready_from(inbox: &tokio::net::UnixDatagram) -> anyhow::Result<bool> {
     let mut buf = vec![0u8; 4096];
     loop {
         let n = inbox.recv(&mut buf).await?;
         let message = String::from_utf8_lossy(&buf[..n]);
+        if let Some(why) = message.lines().find_map(|l| l.strip_prefix(REFUSED)) {
+            bail!("the new binary refused to take over: {why}");
+        }
         if message.lines().any(|l| l == "READY=1") {
             return Ok(!message.lines().any(|l| l == HTTP3_NOT_SERVED));
         }

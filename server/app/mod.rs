@@ -166,6 +166,7 @@ impl Application {
             forwarder: forwarder.as_ref().map(|(handle, _)| handle.clone()),
             payments,
             prerendered: Flag::default(),
+            unrendered: Default::default(),
             draining: AtomicBool::new(false),
             metrics,
             tls: identity,
@@ -310,6 +311,12 @@ impl Application {
                 tokio::select! {
                     _ = state.wait_ready() => {}
                     () = stop.wait() => {}
+                }
+                // A successor with a page that does not render refuses to
+                // take over (server/main.rs says why and exits): it accepts
+                // nothing, not one request, meanwhile.
+                if !state.unrendered().is_empty() {
+                    return stop.wait().await;
                 }
             }
             listeners

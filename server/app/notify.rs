@@ -29,6 +29,34 @@ pub(super) static NOTIFY: std::sync::OnceLock<Notify> = std::sync::OnceLock::new
 /// can) is handed the socket as before.
 pub(super) const HTTP3_NOT_SERVED: &str = "CITIZEN_SITE_HTTP3=0";
 
+/// The line of a successor's message to its predecessor that says it will
+/// not take over, and why (`CITIZEN_SITE_REFUSED=<why>`, one line).
+pub(super) const REFUSED: &str = "CITIZEN_SITE_REFUSED=";
+
+/// The most of a refusal's reason sent: the predecessor reads a datagram
+/// of 4 KiB.
+const REFUSAL_MAX: usize = 3500;
+
+/// Tells the server that started this one as its successor that it will
+/// not take over, and why (made one line, cut at [`REFUSAL_MAX`] bytes).
+/// Whether one was told (false: no predecessor started this process).
+pub fn notify_refused(why: &str) -> bool {
+    let Some(n) = NOTIFY.get().filter(|n| n.to_predecessor) else {
+        return false;
+    };
+    let mut line = why.replace(['\n', '\r'], " ");
+    if line.len() > REFUSAL_MAX {
+        let mut at = REFUSAL_MAX;
+        while !line.is_char_boundary(at) {
+            at -= 1;
+        }
+        line.truncate(at);
+        line.push_str("...");
+    }
+    send(n.first.as_deref(), &format!("{REFUSED}{line}"));
+    true
+}
+
 /// Tells the service manager (or the predecessor) that the site is ready,
 /// and a predecessor whether it serves HTTP/3 (`http3`): nothing when no
 /// one asked (`NOTIFY_SOCKET` unset).

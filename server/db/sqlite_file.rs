@@ -141,8 +141,9 @@ fn is_wal(file: &Path) -> bool {
 /// reload, a fleet member on the same file, a backup), the log is its to
 /// fold: nothing is done. Otherwise one connection of our own (the URL's
 /// options, never creating the file, never waiting on a lock) reads and
-/// closes, which folds and removes the log when it is the last; then up to
-/// `linger` for a late one of ours to close. Says whether the file is alone.
+/// closes, which folds and removes the log when it is the last; it is
+/// tried again for up to `linger` while a late one of ours has not closed.
+/// Says whether the file is alone.
 pub async fn fold_after_close(database_url: &str, linger: Duration) -> bool {
     let Ok(url) = crate::config::database_url::pool_url(database_url, "rw") else {
         return true;
@@ -162,7 +163,7 @@ pub async fn fold_after_close(database_url: &str, linger: Duration) -> bool {
     let options = options
         .create_if_missing(false)
         .busy_timeout(Duration::ZERO);
-    let fold = async {
+    let fold = || async {
         use sqlx::Connection;
         let mut conn = sqlx::sqlite::SqliteConnection::connect_with(&options).await?;
         sqlx::query("SELECT count(*) FROM sqlite_schema")
@@ -170,24 +171,33 @@ pub async fn fold_after_close(database_url: &str, linger: Duration) -> bool {
             .await?;
         conn.close().await
     };
-    match tokio::time::timeout(Duration::from_secs(2), fold).await {
-        Ok(Ok(())) => {}
-        Ok(Err(e)) => {
-            tracing::warn!(file = %file.display(), error = %e, "the database's write-ahead log could not be folded in")
-        }
-        Err(_) => {
-            tracing::warn!(file = %file.display(), "the database's write-ahead log could not be folded in within 2 s")
-        }
-    }
+    // Our connection folds the log only if it is the last to close: one of
+    // ours closing late, or closing at the same moment (then neither is
+    // the last), leaves it. So it is tried again until the log is gone or
+    // `linger` has passed: the first try after the late one closed folds.
     let until = tokio::time::Instant::now() + linger;
-    while wal.exists() && tokio::time::Instant::now() < until {
-        tokio::time::sleep(Duration::from_millis(10)).await;
+    loop {
+        let tried = match tokio::time::timeout(Duration::from_secs(2), fold()).await {
+            Ok(Ok(())) => None,
+            Ok(Err(e)) => Some(e.to_string()),
+            Err(_) => Some("no answer within 2 s".to_owned()),
+        };
+        if !wal.exists() {
+            return true;
+        }
+        if tokio::time::Instant::now() >= until {
+            match tried {
+                Some(error) => {
+                    tracing::warn!(file = %file.display(), %error, "the database's write-ahead log could not be folded in; the next start folds it in")
+                }
+                None => {
+                    tracing::warn!(file = %file.display(), "the database's write-ahead log stays beside it: a connection of this process did not close in time; the next start folds it in")
+                }
+            }
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let alone = !wal.exists();
-    if !alone {
-        tracing::warn!(file = %file.display(), "the database's write-ahead log stays beside it: a connection of this process did not close in time; the next start folds it in");
-    }
-    alone
 }
 
 /// The process id of another process holding a POSIX lock on `file` (an

@@ -17,7 +17,7 @@
 //! the site being served as usual.
 
 pub mod builder;
-mod problem;
+pub(crate) mod problem;
 
 use std::convert::Infallible;
 use std::path::{Path, PathBuf};

@@ -24,7 +24,9 @@ pub async fn healthz() -> (StatusCode, &'static str) {
 
 /// 200 when every SSR isolate has loaded the bundle, the static pages are
 /// prerendered, the database answered its last check and no shutdown has
-/// begun; 503 otherwise. The body says which check failed, and how many
+/// begun; 503 otherwise. The body says which check failed, which pages
+/// did not render at start (`unrendered`: served as the error page, while
+/// the others serve; a successor with any refuses to take over), and how many
 /// intro requests wait for Notion (`intro_requests`, null while the
 /// database is away): a stalled forwarder shows there, but the site stays
 /// ready, as visitors' requests are kept. With HTTPS, it says whether this
@@ -62,8 +64,12 @@ pub async fn readyz(State(state): State<SharedState>) -> Response {
             "failing_in_a_row": failing,
         })
     });
+    // The paths alone: why is for the operator's log, not for whoever can
+    // reach a health check.
+    let unrendered: Vec<String> = state.unrendered().iter().map(|u| u.path.clone()).collect();
     let body = json!({
         "ready": checks.ready(), "isolates": isolates, "prerendered": prerendered, "database": database, "draining": draining,
+        "unrendered": unrendered,
         "intro_requests": intro, "certificate_orders": orders,
     });
     (status, [(header::CACHE_CONTROL, "no-store")], Json(body)).into_response()

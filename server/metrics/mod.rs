@@ -38,6 +38,12 @@ pub struct PageLabel {
     pub page: String,
 }
 
+/// A page of the site, by its path.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct PathLabel {
+    pub path: String,
+}
+
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct Outcome {
     pub outcome: &'static str,
@@ -197,6 +203,8 @@ pub struct Metrics {
     pub database_up: Gauge,
     pub ready: Gauge,
     pub draining: Gauge,
+    /// 1 for each page the start's prerender could not render, by path.
+    pub pages_unrendered: Family<PathLabel, Gauge>,
     pub connections: OpenConnections,
     pub certificates: Family<CertLabels, Seconds>,
     /// When the certificate in service is renewed, by the same names.
@@ -237,6 +245,12 @@ impl Metrics {
             "server_ready",
             "1 when /readyz says ready (isolates loaded, pages prerendered, database up, not draining)",
             Gauge::default(),
+        );
+        let pages_unrendered = add(
+            &mut registry,
+            "site_page_unrendered",
+            "1 for each page of the site that did not render when this process started (a script that threw, a render that timed out, a 500), by path; none when every page renders",
+            Family::<PathLabel, Gauge>::default(),
         );
         let draining = add(
             &mut registry,
@@ -442,6 +456,7 @@ impl Metrics {
             database_up,
             ready,
             draining,
+            pages_unrendered,
             connections,
             certificates,
             certificate_renewals,
@@ -466,6 +481,15 @@ impl Metrics {
             route: route.to_owned(),
             status,
         })
+    }
+
+    /// Says which pages did not render (`paths`), and no other.
+    pub fn unrendered(&self, paths: impl IntoIterator<Item = String>) {
+        self.pages_unrendered.replace(paths.into_iter().map(|path| {
+            let gauge = Gauge::default();
+            gauge.set(1);
+            (PathLabel { path }, gauge)
+        }));
     }
 
     pub fn outcome(family: &Family<Outcome, Counter>, outcome: &'static str) {

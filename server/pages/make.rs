@@ -11,13 +11,14 @@ use axum::http::{HeaderMap, HeaderValue};
 
 use super::load::{self, Loaded};
 use super::{resolve, Resolved};
+use crate::content::routes::PageId;
 use crate::content::routes::RouteMatch;
 use crate::contract::{Bootstrap, ErrorNotice};
 use crate::messages::messages;
 use crate::metrics::Metrics;
 use crate::render::cache::{CachedPage, PageKey};
 use crate::render::document::{self, Document};
-use crate::render::{RenderError, RenderOutput};
+use crate::render::{RenderError, RenderOutput, Unrendered};
 use crate::site::Site;
 use crate::state::AppState;
 
@@ -32,16 +33,21 @@ pub struct Failed {
     /// The policy that allows its inline CSS (none for `dev`'s problem
     /// pages, which have none).
     pub csp: Option<HeaderValue>,
+    /// Why, for the log and the prerender's list: the script's error (with
+    /// its stack) or the render's failure. None for a 503 (the queue was
+    /// full: nothing is wrong with the page).
+    pub why: Option<(String, Option<String>)>,
 }
 
 impl Failed {
     /// A 500 whose page is `dev`'s problem page.
-    fn problem(html: String) -> Failed {
+    fn problem(html: String, why: String, stack: Option<String>) -> Failed {
         Failed {
             status: 500,
             html,
             retry_soon: false,
             csp: None,
+            why: Some((why, stack)),
         }
     }
 
@@ -52,13 +58,20 @@ impl Failed {
             csp: Some(site.security.page_policy(&doc.style_source)),
             html: doc.html,
             retry_soon: status == 503,
+            why: None,
         }
     }
 
+    /// The same, failed for `why` (and the script's `stack`).
+    fn because(mut self, why: String, stack: Option<String>) -> Failed {
+        self.why = Some((why, stack));
+        self
+    }
+
     /// A 500 with the spec's generic message.
-    fn internal(site: &Site) -> Failed {
+    fn internal(site: &Site, why: String) -> Failed {
         let doc = document::error_page(&site.front.manifest, 500, &messages().internal_error);
-        Failed::page(site, 500, doc)
+        Failed::page(site, 500, doc).because(why, None)
     }
 }
 
@@ -112,7 +125,7 @@ pub async fn cached(
             .await
             .map_err(|e| {
                 tracing::error!(error = %e, "compressing a page failed");
-                Failed::internal(site)
+                Failed::internal(site, format!("compressing the page failed: {e}"))
             })?;
             Ok(Arc::new(page))
         })
@@ -133,35 +146,75 @@ pub async fn uncached(
     document_of(state, site, route, loaded, &bootstrap).await
 }
 
+/// What a prerender did: how many pages it rendered into the cache, and
+/// the pages that did not render.
+#[derive(Debug, Default)]
+pub struct Prerendered {
+    pub done: usize,
+    pub unrendered: Vec<Unrendered>,
+}
+
+/// A path no route has: the 404 page, which every unknown path shows, is
+/// rendered with the others.
+pub const NOT_FOUND_PROBE: &str = "/__citizen-site/not-found";
+
 /// Renders every page of the route table into the cache (done at start,
-/// before /readyz says ready). Returns how many pages were rendered.
-pub async fn prerender(state: &AppState, pace: Pace) -> usize {
+/// before /readyz says ready), and the 404 page; says which did not
+/// render: a script that threw, a render that timed out or failed, a page
+/// that answered 500. A page whose data is away (the team table, Stripe's
+/// prices) renders the spec's state for it, and has rendered.
+pub async fn prerender(state: &AppState, pace: Pace) -> Prerendered {
     let site = state.site();
-    let mut done = 0;
+    let mut out = Prerendered::default();
     // The server itself asks: no visitor's budget is spent.
     let server = IpAddr::from(std::net::Ipv4Addr::LOCALHOST);
-    for path in site.content.page_paths() {
-        if let Resolved::Page {
-            route,
-            plan,
-            key: Some(key),
-        } = resolve(state, &site, &axum::http::Method::GET, &path, None)
+    let mut paths = site.content.page_paths();
+    paths.push(NOT_FOUND_PROBE.to_owned());
+    for path in paths {
+        if let Resolved::Page { route, plan, key } =
+            resolve(state, &site, &axum::http::Method::GET, &path, None)
         {
             // Measured only when paced: a start reads no /proc file.
             let started =
                 (pace == Pace::QuarterOfACore).then(|| (std::time::Instant::now(), busy_time()));
-            if cached(state, &site, &route, key, plan, server)
-                .await
-                .is_ok()
-            {
-                done += 1;
+            // A page the cache does not keep (the 404 page, or every page
+            // with the cache off) is made all the same: it must render.
+            let made = match key {
+                Some(key) => cached(state, &site, &route, key, plan, server)
+                    .await
+                    .map(|_| ())
+                    .map_err(|failed| failed.why.clone()),
+                None => {
+                    let loaded = load::load(state, &site.content, &route, plan, server).await;
+                    uncached(state, &site, &route, &loaded)
+                        .await
+                        .map(|_| ())
+                        .map_err(|failed| failed.why)
+                }
+            };
+            match made {
+                Ok(()) => out.done += 1,
+                Err(why) => {
+                    if let Some((error, stack)) = &why {
+                        let path = match route.page {
+                            PageId::NotFound => "(the 404 page)".to_owned(),
+                            _ => path.clone(),
+                        };
+                        tracing::error!(%path, %error, "a page of the site does not render");
+                        out.unrendered.push(Unrendered {
+                            path,
+                            error: error.clone(),
+                            stack: stack.clone(),
+                        });
+                    }
+                }
             }
             if let Some(started) = started {
                 tokio::time::sleep(took_the_cores(started) * 3).await;
             }
         }
     }
-    done
+    out
 }
 
 /// How long each of this process's threads has run or waited for a core
@@ -247,7 +300,8 @@ async fn document_of(
     bootstrap: &str,
 ) -> Result<(u16, Document), Failed> {
     if let Some(html) = site.dev.as_ref().and_then(|dev| dev.broken(route.page)) {
-        return Err(Failed::problem(html));
+        let why = "a file it needs is broken (its problem page says which)".to_owned();
+        return Err(Failed::problem(html, why, None));
     }
     let m = &state.metrics;
     let started = std::time::Instant::now();
@@ -262,12 +316,13 @@ async fn document_of(
         Ok(out) if out.error.is_some() || out.status >= 500 => {
             Metrics::outcome(&m.render_failures, "error_screen");
             tracing::error!(%url, error = out.error.as_deref().unwrap_or(""), "render error");
+            let why = match &out.error {
+                Some(error) => error.clone(),
+                None => format!("the page answered {}", out.status),
+            };
             if let (Some(dev), Some(error)) = (&site.dev, &out.error) {
-                return Err(Failed::problem(dev.threw(
-                    out.page,
-                    error,
-                    out.stack.as_deref(),
-                )));
+                let html = dev.threw(out.page, error, out.stack.as_deref());
+                return Err(Failed::problem(html, why, out.stack));
             }
             let doc = document::page(
                 &front.manifest,
@@ -275,7 +330,7 @@ async fn document_of(
                 &head(state, site, route, loaded, &out),
                 &error_bootstrap(loaded),
             );
-            Err(Failed::page(site, 500, doc))
+            Err(Failed::page(site, 500, doc).because(why, out.stack))
         }
         Ok(out) => Ok((
             out.status,
@@ -293,7 +348,7 @@ async fn document_of(
         }
         Err(e) => {
             tracing::error!(%url, error = %e, "render failed");
-            Err(Failed::internal(site))
+            Err(Failed::internal(site, e.to_string()))
         }
     }
 }

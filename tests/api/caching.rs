@@ -425,7 +425,7 @@ async fn a_successors_prerender_rests_for_the_work_done_not_for_a_pause() {
     let paced = || async {
         app.state.page_cache.invalidate_all();
         let started = Instant::now();
-        let pages = prerender(&app.state, Pace::QuarterOfACore).await;
+        let pages = prerender(&app.state, Pace::QuarterOfACore).await.done;
         (pages, started.elapsed())
     };
     let (all, plain) = paced().await;

@@ -13,6 +13,7 @@
 
 pub mod engine;
 pub mod make;
+pub mod prove;
 
 use std::io::Write as _;
 use std::os::unix::fs::PermissionsExt as _;
@@ -144,17 +145,70 @@ pub fn run(root: &Path, out: &Path) -> anyhow::Result<()> {
         )
     })?;
     let packed = elf::replace(&exe, bytes).map_err(anyhow::Error::msg)?;
-    write_new(out, &packed)?;
+    drop(exe);
+    // Every page rendered by the new binary itself before it is at OUT.
+    let new = NewFile::write(out, &packed)?;
+    let (proved, proving) = prove::prove(&new.path, &work.0)?;
+    if !proved.unrendered.is_empty() {
+        bail!(
+            "{}\nnothing was written at {}",
+            refusal(&proved.unrendered, root, &work.0.join("web/ssr.js.map")),
+            out.display()
+        );
+    }
+    new.link(out)?;
     println!(
-        "packed {} in {:.1} s: this binary's engine with the site of {} ({:.1} MB, of which the site {:.1} MB, its images {:.2} MB)",
+        "packed {} in {:.1} s: this binary's engine with the site of {} ({:.1} MB, of which the site {:.1} MB, its images {:.2} MB); its {} pages rendered in {:.1} s",
         out.display(),
         started.elapsed().as_secs_f64(),
         root.display(),
         packed.len() as f64 / 1e6,
         bytes.len() as f64 / 1e6,
         images as f64 / 1e6,
+        proved.rendered,
+        proving.as_secs_f64(),
     );
     Ok(())
+}
+
+/// What `pack` says of pages that did not render: each one's path, its
+/// error, and where it threw in the checkout's sources (`file:line:col`
+/// and the line, through the server bundle's source map in `map`).
+fn refusal(pages: &[crate::render::Unrendered], root: &Path, map_file: &Path) -> String {
+    let map = std::fs::read(map_file)
+        .ok()
+        .and_then(|bytes| sourcemap::SourceMap::from_slice(&bytes).ok());
+    // The map names sources from its own folder (the build's scratch
+    // folder): said from the checkout's root.
+    let from_root = |file: String| -> String {
+        let beside = map_file.parent().unwrap_or(Path::new(".")).join(&file);
+        match (beside.canonicalize(), root.canonicalize()) {
+            (Ok(real), Ok(root)) => real
+                .strip_prefix(&root)
+                .map_or(file, |p| p.display().to_string()),
+            _ => file,
+        }
+    };
+    let mut said = match pages.len() {
+        1 => "a page of the new site does not render:".to_owned(),
+        n => format!("{n} pages of the new site do not render:"),
+    };
+    for page in pages {
+        said.push_str(&format!("\n  {}: {}", page.path, page.error));
+        let at = page
+            .stack
+            .as_deref()
+            .zip(map.as_ref())
+            .and_then(|(stack, map)| crate::dev::problem::map_stack(stack, map).1);
+        if let Some((file, line, column)) = at {
+            let file = from_root(file);
+            said.push_str(&format!("\n    at {file}:{line}:{column}"));
+            if let Some(text) = crate::dev::problem::source_line(root, &file, line) {
+                said.push_str(&format!("\n      {}", text.trim()));
+            }
+        }
+    }
+    said
 }
 
 /// How the checkout's engine inputs differ from this binary's, one line each.
@@ -188,29 +242,47 @@ fn check(payload: &Payload) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Writes `bytes` at `out`, executable, all or nothing: to a hidden file
-/// beside it first, then linked in place (which fails if `out` appeared
-/// meanwhile: nothing is replaced).
-fn write_new(out: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let mut temp = None;
-    let written = (|| -> std::io::Result<()> {
-        let (path, mut f) = new_file_beside(out, "new")?;
-        let path = temp.insert(path);
-        f.write_all(bytes)?;
-        f.set_permissions(std::fs::Permissions::from_mode(0o755))?;
-        f.sync_all()?;
-        std::fs::hard_link(path, out)
-    })();
-    // Only the file this run made.
-    if let Some(temp) = &temp {
-        let _ = std::fs::remove_file(temp);
+/// The new binary, written whole in a hidden file beside OUT (executable,
+/// synced) and linked at OUT once its pages have rendered: all or nothing.
+/// Removed when dropped (only the file this run made).
+struct NewFile {
+    path: PathBuf,
+}
+
+impl NewFile {
+    fn write(out: &Path, bytes: &[u8]) -> anyhow::Result<NewFile> {
+        let failed = |e: std::io::Error| {
+            anyhow::anyhow!(
+                "{}; nothing was written",
+                crate::config::io_problem(out, true, &e)
+            )
+        };
+        let (path, mut f) = new_file_beside(out, "new").map_err(failed)?;
+        // Removed on any error from here on.
+        let new = NewFile { path };
+        f.write_all(bytes).map_err(failed)?;
+        f.set_permissions(std::fs::Permissions::from_mode(0o755))
+            .map_err(failed)?;
+        f.sync_all().map_err(failed)?;
+        Ok(new)
     }
-    written.map_err(|e| {
-        anyhow::anyhow!(
-            "{}; nothing was written",
-            crate::config::io_problem(out, true, &e)
-        )
-    })
+
+    /// Links the file at `out`, which fails if `out` appeared meanwhile:
+    /// nothing is replaced.
+    fn link(self, out: &Path) -> anyhow::Result<()> {
+        std::fs::hard_link(&self.path, out).map_err(|e| {
+            anyhow::anyhow!(
+                "{}; nothing was written",
+                crate::config::io_problem(out, true, &e)
+            )
+        })
+    }
+}
+
+impl Drop for NewFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
 }
 
 /// Runs `f` with standard output going to standard error.
