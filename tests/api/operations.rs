@@ -16,6 +16,8 @@ async fn healthz_says_alive_and_readyz_says_ready_with_each_check() {
         res.json::<Value>().await.unwrap(),
         json!({
             "ready": true, "isolates": true, "prerendered": true, "database": true, "draining": false,
+            // Every page rendered.
+            "unrendered": [],
             "intro_requests": { "pending": 0, "oldest_pending_seconds": 0, "forwarding": false },
             "certificate_orders": null,
         })
