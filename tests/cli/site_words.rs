@@ -309,12 +309,18 @@ fn the_readers_find_the_site_words_and_the_servers_strings() {
     let words = site_words();
     // Quoted from the pricing page, the messages and the form's tags.
     for (w, file) in [
-        ("contact us for pricing", "client/features/pricing/content.ts"),
+        (
+            "contact us for pricing",
+            "client/features/pricing/content.ts",
+        ),
         (
             "failed to load pricing information",
             "content/site/messages.json",
         ),
-        ("civic engagement initiative", "content/site/intro-tags.json"),
+        (
+            "civic engagement initiative",
+            "content/site/intro-tags.json",
+        ),
     ] {
         assert_eq!(words.get(w).map(String::as_str), Some(file), "{w}");
     }
