@@ -772,4 +772,5 @@ fn tls_status_reads_a_database_a_migration_behind() {
 mod commands_say;
 mod private_files;
 mod says_where;
+mod site_words;
 mod tls_says;

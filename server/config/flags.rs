@@ -134,7 +134,9 @@ pub struct ServeArgs {
     #[command(flatten)]
     pub database: DatabaseArgs,
 
-    /// Stripe secret key; without it every plan shows 'Contact us for pricing'.
+    /// Stripe secret key; without it every plan shows the pricing page's
+    /// text for a plan without a price (`PRICING_TEXT.noPrice` in
+    /// client/features/pricing/content.ts).
     #[arg(long, env = "STRIPE_SECRET_KEY", hide_env_values = true)]
     pub stripe_secret_key: Option<String>,
 

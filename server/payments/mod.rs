@@ -119,7 +119,7 @@ impl Payments {
                 config.timeouts.stripe,
             )?),
             None => {
-                tracing::info!("Stripe is off (STRIPE_SECRET_KEY unset): every plan shows 'Contact us for pricing'");
+                tracing::info!("Stripe is off (STRIPE_SECRET_KEY unset): every plan shows the pricing page's text for a plan without a price (PRICING_TEXT.noPrice in client/features/pricing/content.ts)");
                 None
             }
         };

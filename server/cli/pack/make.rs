@@ -124,31 +124,30 @@ fn published_posts(root: &Path, warn: &mut dyn FnMut(String)) -> Result<serde_js
 /// A V8 startup snapshot with the SSR bundle already evaluated: an isolate
 /// made from it is ready to render without parsing or running React's
 /// module code again.
+///
+/// Made as deno_core's `create_snapshot` makes it, without that helper,
+/// which prints its progress and timings on standard output: noise in
+/// every `pack` and every build. Nothing is lost: what goes wrong comes
+/// back as an error, which `pack` and the build report.
 fn snapshot(bundle: &[u8]) -> Result<Vec<u8>, String> {
-    use deno_core::snapshot::{create_snapshot, CreateSnapshotOptions};
+    use deno_core::{JsRuntimeForSnapshot, RuntimeOptions};
     let bundle = String::from_utf8(bundle.to_vec()).map_err(|_| "ssr.js is not UTF-8")?;
-    let failed = std::sync::Arc::new(std::sync::Mutex::new(None));
-    let failure = failed.clone();
-    let made = create_snapshot(
-        CreateSnapshotOptions {
-            cargo_manifest_dir: env!("CARGO_MANIFEST_DIR"),
-            startup_snapshot: None,
-            skip_op_registration: false,
-            extensions: vec![],
-            extension_transpiler: None,
-            with_runtime_cb: Some(Box::new(move |rt| {
-                if let Err(e) = rt.execute_script("ssr.js", bundle.clone()) {
-                    *failure.lock().unwrap() = Some(e.to_string());
-                }
-                // Settle what module code queued, so no live handle is left.
-                rt.v8_isolate().perform_microtask_checkpoint();
-            })),
-        },
-        None,
-    )
-    .map_err(|e| format!("creating the V8 snapshot: {e}"))?;
-    if let Some(e) = failed.lock().unwrap().take() {
-        return Err(format!("the SSR bundle does not run: {e}"));
-    }
-    Ok(made.output.to_vec())
+    // V8 posts its delayed tasks (the collector's) to the tokio runtime the
+    // isolate is made in, and aborts without one (build.rs runs in none): a
+    // private one, as create_snapshot enters.
+    let tokio = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .map_err(|e| format!("creating the V8 snapshot: {e}"))?;
+    let _inside = tokio.enter();
+    let mut rt = JsRuntimeForSnapshot::new(RuntimeOptions::default());
+    // The result's handle dropped at once: none may be live at the snapshot.
+    let ran = rt.execute_script("ssr.js", bundle).map(drop);
+    // Settle what module code queued, so no live handle is left.
+    rt.v8_isolate().perform_microtask_checkpoint();
+    // Taken even after an error: V8 wants a snapshot creator's blob made
+    // before the isolate goes.
+    let made = rt.snapshot();
+    ran.map_err(|e| format!("the SSR bundle does not run: {e}"))?;
+    Ok(made.to_vec())
 }
