@@ -69,10 +69,10 @@ fn main() {
         .join(".package-lock.json")
         .exists()
     {
-        // `install --no-save` installs the locked versions without rewriting
-        // the lock (`npm ci` rejects this lock's optional platform packages on npm 11).
+        // Exactly the lock's packages; the lock is what npm 10 and 11 make
+        // of package.json (tests/npm_lock.rs), so `npm ci` takes it as it is.
         let status = Command::new(npm())
-            .args(["install", "--no-save", "--no-audit", "--no-fund"])
+            .args(["ci", "--no-audit", "--no-fund"])
             .current_dir(&root)
             .status()
             .unwrap_or_else(|e| {

@@ -110,7 +110,7 @@ fn the_unit_and_its_sockets_serve_restart_under_load_and_log_no_error_under_a_li
     let driver = Path::new(ROOT).join("node_modules/playwright-core");
     assert!(
         driver.join("package.json").is_file(),
-        "{} is missing: run `npm install`",
+        "{} is missing: run `npm ci`",
         driver.display()
     );
     std::fs::create_dir_all(site.join("node_modules")).unwrap();

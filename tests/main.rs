@@ -22,6 +22,7 @@ mod lighthouse;
 mod live_systemd;
 mod monitoring;
 mod new_page;
+mod npm_lock;
 mod ops;
 mod pack;
 mod photos;

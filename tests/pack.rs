@@ -298,7 +298,7 @@ fn pack_refuses_what_it_cannot_carry_and_writes_nothing() {
     std::fs::write(root.join("server/site.rs"), before).unwrap();
     let res = pack(&inside, &out);
     assert!(
-        said(&res).contains("has no node_modules: run `npm install` there first"),
+        said(&res).contains("has no node_modules: run `npm ci` there first"),
         "{}",
         said(&res)
     );

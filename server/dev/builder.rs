@@ -82,7 +82,7 @@ pub fn checkout_root(from: &Path, hint: &str) -> anyhow::Result<PathBuf> {
 pub fn has_packages(root: &Path) -> anyhow::Result<()> {
     if !root.join("node_modules/esbuild").is_dir() {
         anyhow::bail!(
-            "{} has no node_modules: run `npm install` there first",
+            "{} has no node_modules: run `npm ci` there first",
             root.display()
         );
     }
