@@ -24,7 +24,13 @@
 // (Tailwind), images (the content images, favicons, preview cards), photos
 // (sharp's processing and its cache), ssr (what is read
 // from the server bundle), registries (the page registries, from
-// content/routes.json), files (hashes, listing, compression) and watch.
+// content/routes.json), files (hashes, listing, compression), refusals
+// (what is wrong in the sources, located and said as `dev` says it) and
+// watch.
+//
+// A release build the sources stop (a syntax error, a bad import, a page
+// without its component, a refused image) prints each error and nothing
+// else (no stack trace) and exits with 1; build.rs and `pack` then stop.
 import * as esbuild from "esbuild";
 import fs from "node:fs";
 import path from "node:path";
@@ -32,6 +38,7 @@ import { esbuildOptions, modulesOf } from "./build/bundles.mjs";
 import { listFiles, root } from "./build/files.mjs";
 import { favicons, ImagesRefused, previewCards, processImages } from "./build/images.mjs";
 import { PhotoCache } from "./build/photos.mjs";
+import { formatError, isSourcesFault, locatedErrors } from "./build/refusals.mjs";
 import { writeRegistries } from "./build/registries.mjs";
 import { errorScreenTemplate, ssrContext } from "./build/ssr.mjs";
 import { tailwind, writeCss } from "./build/styles.mjs";
@@ -45,13 +52,13 @@ async function releaseBuild() {
   const assetsDir = path.join(out, "assets");
   fs.rmSync(out, { recursive: true, force: true });
   fs.mkdirSync(assetsDir, { recursive: true });
-  writeRegistries();
+  writeRegistries({ refuseMissing: true });
   // The images first: a photo the build refuses stops it before anything else.
   const cache = new PhotoCache();
   const { images, pictures, css: placeholders } = await processImages(assetsDir, cache);
   const options = esbuildOptions(out, false, () => pictures);
-  await esbuild.build(options.ssr);
-  const client = await esbuild.build(options.client);
+  await warn(await esbuild.build(options.ssr));
+  const client = await warn(await esbuild.build(options.client));
   const css = writeCss(assetsDir, (await tailwind(true)()) + placeholders);
   const rasters = {};
   // The server bundle just built, evaluated once for what is drawn from it.
@@ -65,12 +72,23 @@ async function releaseBuild() {
   cache.prune();
 }
 
+/** esbuild's `result`, once its warnings are printed as esbuild prints them. */
+async function warn(result) {
+  for (const text of await esbuild.formatMessages(result.warnings, { kind: "warning", color: Boolean(process.stderr.isTTY) })) process.stderr.write(text);
+  return result;
+}
+
 try {
   if (watch) await watchBuild(out);
   else await releaseBuild();
 } catch (e) {
-  // A refused image is the maintainer's to fix: its file and reason, no stack.
-  if (!(e instanceof ImagesRefused)) throw e;
-  for (const err of e.errors) process.stderr.write(`error: ${err.message}\n`);
+  // What the maintainer fixes in the sources: where and what, no stack.
+  if (e instanceof ImagesRefused) {
+    for (const err of e.errors) process.stderr.write(`error: ${err.message}\n`);
+  } else if (isSourcesFault(e)) {
+    for (const err of locatedErrors(e)) process.stderr.write(formatError(err));
+  } else {
+    throw e;
+  }
   process.exit(1);
 }

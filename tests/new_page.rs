@@ -5,7 +5,8 @@
 //! binary. The page must then be routed, rendered, in the route data,
 //! cached as its entry says, in the sitemap, and among the registries'
 //! pages; nothing else in the tree was edited to get there. A page with
-//! data needs its loader compiled: `pack` refuses it, saying to build.
+//! data needs its loader compiled: `pack` refuses it, saying to build. An
+//! entry without its component yet is refused, naming the file to write.
 
 use crate::support;
 use crate::support::new_page_build;
@@ -166,6 +167,32 @@ fn a_page_with_data_is_refused_by_pack_with_the_build_to_run() {
         said.contains("this checkout changes the engine, which a pack cannot carry")
             && said.contains("content/routes.json (pages with data, and their types)")
             && said.contains("cargo build --release"),
+        "{said}"
+    );
+    assert!(!out_bin.exists(), "nothing written");
+}
+
+/// docs/content.md's order saved halfway: the entry, not yet its component.
+/// `pack` refuses, with the words `dev` shows on the page: the file to
+/// create and what it must export; no generated file is named, nothing is
+/// written.
+#[test]
+fn a_route_without_its_component_is_refused_by_pack_naming_the_file_to_write() {
+    let dir = Dir::new("new-page-missing");
+    let tree = new_page_build::tree_with_page(&dir.0, "");
+    std::fs::remove_dir_all(tree.join("client/features/events")).unwrap();
+    let out_bin = dir.0.join("citizen-site-events");
+    let out = pack(&tree, &out_bin);
+    let said = said(&out);
+    assert!(!out.status.success(), "packed anyway: {said}");
+    assert!(
+        said.contains("the page Events has no component: create client/features/events/Events.tsx")
+            && said.contains("a default export")
+            && said.contains("`meta`"),
+        "{said}"
+    );
+    assert!(
+        !said.contains("pages.eager.ts") && !said.contains("    at "),
         "{said}"
     );
     assert!(!out_bin.exists(), "nothing written");

@@ -6,8 +6,9 @@
 //! status, headers and bytes the built binary does, in each encoding; after
 //! a one-word change to a post, the packed binary serves the change, and
 //! `pack` said one line and no engine chatter. It refuses, writing nothing,
-//! a change to the engine's inputs, a broken post or community file, a
-//! bundle that throws and an OUT that exists. A binary whose payload is missing, cut short
+//! a change to the engine's inputs, a broken post or community file, two
+//! communities with one alias, a syntax error (said as `dev` says it,
+//! without a stack trace), a bundle that throws and an OUT that exists. A binary whose payload is missing, cut short
 //! or altered does not start and says which; an upgrade to one leaves the
 //! old server serving.
 //!
@@ -218,6 +219,7 @@ fn pack_refuses_what_it_cannot_carry_and_writes_nothing() {
             .filter(|n| n.contains("pack-"))
             .collect();
         assert!(left.is_empty(), "{why}: left {left:?}");
+        text
     };
     let edit = |file: &str, f: &dyn Fn(&str) -> String| {
         let path = root.join(file);
@@ -277,6 +279,66 @@ fn pack_refuses_what_it_cannot_carry_and_writes_nothing() {
         &["the SSR bundle does not run", "thrown in the engine"],
     );
     std::fs::write(root.join(home), before).unwrap();
+    // A second community under an alias already used: both files named,
+    // the second with the line of its alias.
+    let copy = "content/communities/wolugo-copy.json";
+    let text = std::fs::read_to_string(root.join(community)).unwrap();
+    std::fs::write(
+        root.join(copy),
+        text.replacen("\"name\": \"Wolugo\"", "\"name\": \"Wolugo Again\"", 1),
+    )
+    .unwrap();
+    refused(
+        "two communities with one alias",
+        &[
+            "content/communities/wolugo.json:6:",
+            "content/communities/wolugo-copy.json",
+            "\"wolugo\"",
+        ],
+    );
+    std::fs::remove_file(root.join(copy)).unwrap();
+
+    // A syntax error in a page: as `dev` shows it, file:line:col, the line
+    // and a caret under the column; no esbuild banner, no Node stack trace.
+    let page = "client/features/blog/Blog.tsx";
+    let before = edit(page, &|t| {
+        t.replacen(
+            "export default function Blog(",
+            "export default functio Blog(",
+            1,
+        )
+    });
+    let bad = std::fs::read_to_string(root.join(page)).unwrap();
+    let (n, line) = bad
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.contains("functio Blog("))
+        .unwrap();
+    let column = line.find("Blog(").unwrap() + 1;
+    let at = format!(
+        "{page}:{}:{column}: Expected \";\" but found \"Blog\"",
+        n + 1
+    );
+    let text = refused("a syntax error", &[&at]);
+    let lines: Vec<&str> = text.lines().collect();
+    let i = lines.iter().position(|l| l.starts_with(&at)).unwrap();
+    let gutter = format!("{} | ", n + 1);
+    assert_eq!(lines[i + 1], format!("{gutter}{line}"), "{text}");
+    assert_eq!(
+        lines[i + 2],
+        format!("{}^", " ".repeat(gutter.len() + column - 1)),
+        "the caret under the column: {text}"
+    );
+    assert_eq!(
+        lines.iter().filter(|l| l.contains(&at)).count(),
+        1,
+        "said once: {text}"
+    );
+    assert!(
+        !lines.iter().any(|l| l.starts_with("    at ")) && !text.contains("[ERROR]"),
+        "no stack trace, no esbuild banner: {text}"
+    );
+    std::fs::write(root.join(page), before).unwrap();
 
     // From a subfolder of the checkout, as git and cargo are run, and
     // without its npm packages: a change the engine must carry is said

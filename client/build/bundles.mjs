@@ -17,7 +17,9 @@ export function esbuildOptions(base, dev, pictures) {
     jsx: "automatic",
     target: "es2022",
     define: { "process.env.NODE_ENV": dev ? '"development"' : '"production"' },
-    logLevel: dev ? "silent" : "warning",
+    // Neither build prints: the watch build reports to `dev`, the release
+    // build prints errors as dev shows them and warnings as esbuild does.
+    logLevel: "silent",
     absWorkingDir: root,
     // SVGs imported from TSX become hashed files under /assets/ (their URL);
     // photos, their processed variants (rasterImports).

@@ -3,9 +3,10 @@ import * as esbuild from "esbuild";
 import fs from "node:fs";
 import path from "node:path";
 import { esbuildOptions, modulesOf } from "./bundles.mjs";
-import { listFiles, place, root } from "./files.mjs";
+import { listFiles, place, root, walk } from "./files.mjs";
 import { favicons, ImagesRefused, processImages } from "./images.mjs";
 import { PhotoCache } from "./photos.mjs";
+import { locatedErrors } from "./refusals.mjs";
 import { writeRegistries } from "./registries.mjs";
 import { errorScreenTemplate, ssrContext } from "./ssr.mjs";
 import { tailwind, writeCss } from "./styles.mjs";
@@ -13,9 +14,11 @@ import { tailwind, writeCss } from "./styles.mjs";
 /** The watch build, driven by `citizen-site dev` through this process's
  *  stdio: each build goes to a new OUT/gen-N/ (the server reads it whole,
  *  never half-written), and one JSON line on stdout reports it:
- *    {"front": {"ok": true, "dir": ".../gen-3", "ms": 180}, "changed": [...]}
+ *    {"front": {"ok": true, "dir": ".../gen-3", "ms": 180, "missing": []}, "changed": [...]}
  *    {"front": {"ok": false, "errors": [{file, line, column, text, lineText}],
- *               "pages": ["Home"] | null (every page), "ms": 40}, "changed": [...]}
+ *               "pages": ["Home"] | null (every page), "ms": 40, "missing": []}, "changed": [...]}
+ *  `missing`: the pages of the route table whose component is not written
+ *  yet, left out of the build, each an error as above with its `page`.
  *    {"front": null, "changed": ["content/blog/x.md"]}  (content only: the
  *                                                        server re-reads it)
  *  Files are watched with inotify (fs.watch) and each change triggers the
@@ -41,8 +44,9 @@ export async function watchBuild(out) {
   async function buildFront(changed) {
     const started = performance.now();
     const dir = path.join(out, `gen-${generation + 1}`);
+    let missing = [];
     try {
-      writeRegistries();
+      missing = writeRegistries({ refuseMissing: false });
       const assetsDir = path.join(dir, "assets");
       fs.mkdirSync(assetsDir, { recursive: true });
       const processed = await processImages(assetsDir, cache).catch((e) => {
@@ -77,12 +81,12 @@ export async function watchBuild(out) {
       // Keep the two builds before this one: a browser may still be loading
       // from them while it is told to reload.
       fs.rmSync(path.join(out, `gen-${generation - 3}`), { recursive: true, force: true });
-      return { ok: true, dir, ms: Math.round(performance.now() - started) };
+      return { ok: true, dir, ms: Math.round(performance.now() - started), missing };
     } catch (err) {
       // A failed build leaves no folder behind.
       if (!fs.existsSync(path.join(dir, "manifest.json"))) fs.rmSync(dir, { recursive: true, force: true });
-      const errors = buildErrors(err);
-      return { ok: false, errors, pages: brokenPages(errors, lastSources), ms: Math.round(performance.now() - started) };
+      const errors = locatedErrors(err);
+      return { ok: false, errors, pages: brokenPages(errors, lastSources), ms: Math.round(performance.now() - started), missing };
     }
   }
 
@@ -125,9 +129,11 @@ export async function watchBuild(out) {
 }
 
 /** Calls `onChange(path)` for every file created, changed, renamed or
- *  removed under `top`, folders made later included. One inotify watch per
- *  folder: Node's recursive fs.watch on Linux watches each file and loses a
- *  file that an editor replaces by renaming a new one over it. */
+ *  removed under `top`, folders made later included (and the files already
+ *  in one when its watch begins: a page's folder and its component saved at
+ *  once). One inotify watch per folder: Node's recursive fs.watch on Linux
+ *  watches each file and loses a file that an editor replaces by renaming a
+ *  new one over it. */
 function watchTree(top, onChange) {
   const watching = new Set();
   const add = (dir) => {
@@ -137,8 +143,9 @@ function watchTree(top, onChange) {
       watcher = fs.watch(dir, (_event, name) => {
         if (!name) return;
         const file = path.join(dir, name.toString());
-        if (fs.statSync(file, { throwIfNoEntry: false })?.isDirectory()) add(file);
-        else onChange(file);
+        if (!fs.statSync(file, { throwIfNoEntry: false })?.isDirectory()) return onChange(file);
+        add(file);
+        for (const inside of walk(file)) onChange(inside);
       });
     } catch {
       return; // gone already
@@ -166,23 +173,6 @@ export async function settleAll(builds) {
   const failed = settled.filter((s) => s.status === "rejected").map((s) => s.reason);
   if (failed.length > 0) throw { errors: failed.flatMap((e) => e?.errors ?? [{ text: e?.message ?? String(e) }]) };
   return settled.map((s) => s.value);
-}
-
-/** esbuild's or Tailwind's failure as a list of located messages, each once
- *  (the server and client builds report the same syntax error). */
-function buildErrors(err) {
-  const seen = new Set();
-  const list = (err.errors ?? [{ text: err.message ?? String(err) }]).map((e) => ({
-    file: e.location?.file ?? null,
-    line: e.location?.line ?? null,
-    column: e.location && e.location.column >= 0 ? e.location.column + 1 : null,
-    text: e.text,
-    lineText: e.location?.lineText ?? null,
-  }));
-  return list.filter((e) => {
-    const key = `${e.file}:${e.line}:${e.column}:${e.text}`;
-    return !seen.has(key) && seen.add(key);
-  });
 }
 
 /** The pages the last good build says each broken file is part of; null

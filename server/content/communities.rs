@@ -197,11 +197,31 @@ impl Communities {
     ) -> Result<Communities, ContentError> {
         let mut all = Vec::with_capacity(files.len());
         let mut featured = Vec::new();
+        // Each alias and where it was first set (`file:line:column`): one
+        // alias is one community.
+        let mut aliases: BTreeMap<String, String> = BTreeMap::new();
         for (file, text) in files {
             let path = format!("content/communities/{}", file.as_ref());
             let cfg: CommunityConfig =
                 serde_json::from_str(text.as_ref()).map_err(|e| ContentError::json(&path, &e))?;
             validate(&cfg).map_err(|m| ContentError::new(&path, m))?;
+            let alias = &cfg.community.alias;
+            let at = alias_position(text.as_ref(), alias);
+            if let Some(first) = aliases.get(alias) {
+                let e = ContentError::new(
+                    &path,
+                    format!("alias {alias:?} is already used by {first}; each community needs an alias of its own"),
+                );
+                return Err(match at {
+                    Some((line, column)) => e.at(line, column),
+                    None => e,
+                });
+            }
+            let here = match at {
+                Some((line, column)) => format!("{path}:{line}:{column}"),
+                None => path.clone(),
+            };
+            aliases.insert(alias.clone(), here);
             if is_featured(&cfg.community) {
                 let logo = manifest.picture(&cfg.community.logo).ok_or_else(|| {
                     ContentError::new(
@@ -241,6 +261,26 @@ pub fn is_featured(c: &Community) -> bool {
     !c.logo.trim().is_empty() && !NOT_FEATURED.contains(&c.name.as_str())
 }
 
+/// Where in `text` the community's alias `alias` is written (1-based line
+/// and column of its value), if it is found as written: `"alias": "x"`.
+fn alias_position(text: &str, alias: &str) -> Option<(usize, usize)> {
+    let value = serde_json::to_string(alias).ok()?;
+    let mut from = 0;
+    while let Some(i) = text[from..].find("\"alias\"") {
+        let key = from + i;
+        let rest = &text[key + "\"alias\"".len()..];
+        let after_colon = rest.trim_start().strip_prefix(':').map(str::trim_start);
+        if let Some(v) = after_colon.filter(|v| v.starts_with(&value)) {
+            let at = text.len() - v.len();
+            let line_start = text[..at].rfind('\n').map_or(0, |n| n + 1);
+            let line = text[..at].matches('\n').count() + 1;
+            return Some((line, text[line_start..at].chars().count() + 1));
+        }
+        from = key + 1;
+    }
+    None
+}
+
 fn primary_token(cfg: &CommunityConfig) -> Option<&Token> {
     let t = &cfg.community.primary_token;
     cfg.tokens.get(&format!("{}:{}", t.chain_id, t.address))
@@ -264,4 +304,43 @@ fn validate(cfg: &CommunityConfig) -> Result<(), String> {
         return Err("community needs primary_card_manager or card_factory".into());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BRUSSELS_PAY: &str = include_str!("../../content/communities/brussels-pay.json");
+
+    #[test]
+    fn a_second_community_under_an_alias_already_used_is_refused_naming_both_files() {
+        let manifest = Manifest::embedded();
+        let again = BRUSSELS_PAY.replacen("\"Brussels Pay\"", "\"Brussels Pay Again\"", 1);
+        let files = [
+            ("brussels-pay.json", BRUSSELS_PAY),
+            ("zz-again.json", again.as_str()),
+        ];
+        let e = Communities::parse(&files, &manifest).unwrap_err();
+        assert_eq!(e.file, "content/communities/zz-again.json");
+        assert_eq!((e.line, e.column), (Some(6), Some(14)), "its alias");
+        assert_eq!(
+            e.to_string(),
+            "content/communities/zz-again.json:6:14: alias \"brussels-pay\" is already used by \
+             content/communities/brussels-pay.json:6:14; each community needs an alias of its own"
+        );
+        // Another alias is another community.
+        let other = again.replacen(
+            "\"alias\": \"brussels-pay\"",
+            "\"alias\": \"brussels-pay-2\"",
+            1,
+        );
+        let files = [
+            ("brussels-pay.json", BRUSSELS_PAY),
+            ("zz-again.json", other.as_str()),
+        ];
+        assert_eq!(
+            Communities::parse(&files, &manifest).unwrap().all().len(),
+            2
+        );
+    }
 }

@@ -35,6 +35,19 @@ pub struct FrontBuild {
     /// The pages the broken files are part of; None: every page.
     pub pages: Option<Vec<String>>,
     pub ms: u64,
+    /// The pages of the route table whose component is not written yet:
+    /// left out of the build, each broken alone.
+    #[serde(default)]
+    pub missing: Vec<MissingComponent>,
+}
+
+/// A page of the route table without its component: where the table names
+/// it, and the file to create with what it exports.
+#[derive(Debug, Deserialize)]
+pub struct MissingComponent {
+    pub page: String,
+    #[serde(flatten)]
+    pub error: BuildError,
 }
 
 /// One esbuild (or Tailwind) error.

@@ -176,7 +176,12 @@ impl DevServer {
     }
 
     /// The site after `report`, made from `current` and what changed.
-    async fn next_site(&mut self, current: Option<&Site>, report: Report, config: &Config) -> Site {
+    async fn next_site(
+        &mut self,
+        current: Option<&Site>,
+        mut report: Report,
+        config: &Config,
+    ) -> Site {
         let started = Instant::now();
         let root = self.handle.root.clone();
         let last_front = || {
@@ -185,6 +190,11 @@ impl DevServer {
                 .unwrap_or_else(|| Arc::new(Frontend::none(&config.ssr)))
         };
         let build_ms = report.front.as_ref().map(|b| b.ms);
+        // Said by every front-end build, whether it worked or not.
+        let missing = report
+            .front
+            .as_mut()
+            .map(|b| std::mem::take(&mut b.missing));
         let front = match report.front {
             None => last_front(),
             Some(FrontBuild {
@@ -219,6 +229,10 @@ impl DevServer {
                 last_front()
             }
         };
+        if let Some(missing) = missing {
+            self.front_problems
+                .extend(missing.into_iter().map(Problem::missing));
+        }
         // Without any build there are no image URLs to check content against.
         let (content, errors) = if front.manifest.entry.is_empty() {
             (Content::default(), Vec::new())

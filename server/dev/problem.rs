@@ -1,10 +1,12 @@
 //! What `dev` shows instead of a page it cannot serve as the sources say:
-//! a build error, a malformed content file, or a render that threw, each
-//! with its file, line and message, and the pages it breaks.
+//! a build error, a page without its component, a malformed content file,
+//! or a render that threw, each with its file, line and message, and the
+//! pages it breaks.
 
 use std::fmt;
 use std::path::Path;
 
+use super::builder::MissingComponent;
 use crate::content::{self, ContentError};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,6 +31,8 @@ pub struct Problem {
 pub enum Kind {
     /// esbuild or Tailwind could not build the front end.
     Build,
+    /// A page of the route table has no component yet.
+    Component,
     /// A content file the server reads is malformed.
     Content,
     /// The server bundle threw while loading or rendering.
@@ -41,6 +45,7 @@ impl Kind {
     pub fn title(self) -> &'static str {
         match self {
             Kind::Build => "Build failed",
+            Kind::Component => "Component missing",
             Kind::Content => "Content error",
             Kind::Render => "Render failed",
             Kind::Builder => "Builder stopped",
@@ -89,6 +94,21 @@ impl Problem {
             trace: None,
             source_line: e.line.and_then(|l| source_line(root, &e.file, l)),
             pages,
+        }
+    }
+
+    /// A page the route table names whose component is not written yet:
+    /// it breaks that page alone (the build leaves it out).
+    pub fn missing(m: MissingComponent) -> Problem {
+        Problem {
+            kind: Kind::Component,
+            file: m.error.file,
+            line: m.error.line,
+            column: m.error.column,
+            message: m.error.text,
+            trace: None,
+            source_line: m.error.line_text,
+            pages: Some(vec![m.page]),
         }
     }
 

@@ -104,6 +104,43 @@ test("a new intro-request tag is offered by the form and accepted by the server"
   assert.equal(res.status, 200, await res.text());
 });
 
+test("a new page's entry saved before its component breaks only that page, which names the file to write", async () => {
+  // docs/content.md's order: the entry first. Until the component is
+  // there, its page says which file to create and what it exports; every
+  // other page is served.
+  const feature = path.join(tree, "client/features/events");
+  fs.rmSync(feature, { recursive: true, force: true });
+  const mark = dev.output.length;
+  change("content/routes.json", '"routes": [', '"routes": [\n    { "path": "/events", "page": "Events" },');
+  const { body } = await get("/events", (s, b) => s === 500 && b.includes("client/features/events/Events.tsx"), 60_000);
+  assert.match(body, /<h1>Component missing<\/h1>/);
+  assert.match(body, /<p class="where">content\/routes\.json:4:\d+<\/p>/, "where the entry names the page");
+  assert.match(body, /the page Events has no component: create client\/features\/events\/Events\.tsx/);
+  assert.match(body, /a default export/);
+  assert.match(body, /`meta`/);
+  assert.doesNotMatch(body, /pages\.eager\.ts/);
+  for (const p of ["/", "/blog", "/wallets", "/about"]) assert.equal((await fetch(`${dev.base}${p}`)).status, 200, p);
+  assert.match(said(mark), /Component missing: content\/routes\.json:4:\d+: the page Events has no component: create client\/features\/events\/Events\.tsx/);
+
+  // Saved as an editor saves it, folder and file at once: the page renders.
+  fs.mkdirSync(feature, { recursive: true });
+  fs.writeFileSync(
+    path.join(feature, "Events.tsx"),
+    `import type { PageMeta, PageProps } from "../../lib/types";
+
+export function meta(): PageMeta {
+  return { title: "Events — Citizen Wallet", description: "Where community currencies change hands." };
+}
+
+export default function Events(_props: PageProps) {
+  return <h1 className="text-4xl font-bold">Community events</h1>;
+}
+`,
+  );
+  await get("/events", (s, b) => ok(s) && b.includes("Community events</h1>"), 60_000);
+  assert.equal((await fetch(`${dev.base}/`)).status, 200);
+});
+
 test("a new page, its component and then its entry, is served without a restart", async () => {
   // docs/content.md's "Adding a page": no data, so no compiler and no restart.
   // The component stays after the test: without its entry, nothing imports it.
