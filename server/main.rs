@@ -214,7 +214,6 @@ async fn run(cli: Cli, inherited: Inherited, json: bool) -> anyhow::Result<()> {
             settled(Config::from_args(cli.serve))
         }
     };
-    let successor = inherited.from_predecessor;
     let app = Application::build_on(config, inherited).await?;
     let addresses = app.addresses();
     let state = app.state();
@@ -222,10 +221,14 @@ async fn run(cli: Cli, inherited: Inherited, json: bool) -> anyhow::Result<()> {
     // SIGTERM or Ctrl-C; or SIGUSR2, once the successor it starts is ready.
     let handover = app.handover();
     let http3 = handover.quic.is_some();
+    // Set when a successor refuses to take over: it stops as on SIGTERM.
+    let refusing = std::sync::Arc::new(citizen_site::live::Flag::default());
+    let refused = refusing.clone();
     let stop = async move {
         tokio::select! {
             () = shutdown_signal() => {}
             () = handover.on_signal() => {}
+            () = refused.wait() => {}
         }
     };
     let mut server = tokio::spawn(app.run_until(stop));
@@ -233,26 +236,35 @@ async fn run(cli: Cli, inherited: Inherited, json: bool) -> anyhow::Result<()> {
     tokio::select! {
         // Stopped (a signal) before it was ready.
         stopped = &mut server => return stopped?,
-        ready = ready => match ready {
-            Ok(()) if addresses.redirect.is_some() => tracing::info!("ready: {}", state.config.site_url),
-            Ok(()) => tracing::info!("ready: {}", citizen_site::config::plain_site_url(addresses.main)),
-            Err(why) => anyhow::bail!("the SSR bundle cannot run: {why}"),
+        ready = ready => if let Err(why) = ready {
+            anyhow::bail!("the SSR bundle cannot run: {why}");
         },
+    }
+    // A successor never replaces a server with one that renders fewer of
+    // its pages: it accepted nothing (`run_until`), says why to the server
+    // that started it, which serves on, and stops as on SIGTERM.
+    let refuses_for = state.refuses_for();
+    if !refuses_for.is_empty() {
+        let why = citizen_site::render::unrendered_said(&refuses_for);
+        notify::notify_refused(&why);
+        refusing.set();
+        server.await??;
+        anyhow::bail!("not taking over from the running server: {why}");
     }
     let unrendered = state.unrendered();
     if !unrendered.is_empty() {
-        let why = citizen_site::render::unrendered_said(&unrendered);
-        // A successor never replaces a server whose pages render with one
-        // whose pages do not: it accepted nothing (`run_until`), says why
-        // to the server that started it, which serves on, and exits.
-        if successor {
-            notify::notify_refused(&why);
-            anyhow::bail!("not taking over from the running server: {why}");
-        }
         // A first start serves what renders: nothing serves otherwise.
+        let why = citizen_site::render::unrendered_said(&unrendered);
         tracing::error!(
             "serving, but {why}; `/readyz` and `/metrics` (site_page_unrendered) name them"
         );
+    }
+    match addresses.redirect {
+        Some(_) => tracing::info!("ready: {}", state.config.site_url),
+        None => tracing::info!(
+            "ready: {}",
+            citizen_site::config::plain_site_url(addresses.main)
+        ),
     }
     // systemd (Type=notify), or the server handing over to this one.
     notify::notify_ready(http3);

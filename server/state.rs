@@ -33,8 +33,14 @@ pub struct AppState {
     /// Every static page is prerendered (in `dev`: set at start).
     pub prerendered: crate::live::Flag,
     /// The pages the prerender could not render (said at start, on
-    /// `/readyz` and `/metrics`; a successor refuses to take over).
-    pub unrendered: arc_swap::ArcSwap<Vec<crate::render::Unrendered>>,
+    /// `/readyz` and `/metrics`; a successor refuses to take over), shared
+    /// with the hand-over, which tells a successor.
+    pub unrendered: Arc<arc_swap::ArcSwap<Vec<crate::render::Unrendered>>>,
+    /// How many pages the prerender made.
+    pub rendered: std::sync::atomic::AtomicUsize,
+    /// A successor's: the pages its predecessor did not render. None on a
+    /// start with no predecessor.
+    pub predecessor_unrendered: Option<Vec<String>>,
     /// Shutdown has begun: `/readyz` says so while in-flight requests finish.
     pub draining: std::sync::atomic::AtomicBool,
     pub metrics: Metrics,
@@ -64,6 +70,21 @@ impl AppState {
     /// The pages the last prerender could not render.
     pub fn unrendered(&self) -> Arc<Vec<crate::render::Unrendered>> {
         self.unrendered.load_full()
+    }
+
+    /// The pages for which a successor refuses to take over: those it did
+    /// not render that its predecessor did (a page already broken before
+    /// it is not made worse, and never blocks a reload that fixes
+    /// something else). None on a start with no predecessor.
+    pub fn refuses_for(&self) -> Vec<crate::render::Unrendered> {
+        let Some(before) = &self.predecessor_unrendered else {
+            return Vec::new();
+        };
+        self.unrendered()
+            .iter()
+            .filter(|u| !before.contains(&u.path))
+            .cloned()
+            .collect()
     }
 
     /// Reads the team table again (see [`crate::team::refresh`]).

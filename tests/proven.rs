@@ -42,6 +42,13 @@ export default function Events(_props: PageProps) {
 }
 "#;
 
+/// What makes the pricing page throw for one value of its query
+/// parameter only (`?billing=yearly`): a page of its own, in the cache.
+const YEARLY_THROWS: (&str, &str) = (
+    "  const interval = BILLING_INTERVAL[billing];\n",
+    "  const interval = BILLING_INTERVAL[billing];\n  if (billing === \"yearly\") (interval as unknown as { boom: { at(i: number): string } }).boom.at(0);\n",
+);
+
 /// The 1-based line of `THROWS` that throws.
 fn throwing_line() -> usize {
     THROWS
@@ -148,17 +155,25 @@ fn a_page_that_throws_is_refused_by_pack_and_by_an_upgrade_and_named_by_a_first_
     let dir = Dir::new("proven");
     let tree = tree_with_page(&dir.0, "");
     std::fs::write(tree.join("client/features/events/Events.tsx"), THROWS).unwrap();
+    let pricing = tree.join("client/features/pricing/Pricing.tsx");
+    let text = std::fs::read_to_string(&pricing).unwrap();
+    assert!(text.contains(YEARLY_THROWS.0));
+    std::fs::write(&pricing, text.replacen(YEARLY_THROWS.0, YEARLY_THROWS.1, 1)).unwrap();
 
-    // `pack`: refused, naming the route, the file and line, the error.
+    // `pack`, to an OUT beside the checkout as docs/content.md writes it:
+    // refused, naming each route, the file and line, the error.
     let out = dir.0.join("citizen-site-events");
-    let packed = pack(&tree, &out);
+    let packed = pack(&tree, Path::new("../citizen-site-events"));
     let text = said(&packed);
     assert!(!packed.status.success(), "pack wrote it: {text}");
     let at = format!("at client/features/events/Events.tsx:{}:", throwing_line());
     for part in [
-        "/events",
+        "2 pages of the new site do not render",
+        "/events: TypeError",
         "toFixed is not a function",
         &at,
+        "/pricing?billing=yearly: TypeError",
+        "at client/features/pricing/Pricing.tsx:36:",
         "nothing was written",
     ] {
         assert!(text.contains(part), "pack's refusal names {part:?}: {text}");
@@ -182,13 +197,14 @@ fn a_page_that_throws_is_refused_by_pack_and_by_an_upgrade_and_named_by_a_first_
     {
         let server = Server::start(&unproven, &dir.0.join("first"), false);
         assert_eq!(server.body("/").0, 200, "the home page serves");
+        assert_eq!(server.body("/pricing").0, 200, "so does a monthly price");
         assert_eq!(server.body("/events").0, 500, "the page that throws");
         let (status, ready) = server.body("/readyz");
         assert_eq!(status, 200, "a first start is ready: {ready}");
         let ready: serde_json::Value = serde_json::from_str(&ready).unwrap();
         assert_eq!(
             ready["unrendered"],
-            serde_json::json!(["/events"]),
+            serde_json::json!(["/events", "/pricing?billing=yearly"]),
             "{ready}"
         );
         let (_, metrics) = server.body("/metrics");

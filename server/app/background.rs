@@ -77,6 +77,9 @@ pub fn prerender(state: &Arc<AppState>, pace: crate::pages::make::Pace) {
             state
                 .metrics
                 .unrendered(made.unrendered.iter().map(|u| u.path.clone()));
+            state
+                .rendered
+                .store(made.done, std::sync::atomic::Ordering::Release);
             state.unrendered.store(Arc::new(made.unrendered));
             state.prerendered.set();
         }

@@ -46,7 +46,7 @@ use anyhow::{bail, Context};
 
 use crate::edge::quic::handoff::{self, Handoff};
 
-use super::inherited::{PREDECESSOR, SUPERVISOR};
+use super::inherited::{PREDECESSOR, PREDECESSOR_UNRENDERED, SUPERVISOR};
 use super::notify::{notify_main_pid, NotifyDir, HTTP3_NOT_SERVED, NOTIFY, REFUSED};
 
 /// How long a successor has to become ready before it is stopped: a start
@@ -68,6 +68,9 @@ pub struct Handover {
     pub predecessor: Option<u32>,
     /// This server's shutdown grace: about how long a predecessor drains.
     pub grace: Duration,
+    /// The pages this server did not render: a successor refuses to take
+    /// over only for others.
+    pub unrendered: Arc<arc_swap::ArcSwap<Vec<crate::render::Unrendered>>>,
 }
 
 impl Handover {
@@ -177,6 +180,18 @@ impl Handover {
             .env("LISTEN_FDNAMES", names.join(":"))
             .env("NOTIFY_SOCKET", dir.socket())
             .env(PREDECESSOR, std::process::id().to_string())
+            .env(
+                PREDECESSOR_UNRENDERED,
+                serde_json::to_string(
+                    &self
+                        .unrendered
+                        .load()
+                        .iter()
+                        .map(|u| &u.path)
+                        .collect::<Vec<_>>(),
+                )
+                .unwrap_or_else(|_| "[]".into()),
+            )
             .env(
                 handoff::PREDECESSOR_TAG,
                 self.quic.as_ref().map_or(0, |h| h.tag()).to_string(),

@@ -30,6 +30,10 @@ pub(super) const PREDECESSOR: &str = "CITIZEN_SITE_PREDECESSOR";
 
 /// Set by a server under a service manager for the successor it starts:
 /// the manager's `NOTIFY_SOCKET`, for the successor once it is ready.
+/// The paths of the pages the predecessor did not render when it started
+/// (a JSON list): its successor refuses to take over only for others.
+pub(super) const PREDECESSOR_UNRENDERED: &str = "CITIZEN_SITE_PREDECESSOR_UNRENDERED";
+
 pub const SUPERVISOR: &str = "CITIZEN_SITE_SUPERVISOR";
 
 /// What this process was handed when it started.
@@ -48,6 +52,9 @@ pub struct Inherited {
     /// That server's process id (its parent when it started, read before
     /// anything else runs: a predecessor gone by then is never waited for).
     pub predecessor_pid: Option<u32>,
+    /// The pages that server did not render ([`PREDECESSOR_UNRENDERED`]);
+    /// None on a start with no predecessor.
+    pub predecessor_unrendered: Option<Vec<String>>,
     /// A service manager watches it: systemd started it (`NOTIFY_SOCKET`),
     /// or a predecessor systemd watched ([`SUPERVISOR`]). A handover then
     /// tells the manager the new main process.
@@ -104,6 +111,16 @@ impl Inherited {
             .filter(|_| from_predecessor);
         // SAFETY: as above.
         unsafe { std::env::remove_var(handoff::PREDECESSOR_TAG) };
+        // A predecessor that did not say (one from a release before this
+        // list) had rendered every page as far as this one knows.
+        let predecessor_unrendered = from_predecessor.then(|| {
+            std::env::var(PREDECESSOR_UNRENDERED)
+                .ok()
+                .and_then(|list| serde_json::from_str::<Vec<String>>(&list).ok())
+                .unwrap_or_default()
+        });
+        // SAFETY: as above.
+        unsafe { std::env::remove_var(PREDECESSOR_UNRENDERED) };
         let names = passed.iter().map(|(_, name)| name.clone()).collect();
         for (fd, name) in passed {
             if name == handoff::PREDECESSOR_SOCKET {
@@ -137,6 +154,7 @@ impl Inherited {
             quic_predecessor,
             from_predecessor,
             predecessor_pid: from_predecessor.then_some(parent),
+            predecessor_unrendered,
             supervised,
             exe: std::env::current_exe().ok(),
         })

@@ -132,7 +132,9 @@ impl Application {
         config.alt_svc_port = listeners
             .h3_port()
             .map(|own| crate::config::public_https_port(&config.site_url).unwrap_or(own));
+        let unrendered: Arc<arc_swap::ArcSwap<Vec<crate::render::Unrendered>>> = Arc::default();
         let handover = Handover {
+            unrendered: unrendered.clone(),
             sockets: Arc::new(listeners.for_successor()?),
             quic: listeners.handoff(),
             supervised: inherited.supervised,
@@ -166,7 +168,9 @@ impl Application {
             forwarder: forwarder.as_ref().map(|(handle, _)| handle.clone()),
             payments,
             prerendered: Flag::default(),
-            unrendered: Default::default(),
+            unrendered,
+            rendered: Default::default(),
+            predecessor_unrendered: inherited.predecessor_unrendered.take(),
             draining: AtomicBool::new(false),
             metrics,
             tls: identity,
@@ -315,7 +319,7 @@ impl Application {
                 // A successor with a page that does not render refuses to
                 // take over (server/main.rs says why and exits): it accepts
                 // nothing, not one request, meanwhile.
-                if !state.unrendered().is_empty() {
+                if !state.refuses_for().is_empty() {
                     return stop.wait().await;
                 }
             }

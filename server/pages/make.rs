@@ -159,62 +159,116 @@ pub struct Prerendered {
 pub const NOT_FOUND_PROBE: &str = "/__citizen-site/not-found";
 
 /// Renders every page of the route table into the cache (done at start,
-/// before /readyz says ready), and the 404 page; says which did not
-/// render: a script that threw, a render that timed out or failed, a page
-/// that answered 500. A page whose data is away (the team table, Stripe's
-/// prices) renders the spec's state for it, and has rendered.
+/// before /readyz says ready): each path, each with every value of a
+/// query parameter its route lists (`?billing=yearly`, the blog's post
+/// types), and the 404 page. Says which did not render: a script that
+/// threw, a render that timed out or failed, a page that answered 500,
+/// twice in a row (a render cut off once on a busy machine is tried
+/// again). A page whose data is away (the team table, Stripe's prices)
+/// renders the spec's state for it, and has rendered.
 pub async fn prerender(state: &AppState, pace: Pace) -> Prerendered {
     let site = state.site();
     let mut out = Prerendered::default();
-    // The server itself asks: no visitor's budget is spent.
-    let server = IpAddr::from(std::net::Ipv4Addr::LOCALHOST);
-    let mut paths = site.content.page_paths();
-    paths.push(NOT_FOUND_PROBE.to_owned());
-    for path in paths {
-        if let Resolved::Page { route, plan, key } =
-            resolve(state, &site, &axum::http::Method::GET, &path, None)
-        {
-            // Measured only when paced: a start reads no /proc file.
-            let started =
-                (pace == Pace::QuarterOfACore).then(|| (std::time::Instant::now(), busy_time()));
-            // A page the cache does not keep (the 404 page, or every page
-            // with the cache off) is made all the same: it must render.
-            let made = match key {
-                Some(key) => cached(state, &site, &route, key, plan, server)
-                    .await
-                    .map(|_| ())
-                    .map_err(|failed| failed.why.clone()),
-                None => {
-                    let loaded = load::load(state, &site.content, &route, plan, server).await;
-                    uncached(state, &site, &route, &loaded)
-                        .await
-                        .map(|_| ())
-                        .map_err(|failed| failed.why)
-                }
-            };
-            match made {
-                Ok(()) => out.done += 1,
-                Err(why) => {
-                    if let Some((error, stack)) = &why {
-                        let path = match route.page {
-                            PageId::NotFound => "(the 404 page)".to_owned(),
-                            _ => path.clone(),
-                        };
-                        tracing::error!(%path, %error, "a page of the site does not render");
-                        out.unrendered.push(Unrendered {
-                            path,
-                            error: error.clone(),
-                            stack: stack.clone(),
-                        });
-                    }
-                }
+    for url in page_urls(&site) {
+        // Measured only when paced: a start reads no /proc file.
+        let started =
+            (pace == Pace::QuarterOfACore).then(|| (std::time::Instant::now(), busy_time()));
+        let mut made = make_one(state, &site, &url).await;
+        if made.is_err() {
+            made = make_one(state, &site, &url).await;
+        }
+        match made {
+            Ok(()) => out.done += 1,
+            // A 503 (the queue was full) says nothing of the page.
+            Err(None) => {}
+            Err(Some((page, error, stack))) => {
+                let path = match page {
+                    PageId::NotFound => "(the 404 page)".to_owned(),
+                    _ => url.clone(),
+                };
+                tracing::error!(%path, %error, "a page of the site does not render");
+                out.unrendered.push(Unrendered { path, error, stack });
             }
-            if let Some(started) = started {
-                tokio::time::sleep(took_the_cores(started) * 3).await;
-            }
+        }
+        if let Some(started) = started {
+            tokio::time::sleep(took_the_cores(started) * 3).await;
         }
     }
     out
+}
+
+/// What the prerender makes: every page path of the site, then each with
+/// every value its route lists for a query parameter (one at a time: a
+/// page reads them apart), then a path no route has (the 404 page).
+fn page_urls(site: &Site) -> Vec<String> {
+    use crate::content::routes::{NamedValues, ParamValues};
+    let paths = site.content.page_paths();
+    let mut kinds: Vec<String> = site
+        .content
+        .blog
+        .list()
+        .into_iter()
+        .map(|p| p.kind)
+        .collect();
+    kinds.sort();
+    kinds.dedup();
+    let mut urls = paths.clone();
+    for path in paths {
+        let route = site.content.routes.find(&path);
+        for param in route.query.iter() {
+            let values: &[String] = match &param.values {
+                ParamValues::OneOf(list) => list,
+                ParamValues::Named(NamedValues::PostTypes) => &kinds,
+                // A visitor's own value (a session id): none to try.
+                ParamValues::Any => &[],
+            };
+            for value in values {
+                if param.read(value).is_some() {
+                    let query = form_urlencoded::Serializer::new(String::new())
+                        .append_pair(&param.name, value)
+                        .finish();
+                    urls.push(format!("{path}?{query}"));
+                }
+            }
+        }
+    }
+    urls.push(NOT_FOUND_PROBE.to_owned());
+    urls
+}
+
+/// Makes the page of `url` as a visitor's GET would (into the cache when
+/// it keeps it; made all the same when it does not: the 404 page, or
+/// every page with the cache off). Why it failed: its page, the error and
+/// its stack; None when it only waited for a full queue.
+async fn make_one(
+    state: &AppState,
+    site: &Site,
+    url: &str,
+) -> Result<(), Option<(PageId, String, Option<String>)>> {
+    // The server itself asks: no visitor's budget is spent.
+    let server = IpAddr::from(std::net::Ipv4Addr::LOCALHOST);
+    let (path, query) = url
+        .split_once('?')
+        .map_or((url, None), |(p, q)| (p, Some(q)));
+    let Resolved::Page { route, plan, key } =
+        resolve(state, site, &axum::http::Method::GET, path, query)
+    else {
+        return Ok(());
+    };
+    let why = match key {
+        Some(key) => cached(state, site, &route, key, plan, server)
+            .await
+            .map(drop)
+            .map_err(|failed| failed.why.clone()),
+        None => {
+            let loaded = load::load(state, &site.content, &route, plan, server).await;
+            uncached(state, site, &route, &loaded)
+                .await
+                .map(drop)
+                .map_err(|failed| failed.why)
+        }
+    };
+    why.map_err(|why| why.map(|(error, stack)| (route.page, error, stack)))
 }
 
 /// How long each of this process's threads has run or waited for a core

@@ -48,6 +48,40 @@ fn new_file_beside(out: &Path, what: &str) -> std::io::Result<(PathBuf, std::fs:
     ))
 }
 
+/// Removes what an earlier `pack` of this user left in `dir` when it was
+/// stopped (Ctrl-C, a kill) before it could: entries named `{prefix}PID-…`
+/// whose process is gone. A live pack's, and other users', are left.
+fn sweep_stale(dir: &Path, prefix: &str) {
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: getuid(2) cannot fail.
+    let own = unsafe { libc::getuid() };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(prefix))
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|pid| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(meta) = entry.path().symlink_metadata() else {
+            continue;
+        };
+        if meta.uid() != own || crate::app::handover::is_running(pid) {
+            continue;
+        }
+        let path = entry.path();
+        let _ = match meta.is_dir() {
+            true => std::fs::remove_dir_all(&path),
+            false => std::fs::remove_file(&path),
+        };
+    }
+}
+
 /// Makes and removes an empty file beside `out`: whether its folder takes
 /// the new binary, asked of the file system itself.
 fn try_a_file_beside(out: &Path) -> std::io::Result<()> {
@@ -87,6 +121,10 @@ pub fn run(root: &Path, out: &Path) -> anyhow::Result<()> {
                 crate::config::make_it_first(dir)
             ),
         }
+    }
+    // A binary an interrupted pack left beside OUT (up to 200 MB each).
+    for what in ["new", "trial"] {
+        sweep_stale(dir, &format!(".pack-{what}-"));
     }
     // Tried for real: access(2) lets root through everywhere, yet /sys,
     // /proc or a read-only mount take no new file, even from root.
@@ -307,16 +345,28 @@ fn to_stderr<T>(f: impl FnOnce() -> T) -> T {
 struct WorkDir(PathBuf);
 
 impl WorkDir {
+    /// A new folder of this user's alone (0700, a name no one has: the new
+    /// binary runs from it when OUT's folder is noexec), after sweeping
+    /// the ones interrupted packs left.
     fn new() -> anyhow::Result<WorkDir> {
-        let dir = std::env::temp_dir().join(format!("citizen-site-pack-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).map_err(|e| {
-            anyhow::anyhow!(
-                "cannot make the build's scratch folder {}: {}",
-                dir.display(),
-                crate::config::io_reason(&e)
-            )
-        })?;
+        use std::os::unix::fs::DirBuilderExt;
+        let tmp = std::env::temp_dir();
+        sweep_stale(&tmp, "citizen-site-pack-");
+        let dir = tmp.join(format!(
+            "citizen-site-pack-{}-{}",
+            std::process::id(),
+            uuid::Uuid::new_v4().simple()
+        ));
+        std::fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&dir)
+            .map_err(|e| {
+                anyhow::anyhow!(
+                    "cannot make the build's scratch folder {}: {}",
+                    dir.display(),
+                    crate::config::io_reason(&e)
+                )
+            })?;
         Ok(WorkDir(dir))
     }
 }

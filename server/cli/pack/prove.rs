@@ -44,8 +44,7 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
         .await
         .map_err(|why| anyhow::anyhow!("the SSR bundle cannot run: {why}"))?;
     let unrendered = state.unrendered().to_vec();
-    // The prerender's list: every page path, and the 404 page.
-    let rendered = (state.site().content.page_paths().len() + 1).saturating_sub(unrendered.len());
+    let rendered = state.rendered.load(std::sync::atomic::Ordering::Acquire);
     println!(
         "{}",
         serde_json::to_string(&Proved {
@@ -64,6 +63,9 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
 /// scratch database goes there) and reads what it says; how long it took.
 pub fn prove(binary: &Path, work: &Path) -> anyhow::Result<(Proved, Duration)> {
     let started = Instant::now();
+    // Run from `work`: a relative path would be looked up there (or in
+    // PATH), not where it is.
+    let binary = &std::path::absolute(binary)?;
     let child = match command(binary, work).spawn() {
         // OUT's folder may be mounted noexec (a volume to carry the
         // binary away): the same bytes are run from the scratch folder.
@@ -128,6 +130,17 @@ fn command(binary: &Path, work: &Path) -> std::process::Command {
         .stderr(std::process::Stdio::piped());
     if let Some(tmp) = std::env::var_os("TMPDIR") {
         command.env("TMPDIR", tmp);
+    }
+    // Killed with `pack` (Ctrl-C, a kill): never a server left behind.
+    // SAFETY: prctl(2) only, async-signal-safe, between fork and exec.
+    unsafe {
+        use std::os::unix::process::CommandExt as _;
+        command.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
     }
     command
 }
