@@ -4,7 +4,9 @@
 //! `cargo test` built packs the site into a new binary, which must answer
 //! every route (each page, post, asset, the sitemap, a 404) with the very
 //! status, headers and bytes the built binary does, in each encoding; after
-//! a one-word change to a post, the packed binary serves the change. `pack`
+//! a one-word change to a post, the packed binary serves the change, and a
+//! post dated next week packed with it is said to be scheduled and is not
+//! out. `pack`
 //! refuses, writing nothing, a change to the engine's inputs, a broken
 //! post or community file and an OUT that exists. A binary whose payload is missing, cut short
 //! or altered does not start and says which; an upgrade to one leaves the
