@@ -177,7 +177,10 @@ async fn run(cli: Cli, inherited: Inherited, json: bool) -> anyhow::Result<()> {
         }
         Some(Command::ProvePages(args)) => {
             telemetry::init(Config::log_format(&args));
-            return cli::pack::prove::run(settled(Config::from_args(args))).await;
+            let mut config = settled(Config::from_args(args));
+            // A post published later is proven now: no pack runs at its hour.
+            config.show_scheduled = true;
+            return cli::pack::prove::run(config).await;
         }
         Some(Command::Dev(mut args)) => {
             telemetry::init(Config::log_format(&args.serve));

@@ -379,14 +379,13 @@ pub fn feed(site: &str, content: &Content) -> String {
     xml
 }
 
-fn rfc2822(iso: &str) -> String {
-    let fmt = time::macros::format_description!("[year]-[month]-[day]");
-    time::Date::parse(iso, &fmt)
+/// A post's `date` (a day, or a date and time with its offset) as RSS
+/// writes it: the instant, in its own offset (a day is its start in UTC).
+fn rfc2822(date: &str) -> String {
+    crate::content::blog::schedule::parse_date(date)
         .ok()
-        .and_then(|d| {
-            d.midnight()
-                .assume_utc()
-                .format(&time::format_description::well_known::Rfc2822)
+        .and_then(|(at, _)| {
+            at.format(&time::format_description::well_known::Rfc2822)
                 .ok()
         })
         .unwrap_or_default()

@@ -48,7 +48,12 @@ impl Site {
     /// The site compiled into the binary, with its render pool starting.
     pub fn embedded(config: &Config) -> Result<Site, crate::content::ContentError> {
         let manifest = Manifest::embedded();
-        let content = Content::embedded(&manifest)?;
+        let mut content = Content::embedded(&manifest)?;
+        if config.show_scheduled {
+            content
+                .blog
+                .set_scheduled(crate::content::blog::Scheduled::Show);
+        }
         let front = Frontend {
             pool: SsrPool::start(&config.ssr),
             manifest,

@@ -5,10 +5,11 @@
 //! every route (each page, post, asset, the sitemap, a 404) with the very
 //! status, headers and bytes the built binary does, in each encoding; after
 //! a one-word change to a post, the packed binary serves the change, and
-//! `pack` said one line and no engine chatter. It refuses, writing nothing,
-//! a change to the engine's inputs, a broken post or community file, two
-//! communities with one alias, a syntax error (said as `dev` says it,
-//! without a stack trace), a bundle that throws and an OUT that exists. A binary whose payload is missing, cut short
+//! `pack` said one line and no engine chatter; a post dated next week
+//! packed with it is said to be scheduled and is not out. It refuses,
+//! writing nothing, a change to the engine's inputs, a broken post or
+//! community file, two communities with one alias, a syntax error (said as
+//! `dev` says it, without a stack trace), a bundle that throws and an OUT that exists. A binary whose payload is missing, cut short
 //! or altered does not start and says which; an upgrade to one leaves the
 //! old server serving.
 //!
@@ -166,6 +167,20 @@ fn a_packed_binary_answers_as_the_built_one_and_publishes_a_changed_post() {
         format!("{}Bruxelles{}", &text[..at], &text[at + word.len()..]),
     )
     .unwrap();
+    // A post for next week, packed with it: scheduled, said so, and not
+    // out yet on the new binary.
+    let next_week = (time::OffsetDateTime::now_utc() + time::Duration::days(7))
+        .replace_nanosecond(0)
+        .unwrap()
+        .to_offset(time::macros::offset!(+1))
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap();
+    let scheduled = std::fs::read_to_string(root.join(POST))
+        .unwrap()
+        .replacen("brussels-pay-launch", "next-week", 1)
+        .replacen("2024-10-08", &next_week, 1)
+        .replacen("image = \"blog/brussels-pay-launch.svg\"\n", "", 1);
+    std::fs::write(root.join("content/blog/next-week.md"), scheduled).unwrap();
     // docs/content.md's step, word for word but for the binary's path (the
     // one this test run built).
     let guide = std::fs::read_to_string(Path::new(ROOT).join("docs/content.md")).unwrap();
@@ -184,6 +199,13 @@ fn a_packed_binary_answers_as_the_built_one_and_publishes_a_changed_post() {
         "pack after a one-word change: {:.1} s (debug build)",
         started.elapsed().as_secs_f64()
     );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.starts_with(&format!(
+            "scheduled /blog/next-week for {next_week}: in 6 d 23 h\npacked "
+        )),
+        "what it scheduled, then the packed line: {stdout}"
+    );
     let new = serve(&changed, &dir.0.join("changed"));
     let page =
         |port| String::from_utf8(get(port, "/blog/brussels-pay-launch", "identity").2).unwrap();
@@ -192,6 +214,14 @@ fn a_packed_binary_answers_as_the_built_one_and_publishes_a_changed_post() {
         "the changed post is served"
     );
     assert!(!page(built.port).contains("Bruxelles"));
+    assert_eq!(get(new.port, "/blog/next-week", "identity").0, 404);
+    for path in ["/blog", "/sitemap.xml", "/feed.xml"] {
+        let body = String::from_utf8(get(new.port, path, "identity").2).unwrap();
+        assert!(
+            !body.contains("next-week"),
+            "{path} lists a post of next week"
+        );
+    }
     for path in routes.iter().filter(|p| !p.starts_with("/assets/")) {
         let (status, _, _) = get(new.port, path, "br");
         let want = get(built.port, path, "br").0;

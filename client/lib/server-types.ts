@@ -158,11 +158,14 @@ type: string | null, };
  */
 export type PostSummary = { id: string, title: string, 
 /**
- * ISO date.
+ * When it is published, as the front matter gives it: a day
+ * (`YYYY-MM-DD`, its start in UTC), or a date and time with its offset
+ * (RFC 3339: `2026-12-01T09:00:00+01:00`, `Z` for UTC).
  */
 date: string, 
 /**
- * ISO date of the last revision: the front matter's `updated`, else `date`.
+ * The last revision, in the same forms: the front matter's `updated`,
+ * else `date`.
  */
 updated: string, author: string, 
 /**
@@ -178,7 +181,12 @@ image: SiteImage | null,
 /**
  * Set only on drafts, which only the dev server lists; the page marks them.
  */
-draft?: boolean, };
+draft?: boolean, 
+/**
+ * Set only on posts whose time (`date`) has not come, which only the
+ * dev server lists; the page marks them with their time.
+ */
+scheduled?: boolean, };
 
 /**
  * A whole post.
@@ -195,11 +203,14 @@ html: string,
  */
 images: Array<SiteImage>, id: string, title: string, 
 /**
- * ISO date.
+ * When it is published, as the front matter gives it: a day
+ * (`YYYY-MM-DD`, its start in UTC), or a date and time with its offset
+ * (RFC 3339: `2026-12-01T09:00:00+01:00`, `Z` for UTC).
  */
 date: string, 
 /**
- * ISO date of the last revision: the front matter's `updated`, else `date`.
+ * The last revision, in the same forms: the front matter's `updated`,
+ * else `date`.
  */
 updated: string, author: string, 
 /**
@@ -215,7 +226,12 @@ image: SiteImage | null,
 /**
  * Set only on drafts, which only the dev server lists; the page marks them.
  */
-draft?: boolean, };
+draft?: boolean, 
+/**
+ * Set only on posts whose time (`date`) has not come, which only the
+ * dev server lists; the page marks them with their time.
+ */
+scheduled?: boolean, };
 
 /**
  * /pricing: Stripe's active prices.

@@ -1,8 +1,9 @@
 //! What runs beside the requests while the server runs, each loop its own
 //! function: the team and the price list read again (so a page view never
 //! waits on the database or Stripe), idle clients forgotten, the pages
-//! prerendered at start, and the intro requests' forwarder. Each holds the
-//! state weakly, so it ends when the server is gone.
+//! prerendered at start, the blog's pages made again when a scheduled post
+//! goes live, and the intro requests' forwarder. Each holds the state
+//! weakly, so it ends when the server is gone.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -59,6 +60,115 @@ pub fn forget_idle_clients(state: &Arc<AppState>) -> JoinHandle<()> {
             state.payments.forget_idle();
         }
     })
+}
+
+/// The longest [`publish_scheduled`] sleeps before it reads the wall clock
+/// again: how late it follows a clock that jumped (set by NTP, a machine
+/// resumed), or a post `dev` scheduled since.
+const SCHEDULE_NAP: Duration = Duration::from_secs(15);
+
+/// Wakes at each scheduled post's time: says it is published and makes the
+/// blog's pages again (the list, its `?type=` views, each post's page: each
+/// lists the posts), so the first visitors after the hour are answered from
+/// the cache. Whether or not it runs on time, no page made before the hour
+/// is served after it: content pages are kept under how many posts are out
+/// (`pages::plan::version_now`), and the sitemap and the feed are made per
+/// request. It sleeps at most [`SCHEDULE_NAP`] at a time, then reads the
+/// wall clock again, never days on a timer set once.
+pub fn publish_scheduled(state: &Arc<AppState>) -> JoinHandle<()> {
+    let weak = Arc::downgrade(state);
+    tokio::spawn(async move {
+        // The site and how many posts were out at the last look.
+        let mut last: Option<(u64, u64)> = None;
+        let mut waiting: Vec<String> = Vec::new();
+        loop {
+            let Some(state) = weak.upgrade() else { return };
+            let site = state.site();
+            let now = crate::content::blog::schedule::now_secs();
+            let blog = &site.content.blog;
+            let out = blog.published_at(now);
+            let upcoming = blog.upcoming(now);
+            match last {
+                Some((generation, before)) if generation == site.generation && before != out => {
+                    for id in waiting
+                        .iter()
+                        .filter(|w| !upcoming.iter().any(|u| &u.id == *w))
+                    {
+                        tracing::info!(post = %id, "published: /blog/{id} is out, as scheduled");
+                    }
+                    if out < before {
+                        tracing::warn!(
+                            "the wall clock went back: {} post(s) wait for their time again",
+                            before - out
+                        );
+                    }
+                    let made = make_blog_pages(&state, &site).await;
+                    tracing::info!(pages = made, "the blog's pages are made again");
+                }
+                _ => {}
+            }
+            last = Some((site.generation, out));
+            waiting = upcoming.iter().map(|u| u.id.clone()).collect();
+            let nap = upcoming.first().map_or(SCHEDULE_NAP, |next| {
+                SCHEDULE_NAP.min(Duration::from_secs(next.in_secs.max(0) as u64))
+            });
+            drop((site, state));
+            tokio::time::sleep(nap).await;
+        }
+    })
+}
+
+/// Renders into the cache every page of `site` that lists the posts: the
+/// blog's paths of the page list, and the list's view of each post type.
+/// How many were made.
+async fn make_blog_pages(state: &AppState, site: &crate::site::Site) -> usize {
+    use crate::content::routes::{NamedValues, PageId, ParamValues};
+    use crate::pages::{make, resolve, Resolved};
+    let content = &site.content;
+    let mut urls: Vec<(String, Option<String>)> = Vec::new();
+    for path in content.page_paths() {
+        let route = content.routes.find(&path);
+        if route.page != PageId::Blog {
+            continue;
+        }
+        if route.params.is_empty() {
+            let types = route
+                .query
+                .iter()
+                .filter(|q| q.values == ParamValues::Named(NamedValues::PostTypes));
+            let mut kinds: Vec<String> = content.blog.list().into_iter().map(|p| p.kind).collect();
+            kinds.sort();
+            kinds.dedup();
+            for param in types {
+                for kind in &kinds {
+                    let query = form_urlencoded::Serializer::new(String::new())
+                        .append_pair(&param.name, kind)
+                        .finish();
+                    urls.push((path.clone(), Some(query)));
+                }
+            }
+        }
+        urls.push((path, None));
+    }
+    let server = std::net::IpAddr::from(std::net::Ipv4Addr::LOCALHOST);
+    let mut made = 0;
+    for (path, query) in urls {
+        let get = &axum::http::Method::GET;
+        if let Resolved::Page {
+            route,
+            plan,
+            key: Some(key),
+        } = resolve(state, site, get, &path, query.as_deref())
+        {
+            if make::cached(state, site, &route, key, plan, server)
+                .await
+                .is_ok()
+            {
+                made += 1;
+            }
+        }
+    }
+    made
 }
 
 /// Reads the team and the prices, then renders every static page into the

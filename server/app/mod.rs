@@ -181,6 +181,7 @@ impl Application {
         tasks.push(background::forget_idle_clients(&state));
         tasks.push(background::refresh_team(&state));
         tasks.push(background::refresh_prices(&state));
+        tasks.push(background::publish_scheduled(&state));
         let dev = dev_server.as_ref().map(dev::DevServer::handle);
         match dev_server {
             // Pages are rendered when asked for: each change clears them anyway.

@@ -56,6 +56,10 @@ pub struct Config {
     pub limits: Limits,
     /// Fill an empty team table with the sample team.
     pub sample_team: bool,
+    /// Show the posts whose time has not come (the render of every page
+    /// before `pack` writes a binary, which renders them too); never a
+    /// setting of its own.
+    pub show_scheduled: bool,
     pub database_url: String,
     pub stripe_secret_key: Option<String>,
     pub stripe_webhook_secret: Option<String>,
@@ -243,6 +247,7 @@ impl Config {
             },
             tls,
             sample_team,
+            show_scheduled: false,
             database_url,
             stripe_secret_key,
             stripe_webhook_secret,

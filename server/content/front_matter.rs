@@ -1,5 +1,5 @@
 //! A blog post's front matter: TOML between `+++` lines. The one parser of
-//! it: the server reads posts with it (server/content/blog.rs), and build.rs
+//! it: the server reads posts with it (server/content/blog/mod.rs), and build.rs
 //! includes this file to hand the build the titles its preview cards show
 //! (client/build.mjs). It depends on serde and toml only.
 

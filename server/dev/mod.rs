@@ -35,7 +35,7 @@ use problem::{map_stack, source_line, Kind, Problem};
 
 use crate::assets::{AssetFiles, Manifest};
 use crate::config::{Config, SsrConfig};
-use crate::content::blog::Drafts;
+use crate::content::blog::{Drafts, Scheduled};
 use crate::content::routes::PageId;
 use crate::content::{Content, Source};
 use crate::html::escape;
@@ -234,7 +234,7 @@ impl DevServer {
                 .extend(missing.into_iter().map(Problem::missing));
         }
         // Without any build there are no image URLs to check content against.
-        let (content, errors) = if front.manifest.entry.is_empty() {
+        let (mut content, errors) = if front.manifest.entry.is_empty() {
             (Content::default(), Vec::new())
         } else {
             Content::reload(
@@ -244,6 +244,8 @@ impl DevServer {
                 current.map(|s| &*s.content),
             )
         };
+        // Posts whose time has not come show too, marked, until it comes.
+        content.blog.set_scheduled(Scheduled::Show);
         let mut problems = self.front_problems.clone();
         problems.extend(errors.iter().map(|e| Problem::from_content(e, &root)));
         for p in &problems {

@@ -61,16 +61,17 @@ pub async fn load(
     // until it has its arm here.
     let (status, data) = match page {
         DataPage::Blog => {
-            // An unknown post id shows the list (spec section 2). The id is
-            // the post route's one path parameter.
-            let post = route
-                .params
-                .values()
-                .next()
-                .and_then(|id| content.blog.get(id))
-                .cloned();
+            // An id that is no post published now (unknown, a draft, or
+            // not yet out) answers 404 and shows the list (spec section
+            // 2). The id is the post route's one path parameter.
+            let id = route.params.values().next();
+            let post = id.and_then(|id| content.blog.get(id));
             (
-                200,
+                if id.is_some() && post.is_none() {
+                    404
+                } else {
+                    200
+                },
                 PageData::Blog(BlogData {
                     posts: content.blog.list(),
                     post,

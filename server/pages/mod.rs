@@ -146,7 +146,8 @@ pub fn latest_for_path(
     }
     let slot = site.by_path.get(path)?;
     let latest = slot.as_ref()?;
-    (plan::version_now(state, latest.policy) == Some(latest.version)).then(|| latest.clone())
+    (plan::version_now(state, &site.content, latest.policy) == Some(latest.version))
+        .then(|| latest.clone())
 }
 
 /// `page`, kept under `key` in the page cache, is what [`latest_for_path`]

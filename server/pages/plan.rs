@@ -2,7 +2,8 @@
 //! and the route's facts alone, without reading any data (every page view
 //! starts here, and a cache hit ends right after).
 
-use crate::content::routes::{CachePolicy, NamedValues, ParamValues, RouteMatch};
+use crate::content::blog::schedule::now_secs;
+use crate::content::routes::{CachePolicy, NamedValues, PageId, ParamValues, RouteMatch};
 use crate::content::Content;
 use crate::state::AppState;
 
@@ -86,7 +87,20 @@ pub fn plan(
             params.push((param.name.clone(), value.to_owned()));
         }
     }
-    let (version, cacheable) = version_now(state, policy).map_or((0, false), |v| (v, true));
+    // A post's address that shows no post (unknown, or not out yet) is
+    // kept nowhere: a post published later is not hidden by a copy of the
+    // list, and a crawler walking made-up ids fills no cache.
+    if route.page == PageId::Blog
+        && route
+            .params
+            .values()
+            .next()
+            .is_some_and(|id| !content.blog.ids().any(|shown| shown == id))
+    {
+        policy = CachePolicy::Revalidate;
+    }
+    let (version, cacheable) =
+        version_now(state, content, policy).map_or((0, false), |v| (v, true));
     let mut render_url = path.to_owned();
     if !params.is_empty() {
         let mut q = form_urlencoded::Serializer::new(String::new());
@@ -107,10 +121,13 @@ pub fn plan(
 
 /// The version of the data a page under `policy` shows, as it is now;
 /// None for pages that are never kept. A kept page made from another
-/// version is out of date.
-pub fn version_now(state: &AppState, policy: CachePolicy) -> Option<u64> {
+/// version is out of date. A content page's is how many posts are out
+/// ([`crate::content::blog::Blog::published_at`]): at a scheduled post's
+/// time every page made before is out of date, the blog's list and pages
+/// first, whoever kept them (the page cache, the pages by path).
+pub fn version_now(state: &AppState, content: &Content, policy: CachePolicy) -> Option<u64> {
     match policy {
-        CachePolicy::Content => Some(0),
+        CachePolicy::Content => Some(content.blog.published_at(now_secs())),
         CachePolicy::Team => Some(state.team.version()),
         CachePolicy::Prices => Some(state.payments.prices_version()),
         CachePolicy::Daily => Some(day_number()),

@@ -159,9 +159,9 @@ async fn a_single_post_shows_its_content_with_a_long_date() {
             .unwrap()
     ));
 
-    // An unknown post id shows the list.
+    // An unknown post id shows the list, answering 404.
     let (status, html) = app.get_text("/blog/no-such-post").await;
-    assert_eq!(status, 200);
+    assert_eq!(status, 404);
     assert!(main_text(&html).contains("Featured Post"));
 }
 

@@ -13,6 +13,7 @@ mod operate;
 mod operations;
 mod pages;
 mod resilience;
+mod scheduled;
 mod screens;
 mod security_headers;
 mod seo;

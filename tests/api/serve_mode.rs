@@ -34,9 +34,9 @@ async fn a_draft_post_is_in_no_list_page_sitemap_or_feed() {
     listed.sort();
     assert_eq!(listed, published, "every published post and not the draft");
 
-    // Its address shows the list, as for any post that does not exist.
+    // Its address shows the list, as for any post that does not exist: 404.
     let (status, html) = app.get_text(&format!("/blog/{DRAFT}")).await;
-    assert_eq!(status, 200);
+    assert_eq!(status, 404);
     assert!(bootstrap_json(&html)["data"]["post"].is_null());
     assert!(!html.contains(DRAFT_TITLE));
     let (_, data) = app

@@ -214,7 +214,7 @@ test("a malformed post or community file names the file and line; other pages ar
   let { body } = await get("/blog", (s) => s === 500);
   assert.match(body, /<h1>Content error<\/h1>/);
   assert.match(body, /<p class="where">content\/blog\/brussels-workshop\.md:4:1<\/p>/);
-  assert.match(body, /date &quot;12 June&quot; is not YYYY-MM-DD/);
+  assert.match(body, /date &quot;12 June&quot; is neither a day \(2026-12-01\) nor a date and time with its offset/);
   assert.equal((await fetch(`${dev.base}/`)).status, 200);
 
   change("content/communities/brussels-pay.json", '"alias": "brussels-pay",', '"alias": "brussels-pay"');
@@ -232,6 +232,23 @@ test("a draft post is listed and reachable in dev", async () => {
   assert.match(post.body, new RegExp(`<h1[^>]*>${title}</h1>`));
   assert.ok((await (await fetch(`${dev.base}/sitemap.xml`)).text()).includes("/blog/launch-checklist"));
   assert.ok((await (await fetch(`${dev.base}/feed.xml`)).text()).includes(title));
+});
+
+test("a post dated ahead is listed and readable in dev, marked with its time", async () => {
+  const title = "Tap to Pay: NFC Cards Come to Citizen Wallet";
+  change("content/blog/nfc-integration.md", 'date = "2024-03-15"', 'date = "2999-12-07T09:00:00+01:00"');
+  const label = /Scheduled: December 7, 2999, 09:00 UTC\+01:00/;
+  const list = await get("/blog", (s, body) => ok(s) && label.test(body));
+  assert.ok(list.body.includes(title), "listed");
+  // Newest first: the featured post, before every other.
+  assert.ok(list.body.indexOf(title) < list.body.indexOf("Brussels Pay Is Live"), "first");
+  const post = await get("/blog/nfc-integration", ok);
+  assert.match(post.body, label, "marked on its page");
+  assert.match(post.body, new RegExp(`<h1[^>]*>${title}</h1>`));
+  assert.ok((await (await fetch(`${dev.base}/sitemap.xml`)).text()).includes("/blog/nfc-integration"));
+  // A day alone is its start in UTC.
+  change("content/blog/nfc-integration.md", 'date = "2999-12-07T09:00:00+01:00"', 'date = "2999-12-07"');
+  await get("/blog/nfc-integration", (s, body) => ok(s) && /Scheduled: December 7, 2999, 00:00 UTC</.test(body));
 });
 
 test("an open page reloads by itself after an edit and shows the new text", async () => {

@@ -204,8 +204,9 @@ function PostImage({ post, eager }: { post: PostSummary; eager?: boolean }) {
   return <Picture image={post.image} alt="" layout="card" priority={eager} className="aspect-[2/1] w-full bg-slate-100 object-cover" />;
 }
 
-/** The post's type, and whether it is a draft (only the dev server shows
- *  drafts). */
+/** The post's type, whether it is a draft, and when it goes live if its
+ *  time has not come (only the dev server shows drafts and scheduled
+ *  posts). */
 function Badges({ post }: { post: PostSummary }) {
   return (
     <>
@@ -213,8 +214,22 @@ function Badges({ post }: { post: PostSummary }) {
       {post.draft && (
         <span className="ml-2 inline-block rounded-full bg-amber-100 px-3 py-1 text-xs font-semibold text-amber-800">Draft</span>
       )}
+      {post.scheduled && (
+        <span className="ml-2 inline-block rounded-full bg-amber-100 px-3 py-1 text-xs font-semibold text-amber-800">
+          {`Scheduled: ${goesLive(post.date)}`}
+        </span>
+      )}
     </>
   );
+}
+
+/** A post's `date` as its label says when it goes live: "December 1, 2026,
+ *  09:00 UTC+01:00", the time as written (a day alone is its start in UTC).
+ *  No time zone of the server's or the reader's: the same text both sides. */
+function goesLive(date: string): string {
+  if (date.length === 10) return `${longDate(date)}, 00:00 UTC`;
+  const zone = date.slice(19).replace(/^\.\d+/, "");
+  return `${longDate(date)}, ${date.slice(11, 16)} UTC${zone === "Z" ? "" : zone}`;
 }
 
 function PostFacts({ post, long }: { post: PostSummary; long?: boolean }) {

@@ -195,6 +195,10 @@ pub fn run(root: &Path, out: &Path) -> anyhow::Result<()> {
         );
     }
     new.link(out)?;
+    // The posts it publishes later, and when (server/content/blog/schedule.rs).
+    for line in crate::content::blog::schedule::schedule_of(bytes) {
+        println!("{line}");
+    }
     println!(
         "packed {} in {:.1} s: this binary's engine with the site of {} ({:.1} MB, of which the site {:.1} MB, its images {:.2} MB); its {} pages rendered in {:.1} s",
         out.display(),

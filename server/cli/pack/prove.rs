@@ -1,7 +1,8 @@
 //! Every page of a new binary rendered before `pack` writes it: the binary
 //! is started as a server starts (its own engine, its own bundle, its
-//! snapshot, its content) and renders every route, every post and the
-//! 404 page, then says which did not render and exits. `pack` runs it on
+//! snapshot, its content) and renders every route, every post (those
+//! scheduled for later too: no pack runs at their hour), each listed
+//! query value and the 404 page, then says which did not render and exits. `pack` runs it on
 //! the file it is about to link at OUT ([`prove`]); the binary's side is
 //! the hidden `prove-pages` command ([`run`]).
 //!
@@ -122,6 +123,9 @@ fn command(binary: &Path, work: &Path) -> std::process::Command {
             format!("sqlite://{}", work.join("prove-pages.db").display()),
         )
         .env("LOG_FORMAT", "text")
+        // The team's list rendered with members in it, not only its empty
+        // state (the scratch database has none).
+        .env("SAMPLE_TEAM", "on")
         // Its log is read only when it fails to start: the errors alone.
         .env("RUST_LOG", "error")
         .current_dir(work)

@@ -1,6 +1,11 @@
 //! Blog posts: `content/blog/<id>.md`, TOML front matter between `+++` lines,
 //! then Markdown. Listed newest first. A post whose front matter says
 //! `draft = true` is checked like any other but shown only by the dev server.
+//! A post dated after now is scheduled: it is in no list, page, sitemap or
+//! feed until its time (every reader asks the blog, which reads the clock),
+//! then it is, with no restart; `dev` shows it before, marked.
+
+pub mod schedule;
 
 use serde::Serialize;
 
@@ -8,6 +13,7 @@ use super::error::ContentError;
 use super::front_matter::{self, FrontMatter};
 use super::markdown;
 use crate::assets::{Manifest, SiteImage};
+use schedule::{now_secs, parse_date, Upcoming};
 
 /// Whether draft posts are part of the blog.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,15 +24,30 @@ pub enum Drafts {
     Show,
 }
 
+/// Whether posts whose time has not come are part of the blog
+/// ([`Blog::set_scheduled`]; a blog starts with `Hide`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Scheduled {
+    /// `serve`: a post is in no list, page, sitemap or feed before its time.
+    #[default]
+    Hide,
+    /// `dev`, and a check that renders every page: scheduled posts show,
+    /// marked as such ([`PostSummary::scheduled`]) until their time.
+    Show,
+}
+
 /// What a list card shows.
 #[derive(Debug, Clone, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct PostSummary {
     pub id: String,
     pub title: String,
-    /// ISO date.
+    /// When it is published, as the front matter gives it: a day
+    /// (`YYYY-MM-DD`, its start in UTC), or a date and time with its offset
+    /// (RFC 3339: `2026-12-01T09:00:00+01:00`, `Z` for UTC).
     pub date: String,
-    /// ISO date of the last revision: the front matter's `updated`, else `date`.
+    /// The last revision, in the same forms: the front matter's `updated`,
+    /// else `date`.
     pub updated: String,
     pub author: String,
     /// The author's page, if the front matter names one: a path on this
@@ -45,6 +66,11 @@ pub struct PostSummary {
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     #[ts(optional, as = "Option<bool>")]
     pub draft: bool,
+    /// Set only on posts whose time (`date`) has not come, which only the
+    /// dev server lists; the page marks them with their time.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[ts(optional, as = "Option<bool>")]
+    pub scheduled: bool,
 }
 
 /// A whole post.
@@ -62,13 +88,18 @@ pub struct Post {
 
 #[derive(Debug, Clone, Default)]
 pub struct Blog {
-    /// Newest first.
-    posts: Vec<Post>,
+    /// Newest first, each with the second it is published at (Unix time,
+    /// rounded up: a post is never out before its time).
+    posts: Vec<(Post, i64)>,
+    /// The same seconds, oldest first: how many posts are out is one search.
+    times: Vec<i64>,
+    scheduled: Scheduled,
 }
 
 impl Blog {
     /// The posts of `files` (file name, text); every file is checked, drafts
-    /// included, whether or not they are kept.
+    /// included, whether or not they are kept. Scheduled posts are kept,
+    /// and hidden until their time ([`Blog::set_scheduled`] shows them).
     pub fn parse<N: AsRef<str>, T: AsRef<str>>(
         files: &[(N, T)],
         manifest: &Manifest,
@@ -79,38 +110,92 @@ impl Blog {
             .map(|(name, text)| parse_post(name.as_ref(), text.as_ref(), manifest))
             .collect::<Result<Vec<_>, _>>()?;
         if drafts == Drafts::Hide {
-            posts.retain(|p| !p.summary.draft);
+            posts.retain(|(p, _)| !p.summary.draft);
         }
-        posts.sort_by(|a, b| {
-            b.summary
-                .date
-                .cmp(&a.summary.date)
-                .then_with(|| a.summary.id.cmp(&b.summary.id))
+        posts.sort_by(|(a, at_a), (b, at_b)| {
+            at_b.cmp(at_a).then_with(|| a.summary.id.cmp(&b.summary.id))
         });
-        Ok(Blog { posts })
+        let mut times: Vec<i64> = posts.iter().map(|(_, at)| *at).collect();
+        times.reverse();
+        Ok(Blog {
+            posts,
+            times,
+            scheduled: Scheduled::Hide,
+        })
     }
 
-    /// Every post's id, newest first.
+    /// Shows (or hides) the posts whose time has not come, from now on.
+    pub fn set_scheduled(&mut self, scheduled: Scheduled) {
+        self.scheduled = scheduled;
+    }
+
+    /// The posts shown at `now`, newest first, each with whether its time
+    /// has yet to come.
+    fn shown(&self, now: i64) -> impl Iterator<Item = (&Post, bool)> {
+        self.posts.iter().filter_map(move |(post, at)| {
+            let waiting = *at > now;
+            (!waiting || self.scheduled == Scheduled::Show).then_some((post, waiting))
+        })
+    }
+
+    /// Every post's id shown now, newest first.
     pub fn ids(&self) -> impl Iterator<Item = &str> {
-        self.posts.iter().map(|p| p.summary.id.as_str())
+        self.shown(now_secs()).map(|(p, _)| p.summary.id.as_str())
     }
 
-    /// Every post, newest first.
+    /// Every post shown now, newest first.
     pub fn list(&self) -> Vec<PostSummary> {
-        self.posts.iter().map(|p| p.summary.clone()).collect()
+        self.shown(now_secs())
+            .map(|(p, waiting)| PostSummary {
+                scheduled: waiting,
+                ..p.summary.clone()
+            })
+            .collect()
     }
 
-    /// Whether some post is of this type.
+    /// Whether some post shown now is of this type.
     pub fn has_type(&self, kind: &str) -> bool {
-        self.posts.iter().any(|p| p.summary.kind == kind)
+        self.shown(now_secs()).any(|(p, _)| p.summary.kind == kind)
     }
 
-    pub fn get(&self, id: &str) -> Option<&Post> {
-        self.posts.iter().find(|p| p.summary.id == id)
+    /// The post `id`, if it is shown now.
+    pub fn get(&self, id: &str) -> Option<Post> {
+        self.shown(now_secs())
+            .find(|(p, _)| p.summary.id == id)
+            .map(|(p, waiting)| {
+                let mut post = p.clone();
+                post.summary.scheduled = waiting;
+                post
+            })
+    }
+
+    /// How many posts are published at `now` (Unix seconds), shown or not:
+    /// it changes when a scheduled post's time comes, so the pages that
+    /// show posts are kept under it (`pages::plan::version_now`).
+    pub fn published_at(&self, now: i64) -> u64 {
+        self.times.partition_point(|at| *at <= now) as u64
+    }
+
+    /// The posts whose time comes after `now` (Unix seconds), soonest
+    /// first, whether or not they are shown.
+    pub fn upcoming(&self, now: i64) -> Vec<Upcoming> {
+        let mut next: Vec<Upcoming> = self
+            .posts
+            .iter()
+            .filter(|(_, at)| *at > now)
+            .map(|(p, at)| Upcoming {
+                id: p.summary.id.clone(),
+                date: p.summary.date.clone(),
+                in_secs: at - now,
+            })
+            .collect();
+        next.reverse();
+        next
     }
 }
 
-fn parse_post(file: &str, text: &str, manifest: &Manifest) -> Result<Post, ContentError> {
+/// The post of one file, with the second it is published at.
+fn parse_post(file: &str, text: &str, manifest: &Manifest) -> Result<(Post, i64), ContentError> {
     let path = format!("content/blog/{file}");
     let err = |m: String| ContentError::new(&path, m);
     let (front, body) = front_matter::split(text).map_err(|m| {
@@ -151,30 +236,31 @@ fn parse_post(file: &str, text: &str, manifest: &Manifest) -> Result<Post, Conte
             "id",
         ));
     }
-    let iso = time::macros::format_description!("[year]-[month]-[day]");
-    let date = time::Date::parse(&fm.date, &iso).map_err(|e| {
-        field(
-            err(format!("date {:?} is not YYYY-MM-DD: {e}", fm.date)),
-            "date",
-        )
-    })?;
-    if let Some(updated) = &fm.updated {
-        let revised = time::Date::parse(updated, &iso).map_err(|e| {
-            field(
-                err(format!("updated {updated:?} is not YYYY-MM-DD: {e}")),
-                "updated",
-            )
-        })?;
-        if revised < date {
-            return Err(field(
-                err(format!(
-                    "updated {updated:?} is before the post's date {:?}",
-                    fm.date
-                )),
-                "updated",
-            ));
+    let (published, date) = parse_date(&fm.date)
+        .map_err(|why| field(err(format!("date {:?} {why}", fm.date)), "date"))?;
+    let updated = match &fm.updated {
+        None => date.clone(),
+        Some(text) => {
+            let (revised, updated) = parse_date(text)
+                .map_err(|why| field(err(format!("updated {text:?} {why}")), "updated"))?;
+            // A day alone is compared as a day: a post of 09:00 revised
+            // "that day" is not revised before it was published.
+            let before = match updated.len() == 10 || date.len() == 10 {
+                true => updated[..10] < date[..10],
+                false => revised < published,
+            };
+            if before {
+                return Err(field(
+                    err(format!(
+                        "updated {text:?} is before the post's date {:?}",
+                        fm.date
+                    )),
+                    "updated",
+                ));
+            }
+            updated
         }
-    }
+    };
     if let Some(url) = &fm.author_url {
         let on_site = url.starts_with('/') && !url.starts_with("//");
         let https =
@@ -221,12 +307,14 @@ fn parse_post(file: &str, text: &str, manifest: &Manifest) -> Result<Post, Conte
         let body_start = body.as_ptr() as usize - text.as_ptr() as usize;
         at_byte(err(refused.message), body_start + refused.offset)
     })?;
-    Ok(Post {
+    // Rounded up to the second: never out before its time.
+    let at = published.unix_timestamp() + i64::from(published.nanosecond() > 0);
+    let post = Post {
         summary: PostSummary {
             id: fm.id,
             title: fm.title,
-            updated: fm.updated.unwrap_or_else(|| fm.date.clone()),
-            date: fm.date,
+            updated,
+            date,
             author: fm.author,
             author_url: fm.author_url,
             kind: fm.kind,
@@ -234,10 +322,12 @@ fn parse_post(file: &str, text: &str, manifest: &Manifest) -> Result<Post, Conte
             excerpt: fm.excerpt,
             image,
             draft: fm.draft,
+            scheduled: false,
         },
         html,
         images,
-    })
+    };
+    Ok((post, at))
 }
 
 /// The image of `content/images/` that a post (`content/blog/ID.md`) names
@@ -277,7 +367,7 @@ fn body_image<'m>(
 mod tests {
     use super::*;
 
-    const POST: &str = "+++\nid = \"a\"\ntitle = \"A\"\ndate = \"2024-05-01\"\nauthor = \"Ana\"\ntype = \"Updates\"\nreadTime = \"3 min read\"\nexcerpt = \"E\"\n+++\nBody";
+    pub(super) const POST: &str = "+++\nid = \"a\"\ntitle = \"A\"\ndate = \"2024-05-01\"\nauthor = \"Ana\"\ntype = \"Updates\"\nreadTime = \"3 min read\"\nexcerpt = \"E\"\n+++\nBody";
 
     fn draft(id: &str) -> String {
         POST.replace("id = \"a\"", &format!("id = \"{id}\"\ndraft = true"))
@@ -328,7 +418,7 @@ mod tests {
         let (message, line) = at(&POST.replace("2024-05-01", "May 1st"));
         assert_eq!(line, Some(4), "{message}");
         assert!(
-            message.contains("date \"May 1st\" is not YYYY-MM-DD"),
+            message.contains("date \"May 1st\" is neither a day (2026-12-01) nor a date and time with its offset"),
             "{message}"
         );
         let (message, _) = at(&POST.replace("id = \"a\"", "id = \"b\""));
@@ -453,5 +543,45 @@ mod tests {
                 "{bad}: {e}"
             );
         }
+    }
+
+    /// The posts of `(id, date)` pairs, as `serve` keeps them.
+    pub(super) fn dated(posts: &[(&str, &str)]) -> Result<Blog, ContentError> {
+        let files: Vec<(String, String)> = posts
+            .iter()
+            .map(|(id, date)| {
+                let text = POST
+                    .replace("id = \"a\"", &format!("id = \"{id}\""))
+                    .replace("\"2024-05-01\"", &format!("{date:?}"));
+                (format!("{id}.md"), text)
+            })
+            .collect();
+        Blog::parse(&files, &Manifest::embedded(), Drafts::Hide)
+    }
+
+    #[test]
+    fn scheduled_posts_show_marked_when_asked_and_say_when_they_go_live() {
+        let mut blog = dated(&[
+            ("out", "2024-05-01"),
+            ("monday", "2999-01-04T09:00:00+01:00"),
+            ("sunday", "2999-01-03"),
+        ])
+        .unwrap();
+        blog.set_scheduled(Scheduled::Show);
+        let listed: Vec<(String, bool)> = blog
+            .list()
+            .into_iter()
+            .map(|p| (p.id, p.scheduled))
+            .collect();
+        assert_eq!(
+            listed,
+            [("monday", true), ("sunday", true), ("out", false)].map(|(i, s)| (i.to_owned(), s))
+        );
+        assert!(blog.get("monday").unwrap().summary.scheduled);
+        assert_eq!(blog.ids().count(), 3);
+        // Only a scheduled post says so in its JSON.
+        let json = serde_json::to_string(&blog.list()).unwrap();
+        assert_eq!(json.matches("\"scheduled\":true").count(), 2, "{json}");
+        assert_eq!(json.matches("scheduled").count(), 2, "{json}");
     }
 }
