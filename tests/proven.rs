@@ -168,8 +168,10 @@ fn a_page_that_throws_is_refused_by_pack_and_by_an_upgrade_and_named_by_a_first_
     assert!(!packed.status.success(), "pack wrote it: {text}");
     let at = format!("at client/features/events/Events.tsx:{}:", throwing_line());
     for part in [
-        "2 pages of the new site do not render",
+        // `/events` with and without each value of its `city` parameter.
+        "4 pages of the new site do not render",
         "/events: TypeError",
+        "/events?city=ghent: TypeError",
         "toFixed is not a function",
         &at,
         "/pricing?billing=yearly: TypeError",
@@ -204,7 +206,12 @@ fn a_page_that_throws_is_refused_by_pack_and_by_an_upgrade_and_named_by_a_first_
         let ready: serde_json::Value = serde_json::from_str(&ready).unwrap();
         assert_eq!(
             ready["unrendered"],
-            serde_json::json!(["/events", "/pricing?billing=yearly"]),
+            serde_json::json!([
+                "/events",
+                "/events?city=ghent",
+                "/events?city=brussels",
+                "/pricing?billing=yearly"
+            ]),
             "{ready}"
         );
         let (_, metrics) = server.body("/metrics");
