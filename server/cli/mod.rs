@@ -119,19 +119,23 @@ pub enum Operate {
     },
     /// Write a new binary at OUT: this one's engine with the site of the
     /// checkout it is run in (its front end, posts and communities), built
-    /// without the Rust compiler. Refuses a checkout whose changes need the
-    /// engine built again (anything under server/, Cargo.toml, Cargo.lock,
-    /// a page's "data" in content/routes.json), a broken content file,
-    /// an OUT that exists, and an OUT whose folder takes no new file.
-    /// Needs Node.js and the checkout's npm packages.
+    /// without the Rust compiler. The new binary renders every page (posts
+    /// scheduled for later too) before it is written. Refuses a checkout
+    /// whose changes need the engine built again (anything under server/,
+    /// Cargo.toml, Cargo.lock, a page's "data" in content/routes.json), a
+    /// broken content file, a front end that does not build, a page that
+    /// does not render (naming it, its error and the line that threw), an
+    /// OUT that exists, and an OUT whose folder takes no new file. Needs
+    /// Node.js and the checkout's npm packages.
     Pack {
         /// The new binary: a path that does not exist yet.
         out: PathBuf,
     },
     /// Publish the binary now at this path without dropping a connection:
     /// the running server starts it with its listening sockets, waits until
-    /// it is ready, then drains and exits. A new binary that fails to start
-    /// is stopped, and the old one serves on. (Under systemd,
+    /// it is ready, then drains and exits. A new binary that fails to start,
+    /// or with a page this one renders and it does not, is stopped, and the
+    /// old one serves on. (Under systemd,
     /// `systemctl reload citizen-site` runs it.)
     Upgrade {
         /// The server's process id (default: the one process started from
