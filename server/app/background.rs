@@ -119,53 +119,16 @@ pub fn publish_scheduled(state: &Arc<AppState>) -> JoinHandle<()> {
 }
 
 /// Renders into the cache every page of `site` that lists the posts: the
-/// blog's paths of the page list, and the list's view of each post type.
-/// How many were made.
+/// blog's pages the prerender makes (the list, its view of each post type,
+/// each post's page). How many were made.
 async fn make_blog_pages(state: &AppState, site: &crate::site::Site) -> usize {
-    use crate::content::routes::{NamedValues, PageId, ParamValues};
-    use crate::pages::{make, resolve, Resolved};
-    let content = &site.content;
-    let mut urls: Vec<(String, Option<String>)> = Vec::new();
-    for path in content.page_paths() {
-        let route = content.routes.find(&path);
-        if route.page != PageId::Blog {
-            continue;
-        }
-        if route.params.is_empty() {
-            let types = route
-                .query
-                .iter()
-                .filter(|q| q.values == ParamValues::Named(NamedValues::PostTypes));
-            let mut kinds: Vec<String> = content.blog.list().into_iter().map(|p| p.kind).collect();
-            kinds.sort();
-            kinds.dedup();
-            for param in types {
-                for kind in &kinds {
-                    let query = form_urlencoded::Serializer::new(String::new())
-                        .append_pair(&param.name, kind)
-                        .finish();
-                    urls.push((path.clone(), Some(query)));
-                }
-            }
-        }
-        urls.push((path, None));
-    }
-    let server = std::net::IpAddr::from(std::net::Ipv4Addr::LOCALHOST);
+    use crate::pages::make;
     let mut made = 0;
-    for (path, query) in urls {
-        let get = &axum::http::Method::GET;
-        if let Resolved::Page {
-            route,
-            plan,
-            key: Some(key),
-        } = resolve(state, site, get, &path, query.as_deref())
-        {
-            if make::cached(state, site, &route, key, plan, server)
-                .await
-                .is_ok()
-            {
-                made += 1;
-            }
+    for url in make::page_urls(site) {
+        let path = url.split_once('?').map_or(url.as_str(), |(path, _)| path);
+        let blog = site.content.routes.find(path).page == crate::content::routes::PageId::Blog;
+        if blog && make::make_url(state, site, &url).await.is_ok() {
+            made += 1;
         }
     }
     made

@@ -173,9 +173,9 @@ pub async fn prerender(state: &AppState, pace: Pace) -> Prerendered {
         // Measured only when paced: a start reads no /proc file.
         let started =
             (pace == Pace::QuarterOfACore).then(|| (std::time::Instant::now(), busy_time()));
-        let mut made = make_one(state, &site, &url).await;
+        let mut made = make_url(state, &site, &url).await;
         if made.is_err() {
-            made = make_one(state, &site, &url).await;
+            made = make_url(state, &site, &url).await;
         }
         match made {
             Ok(()) => out.done += 1,
@@ -200,7 +200,7 @@ pub async fn prerender(state: &AppState, pace: Pace) -> Prerendered {
 /// What the prerender makes: every page path of the site, then each with
 /// every value its route lists for a query parameter (one at a time: a
 /// page reads them apart), then a path no route has (the 404 page).
-fn page_urls(site: &Site) -> Vec<String> {
+pub fn page_urls(site: &Site) -> Vec<String> {
     use crate::content::routes::{NamedValues, ParamValues};
     let paths = site.content.page_paths();
     let mut kinds: Vec<String> = site
@@ -240,7 +240,7 @@ fn page_urls(site: &Site) -> Vec<String> {
 /// it keeps it; made all the same when it does not: the 404 page, or
 /// every page with the cache off). Why it failed: its page, the error and
 /// its stack; None when it only waited for a full queue.
-async fn make_one(
+pub async fn make_url(
     state: &AppState,
     site: &Site,
     url: &str,
