@@ -70,9 +70,15 @@ export async function publishRow(bin) {
   need("node", "nodejs");
   const tree = copyTree({ crate: true });
   const out = tempDir("citizen-publish-");
+  // Each pack's own word on the part that renders every page of the new
+  // binary before it is written ("its N pages rendered in X s").
+  const proofs = [];
   const pack = (to) => {
     const t0 = process.hrtime.bigint();
-    execFileSync(bin, ["pack", to], { cwd: tree, stdio: ["ignore", "ignore", "inherit"] });
+    const said = execFileSync(bin, ["pack", to], { cwd: tree, stdio: ["ignore", "pipe", "inherit"] }).toString();
+    const proof = said.match(/its (\d+) pages rendered in ([\d.]+) s/);
+    if (!proof) throw new Error(`pack did not say how long its pages took to render: ${said}`);
+    proofs.push({ pages: Number(proof[1]), seconds: Number(proof[2]) });
     return Number(process.hrtime.bigint() - t0) / 1e9;
   };
 
@@ -96,6 +102,7 @@ export async function publishRow(bin) {
     packSeconds.push(round(pack(to)));
     versions.push(to);
   }
+  const timedProofs = proofs.slice(-RUNS);
 
   // The peer: cargo build --release of the same copy after the same change.
   const cargoSeconds = [];
@@ -148,6 +155,7 @@ export async function publishRow(bin) {
       date: new Date().toISOString().slice(0, 10),
       packSeconds,
       packMedianSeconds: median(packSeconds),
+      proof: { pages: timedProofs[0].pages, seconds: timedProofs.map((p) => p.seconds) },
       cargoSeconds,
       cargoMedianSeconds: cargoSeconds.length ? median(cargoSeconds) : null,
       binaryMb: round(fs.statSync(versions[0]).size / 1e6),

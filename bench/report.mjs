@@ -484,9 +484,13 @@ export function firstPaintTable(r) {
 /** Row 16 for the content guide: a post published with `pack`. */
 export function publishTable(r) {
   const w = r.rows.publish;
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   if (!w) throw new Error("bench/results.json has no row 16 (publish): run node bench/publish.mjs");
   const rows = [
     ["`citizen-site pack` after a one-word change to a post, s (median; runs)", `${f(w.packMedianSeconds, 1)} (${w.packSeconds.map((x) => f(x, 1)).join(", ")})`],
+    ...(w.proof
+      ? [[`of which the new binary rendering its ${w.proof.pages} pages before it is written, s (median)`, f(median(w.proof.seconds), 1)]]
+      : []),
     ["`cargo build --release` after the same change, s (the peer)", w.cargoMedianSeconds === null ? "not run" : `${f(w.cargoMedianSeconds, 1)} (${f(w.cargoMedianSeconds / w.packMedianSeconds, 0)}x)`],
     ["the new binary, MB", f(w.binaryMb, 1)],
     ["start to ready (every page made), ms (median): built binary / packed binary", `${f(w.startMs.built, 0)} / ${f(w.startMs.packed, 0)}`],
