@@ -256,7 +256,8 @@ export function copyTree({ crate = false } = {}) {
   const tree = fs.mkdtempSync(path.join(os.tmpdir(), "citizen-tree-"));
   const parts = ["client", "ssr-bundle", "content", "package.json", "package-lock.json", "tsconfig.json"];
   // The workspace's other member too: cargo reads every member's manifest.
-  if (crate) parts.push("Cargo.toml", "Cargo.lock", "build.rs", "server", "migrations", "bench/h3-load");
+  // (whose client shares the tests' HTTP/3 module).
+  if (crate) parts.push("Cargo.toml", "Cargo.lock", "build.rs", "server", "migrations", "bench/h3-load", "tests/support/h3.rs");
   for (const part of parts) fs.cpSync(path.join(root, part), path.join(tree, part), { recursive: true });
   fs.symlinkSync(path.join(root, "node_modules"), path.join(tree, "node_modules"));
   return tree;
