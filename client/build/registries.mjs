@@ -82,7 +82,7 @@ function missingComponents(names) {
 /** Writes the ids and the registries. A page whose component is missing
  *  is refused (`refuseMissing`: the release build), before anything is
  *  written; or left out of the registries and returned (the watch build). */
-export function writeRegistries({ refuseMissing }) {
+export function writeRegistries({ refuseMissing = true } = {}) {
   const names = pageNames();
   const missing = missingComponents(names);
   if (refuseMissing && missing.length > 0) throw new BuildRefused(missing);
