@@ -67,6 +67,18 @@ after(async () => {
   if (tree) fs.rmSync(tree, { recursive: true, force: true });
 });
 
+/** docs/content.md's new page: its component, as an editor saves it. */
+const EVENTS_COMPONENT = `import type { PageMeta, PageProps } from "../../lib/types";
+
+export function meta(): PageMeta {
+  return { title: "Events — Citizen Wallet", description: "Where community currencies change hands." };
+}
+
+export default function Events(_props: PageProps) {
+  return <h1 className="text-4xl font-bold">Community events</h1>;
+}
+`;
+
 test("a post edit appears in the served HTML", async () => {
   change("content/blog/nfc-integration.md", "## ", "Edited in dev: the cards arrive in May.\n\n## ");
   const { body } = await get("/blog/nfc-integration", (s, b) => ok(s) && b.includes("Edited in dev: the cards arrive in May."));
@@ -126,16 +138,7 @@ test("a new page's entry saved before its component breaks only that page, which
   fs.mkdirSync(feature, { recursive: true });
   fs.writeFileSync(
     path.join(feature, "Events.tsx"),
-    `import type { PageMeta, PageProps } from "../../lib/types";
-
-export function meta(): PageMeta {
-  return { title: "Events — Citizen Wallet", description: "Where community currencies change hands." };
-}
-
-export default function Events(_props: PageProps) {
-  return <h1 className="text-4xl font-bold">Community events</h1>;
-}
-`,
+    EVENTS_COMPONENT,
   );
   await get("/events", (s, b) => ok(s) && b.includes("Community events</h1>"), 60_000);
   assert.equal((await fetch(`${dev.base}/`)).status, 200);
@@ -148,16 +151,7 @@ test("a new page, its component and then its entry, is served without a restart"
   fs.mkdirSync(feature, { recursive: true });
   fs.writeFileSync(
     path.join(feature, "Events.tsx"),
-    `import type { PageMeta, PageProps } from "../../lib/types";
-
-export function meta(): PageMeta {
-  return { title: "Events — Citizen Wallet", description: "Where community currencies change hands." };
-}
-
-export default function Events(_props: PageProps) {
-  return <h1 className="text-4xl font-bold">Community events</h1>;
-}
-`,
+    EVENTS_COMPONENT,
   );
   change("content/routes.json", '"routes": [', '"routes": [\n    { "path": "/events", "page": "Events" },');
   await get("/events", (s, b) => ok(s) && b.includes("Community events</h1>") && b.includes('"page":"Events"'), 60_000);
