@@ -1,9 +1,10 @@
 // The one module a page's HTML names. The page is server-rendered and works
 // before any script runs, so the app's modules are fetched only once the
-// document has been parsed (module scripts run then): the first paint does
-// not share the network with the JavaScript. The server lists the
-// modules the page needs in `data-modules`, the entry first; all of them are
-// requested at once (modulepreload), then the entry is imported and hydrates.
+// page has painted: the first paint shares the network with nothing but
+// its own HTML (and its first image, preloaded from the head). The server
+// lists the modules the page needs in `data-modules`, the entry first; all
+// of them are requested at once (modulepreload), then the entry is
+// imported and hydrates.
 //
 // The page paints with the CSS its own markup uses, inline in its head; the
 // whole stylesheet (`data-css`) is requested here with the modules, not
@@ -16,7 +17,28 @@
 // with its own CSS.
 const boot = document.querySelector<HTMLElement>("[data-modules]")!.dataset;
 const [entry, ...chunks] = boot.modules!.split(" ");
-for (const href of [entry, ...chunks]) document.head.append(Object.assign(document.createElement("link"), { rel: "modulepreload", href }));
+
+/** Once the page has painted its content: its first contentful paint
+ *  (Paint Timing), or the next frame where the browser does not report it.
+ *  A page that is not being shown (a tab in the background, a prerender)
+ *  paints nothing meanwhile, so it goes on at once; and whatever happens,
+ *  after PAINT_WAIT_MS. */
+const PAINT_WAIT_MS = 2000;
+const painted = () =>
+  new Promise<void>((done) => {
+    if (document.visibilityState !== "visible") return done();
+    document.addEventListener("visibilitychange", () => done(), { once: true });
+    setTimeout(done, PAINT_WAIT_MS);
+    if (!PerformanceObserver.supportedEntryTypes?.includes("paint")) {
+      requestAnimationFrame(() => setTimeout(done));
+      return;
+    }
+    new PerformanceObserver((list, observer) => {
+      if (!list.getEntriesByName("first-contentful-paint").length) return;
+      observer.disconnect();
+      done();
+    }).observe({ type: "paint", buffered: true });
+  });
 
 /** Appends the stylesheet at `href`; whether it loaded. */
 const applied = (href: string) =>
@@ -30,6 +52,8 @@ const applied = (href: string) =>
     document.head.append(sheet);
   });
 
+await painted();
+for (const href of [entry, ...chunks]) document.head.append(Object.assign(document.createElement("link"), { rel: "modulepreload", href }));
 const css = boot.css;
 if (!css || (await applied(css)) || (await applied(css))) import(entry);
 

@@ -131,6 +131,57 @@ test("nothing a page loads blocks its first paint, and its inline CSS is allowed
   assert.deepEqual(problems.flat(), []);
 });
 
+/** What `page` requested before its first contentful paint: the names of
+ *  the resources whose fetch started before it, and that paint's time. */
+function requestedBeforePaint(page) {
+  return page.evaluate(() => {
+    const [paint] = performance.getEntriesByName("first-contentful-paint");
+    const early = performance.getEntriesByType("resource").filter((r) => r.startTime < paint.startTime);
+    return { paint: paint.startTime, early: early.map((r) => new URL(r.name).pathname) };
+  });
+}
+
+test("a page's first paint shares the network with nothing of the app's: its modules and the whole stylesheet are asked for once it has painted", async () => {
+  const context = await browser.newContext({ viewport: PHONE });
+  const failures = [];
+  await onPages(
+    () => context.newPage(),
+    [...TABLE_PATHS, ...POSTS, "/no-such-page"],
+    async (page, path) => {
+      await page.goto(`${server.base}${path}`, { waitUntil: "networkidle" });
+      await hydrated(page);
+      const boot = await page.evaluate(() => new URL(document.querySelector("script[data-modules]").src).pathname);
+      const { paint, early } = await requestedBeforePaint(page);
+      // The boot module itself is named by the HTML; what it asks for is not.
+      const app = early.filter((p) => p !== boot && /\.(js|css)$/.test(p));
+      if (app.length) failures.push(`${path}: before its first paint at ${Math.round(paint)} ms: ${app.join(", ")}`);
+    },
+    3,
+  );
+  await context.close();
+  assert.deepEqual(failures, []);
+});
+
+test("a page hydrates where the browser does not report its paint, or reports none", async () => {
+  // No Paint Timing (the next frame is waited for instead); a paint never
+  // reported (the boot module goes on after its wait).
+  const browsers = {
+    "no Paint Timing": () => Object.defineProperty(PerformanceObserver, "supportedEntryTypes", { value: ["resource"] }),
+    "no paint reported": () => (PerformanceObserver.prototype.observe = () => {}),
+  };
+  for (const [name, script] of Object.entries(browsers)) {
+    const context = await browser.newContext({ viewport: PHONE });
+    await context.addInitScript(script);
+    const page = await context.newPage();
+    const problems = watchConsole(page);
+    await page.goto(`${server.base}/pricing`);
+    await hydrated(page);
+    assert.ok(await page.evaluate(() => [...document.styleSheets].some((s) => s.href?.includes("/assets/app-"))), `${name}: the stylesheet is not applied`);
+    assert.deepEqual(problems, [], name);
+    await context.close();
+  }
+});
+
 /** A page's inline CSS alone against it with the whole stylesheet, at each
  *  width. `errorPage`: an error page ({ html, csp }) as the server sent it
  *  once, served with its Content-Security-Policy to both
