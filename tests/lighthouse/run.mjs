@@ -1,11 +1,14 @@
 // Lighthouse (mobile settings, Debian's Chromium) over every route: prints a
 // table of the four category scores per route. Exits non-zero when
-// Accessibility, Best Practices or SEO is below 100 on any route, when
-// Performance is measured and a request blocks a page's first paint, or, on
-// a release build, when Performance is below 98 on any route. A debug build
-// (the one the test command runs this on) is not measured for Performance
-// unless --record asks: its score would say nothing of the site's, and
-// leaving it out roughly halves the run.
+// Accessibility, Best Practices or SEO is below 100 on any route, when a
+// request blocks a page's first paint, or when Performance is below 100
+// (PERFORMANCE_TARGET) on any route. Lighthouse's Performance varies from
+// run to run on one build (its own docs/variability.md): a route below the
+// target is measured twice more and judged by the median of its three runs.
+// The server's build does not enter into it: every page is rendered into
+// the cache before the server says it is ready, and the pages, the
+// stylesheet and the modules are the same bytes in a debug build as in a
+// release build.
 //
 //   node tests/lighthouse/run.mjs --record   (npm run lighthouse)
 //
@@ -16,7 +19,7 @@ import fs from "node:fs";
 import path from "node:path";
 import lighthouse from "lighthouse";
 import * as chromeLauncher from "chrome-launcher";
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import os from "node:os";
 import { startServer } from "../e2e/harness.mjs";
 import { PERFORMANCE_TARGET, writeReadme } from "../../bench/report.mjs";
@@ -32,35 +35,12 @@ if (!process.env.CITIZEN_SITE_BIN) {
   const release = path.join(target, "release/citizen-site");
   if (fs.existsSync(release)) process.env.CITIZEN_SITE_BIN = release;
 }
+const BIN = process.env.CITIZEN_SITE_BIN ?? "";
 const RECORD = process.argv.includes("--record");
-// The `profiling` build is the release build with its symbols: the same code.
-const RELEASE = /\/(release|profiling)\/[^/]+$/.test(process.env.CITIZEN_SITE_BIN ?? "");
-// Performance is measured where it means something (or is recorded).
-const MEASURED = RELEASE || RECORD ? ["performance", ...GATED] : GATED;
-// Lighthouse cannot run twice at once in one Node process, and two runs at
-// once skew each other's Performance; the gated categories read the page
-// once it has loaded, and Lighthouse spends most of a run waiting for the
-// network and the CPU to go quiet. So without Performance the routes are
-// shared between WORKERS processes, each with its own Chromium; with it,
-// one process measures them one after another.
-const WORKERS = MEASURED.includes("performance") ? 1 : Number(process.env.LIGHTHOUSE_WORKERS ?? 2);
-
-/** One worker: its routes, measured one after another in its own Chromium;
- *  prints one JSON line per route. */
-async function worker({ base, routes }) {
-  const chrome = await chromeLauncher.launch({
-    chromePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    chromeFlags: [
-      "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-      "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    ],
-  });
-  try {
-    for (const route of routes) console.log(JSON.stringify(await measure(chrome, base, route)));
-  } finally {
-    await chrome.kill();
-  }
-}
+const MEASURED = ["performance", ...GATED];
+/** Runs of a route whose first run scored below PERFORMANCE_TARGET: its
+ *  Performance is their median. */
+const PERFORMANCE_RUNS = 3;
 
 // A run in which Lighthouse itself failed (lhr.runtimeError, or an audit
 // that errored, which leaves its category's score null) measured nothing:
@@ -84,9 +64,10 @@ function runErrors(lhr) {
   return errors;
 }
 
-/** A route's row of scores, and the audits that kept a gated one below 100
- *  (or Lighthouse's errors when no attempt measured). */
-async function measure(chrome, base, route) {
+/** One Lighthouse run of a route: its row of scores, the audits that kept
+ *  a gated category below 100, the metrics that cost Performance points (or
+ *  Lighthouse's errors when no attempt measured). */
+async function measureOnce(chrome, base, route) {
   let errors = [];
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     const { lhr } = await lighthouse(`${base}${route}`, { port: chrome.port, output: "json", logLevel: "error", formFactor: "mobile", onlyCategories: MEASURED });
@@ -96,7 +77,7 @@ async function measure(chrome, base, route) {
       continue;
     }
     const c = lhr.categories;
-    const score = (id) => (c[id] ? Math.round(c[id].score * 100) : "not measured");
+    const score = (id) => Math.round(c[id].score * 100);
     const row = { route, performance: score("performance"), accessibility: score("accessibility"), "best-practices": score("best-practices"), seo: score("seo") };
     const below = [];
     // Nothing may hold the first paint back (server/css/):
@@ -110,41 +91,56 @@ async function measure(chrome, base, route) {
         if (a.score !== null && a.score < 1 && ref.weight > 0) below.push(`${route} ${id}: ${a.id} ${a.title}`);
       }
     }
-    return { row, below };
+    // What a Performance below 100 lost its points on: each weighed metric
+    // under a full score, with its value.
+    const costs = c.performance.auditRefs
+      .filter((ref) => ref.weight > 0 && lhr.audits[ref.id].score < 1)
+      .map((ref) => `${ref.id} ${lhr.audits[ref.id].displayValue} (score ${lhr.audits[ref.id].score})`);
+    return { row, below, costs };
   }
   return { route, errors };
 }
 
-/** WORKERS processes over the routes (each takes every WORKERS-th); the
- *  results in the routes' order. */
-async function measureAll(base) {
-  const jobs = Array.from({ length: WORKERS }, (_, w) => ROUTES.filter((_, i) => i % WORKERS === w));
-  const outputs = await Promise.all(
-    jobs.filter((routes) => routes.length).map(
-      (routes) =>
-        new Promise((resolve, reject) => {
-          const child = spawn(process.execPath, [new URL(import.meta.url).pathname, "--worker", ...process.argv.slice(2)], {
-            env: { ...process.env, LIGHTHOUSE_JOB: JSON.stringify({ base, routes }) },
-            stdio: ["ignore", "pipe", "inherit"],
-          });
-          let out = "";
-          child.stdout.on("data", (d) => (out += d));
-          child.on("error", reject);
-          child.on("exit", (code) => {
-            const results = out.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line));
-            if (code !== 0 && results.length < routes.length) reject(new Error(`a Lighthouse worker exited with ${code} after ${results.length} of ${routes.length} routes`));
-            else resolve(results);
-          });
-        }),
-    ),
-  );
-  const byRoute = new Map(outputs.flat().map((r) => [r.row?.route ?? r.route, r]));
-  return ROUTES.map((route) => byRoute.get(route));
+/** A route measured: once, and where its Performance is below the target,
+ *  PERFORMANCE_RUNS times in all, its Performance their median (the row
+ *  lists every run's). */
+async function measure(chrome, base, route) {
+  const runs = [await measureOnce(chrome, base, route)];
+  if (runs[0].errors) return runs[0];
+  if (runs[0].row.performance < PERFORMANCE_TARGET) {
+    while (runs.length < PERFORMANCE_RUNS) {
+      const run = await measureOnce(chrome, base, route);
+      if (run.errors) return run;
+      runs.push(run);
+    }
+  }
+  const ordered = [...runs].sort((a, b) => a.row.performance - b.row.performance);
+  const median = ordered[Math.floor(ordered.length / 2)];
+  const row = { ...median.row, ...(runs.length > 1 ? { performanceRuns: runs.map((r) => r.row.performance) } : {}) };
+  const below = [...new Set(runs.flatMap((r) => r.below))];
+  if (row.performance < PERFORMANCE_TARGET) {
+    below.push(`${route} performance: ${row.performance} (median of ${runs.map((r) => r.row.performance).join(", ")}); the median run lost points on: ${median.costs.join("; ")}`);
+  }
+  return { row, below };
 }
 
-if (process.argv.includes("--worker")) {
-  await worker(JSON.parse(process.env.LIGHTHOUSE_JOB));
-  process.exit(0);
+/** Every route, one after another in one Chromium (two runs at once would
+ *  skew each other's Performance). */
+async function measureAll(base) {
+  const chrome = await chromeLauncher.launch({
+    chromePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    chromeFlags: [
+      "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+      "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    ],
+  });
+  try {
+    const results = [];
+    for (const route of ROUTES) results.push(await measure(chrome, base, route));
+    return results;
+  } finally {
+    await chrome.kill();
+  }
 }
 
 const server = await startServer();
@@ -168,20 +164,13 @@ try {
 console.log("| route | Performance | Accessibility | Best Practices | SEO |\n| --- | --- | --- | --- | --- |");
 for (const r of rows) console.log(`| ${r.route} | ${r.performance} | ${r.accessibility} | ${r["best-practices"]} | ${r.seo} |`);
 const slow = rows.filter((r) => !(r.performance >= PERFORMANCE_TARGET)).map((r) => r.route);
-if (MEASURED.includes("performance")) {
-  console.log(slow.length ? `Performance below ${PERFORMANCE_TARGET} on: ${slow.join(", ")}` : `Performance at least ${PERFORMANCE_TARGET} on every route.`);
-}
-if (RELEASE && slow.length) {
-  failed = true;
-  console.log(`Lighthouse: FAILED (a release build must score at least ${PERFORMANCE_TARGET} on Performance everywhere)`);
-} else if (!RELEASE) {
-  console.log(RECORD ? "(a debug build: Performance is reported, not gated)" : "(a debug build: Performance is not measured; a release build or --record measures it)");
-}
-console.log(failed ? "Lighthouse: FAILED" : "Lighthouse: Accessibility, Best Practices and SEO are 100 on every route.");
+failed ||= slow.length > 0;
+console.log(slow.length ? `Performance below ${PERFORMANCE_TARGET} on: ${slow.join(", ")}` : `Performance ${PERFORMANCE_TARGET} on every route.`);
+console.log(failed ? "Lighthouse: FAILED" : `Lighthouse: Performance ${PERFORMANCE_TARGET}, Accessibility, Best Practices and SEO 100 on every route, nothing render-blocking.`);
 if (RECORD) {
   const results = {
     date: new Date().toISOString().slice(0, 10),
-    build: RELEASE ? (/\/profiling\//.test(process.env.CITIZEN_SITE_BIN) ? "profiling (release with symbols)" : "release") : "debug",
+    build: /\/profiling\/[^/]+$/.test(BIN) ? "profiling (release with symbols)" : /\/release\/[^/]+$/.test(BIN) ? "release" : "debug",
     cores: os.cpus().length,
     chromium: execFileSync(process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", ["--version"], { encoding: "utf8" }).trim().replace(/^Chromium /, ""),
     lighthouse: JSON.parse(fs.readFileSync(path.join(root, "node_modules/lighthouse/package.json"), "utf8")).version,
