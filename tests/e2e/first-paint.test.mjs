@@ -87,6 +87,11 @@ function differences({ names, rows: a }, { rows: b }, limit = 8) {
   return found;
 }
 
+/** Whether the whole stylesheet is applied to `page`. */
+function stylesheetApplied(page) {
+  return page.evaluate(() => [...document.styleSheets].some((s) => s.href?.includes("/assets/app-")));
+}
+
 /** A page with JavaScript off at `viewport`; with `onlyInline`, every
  *  stylesheet request fails, so the page has its inline CSS alone. */
 async function noScriptPage(viewport, onlyInline) {
@@ -123,7 +128,7 @@ test("nothing a page loads blocks its first paint, and its inline CSS is allowed
       assert.doesNotMatch(head, /<link rel="stylesheet"/, path);
       await hydrated(page);
       // Once hydrated, the whole stylesheet is applied.
-      assert.ok(await page.evaluate(() => [...document.styleSheets].some((s) => s.href?.includes("/assets/app-"))), `${path}: the stylesheet is not applied`);
+      assert.ok(await stylesheetApplied(page), `${path}: the stylesheet is not applied`);
     },
     3,
   );
@@ -176,7 +181,7 @@ test("a page hydrates where the browser does not report its paint, or reports no
     const problems = watchConsole(page);
     await page.goto(`${server.base}/pricing`);
     await hydrated(page);
-    assert.ok(await page.evaluate(() => [...document.styleSheets].some((s) => s.href?.includes("/assets/app-"))), `${name}: the stylesheet is not applied`);
+    assert.ok(await stylesheetApplied(page), `${name}: the stylesheet is not applied`);
     assert.deepEqual(problems, [], name);
     await context.close();
   }
