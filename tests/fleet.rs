@@ -779,7 +779,7 @@ fn pending_tokens(file: &Path) -> Option<Vec<(String, String)>> {
             .fetch_all(&db.pool)
             .await
             .ok()?;
-        db.pool.close().await;
+        db.close().await;
         Some(
             rows.iter()
                 .map(|r| (r.get::<String, _>(0), r.get::<String, _>(1)))

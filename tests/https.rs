@@ -334,7 +334,7 @@ fn take_tls_state(site: &Site, directory: &str) -> String {
                 .await
                 .unwrap();
         }
-        db.pool.close().await;
+        db.close().await;
         account
     })
 }
@@ -357,7 +357,7 @@ fn stored_tls(site: &Site, directory: &str) -> StoredTls {
                 .unwrap()
                 .map(|(serial, _)| serial),
         };
-        db.pool.close().await;
+        db.close().await;
         found
     })
 }

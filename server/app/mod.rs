@@ -407,7 +407,7 @@ async fn stop_the_rest(
     if let Some(tls) = &state.tls {
         tls.leave().await;
     }
-    if tokio::time::timeout(Duration::from_secs(5), state.db.pool.close())
+    if tokio::time::timeout(Duration::from_secs(5), state.db.close())
         .await
         .is_err()
     {

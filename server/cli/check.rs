@@ -229,7 +229,7 @@ pub async fn examine(args: ServeArgs, bind: Bind) -> Report {
         on(config.notion_token.is_some()).to_owned(),
     ));
     if let Some(db) = db {
-        db.pool.close().await;
+        db.close().await;
     }
     report
 }
@@ -397,7 +397,7 @@ async fn database(url: &str, name: &str, report: &mut Report) -> Option<Db> {
             return Some(db);
         }
     }
-    db.pool.close().await;
+    db.close().await;
     None
 }
 

@@ -104,6 +104,23 @@ impl Db {
     }
 
     /// Runs the pending migrations (bounded like any statement).
+    /// Closes every connection of the pool, waiting for those in use.
+    ///
+    /// sqlx 0.8's `Pool::close` can return with a connection still open
+    /// (launchbadge/sqlx#3217, fixed in 0.9): one given back while the
+    /// pool closes reaches the idle queue after its last look there, and
+    /// its count of permits can run out while one is still in use. Closed
+    /// again, the pool closes what it left, until none is open.
+    pub async fn close(&self) {
+        loop {
+            self.pool.close().await;
+            if self.pool.size() == 0 {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+
     pub async fn migrate(&self) -> Result<(), sqlx::migrate::MigrateError> {
         let run = async {
             match self.dialect {
@@ -285,4 +302,43 @@ pub fn now_ms() -> i64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as i64)
         .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A connection given back to the pool as it closes is closed too: an
+    /// SQLite connection left open keeps the write-ahead log beside the
+    /// file (a stopped site's data is then not the file alone) and stops
+    /// the last one of ours from folding it in.
+    #[tokio::test]
+    async fn closing_closes_a_connection_given_back_meanwhile() {
+        let dir = std::env::temp_dir().join(format!("citizen-close-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let url = format!("sqlite://{}", dir.join("site.db").display());
+        let wal = dir.join("site.db-wal");
+        Db::connect_lazy(&url).unwrap().migrate().await.unwrap();
+        for round in 0..20 {
+            let db = Db::connect_lazy(&url).unwrap();
+            let mut conn = db.pool.acquire().await.unwrap();
+            sqlx::query("SELECT count(*) FROM tls_leases")
+                .execute(&mut *conn)
+                .await
+                .unwrap();
+            assert!(wal.exists());
+            // Given back (the pool's task tests it with a ping first) just
+            // as the pool closes.
+            drop(conn);
+            tokio::task::yield_now().await;
+            db.close().await;
+            assert_eq!(
+                db.pool.size(),
+                0,
+                "round {round}: a connection is still open"
+            );
+            assert!(!wal.exists(), "round {round}: the log is beside the file");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -549,7 +549,7 @@ async fn keep_from(
         Ok::<_, anyhow::Error>(kept)
     }
     .await;
-    db.pool.close().await;
+    db.close().await;
     result
 }
 
@@ -763,7 +763,7 @@ async fn inspect(path: &Path, shown: &Path, tables: &[&'static str]) -> anyhow::
         Ok(counts)
     }
     .await;
-    db.pool.close().await;
+    db.close().await;
     // Only read: whatever SQLite kept beside the copy holds nothing.
     for sidecar in ["-wal", "-shm"] {
         let _ = std::fs::remove_file(suffixed(path, sidecar));
@@ -803,14 +803,14 @@ mod tests {
         for file in [&current, &incoming] {
             let db = Db::connect_lazy(&url(file)).unwrap();
             db.migrate().await.unwrap();
-            db.pool.close().await;
+            db.close().await;
         }
         let db = Db::connect_lazy(&url(&current)).unwrap();
         sqlx::query("INSERT INTO tls_leases (name, holder, expires_at) VALUES ('acme', 'the server replaced', 1)")
             .execute(&db.pool)
             .await
             .unwrap();
-        db.pool.close().await;
+        db.close().await;
 
         // The connection a pool's close did not wait for.
         let lingering = Db::connect_lazy(&url(&incoming)).unwrap();
@@ -832,8 +832,8 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(holders, ["the server replaced"]);
-        db.pool.close().await;
-        lingering.pool.close().await;
+        db.close().await;
+        lingering.close().await;
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -862,11 +862,11 @@ mod tests {
             .execute(&mut *conn)
             .await
             .unwrap();
-        db.pool.close().await;
+        db.close().await;
         let closes_late = tokio::spawn(async move {
             tokio::time::sleep(Duration::from_millis(300)).await;
             drop(conn);
-            late.pool.close().await;
+            late.close().await;
         });
         let names = |d: &Path| {
             let mut n: Vec<String> = std::fs::read_dir(d)
@@ -905,7 +905,7 @@ mod tests {
             .unwrap();
         }
         drop(held);
-        db.pool.close().await;
+        db.close().await;
         let copied = copy.join("site.db");
         let copied_url = format!("sqlite://{}", copied.display());
         assert!(fold_after_close(&copied_url, Duration::ZERO).await);
@@ -919,7 +919,7 @@ mod tests {
                 .await
                 .unwrap();
         assert_eq!(holders, ["a member", "in the log"]);
-        db.pool.close().await;
+        db.close().await;
 
         // Open in another process (a successor after a reload, a fleet
         // member on the same file): its log, left to it, at once.
@@ -944,7 +944,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(said.trim(), "open");
-        db.pool.close().await;
+        db.close().await;
         let started = std::time::Instant::now();
         let alone = fold_after_close(&url, Duration::from_secs(2)).await;
         let took = started.elapsed();

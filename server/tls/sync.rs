@@ -464,7 +464,7 @@ pub(in crate::tls) mod tests {
             Offer::Fenced
         );
         assert_eq!(row().await, short.serial);
-        db.pool.close().await;
+        db.close().await;
         std::fs::remove_dir_all(dir).unwrap();
     }
 
@@ -510,7 +510,7 @@ pub(in crate::tls) mod tests {
         assert!(identity.certs.current().is_none());
         assert!(!settings.cert_file().exists());
         assert_eq!(store::certificates(&db).await.unwrap(), []);
-        db.pool.close().await;
+        db.close().await;
         std::fs::remove_dir_all(dir).unwrap();
     }
 
@@ -526,7 +526,7 @@ pub(in crate::tls) mod tests {
             None,
             "left out: the robot makes a new account instead of failing on this one"
         );
-        db.pool.close().await;
+        db.close().await;
         std::fs::remove_dir_all(dir).unwrap();
     }
 

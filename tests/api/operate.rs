@@ -700,7 +700,7 @@ async fn a_backup_taken_under_a_stream_of_posts_restores_every_request_acknowled
         .execute(&other.pool)
         .await
         .unwrap();
-    other.pool.close().await;
+    other.close().await;
     let db_file = dir.path().join("site.db");
     let untouched = std::fs::read(&db_file).unwrap();
     for (file, says) in [
@@ -1038,7 +1038,7 @@ async fn a_restore_keeps_the_https_identity_of_the_database_it_replaces() {
     store::insert(&db, &IntroRequest::parse(form, &[]).unwrap())
         .await
         .unwrap();
-    db.pool.close().await;
+    db.close().await;
 
     let backup = dir.path().join("backup.db");
     let ran = operate(&url, &["backup", backup.to_str().unwrap()], &[]).await;
@@ -1061,7 +1061,7 @@ async fn a_restore_keeps_the_https_identity_of_the_database_it_replaces() {
         .execute(&db.pool)
         .await
         .unwrap();
-    db.pool.close().await;
+    db.close().await;
 
     let ran = operate(&url, &["restore", backup.to_str().unwrap(), "--json"], &[]).await;
     assert_eq!(ran.code, 0, "{}", ran.stderr);
@@ -1095,7 +1095,7 @@ async fn a_restore_keeps_the_https_identity_of_the_database_it_replaces() {
         .await
         .unwrap();
     assert_eq!(restored, 1, "the site's data is the backup's");
-    db.pool.close().await;
+    db.close().await;
     let leftovers: Vec<String> = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

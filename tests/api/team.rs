@@ -244,7 +244,7 @@ async fn servers_seeding_the_sample_at_once_add_it_once() {
             "{kind}: one seeder adds the sample, the others find it: {added:?}"
         );
         for db in dbs {
-            db.pool.close().await;
+            db.close().await;
         }
     }
 }

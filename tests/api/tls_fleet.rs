@@ -131,7 +131,7 @@ async fn a_lease_taken_over_fences_off_every_write_of_the_order_before_it() {
             .unwrap()
             .expect("released");
         assert!(c.generation > b.generation, "{kind}");
-        db.pool.close().await;
+        db.close().await;
     }
 }
 
@@ -167,7 +167,7 @@ async fn a_certificate_row_is_replaced_only_where_its_serial_is_the_one_judged()
                 .unwrap(),
             Some(("02".into(), 1))
         );
-        db.pool.close().await;
+        db.close().await;
     }
 }
 
@@ -241,6 +241,6 @@ async fn the_fleets_back_off_and_members_go_by_the_databases_clock() {
                 .is_empty(),
             "{kind}: not seen within 10 ms"
         );
-        db.pool.close().await;
+        db.close().await;
     }
 }

@@ -74,7 +74,7 @@ pub(super) fn migrated(url: &str) {
     tokio::runtime::Runtime::new().unwrap().block_on(async {
         let db = citizen_site::db::Db::connect_lazy(url).unwrap();
         db.migrate().await.unwrap();
-        db.pool.close().await;
+        db.close().await;
     });
 }
 
