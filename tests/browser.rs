@@ -44,6 +44,7 @@ const WEIGHTS: &[(&str, u32)] = &[
     ("aria.test.mjs", 11),
     ("checkout.test.mjs", 10),
     ("dev-rebuild.test.mjs", 1),
+    ("dates.test.mjs", 1),
 ];
 const UNLISTED: u32 = 15;
 
