@@ -103,8 +103,9 @@ impl Db {
         })
     }
 
-    /// Runs the pending migrations (bounded like any statement).
-    /// Closes every connection of the pool, waiting for those in use.
+    /// Closes every connection of the pool, waiting for those in use: a
+    /// caller holding one of them waits for ever (a caller that must not
+    /// bounds it, as the server's stop does).
     ///
     /// sqlx 0.8's `Pool::close` can return with a connection still open
     /// (launchbadge/sqlx#3217, fixed in 0.9): one given back while the
@@ -121,6 +122,7 @@ impl Db {
         }
     }
 
+    /// Runs the pending migrations (bounded like any statement).
     pub async fn migrate(&self) -> Result<(), sqlx::migrate::MigrateError> {
         let run = async {
             match self.dialect {
