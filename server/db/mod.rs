@@ -306,6 +306,18 @@ pub fn now_ms() -> i64 {
         .unwrap_or(0)
 }
 
+/// For tests: a migrated SQLite database (`t.db`) in a folder of its own,
+/// named after `what`, under the system's temporary folder. The database,
+/// and the folder for the test to remove.
+#[cfg(test)]
+pub(crate) async fn scratch(what: &str) -> (Db, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!("citizen-{what}-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = Db::connect_lazy(&format!("sqlite://{}/t.db", dir.display())).unwrap();
+    db.migrate().await.unwrap();
+    (db, dir)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -316,11 +328,10 @@ mod tests {
     /// the last one of ours from folding it in.
     #[tokio::test]
     async fn closing_closes_a_connection_given_back_meanwhile() {
-        let dir = std::env::temp_dir().join(format!("citizen-close-{}", uuid::Uuid::new_v4()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let url = format!("sqlite://{}", dir.join("site.db").display());
-        let wal = dir.join("site.db-wal");
-        Db::connect_lazy(&url).unwrap().migrate().await.unwrap();
+        let (migrated, dir) = scratch("close").await;
+        migrated.close().await;
+        let url = format!("sqlite://{}", dir.join("t.db").display());
+        let wal = dir.join("t.db-wal");
         for round in 0..20 {
             let db = Db::connect_lazy(&url).unwrap();
             let mut conn = db.pool.acquire().await.unwrap();

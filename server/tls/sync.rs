@@ -348,10 +348,7 @@ pub(in crate::tls) mod tests {
 
     /// A member of a fleet of one, on a SQLite file in a folder of its own.
     pub(in crate::tls) async fn member(what: &str) -> (std::path::PathBuf, Db, Arc<Identity>) {
-        let dir = std::env::temp_dir().join(format!("citizen-{what}-{}", uuid::Uuid::new_v4()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let db = Db::connect_lazy(&format!("sqlite://{}/t.db", dir.display())).unwrap();
-        db.migrate().await.unwrap();
+        let (db, dir) = crate::db::scratch(what).await;
         let schedule = TicketSchedule::every(Duration::from_secs(3600));
         let identity = Identity::new(
             db.clone(),

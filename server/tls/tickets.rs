@@ -189,10 +189,7 @@ mod tests {
 
     #[tokio::test]
     async fn two_servers_seal_with_the_same_key_and_the_next_one_is_stored_before_it_seals() {
-        let dir = std::env::temp_dir().join(format!("citizen-tickets-{}", uuid::Uuid::new_v4()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let db = Db::connect_lazy(&format!("sqlite://{}/t.db", dir.display())).unwrap();
-        db.migrate().await.unwrap();
+        let (db, dir) = crate::db::scratch("tickets").await;
         let schedule = TicketSchedule::every(Duration::from_secs(3600));
         let new = || TicketKeys::new(schedule.lifetime, schedule.keep()).unwrap();
         let (a, b) = (new(), new());

@@ -3,10 +3,7 @@ use super::*;
 /// A migrated SQLite database of its own, with `tls renew`'s request for
 /// the certificate OLD stored: the database and the request.
 async fn requested() -> (Db, store::Request, std::path::PathBuf) {
-    let dir = std::env::temp_dir().join(format!("citizen-renew-{}", uuid::Uuid::new_v4()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let db = Db::connect_lazy(&format!("sqlite://{}", dir.join("site.db").display())).unwrap();
-    db.migrate().await.unwrap();
+    let (db, dir) = crate::db::scratch("renew").await;
     let request = store::request_renewal(&db, "ca", "a.test", Some("OLD"), None, false)
         .await
         .unwrap();
@@ -34,6 +31,12 @@ async fn settle(db: &Db, outcome_for: Option<i64>) {
         .unwrap();
 }
 
+/// What `gone` says of `mine` once the new certificate NEW is stored.
+async fn gone_with_new(db: &Db, mine: &store::Request) -> anyhow::Result<()> {
+    let new = ("NEW".to_owned(), 0);
+    gone(db, "ca", "a.test", mine, Some(&new), "OLD").await
+}
+
 /// `renew` reads its request's outcome, then asks `gone` when there was
 /// none: a server settling the request in between (its new certificate
 /// already stored) is the request carried out as asked, not one carried
@@ -41,23 +44,17 @@ async fn settle(db: &Db, outcome_for: Option<i64>) {
 /// failed so).
 #[tokio::test]
 async fn a_request_settled_while_the_command_looked_is_its_own_outcome() {
-    let new = ("NEW".to_owned(), 0);
     let (db, mine, dir) = requested().await;
-    gone(&db, "ca", "a.test", &mine, Some(&new), "OLD")
-        .await
-        .expect("still pending");
+    gone_with_new(&db, &mine).await.expect("still pending");
     settle(&db, Some(mine.requested_at)).await;
-    gone(&db, "ca", "a.test", &mine, Some(&new), "OLD")
+    gone_with_new(&db, &mine)
         .await
         .expect("its own outcome, read in the next round");
 
     // Cleared with no outcome while the new certificate is stored: an
     // older server carried it out.
     settle(&db, None).await;
-    let said = gone(&db, "ca", "a.test", &mine, Some(&new), "OLD")
-        .await
-        .unwrap_err()
-        .to_string();
+    let said = gone_with_new(&db, &mine).await.unwrap_err().to_string();
     assert!(
         said.contains("keeps no record of what became of OLD"),
         "{said}"
@@ -65,10 +62,7 @@ async fn a_request_settled_while_the_command_looked_is_its_own_outcome() {
 
     // A later request's outcome: this one was replaced.
     settle(&db, Some(mine.requested_at + 1)).await;
-    let said = gone(&db, "ca", "a.test", &mine, Some(&new), "OLD")
-        .await
-        .unwrap_err()
-        .to_string();
+    let said = gone_with_new(&db, &mine).await.unwrap_err().to_string();
     assert!(
         said.contains("replaced this request and was carried out"),
         "{said}"

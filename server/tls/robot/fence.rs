@@ -115,11 +115,7 @@ mod tests {
     use super::*;
 
     async fn db() -> (crate::db::Db, std::path::PathBuf) {
-        let dir = std::env::temp_dir().join(format!("citizen-fence-{}", uuid::Uuid::new_v4()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let db = crate::db::Db::connect_lazy(&format!("sqlite://{}/t.db", dir.display())).unwrap();
-        db.migrate().await.unwrap();
-        (db, dir)
+        crate::db::scratch("fence").await
     }
 
     /// An order that panics (or whose task is aborted) gives its lease up:

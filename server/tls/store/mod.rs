@@ -71,11 +71,7 @@ mod tests {
     use super::*;
 
     async fn db() -> (Db, std::path::PathBuf) {
-        let dir = std::env::temp_dir().join(format!("citizen-tls-{}", uuid::Uuid::new_v4()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let db = Db::connect_lazy(&format!("sqlite://{}/t.db", dir.display())).unwrap();
-        db.migrate().await.unwrap();
-        (db, dir)
+        crate::db::scratch("tls").await
     }
 
     #[tokio::test]
