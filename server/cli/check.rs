@@ -391,9 +391,16 @@ async fn database(url: &str, name: &str, report: &mut Report) -> Option<Db> {
                     "the database's schema ({v}) is older than this binary's ({latest}): the server brings it up to date on its start"
                 ));
             }
+            // The file, when the URL's text does not show it as it is
+            // (escapes, dot segments: the driver's reading).
+            let file = sqlite_path(url)
+                .map(|f| f.display().to_string())
+                .filter(|f| !url.contains(f.as_str()))
+                .map(|f| format!(" (the file {f})"))
+                .unwrap_or_default();
             report
                 .facts
-                .push(("database", format!("{shown}, schema {v}")));
+                .push(("database", format!("{shown}{file}, schema {v}")));
             return Some(db);
         }
     }

@@ -16,6 +16,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+pub use self::database_url::{sqlite_path, sqlite_url};
 pub use self::flags::{DatabaseArgs, DevArgs, NotionArgs, ServeArgs, DEFAULT_DATABASE_URL};
 pub use self::read::{parse_bool, Given, Problems, SettingNames};
 use self::read::{setting, Reader};
@@ -578,16 +579,6 @@ pub fn stripe_key_shape(key: &str) -> Result<(), String> {
 
 fn sqlite_dir(database_url: &str) -> Option<PathBuf> {
     sqlite_path(database_url)?.parent().map(PathBuf::from)
-}
-
-/// The file of a `sqlite://` (or `sqlite:`) database URL, without its
-/// options; None for any other database.
-pub fn sqlite_path(database_url: &str) -> Option<PathBuf> {
-    let path = database_url
-        .strip_prefix("sqlite://")
-        .or_else(|| database_url.strip_prefix("sqlite:"))?;
-    let path = path.split('?').next().unwrap_or(path);
-    (!path.is_empty() && path != ":memory:").then(|| PathBuf::from(path))
 }
 
 impl Config {

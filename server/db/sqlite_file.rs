@@ -19,7 +19,7 @@ use sqlx::Row;
 
 use super::private::{folder_of, SQLITE_HEADER};
 use super::{Db, Dialect};
-use crate::config::io_reason;
+use crate::config::{io_reason, sqlite_url};
 
 /// A backup of a big database may take a while; a stuck one is cut off.
 const BACKUP_TIMEOUT: Duration = Duration::from_secs(600);
@@ -245,10 +245,7 @@ pub fn make_folder_and_file(database_url: &str) -> anyhow::Result<bool> {
         return Ok(false);
     };
     make_folder_of(&file)?;
-    let mode = database_url
-        .split_once('?')
-        .and_then(|(_, query)| query.split('&').find_map(|p| p.strip_prefix("mode=")));
-    match mode.is_none_or(|m| m == "rwc") {
+    match crate::config::database_url::sqlite_makes_file(database_url) {
         true => super::private::make_file(&file)
             .map_err(|e| anyhow::anyhow!(crate::config::io_problem(&file, true, &e))),
         false => Ok(false),
@@ -534,7 +531,7 @@ async fn keep_from(
     if keep.is_empty() {
         return Ok(Counts::new());
     }
-    let db = Db::connect_lazy(&format!("sqlite://{}?mode=rw", incoming.display()))?;
+    let db = Db::connect_lazy(&sqlite_url(incoming, "rw").map_err(anyhow::Error::msg)?)?;
     let result = async {
         db.migrate()
             .await
@@ -715,7 +712,7 @@ fn rename_new(from: &Path, to: &Path) -> std::io::Result<()> {
 /// module knows no domain's), and counts their rows. Nothing is written to
 /// it.
 async fn inspect(path: &Path, shown: &Path, tables: &[&'static str]) -> anyhow::Result<Counts> {
-    let db = Db::connect_lazy(&format!("sqlite://{}?mode=rw", path.display()))?;
+    let db = Db::connect_lazy(&sqlite_url(path, "rw").map_err(anyhow::Error::msg)?)?;
     let not_ours =
         |why: String| anyhow::anyhow!("{} is not a database of this site: {why}", shown.display());
     let result = async {

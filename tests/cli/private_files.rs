@@ -472,3 +472,56 @@ fn a_link_to_another_file_or_a_hard_link_is_never_changed_and_is_named() {
         "the hard-linked file was changed: {text}"
     );
 }
+
+/// `DATABASE_URL` names the file SQLite opens as the driver reads the URL
+/// (percent escapes decoded, dot segments removed), and every part of the
+/// site names that same file: the start makes it and keeps it private,
+/// `check` and `backup` read it. Here `a/../a/my%20site.db` is
+/// `a/my site.db`; no `my%20site.db` is made beside it.
+#[test]
+fn the_database_url_names_the_file_the_driver_opens_for_every_command() {
+    let dir = Dir::new("cli-url-path");
+    let a = dir.0.join("a");
+    std::fs::create_dir(&a).unwrap();
+    set_mode(&a, 0o755);
+    let url = format!("sqlite://{}/a/../a/my%20site.db", dir.0.display());
+    let log = dir.0.join("server.log");
+    let mut c = site(&dir.0);
+    c.env("DATABASE_URL", &url);
+    let server = Server::spawn(under_umask_022(c, &log));
+    server.post("Riverbend", false);
+    let files = files_with_modes(&a);
+    let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+    assert!(names.contains(&"my site.db"), "{files:?}");
+    assert!(
+        !names.iter().any(|n| n.contains("%20")),
+        "a second database beside the real one: {files:?}"
+    );
+    for (name, m) in &files {
+        assert_eq!(m, "0600", "{name} of {files:?}");
+    }
+
+    let (code, out, err) = run(site(&dir.0)
+        .args(["check"])
+        .env("DATABASE_URL", &url)
+        .env("ADDR", format!("127.0.0.1:{}", free_port())));
+    let file = format!("(the file {}/a/my site.db), schema ", dir.0.display());
+    assert!(
+        out.contains(&file) && !out.contains("readable by other users"),
+        "check reads another file (exit {code}):\n{out}{err}"
+    );
+    let mut backup = site(&dir.0);
+    backup.env("DATABASE_URL", &url).args(["backup", "bk.db"]);
+    let (code, out, err) = run(&mut backup);
+    assert_eq!(code, 0, "{out}{err}");
+    server.stop();
+    let copied = std::fs::read(dir.0.join("bk.db")).unwrap();
+    assert!(
+        copied
+            .windows(b"Riverbend".len())
+            .any(|w| w == b"Riverbend"),
+        "the backup is not of the database the server wrote"
+    );
+    let files = files_with_modes(&a);
+    assert!(files.iter().all(|(n, _)| !n.contains("%20")), "{files:?}");
+}
