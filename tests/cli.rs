@@ -79,8 +79,12 @@ impl Server {
 
     /// `serve` run by `cmd` (the binary in its folder, its output set), once
     /// it is ready.
-    fn spawn(mut cmd: Command) -> Server {
-        let port = free_port();
+    fn spawn(cmd: Command) -> Server {
+        Server::spawn_on(cmd, free_port())
+    }
+
+    /// [`Server::spawn`] on 127.0.0.1:`port`.
+    fn spawn_on(mut cmd: Command, port: u16) -> Server {
         let child = cmd
             .arg("serve")
             .env("ADDR", format!("127.0.0.1:{port}"))
@@ -449,6 +453,49 @@ fn check_on_a_running_host_passes_where_the_sites_own_server_holds_the_address()
         "{out}"
     );
     drop(held);
+}
+
+/// On a port below 1024 the kernel refuses a bind without the privilege
+/// before it says the port is in use: `check`, run without
+/// CAP_NET_BIND_SERVICE where the site's own server holds such a port,
+/// still asks who holds it, finds that server and passes; with nothing on
+/// the port, the refusal is the privilege's.
+#[test]
+fn check_without_the_privilege_still_finds_the_sites_server_on_a_privileged_port() {
+    let dir = Dir::new("cli-check-privileged");
+    let port = (600..1000)
+        .find(|p| std::net::TcpListener::bind(("127.0.0.1", *p)).is_ok())
+        .expect("a free port below 1024");
+    let mut c = site(&dir.0);
+    c.stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let server = Server::spawn_on(c, port);
+    let addr = format!("127.0.0.1:{port}");
+    let unprivileged = || {
+        let mut c = Command::new("setpriv");
+        c.args(["--bounding-set", "-net_bind_service", "--", BIN, "check"]);
+        let mut c = without_the_shells_settings(c, &dir.0);
+        c.env("ADDR", &addr);
+        c
+    };
+    let (code, out, err) = run(&mut unprivileged());
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains(&format!(
+            "note: ADDR={addr}: held by this site's running server (pid {}), which passes it on at a reload",
+            server.child.id()
+        )),
+        "{out}"
+    );
+    server.stop();
+    let (code, out, err) = run(&mut unprivileged());
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains(&format!(
+            "error: ADDR={addr}: cannot listen there: permission denied to "
+        )),
+        "{out}"
+    );
 }
 
 #[test]

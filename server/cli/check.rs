@@ -298,41 +298,58 @@ fn listen(
         Transport::Udp => (" over UDP (HTTP/3; HTTP3=off serves without it)", " (UDP)"),
     };
     if let Err(e) = bound {
-        let why = match e.kind() {
-            std::io::ErrorKind::AddrInUse => match holders::held(addr, transport, database_url) {
-                Held::ThisSite(pids) => {
-                    let pids: Vec<String> = pids.iter().map(u32::to_string).collect();
-                    report.notes.push(format!(
-                        "{name}={addr}{udp}: held by this site's running server (pid {}), which passes it on at a reload",
-                        pids.join(", ")
-                    ));
-                    return;
-                }
-                Held::Systemd(unit) => {
-                    report.notes.push(format!(
-                        "{name}={addr}{udp}: held by systemd ({unit}), which passes it to the server it starts"
-                    ));
-                    return;
-                }
-                Held::OtherSite(pid, url) => format!(
-                    "the address is in use by another citizen-site server (pid {pid}) on another database ({url})"
-                ),
-                Held::Other(holders) => {
-                    let named: Vec<String> = holders
-                        .iter()
-                        .map(|h| format!("{} (pid {})", h.name, h.pid))
-                        .collect();
-                    format!("the address is in use by {}", named.join(", "))
-                }
-                Held::Unseen => format!(
-                    "the address is in use by a program {} cannot see (run check as root, or as the server's user)",
-                    crate::config::whoami()
-                ),
-            },
-            std::io::ErrorKind::PermissionDenied => format!(
+        let denied = || {
+            format!(
                 "permission denied to {}: a port below 1024 needs root, CAP_NET_BIND_SERVICE, or systemd's sockets (deploy/citizen-site.socket)",
                 crate::config::whoami()
-            ),
+            )
+        };
+        let why = match e.kind() {
+            // Held by the site or its socket unit, a privileged port needs
+            // no permission of the server's: it is passed on. So the
+            // kernel's refusal (it says "denied" before "in use") still
+            // asks who holds it.
+            std::io::ErrorKind::AddrInUse | std::io::ErrorKind::PermissionDenied => {
+                let held = match holders::held(addr, transport, database_url) {
+                    Held::ThisSite(pids) => {
+                        let pids: Vec<String> = pids.iter().map(u32::to_string).collect();
+                        report.notes.push(format!(
+                            "{name}={addr}{udp}: held by this site's running server (pid {}), which passes it on at a reload",
+                            pids.join(", ")
+                        ));
+                        return;
+                    }
+                    Held::Systemd(unit) => {
+                        report.notes.push(format!(
+                            "{name}={addr}{udp}: held by systemd ({unit}), which passes it to the server it starts"
+                        ));
+                        return;
+                    }
+                    Held::OtherSite(pid, url) => Some(format!(
+                        "the address is in use by another citizen-site server (pid {pid}) on another database ({url})"
+                    )),
+                    Held::Other(holders) => {
+                        let named: Vec<String> = holders
+                            .iter()
+                            .map(|h| format!("{} (pid {})", h.name, h.pid))
+                            .collect();
+                        Some(format!("the address is in use by {}", named.join(", ")))
+                    }
+                    Held::Unseen => Some(format!(
+                        "the address is in use by a program {} cannot see (run check as root, or as the server's user)",
+                        crate::config::whoami()
+                    )),
+                    Held::Free => None,
+                };
+                match (e.kind(), held) {
+                    (std::io::ErrorKind::PermissionDenied, Some(held)) => {
+                        format!("{held}; and {}", denied())
+                    }
+                    (std::io::ErrorKind::PermissionDenied, None) => denied(),
+                    (_, Some(held)) => held,
+                    (_, None) => e.to_string(),
+                }
+            }
             std::io::ErrorKind::AddrNotAvailable => {
                 "no network interface of this machine has this address".to_owned()
             }

@@ -1,10 +1,14 @@
 //! Who holds a listening address `check` cannot bind: the site's own
 //! server (then `check`, run before a `systemctl reload` on a running
 //! host, passes), systemd's socket unit for it, or another program (a
-//! problem, named). Read from `/proc` as `ss -p` reads it: the socket's
+//! problem, named). Read from `/proc` as `ss -p` reads it: each socket's
 //! inode in `/proc/net/{tcp,tcp6,udp,udp6}`, then the processes whose
-//! descriptors point at it. A process this user may not look into is
-//! not found, and `check` says so.
+//! descriptors point at it. Nothing is vouched for on a name a process
+//! gives itself: systemd is PID 1 or root running root's systemd binary,
+//! the site's server runs a binary of the site's, and a socket unit is
+//! systemd's word (active, its service's `ExecStart` this binary's path).
+//! A socket whose holder this user may not look into makes the answer
+//! "unseen", whatever holds the others, and `check` says so.
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
@@ -31,18 +35,64 @@ pub enum Held {
     OtherSite(u32, String),
     /// Some other program.
     Other(Vec<Holder>),
-    /// No holder this user can see.
+    /// A socket on it whose holder this user cannot see.
     Unseen,
+    /// No socket is bound to it (the bind failed for another reason).
+    Free,
 }
 
 /// Who holds `addr`, judged against the database this check reads.
 pub fn held(addr: SocketAddr, transport: Transport, database_url: &str) -> Held {
+    judge(addr, transport, database_url, &Systemctl)
+}
+
+/// What systemd says of its units: `systemctl`'s answers, or a test's.
+pub(crate) trait Units {
+    /// `systemctl list-sockets`: the active socket units, a line each
+    /// (address, unit, the services it activates).
+    fn sockets(&self) -> Option<String>;
+    /// One property of a unit (`systemctl show -p NAME --value UNIT`).
+    fn property(&self, unit: &str, name: &str) -> Option<String>;
+}
+
+struct Systemctl;
+
+impl Units for Systemctl {
+    fn sockets(&self) -> Option<String> {
+        // Without --all: the units listening now, not those merely installed.
+        systemctl(&["list-sockets", "--no-legend", "--plain", "--full"])
+    }
+
+    fn property(&self, unit: &str, name: &str) -> Option<String> {
+        systemctl(&["show", "-p", name, "--value", unit])
+    }
+}
+
+fn systemctl(args: &[&str]) -> Option<String> {
+    let out = std::process::Command::new("systemctl")
+        .args(args)
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+fn judge(addr: SocketAddr, transport: Transport, database_url: &str, units: &dyn Units) -> Held {
     let inodes = socket_inodes(addr, transport);
-    let holders = processes_holding(&inodes);
-    if holders.is_empty() {
+    if inodes.is_empty() {
+        return Held::Free;
+    }
+    let holding = processes_holding(&inodes);
+    // Every socket's holder seen, or nothing is vouched for: one the user
+    // cannot see may be anyone's, whoever holds the others.
+    if inodes
+        .iter()
+        .any(|inode| !holding.iter().any(|(_, held)| held.contains(inode)))
+    {
         return Held::Unseen;
     }
-    let is_systemd = |h: &Holder| h.pid == 1 || h.name == "systemd";
+    let holders: Vec<Holder> = holding.into_iter().map(|(h, _)| h).collect();
     let (ours, rest): (Vec<Holder>, Vec<Holder>) =
         holders.into_iter().partition(|h| is_site_binary(h.pid));
     // Anything else that holds it beside systemd is named, ours or not.
@@ -67,7 +117,7 @@ pub fn held(addr: SocketAddr, transport: Transport, database_url: &str) -> Held 
         return Held::ThisSite(same);
     }
     // Only systemd holds it.
-    match socket_unit_for_site(addr) {
+    match socket_unit_for_site(addr, units) {
         Some(unit) => Held::Systemd(unit),
         None => Held::Other(rest),
     }
@@ -136,12 +186,48 @@ fn parse_local(text: &str) -> Option<(IpAddr, u16)> {
     Some((ip, port))
 }
 
-/// The processes with a descriptor on one of `inodes`.
-fn processes_holding(inodes: &[u64]) -> Vec<Holder> {
+/// Whether `h` is systemd: PID 1 (of this PID namespace), or a process
+/// of root's running root's `systemd` binary. Not by its name alone: any
+/// user can name a program systemd.
+fn is_systemd(h: &Holder) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    if h.pid == 1 {
+        return true;
+    }
+    let runs_as_root = std::fs::read_to_string(format!("/proc/{}/status", h.pid))
+        .ok()
+        .and_then(|status| {
+            let uids = status
+                .lines()
+                .find_map(|l| l.strip_prefix("Uid:"))?
+                .to_owned();
+            Some(uids.split_whitespace().all(|uid| uid == "0"))
+        })
+        .unwrap_or(false);
+    let exe = format!("/proc/{}/exe", h.pid);
+    let roots_systemd = std::fs::metadata(&exe).is_ok_and(|m| m.uid() == 0)
+        && std::fs::read_link(&exe)
+            .ok()
+            .and_then(|p| file_name(&p))
+            .is_some_and(|name| name == "systemd");
+    runs_as_root && roots_systemd
+}
+
+/// A path's last part, without the ` (deleted)` the kernel adds to a
+/// running binary whose file was replaced.
+fn file_name(path: &Path) -> Option<String> {
+    path.file_name().map(|n| {
+        let n = n.to_string_lossy();
+        n.strip_suffix(" (deleted)").unwrap_or(&n).to_owned()
+    })
+}
+
+/// The processes with a descriptor on one of `inodes`, each with those it
+/// holds.
+fn processes_holding(inodes: &[u64]) -> Vec<(Holder, Vec<u64>)> {
     if inodes.is_empty() {
         return Vec::new();
     }
-    let wanted: Vec<String> = inodes.iter().map(|i| format!("socket:[{i}]")).collect();
     let mut found = Vec::new();
     let Ok(procs) = std::fs::read_dir("/proc") else {
         return found;
@@ -157,49 +243,88 @@ fn processes_holding(inodes: &[u64]) -> Vec<Holder> {
         let Ok(fds) = std::fs::read_dir(entry.path().join("fd")) else {
             continue;
         };
-        let holds = fds.flatten().any(|fd| {
-            std::fs::read_link(fd.path())
-                .is_ok_and(|target| wanted.iter().any(|w| target.as_os_str() == w.as_str()))
-        });
-        if holds {
+        let mut held: Vec<u64> = fds
+            .flatten()
+            .filter_map(|fd| {
+                let target = std::fs::read_link(fd.path()).ok()?;
+                let inode = target
+                    .to_str()?
+                    .strip_prefix("socket:[")?
+                    .strip_suffix(']')?
+                    .parse::<u64>()
+                    .ok()?;
+                inodes.contains(&inode).then_some(inode)
+            })
+            .collect();
+        if !held.is_empty() {
+            held.sort_unstable();
+            held.dedup();
             let name = std::fs::read_to_string(entry.path().join("comm"))
                 .map(|c| c.trim().to_owned())
                 .unwrap_or_default();
-            found.push(Holder { pid, name });
+            found.push((Holder { pid, name }, held));
         }
     }
-    found.sort_by_key(|h| h.pid);
+    found.sort_by_key(|(h, _)| h.pid);
     found
 }
 
 /// Whether `pid` runs this site's binary: the very file this process runs
-/// (its device and inode, whatever path each process sees it by), or,
-/// after a new binary was installed over it (the running one shows
-/// ` (deleted)`) or seen through another mount, a file of the same name
-/// owned by root. Not by the process's name: any program can call itself
-/// citizen-site, but only root owns what is installed.
+/// (its device and inode, whatever path each process sees it by), a file
+/// of the same content (a copy, whoever owns it), or one of the same name
+/// (the running one shows ` (deleted)` once another was installed over
+/// it) that is the same engine with another site packed in (a publish) or
+/// that root owns (an upgrade installed by root). Not by the process's
+/// name: any program can call itself citizen-site.
 fn is_site_binary(pid: u32) -> bool {
+    let exe = PathBuf::from(format!("/proc/{pid}/exe"));
+    let their_name = std::fs::read_link(&exe).ok().and_then(|p| file_name(&p));
+    match std::env::current_exe() {
+        Ok(mine) => is_site_file(&mine, &exe, their_name.as_deref()),
+        Err(_) => false,
+    }
+}
+
+/// [`is_site_binary`] for the file `theirs` (named `their_name`), against
+/// this site's binary `mine`.
+fn is_site_file(mine: &Path, theirs: &Path, their_name: Option<&str>) -> bool {
     use std::os::unix::fs::MetadataExt;
-    let exe = format!("/proc/{pid}/exe");
-    let (Ok(mine), Ok(theirs)) = (std::env::current_exe(), std::fs::metadata(&exe)) else {
+    let (Ok(my_file), Ok(their_file)) = (std::fs::File::open(mine), std::fs::File::open(theirs))
+    else {
         return false;
     };
-    let Ok(my_file) = std::fs::metadata(&mine) else {
+    let (Ok(my_meta), Ok(their_meta)) = (my_file.metadata(), their_file.metadata()) else {
         return false;
     };
-    if (my_file.dev(), my_file.ino()) == (theirs.dev(), theirs.ino()) {
+    if (my_meta.dev(), my_meta.ino()) == (their_meta.dev(), their_meta.ino()) {
         return true;
     }
-    let name = |p: &Path| {
-        p.file_name().map(|n| {
-            let n = n.to_string_lossy();
-            n.strip_suffix(" (deleted)").unwrap_or(&n).to_owned()
-        })
+    if my_meta.len() == their_meta.len() && same_bytes(&my_file, &their_file) {
+        return true;
+    }
+    let same_name = their_name.is_some() && file_name(mine).as_deref() == their_name;
+    let same_engine = || {
+        let ours = crate::payload::engine_of(&my_file);
+        ours.is_some() && ours == crate::payload::engine_of(&their_file)
     };
-    let their_path = std::fs::read_link(&exe).ok();
-    theirs.uid() == 0
-        && name(&mine).is_some()
-        && name(&mine) == their_path.as_deref().and_then(name)
+    same_name && (their_meta.uid() == 0 || same_engine())
+}
+
+/// Whether two files of the same length hold the same bytes.
+fn same_bytes(a: &std::fs::File, b: &std::fs::File) -> bool {
+    use std::io::Read;
+    let (mut a, mut b) = (std::io::BufReader::new(a), std::io::BufReader::new(b));
+    let (mut x, mut y) = (vec![0u8; 1 << 16], vec![0u8; 1 << 16]);
+    loop {
+        let n = match a.read(&mut x) {
+            Ok(0) => return b.read(&mut y).is_ok_and(|m| m == 0),
+            Ok(n) => n,
+            Err(_) => return false,
+        };
+        if b.read_exact(&mut y[..n]).is_err() || x[..n] != y[..n] {
+            return false;
+        }
+    }
 }
 
 /// A running server's database: its `--database-url` or `DATABASE_URL`
@@ -278,18 +403,13 @@ fn same_database(mine: &str) -> impl Fn(&TheirDatabase) -> bool + '_ {
     }
 }
 
-/// The socket unit systemd listens on `addr` for, when the service it
-/// starts runs this binary (`systemctl list-sockets`, then the service's
-/// `ExecStart`).
-fn socket_unit_for_site(addr: SocketAddr) -> Option<String> {
-    let out = std::process::Command::new("systemctl")
-        .args(["list-sockets", "--all", "--no-legend", "--plain", "--full"])
-        .output()
-        .ok()?;
-    let text = String::from_utf8_lossy(&out.stdout);
+/// The active socket unit systemd listens on `addr` for, when the
+/// service it starts runs this binary: the service's `ExecStart` names
+/// this binary's file (compared as a path, not as text).
+fn socket_unit_for_site(addr: SocketAddr, units: &dyn Units) -> Option<String> {
+    let text = units.sockets()?;
     let port = format!(":{}", addr.port());
     let mine = std::env::current_exe().ok()?;
-    let name = mine.file_name()?.to_string_lossy().into_owned();
     for line in text.lines() {
         let fields: Vec<&str> = line.split_whitespace().collect();
         let [listen, unit, activates @ ..] = fields.as_slice() else {
@@ -298,12 +418,17 @@ fn socket_unit_for_site(addr: SocketAddr) -> Option<String> {
         if !listen.ends_with(&port) {
             continue;
         }
+        if units
+            .property(unit, "ActiveState")
+            .as_deref()
+            .map(str::trim)
+            != Some("active")
+        {
+            continue;
+        }
         for service in activates {
-            let exec = std::process::Command::new("systemctl")
-                .args(["show", "-p", "ExecStart", "--value", service])
-                .output()
-                .ok()?;
-            if String::from_utf8_lossy(&exec.stdout).contains(&name) {
+            let exec = units.property(service, "ExecStart").unwrap_or_default();
+            if exec_paths(&exec).any(|path| same_file(Path::new(path), &mine)) {
                 return Some((*unit).to_owned());
             }
         }
@@ -311,89 +436,27 @@ fn socket_unit_for_site(addr: SocketAddr) -> Option<String> {
     None
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// The programs of an `ExecStart` as `systemctl show` prints it: each
+/// command's `path=` (`{ path=/usr/bin/x ; argv[]=/usr/bin/x serve ; ... }`).
+fn exec_paths(exec: &str) -> impl Iterator<Item = &str> {
+    exec.split(';')
+        .filter_map(|part| {
+            part.trim()
+                .trim_start_matches('{')
+                .trim()
+                .strip_prefix("path=")
+        })
+        .map(str::trim)
+}
 
-    #[test]
-    fn the_kernels_addresses_read_back() {
-        // 127.0.0.1:8080 and [::]:443 as /proc/net/tcp{,6} print them on
-        // a little-endian machine.
-        if cfg!(target_endian = "little") {
-            assert_eq!(
-                parse_local("0100007F:1F90"),
-                Some(("127.0.0.1".parse().unwrap(), 8080))
-            );
-            assert_eq!(
-                parse_local("00000000000000000000000000000000:01BB"),
-                Some(("::".parse().unwrap(), 443))
-            );
-            assert_eq!(
-                parse_local("0000000000000000FFFF00000100007F:0050"),
-                Some(("::ffff:127.0.0.1".parse().unwrap(), 80))
-            );
-        }
-        assert!(same_ip(
-            "::ffff:127.0.0.1".parse().unwrap(),
-            "127.0.0.1".parse().unwrap()
-        ));
-    }
-
-    #[test]
-    fn a_postgres_database_is_the_same_however_its_url_is_spelt() {
-        let theirs = |url: &str| TheirDatabase {
-            url: url.to_owned(),
-            cwd: None,
-        };
-        // A password rotated since the server started, the port spelt out.
-        let mine = same_database("postgres://site:new@db.internal/site");
-        assert!(mine(&theirs(
-            "postgresql://site:old@db.internal:5432/site?sslmode=prefer"
-        )));
-        assert!(!mine(&theirs("postgres://site:new@db.internal/other")));
-        assert!(!mine(&theirs("postgres://site:new@db2.internal/site")));
-        assert!(!mine(&theirs("sqlite://data/site.db")));
-    }
-
-    #[test]
-    fn a_listener_is_found_with_its_process() {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let addr = listener.local_addr().unwrap();
-        let inodes = socket_inodes(addr, Transport::Tcp);
-        assert_eq!(inodes.len(), 1, "{inodes:?}");
-        let holders = processes_holding(&inodes);
-        assert_eq!(
-            holders.iter().map(|h| h.pid).collect::<Vec<_>>(),
-            [std::process::id()]
-        );
-        drop(listener);
-        assert!(socket_inodes(addr, Transport::Tcp).is_empty());
-        // Another program (not this binary): named, with its pid.
-        let mut other = std::process::Command::new("python3")
-            .args([
-                "-c",
-                "import socket,time; s=socket.socket(); s.bind(('127.0.0.1',0)); s.listen(); print(s.getsockname()[1], flush=True); time.sleep(30)",
-            ])
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        std::io::BufRead::read_line(
-            &mut std::io::BufReader::new(other.stdout.take().unwrap()),
-            &mut line,
-        )
-        .unwrap();
-        let addr: SocketAddr = format!("127.0.0.1:{}", line.trim()).parse().unwrap();
-        let found = held(addr, Transport::Tcp, "sqlite://nowhere.db");
-        let _ = other.kill();
-        let _ = other.wait();
-        match found {
-            Held::Other(holders) => {
-                assert_eq!(holders.len(), 1, "{holders:?}");
-                assert_eq!(holders[0].pid, other.id());
-                assert!(holders[0].name.starts_with("python3"), "{holders:?}");
-            }
-            other => panic!("{other:?}"),
-        }
+/// Whether two paths name one file (the same device and inode).
+fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+        _ => false,
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -90,6 +90,16 @@ pub fn engine_hash() -> [u8; 32] {
     format::engine_hash(ENGINE_INPUTS.iter().copied())
 }
 
+/// The engine the payload of the binary `file` was made for: None when it
+/// is not a binary with a payload (its header alone is read).
+pub fn engine_of(file: &std::fs::File) -> Option<[u8; 32]> {
+    use elf::ReadAt;
+    let place = elf::find(file).ok()?;
+    let len = usize::try_from(place.size).ok()?.min(format::HEADER_LEN);
+    let head = file.read_at(place.offset, len).ok()??;
+    format::header(&head).ok().map(|h| h.engine)
+}
+
 /// This binary's payload, read and checked at the first call; Err says
 /// what is wrong with it. `serve` and `dev` call it before anything else.
 pub fn load() -> Result<&'static Payload, &'static str> {
