@@ -104,6 +104,11 @@ fn judge(addr: SocketAddr, transport: Transport, database_url: &str, units: &dyn
         let mine = same_database(database_url);
         let mut same = Vec::new();
         for h in &ours {
+            // Anyone may run a copy of the binary and give it the site's
+            // settings: only a process of the site's own users is its.
+            if !runs_as_the_sites_user(h.pid, database_url) {
+                return Held::Other(vec![h.clone()]);
+            }
             match database_of(h.pid) {
                 // Its settings cannot be read (another user's, or it just
                 // ended): not vouched for.
@@ -117,10 +122,43 @@ fn judge(addr: SocketAddr, transport: Transport, database_url: &str, units: &dyn
         return Held::ThisSite(same);
     }
     // Only systemd holds it.
-    match socket_unit_for_site(addr, units) {
+    match socket_unit_for_site(addr, transport, units) {
         Some(unit) => Held::Systemd(unit),
         None => Held::Other(rest),
     }
+}
+
+/// Whether `pid` runs as root, as this check's user, as the owner of the
+/// site's SQLite file, or as the owner of this binary: a user the site's
+/// server may run as. Another user's copy of the binary is none of them.
+fn runs_as_the_sites_user(pid: u32, database_url: &str) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Some(uid) = process_uid(pid) else {
+        return false;
+    };
+    // SAFETY: geteuid(2) cannot fail.
+    let me = unsafe { libc::geteuid() };
+    let owner = |path: Option<PathBuf>| {
+        path.and_then(|p| std::fs::metadata(p).ok())
+            .map(|m| m.uid())
+    };
+    uid == 0
+        || uid == me
+        || owner(sqlite_path(database_url)) == Some(uid)
+        || owner(std::env::current_exe().ok()) == Some(uid)
+}
+
+/// A process's user: its real, effective, saved and file-system user IDs,
+/// when they are one (`/proc/PID/status`).
+fn process_uid(pid: u32) -> Option<u32> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let ids: Vec<u32> = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Uid:"))?
+        .split_whitespace()
+        .filter_map(|id| id.parse().ok())
+        .collect();
+    (!ids.is_empty() && ids.iter().all(|id| *id == ids[0])).then(|| ids[0])
 }
 
 /// The inodes of the sockets bound to `addr`'s port that a bind of
@@ -194,16 +232,7 @@ fn is_systemd(h: &Holder) -> bool {
     if h.pid == 1 {
         return true;
     }
-    let runs_as_root = std::fs::read_to_string(format!("/proc/{}/status", h.pid))
-        .ok()
-        .and_then(|status| {
-            let uids = status
-                .lines()
-                .find_map(|l| l.strip_prefix("Uid:"))?
-                .to_owned();
-            Some(uids.split_whitespace().all(|uid| uid == "0"))
-        })
-        .unwrap_or(false);
+    let runs_as_root = process_uid(h.pid) == Some(0);
     let exe = format!("/proc/{}/exe", h.pid);
     let roots_systemd = std::fs::metadata(&exe).is_ok_and(|m| m.uid() == 0)
         && std::fs::read_link(&exe)
@@ -403,10 +432,15 @@ fn same_database(mine: &str) -> impl Fn(&TheirDatabase) -> bool + '_ {
     }
 }
 
-/// The active socket unit systemd listens on `addr` for, when the
+/// The active socket unit systemd listens on `addr` for over `transport`
+/// (its `Listen`: `[::]:443 (Stream)`, `(Datagram)` for UDP), when the
 /// service it starts runs this binary: the service's `ExecStart` names
 /// this binary's file (compared as a path, not as text).
-fn socket_unit_for_site(addr: SocketAddr, units: &dyn Units) -> Option<String> {
+fn socket_unit_for_site(
+    addr: SocketAddr,
+    transport: Transport,
+    units: &dyn Units,
+) -> Option<String> {
     let text = units.sockets()?;
     let port = format!(":{}", addr.port());
     let mine = std::env::current_exe().ok()?;
@@ -424,6 +458,18 @@ fn socket_unit_for_site(addr: SocketAddr, units: &dyn Units) -> Option<String> {
             .map(str::trim)
             != Some("active")
         {
+            continue;
+        }
+        let kind = match transport {
+            Transport::Tcp => "(Stream)",
+            Transport::Udp => "(Datagram)",
+        };
+        let listens = units.property(unit, "Listen").unwrap_or_default();
+        let on_it = listens.lines().any(|l| {
+            let mut parts = l.split_whitespace();
+            parts.next().is_some_and(|a| a.ends_with(&port)) && parts.next() == Some(kind)
+        });
+        if !on_it {
             continue;
         }
         for service in activates {

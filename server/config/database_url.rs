@@ -60,11 +60,36 @@ pub fn url_problem(url: &str) -> Option<String> {
     if let Err(e) = read {
         return Some(url_reason(&e));
     }
-    // SQLite reads a file name that starts with `file:` as a URI of its
-    // own, naming another file than the one every part of the site names.
-    sqlite_path(&url)
-        .filter(|file| file.to_string_lossy().starts_with("file:"))
-        .map(|_| "names a SQLite URI (file:...), which SQLite would read as another file: name the file itself (sqlite:///path/to/site.db)".to_owned())
+    let Some((name, options)) = sqlite_parts(&url) else {
+        return None;
+    };
+    // An option given twice: SQLite's options take each, so a later
+    // `mode` undoes what the first says (a file made, then opened in
+    // memory or read-only).
+    let mut keys: Vec<String> = url::form_urlencoded::parse(options.as_bytes())
+        .map(|(key, _)| key.into_owned())
+        .collect();
+    keys.sort();
+    if let Some(twice) = keys.windows(2).find(|w| w[0] == w[1]) {
+        return Some(format!("names the option {} twice", twice[0]));
+    }
+    let file = sqlite_path(&url);
+    let file_text = file.as_ref().map(|f| f.to_string_lossy().into_owned());
+    match file_text.as_deref() {
+        // SQLite opens a temporary database for an empty name, and a
+        // decoded `:memory:` in memory: nothing would be kept.
+        None if name.is_empty() => {
+            Some("names no database file (sqlite:///path/to/site.db)".to_owned())
+        }
+        Some(":memory:") => Some(
+            "names :memory: escaped, which SQLite opens in memory: name a file (sqlite:///path/to/site.db)"
+                .to_owned(),
+        ),
+        // SQLite reads a file name that starts with `file:` as a URI of
+        // its own, naming another file than the one the site names.
+        Some(f) if f.starts_with("file:") => Some("names a SQLite URI (file:...), which SQLite would read as another file: name the file itself (sqlite:///path/to/site.db)".to_owned()),
+        _ => None,
+    }
 }
 
 /// The SQLite file `url` names, as the pool's driver reads it: sqlx parses
@@ -73,24 +98,45 @@ pub fn url_problem(url: &str) -> Option<String> {
 /// `my site.db`). None for PostgreSQL, an in-memory database, or a URL the
 /// pool cannot read ([`url_problem`] says why).
 pub fn sqlite_path(url: &str) -> Option<PathBuf> {
+    let (name, options_text) = sqlite_parts(url)?;
+    // In memory as SQLite's options read it (`from_db_and_params`): the
+    // name `:memory:`, or any `mode=memory` among the options.
+    let in_memory = name == ":memory:"
+        || url::form_urlencoded::parse(options_text.as_bytes())
+            .any(|(key, value)| key == "mode" && value == "memory");
+    let options = sqlite_options(url, "rwc").ok()?;
+    let file = options.get_filename();
+    (!in_memory && !file.as_os_str().is_empty()).then(|| file.to_path_buf())
+}
+
+/// SQLite's options for `url` (its `mode`, `mode` unless it names one),
+/// as the Any driver hands them to SQLite's (sqlx-sqlite's
+/// `TryFrom<&AnyConnectOptions>`): from the URL once parsed.
+pub fn sqlite_options(
+    url: &str,
+    mode: &str,
+) -> Result<sqlx::sqlite::SqliteConnectOptions, sqlx::Error> {
+    let url = pool_url(url, mode).map_err(|why| sqlx::Error::Configuration(why.into()))?;
+    let any = url.parse::<sqlx::any::AnyConnectOptions>()?;
+    sqlx::sqlite::SqliteConnectOptions::from_url(&any.database_url)
+}
+
+/// A SQLite URL's name and options as SQLite's options read them, once
+/// the URL is parsed: None for any other database.
+fn sqlite_parts(url: &str) -> Option<(String, String)> {
     let url = pool_url(url, "rwc").ok()?;
     if !url.starts_with("sqlite:") {
         return None;
     }
     let any = url.parse::<sqlx::any::AnyConnectOptions>().ok()?;
-    // What the Any driver hands SQLite's (sqlx-sqlite's `TryFrom<&AnyConnectOptions>`).
-    let options = sqlx::sqlite::SqliteConnectOptions::from_url(&any.database_url).ok()?;
-    // In memory as SQLite's options read it (`from_db_and_params`): the
-    // name `:memory:`, or `mode=memory`.
-    let read = any.database_url.as_str();
-    let read = read
+    let read = any
+        .database_url
+        .as_str()
         .trim_start_matches("sqlite://")
-        .trim_start_matches("sqlite:");
-    let (name, options_text) = read.split_once('?').unwrap_or((read, ""));
-    let in_memory =
-        name == ":memory:" || sqlite_option(options_text, "mode").as_deref() == Some("memory");
-    let file = options.get_filename();
-    (!in_memory && !file.as_os_str().is_empty()).then(|| file.to_path_buf())
+        .trim_start_matches("sqlite:")
+        .to_owned();
+    let (name, options) = read.split_once('?').unwrap_or((&read, ""));
+    Some((name.to_owned(), options.to_owned()))
 }
 
 /// A URL for the SQLite file `file` (opened in `mode`) that the driver
@@ -118,6 +164,12 @@ pub fn sqlite_url(file: &Path, mode: &str) -> Result<String, String> {
     let text = file
         .to_str()
         .ok_or_else(|| format!("{}: SQLite needs a UTF-8 file name", file.display()))?;
+    if text.starts_with("file:") {
+        return Err(format!(
+            "{}: SQLite reads a name that starts with file: as a URI of its own",
+            file.display()
+        ));
+    }
     // `sqlite:` without `//`: a relative path's first folder would be read
     // as a host (and its letters lowered).
     let url = format!("sqlite:{}?mode={mode}", utf8_percent_encode(text, ESCAPED));
@@ -204,9 +256,26 @@ mod tests {
     }
 
     #[test]
-    fn a_sqlite_uri_inside_the_url_is_refused() {
-        let why = url_problem("sqlite:file:site.db?vfs=unix").unwrap();
-        assert!(why.starts_with("names a SQLite URI"), "{why}");
+    fn a_url_whose_file_sqlite_would_not_keep_is_refused() {
+        for (url, said) in [
+            ("sqlite:file:site.db?vfs=unix", "names a SQLite URI"),
+            ("sqlite:%3Amemory%3A", "names :memory: escaped"),
+            (
+                "sqlite:///srv/site.db?mode=rwc&mode=memory",
+                "names the option mode twice",
+            ),
+            (
+                "sqlite:///srv/site.db?mode=rwc&mode=ro",
+                "names the option mode twice",
+            ),
+            ("sqlite:", "names no database file"),
+            ("sqlite://", "names no database file"),
+        ] {
+            let why = url_problem(url).unwrap_or_default();
+            assert!(why.starts_with(said), "{url}: {why:?}");
+        }
         assert_eq!(url_problem("sqlite:///srv/site.db"), None);
+        assert_eq!(url_problem("sqlite::memory:"), None);
+        assert!(sqlite_url(Path::new("file:site.db"), "rw").is_err());
     }
 }

@@ -145,13 +145,12 @@ fn is_wal(file: &Path) -> bool {
 /// tried again for up to `linger` while a late one of ours has not closed.
 /// Says whether the file is alone.
 pub async fn fold_after_close(database_url: &str, linger: Duration) -> bool {
-    let Ok(url) = crate::config::database_url::pool_url(database_url, "rw") else {
+    let Some(file) = crate::config::sqlite_path(database_url) else {
         return true;
     };
-    let Ok(options) = url.parse::<sqlx::sqlite::SqliteConnectOptions>() else {
+    let Ok(options) = crate::config::database_url::sqlite_options(database_url, "rw") else {
         return true;
     };
-    let file = options.get_filename().to_path_buf();
     let wal = suffixed(&file, "-wal");
     if !wal.exists() {
         return true;

@@ -111,6 +111,11 @@ fn unit_on(port: u16, state: &str, exec: String) -> FakeUnits {
         sockets: format!("127.0.0.1:{port} site.socket site.service\n"),
         properties: vec![
             ("site.socket".into(), "ActiveState", state.into()),
+            (
+                "site.socket".into(),
+                "Listen",
+                format!("127.0.0.1:{port} (Stream)\n"),
+            ),
             ("site.service".into(), "ExecStart", exec),
         ],
     }
@@ -162,10 +167,6 @@ fn a_program_that_names_itself_systemd_is_another_program() {
         Held::Other(holders) => assert_eq!(holders[0].pid, child.id(), "{holders:?}"),
         other => panic!("a process named systemd was taken for systemd: {other:?}"),
     }
-    assert!(is_systemd(&Holder {
-        pid: 1,
-        name: String::new()
-    }));
 }
 
 const DEFAULT: &str = crate::config::DEFAULT_DATABASE_URL;
@@ -174,7 +175,9 @@ const DEFAULT: &str = crate::config::DEFAULT_DATABASE_URL;
 fn only_an_active_unit_whose_service_runs_this_binary_counts() {
     let me = std::env::current_exe().unwrap();
     let addr: SocketAddr = "127.0.0.1:8443".parse().unwrap();
-    let unit = |state: &str, exec: String| socket_unit_for_site(addr, &unit_on(8443, state, exec));
+    let unit = |state: &str, exec: String| {
+        socket_unit_for_site(addr, Transport::Tcp, &unit_on(8443, state, exec))
+    };
     assert_eq!(
         unit("active", exec_start(&me, "serve")).as_deref(),
         Some("site.socket")
@@ -190,12 +193,29 @@ fn only_an_active_unit_whose_service_runs_this_binary_counts() {
         ),
         None
     );
-    let elsewhere = Path::new("/opt").join(&name);
+    // Another file of the same name (a copy elsewhere): not this binary.
+    let dir = std::env::temp_dir().join(format!("holders-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let elsewhere = dir.join(&name);
+    std::fs::copy(&me, &elsewhere).unwrap();
     assert_eq!(unit("active", exec_start(&elsewhere, "serve")), None);
+    std::fs::remove_dir_all(&dir).unwrap();
+    // The unit listens on that port, over UDP only: not the TCP port's.
+    let mut udp = unit_on(8443, "active", exec_start(&me, "serve"));
+    udp.properties[1].2 = "127.0.0.1:8443 (Datagram)\n".into();
+    assert_eq!(socket_unit_for_site(addr, Transport::Tcp, &udp), None);
+    assert_eq!(
+        socket_unit_for_site(addr, Transport::Udp, &udp).as_deref(),
+        Some("site.socket")
+    );
     // Another port.
     let other: SocketAddr = "127.0.0.1:9443".parse().unwrap();
     assert_eq!(
-        socket_unit_for_site(other, &unit_on(8443, "active", exec_start(&me, "serve"))),
+        socket_unit_for_site(
+            other,
+            Transport::Tcp,
+            &unit_on(8443, "active", exec_start(&me, "serve"))
+        ),
         None
     );
 }
@@ -294,4 +314,43 @@ fn a_copy_or_a_publish_of_the_binary_is_the_sites_whoever_owns_it() {
     assert!(!is_site_file(&me, &publish, Some(&name)));
     assert!(!is_site_file(&me, Path::new("/bin/sh"), Some("sh")));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A copy of the binary run by another user, given the site's settings,
+/// is not the site's server: only a process of root, of this check's
+/// user, or of the owner of the database or of the binary is.
+#[test]
+fn another_users_process_is_never_the_sites_server() {
+    let mut other = std::process::Command::new("setpriv")
+        .args([
+            "--reuid",
+            "65534",
+            "--regid",
+            "65534",
+            "--clear-groups",
+            "sleep",
+            "30",
+        ])
+        .spawn()
+        .unwrap();
+    let pid = other.id();
+    let said = wait_for_uid(pid);
+    let theirs = runs_as_the_sites_user(pid, DEFAULT);
+    let mine = runs_as_the_sites_user(std::process::id(), DEFAULT);
+    let _ = other.kill();
+    let _ = other.wait();
+    assert_eq!(said, Some(65534));
+    assert!(!theirs, "another user's process was vouched for");
+    assert!(mine);
+}
+
+/// The user `pid` runs as, once setpriv has changed to it.
+fn wait_for_uid(pid: u32) -> Option<u32> {
+    for _ in 0..100 {
+        if let Some(uid) = process_uid(pid).filter(|uid| *uid != 0) {
+            return Some(uid);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    None
 }
