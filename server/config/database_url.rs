@@ -35,11 +35,8 @@ fn sqlite_option(options: &str, name: &str) -> Option<String> {
 /// Whether the pool may make the SQLite file `url` names when it is not
 /// there (its `mode`, `rwc` unless the URL says otherwise).
 pub fn sqlite_makes_file(url: &str) -> bool {
-    let url = pool_url(url, "rwc").unwrap_or_default();
-    let mode = url
-        .split_once('?')
-        .and_then(|(_, options)| sqlite_option(options, "mode"));
-    mode.as_deref() == Some("rwc")
+    sqlite_parts(url)
+        .is_some_and(|(_, options)| sqlite_option(&options, "mode").as_deref() == Some("rwc"))
 }
 
 /// Why `url` cannot be the site's database, read as the pool reads it:

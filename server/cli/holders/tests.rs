@@ -56,21 +56,7 @@ fn a_listener_is_found_with_its_process() {
     drop(listener);
     assert!(socket_inodes(addr, Transport::Tcp).is_empty());
     // Another program (not this binary): named, with its pid.
-    let mut other = std::process::Command::new("python3")
-        .args([
-            "-c",
-            "import socket,time; s=socket.socket(); s.bind(('127.0.0.1',0)); s.listen(); print(s.getsockname()[1], flush=True); time.sleep(30)",
-        ])
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(other.stdout.take().unwrap()),
-        &mut line,
-    )
-    .unwrap();
-    let addr: SocketAddr = format!("127.0.0.1:{}", line.trim()).parse().unwrap();
+    let (mut other, addr) = python_listening("");
     let found = held(addr, Transport::Tcp, "sqlite://nowhere.db");
     let _ = other.kill();
     let _ = other.wait();
@@ -129,13 +115,13 @@ fn exec_start(path: &Path, args: &str) -> String {
     )
 }
 
-/// A program of root's that names itself `systemd` (as any user may) and
-/// listens: (the child, its address).
-fn named_systemd() -> (std::process::Child, SocketAddr) {
+/// A Python program that runs `first` (Python statements), then listens
+/// on a port of 127.0.0.1: (the child, its address).
+fn python_listening(first: &str) -> (std::process::Child, SocketAddr) {
     let mut child = std::process::Command::new("python3")
         .args([
             "-c",
-            "import ctypes,socket,time; ctypes.CDLL(None).prctl(15, b'systemd', 0, 0, 0); s=socket.socket(); s.bind(('127.0.0.1',0)); s.listen(); print(s.getsockname()[1], flush=True); time.sleep(30)",
+            &format!("import ctypes,socket,time; {first}s=socket.socket(); s.bind(('127.0.0.1',0)); s.listen(); print(s.getsockname()[1], flush=True); time.sleep(30)"),
         ])
         .stdout(std::process::Stdio::piped())
         .spawn()
@@ -147,6 +133,12 @@ fn named_systemd() -> (std::process::Child, SocketAddr) {
     )
     .unwrap();
     (child, format!("127.0.0.1:{}", line.trim()).parse().unwrap())
+}
+
+/// A program of root's that names itself `systemd` (as any user may) and
+/// listens: (the child, its address).
+fn named_systemd() -> (std::process::Child, SocketAddr) {
+    python_listening("ctypes.CDLL(None).prctl(15, b'systemd', 0, 0, 0); ")
 }
 
 #[test]
