@@ -57,9 +57,7 @@ pub fn url_problem(url: &str) -> Option<String> {
     if let Err(e) = read {
         return Some(url_reason(&e));
     }
-    let Some((name, options)) = sqlite_parts(&url) else {
-        return None;
-    };
+    let (name, options) = sqlite_parts(&url)?;
     // An option given twice: SQLite's options take each, so a later
     // `mode` undoes what the first says (a file made, then opened in
     // memory or read-only).
