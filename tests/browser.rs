@@ -45,6 +45,7 @@ const WEIGHTS: &[(&str, u32)] = &[
     ("checkout.test.mjs", 10),
     ("dev-rebuild.test.mjs", 1),
     ("dates.test.mjs", 1),
+    ("lighthouse-device.test.mjs", 1),
 ];
 const UNLISTED: u32 = 15;
 

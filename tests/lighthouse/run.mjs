@@ -6,6 +6,9 @@
 // Performance varies from run to run on one build (its own
 // docs/variability.md): a route below the target at its first run is
 // measured twice more and judged by the median of its three runs.
+// The phone is the same on every host (tests/lighthouse/device.mjs): the
+// CPU slowdown is calibrated once, from Lighthouse's own benchmark run in
+// the Chromium measured, before the first route.
 // The server's build does not enter into it: every page is rendered into
 // the cache before the server says it is ready, and the pages, the
 // stylesheet and the modules are the same bytes in a debug build as in a
@@ -24,6 +27,7 @@ import { execFileSync } from "node:child_process";
 import os from "node:os";
 import { startServer } from "../e2e/harness.mjs";
 import { PERFORMANCE_TARGET, writeReadme } from "../../bench/report.mjs";
+import { PHONE_INDEX, busyProcesses, calibrate, throttlingFlags } from "./device.mjs";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..", "..");
 const ROUTES = JSON.parse(fs.readFileSync(path.join(root, "content/routes.json"), "utf8")).routes.map((r) =>
@@ -68,11 +72,14 @@ function runErrors(lhr) {
 /** One Lighthouse run of a route: its row of scores, the audits that kept
  *  a gated category below 100, the metrics that cost Performance points (or
  *  Lighthouse's errors when no attempt measured). */
-async function measureOnce(chrome, base, route) {
+async function measureOnce(chrome, device, base, route) {
   let errors = [];
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-    const { lhr } = await lighthouse(`${base}${route}`, { port: chrome.port, output: "json", logLevel: "error", formFactor: "mobile", onlyCategories: MEASURED });
+    const { lhr } = await lighthouse(`${base}${route}`, { port: chrome.port, output: "json", logLevel: "error", formFactor: "mobile", onlyCategories: MEASURED, ...throttlingFlags(device) });
     errors = runErrors(lhr);
+    // The phone is the calibrated one, or the run measured another.
+    const applied = lhr.configSettings.throttling.cpuSlowdownMultiplier;
+    if (applied !== device.cpuSlowdownMultiplier) errors.push(`Lighthouse ran at a CPU slowdown of ${applied}x, not the calibrated ${device.cpuSlowdownMultiplier}x`);
     if (errors.length) {
       console.error(`${route}: Lighthouse run ${attempt} of ${ATTEMPTS} did not measure:\n  ${errors.join("\n  ")}`);
       continue;
@@ -97,6 +104,8 @@ async function measureOnce(chrome, base, route) {
     const costs = c.performance.auditRefs
       .filter((ref) => ref.weight > 0 && lhr.audits[ref.id].score < 1)
       .map((ref) => `${ref.id} ${lhr.audits[ref.id].displayValue} (score ${lhr.audits[ref.id].score})`);
+    // The host's speed as this run found it, beside the calibration's.
+    costs.push(`the run's own benchmark index ${Math.round(lhr.environment.benchmarkIndex)}`);
     return { row, below, costs };
   }
   return { route, errors };
@@ -105,12 +114,12 @@ async function measureOnce(chrome, base, route) {
 /** A route measured: once, and where its Performance is below the target,
  *  PERFORMANCE_RUNS times in all, its Performance their median (the row
  *  lists every run's). */
-async function measure(chrome, base, route) {
-  const runs = [await measureOnce(chrome, base, route)];
+async function measure(chrome, device, base, route) {
+  const runs = [await measureOnce(chrome, device, base, route)];
   if (runs[0].errors) return runs[0];
   if (runs[0].row.performance < PERFORMANCE_TARGET) {
     while (runs.length < PERFORMANCE_RUNS) {
-      const run = await measureOnce(chrome, base, route);
+      const run = await measureOnce(chrome, device, base, route);
       if (run.errors) return run;
       runs.push(run);
     }
@@ -136,9 +145,15 @@ async function measureAll(base) {
     ],
   });
   try {
+    const busy = await busyProcesses();
+    const device = await calibrate(chrome.port);
+    console.error(
+      `the phone: benchmark index ${PHONE_INDEX}; this host ${device.benchmarkIndex} (median of ${device.samples.join(", ")}), so a CPU slowdown of ${device.cpuSlowdownMultiplier}x; ` +
+        `busy beside it: ${busy.join(", ") || "nothing"}`,
+    );
     const results = [];
-    for (const route of ROUTES) results.push(await measure(chrome, base, route));
-    return results;
+    for (const route of ROUTES) results.push(await measure(chrome, device, base, route));
+    return { device, results };
   } finally {
     await chrome.kill();
   }
@@ -147,8 +162,11 @@ async function measureAll(base) {
 const server = await startServer();
 const rows = [];
 let failed = false;
+let device;
 try {
-  for (const result of await measureAll(server.base)) {
+  const measured = await measureAll(server.base);
+  device = measured.device;
+  for (const result of measured.results) {
     if (result.errors) {
       failed = true;
       console.error(`${result.route}: no Lighthouse run measured in ${ATTEMPTS} attempts; the last said:\n  ${result.errors.join("\n  ")}`);
@@ -175,6 +193,9 @@ if (RECORD) {
     cores: os.cpus().length,
     chromium: execFileSync(process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", ["--version"], { encoding: "utf8" }).trim().replace(/^Chromium /, ""),
     lighthouse: JSON.parse(fs.readFileSync(path.join(root, "node_modules/lighthouse/package.json"), "utf8")).version,
+    phoneIndex: PHONE_INDEX,
+    benchmarkIndex: device.benchmarkIndex,
+    cpuSlowdownMultiplier: device.cpuSlowdownMultiplier,
     routes: rows,
   };
   fs.writeFileSync(path.join(root, "tests/lighthouse/results.json"), `${JSON.stringify(results, null, 2)}\n`);
