@@ -485,6 +485,80 @@ fn flooding_connections_stay_within_the_quic_memory_budget() {
     assert!(server.running(), "{}", server.log());
 }
 
+/// From one address, by a client that is not quinn (aioquic,
+/// `tests/ops/quic-churn.py`): 8 connections that for 60 s open request
+/// streams and end them before any head (an empty FIN or a reset), as
+/// many as the stream limit lets at a time, each with a real GET every
+/// 5 s that keeps it from being closed as idle. h3 keeps an entry for each
+/// such stream until its connection ends: the server tells a connection
+/// GOAWAY and closes it past `HEADLESS_STREAMS` of them, so it grows by at
+/// most 8 MiB, and the GETs are answered throughout.
+#[test]
+fn streams_ended_before_their_head_close_the_connection_and_memory_stays_bounded() {
+    use std::io::Read;
+    const BUDGET_KIB: u64 = 8 * 1024;
+    let site = Site::new();
+    let mut server = site.start(&[]);
+    // A visitor first, so that what one connection costs is counted before.
+    let warm = runtime().block_on(async {
+        let mut h3 = H3::connect(site.https, &site.root).await?;
+        h3.get("/healthz", &[]).await.map(|a| a.status)
+    });
+    assert_eq!(warm, Ok(200), "{}", server.log());
+    let before = resident_kib(&server);
+    let mut churn = Command::new("python3")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/ops/quic-churn.py"
+        ))
+        .arg(site.https.to_string())
+        .arg(&site.root)
+        .args(["8", "60"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("python3 with aioquic (.ci/run installs it)");
+    let mut said = String::new();
+    churn
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut said)
+        .unwrap();
+    let _ = churn.wait();
+    let grown = resident_kib(&server).saturating_sub(before);
+    eprintln!(
+        "{}\nresident memory: {before} KiB before, {grown} KiB more after the churn",
+        said.trim()
+    );
+    let tally: serde_json::Value = serde_json::from_str(
+        said.trim()
+            .strip_prefix("churned ")
+            .unwrap_or_else(|| panic!("the churn did not run: {said:?}")),
+    )
+    .unwrap();
+    let count = |name: &str| tally[name].as_u64().unwrap_or(0);
+    assert!(
+        count("bare_streams") > 10_000,
+        "too few streams to judge: {tally}"
+    );
+    // 8 connections for 60 s, a GET every 5 s each (and one at each
+    // connection's start).
+    assert!(
+        count("gets_answered") >= 8 * 10,
+        "{tally}\n{}",
+        server.log()
+    );
+    assert!(
+        count("closed_by_server") >= 8,
+        "no churning connection was closed: {tally}"
+    );
+    assert!(
+        grown <= BUDGET_KIB,
+        "the server grew by {grown} KiB under 8 churning connections, over {BUDGET_KIB}: {tally}"
+    );
+    assert!(server.running(), "{}", server.log());
+}
+
 /// A client that asks for nothing yet keeps pinging (one that opens no
 /// stream, one that lets the server open none, so HTTP/3 cannot even
 /// start, and one that opens a bare stream every 4 s and never sends its

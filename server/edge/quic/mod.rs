@@ -24,7 +24,9 @@
 //! - a connection that asks for nothing: closed (GOAWAY, then closed) once
 //!   it has had no request open for the TCP port's request-head bound
 //!   (10 s), however many PINGs keep it from QUIC's idle timeout, as a TCP
-//!   connection is closed; a drain never waits on one;
+//!   connection is closed, or once more than [`HEADLESS_STREAMS`] of its
+//!   streams ended before their head (each holds an entry in h3 until
+//!   the connection ends); a drain never waits on one;
 //! - memory: no DATAGRAM frames (RFC 9221: the extension is not offered,
 //!   and a peer that sends one anyway is closed); what a client may send
 //!   unread is [`CONNECTION_WINDOW`] per connection, what the server
@@ -47,6 +49,7 @@
 //! shared ticket keys are what resume a session on any member
 //! (docs/security.md).
 
+mod connection;
 pub mod handoff;
 pub mod stream;
 
@@ -57,7 +60,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use bytes::Bytes;
 use quinn::crypto::rustls::QuicServerConfig;
 use quinn::{IdleTimeout, VarInt};
 
@@ -66,7 +68,7 @@ use super::per_client::PerClient;
 use super::signal::Signal;
 use super::{workers, Limits};
 use crate::client_ip::Networks;
-use crate::metrics::{Protocol, WorkerCounts};
+use crate::metrics::WorkerCounts;
 use crate::telemetry::LogSampler;
 use handoff::{HandedSocket, Handoff, Tagged};
 use stream::{QuicBody, StreamBounds};
@@ -100,6 +102,14 @@ pub const INCOMING_BUFFER_TOTAL: u64 = 4 * 1024 * 1024;
 /// The share of `MAX_CONNECTIONS` that handshakes from unproven
 /// addresses may hold at once (one in this many).
 pub const UNPROVEN_SHARE: usize = 4;
+/// Streams a connection may end before their head arrives (empty, reset,
+/// timed out, or refused past its GOAWAY) over its life: twice as many as
+/// it may have open at once. h3 keeps an entry for each until the
+/// connection ends, so past this the connection is told GOAWAY and closed
+/// as an idle one is (past twice this, while it drains, closed at once).
+/// A browser's request carries its head on its first packet: a stream it
+/// cancels that early is rare.
+pub const HEADLESS_STREAMS: usize = 2 * MAX_STREAMS as usize;
 /// Once draining, how long a connection whose requests are all answered
 /// is given to close itself (the client, told by GOAWAY, closes it when
 /// it has what it asked for) before the server closes it.
@@ -373,248 +383,6 @@ fn admit<F, S, B>(
     let (shared, served) = (shared.clone(), served.clone());
     worker.spawn(Box::pin(async move {
         let _held = permit;
-        connection(connecting, peer, client, unproven, &shared, &served).await;
+        connection::serve(connecting, peer, client, unproven, &shared, &served).await;
     }));
 }
-
-/// Where a connection stands in its drain. A browser (Chromium) fails,
-/// rather than sends again, a request it had just bound to a connection
-/// when that connection's GOAWAY arrives, before the request had a stream.
-/// So the drain makes sure none is being bound then: first no answer ends
-/// (`Holding`: a page's next request follows an answer's end), for long
-/// enough that a request already on its way arrives ([`SCRIPT_TIME`] and a
-/// round trip); then GOAWAY (`Told`),
-/// answers still held until the client has read it; then the answers end
-/// (`Gone`), and the requests they trigger go to a new connection.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Going {
-    Serving,
-    Holding,
-    Told,
-    Gone,
-}
-
-/// How long a page's script may take, after an answer ends, to send the
-/// request that answer triggers (measured: up to about 15 ms for
-/// Chromium's fetch loop on a busy machine; the drain holds for far more).
-const SCRIPT_TIME: Duration = Duration::from_millis(100);
-
-/// One step of the drain: a round trip and some.
-fn settle(quic: &quinn::Connection) -> Duration {
-    quic.rtt().max(Duration::from_millis(5)) + Duration::from_millis(5)
-}
-
-/// One QUIC connection served to its end: the handshake within its bound,
-/// then each request on a task of its own, until the client closes it, it
-/// idles out, or the server drains (GOAWAY, the requests in hand answered).
-async fn connection<F, S, B>(
-    connecting: quinn::Connecting,
-    peer: SocketAddr,
-    client: Option<super::per_client::ClientSlot>,
-    unproven: Option<tokio::sync::OwnedSemaphorePermit>,
-    shared: &Shared,
-    served: &Served<F>,
-) where
-    F: Fn(SocketAddr) -> S + Send + Sync + 'static,
-    S: ServesQuic<B>,
-    B: OutgoingBody,
-{
-    let draining = shared.draining.signal();
-    tokio::pin!(draining);
-    // The handshake within its bound; once the server drains, within
-    // CLOSE_WAIT more at most.
-    let handshake = tokio::time::timeout(shared.handshake, connecting);
-    tokio::pin!(handshake);
-    let handshake = tokio::select! {
-        done = &mut handshake => done,
-        () = &mut draining => match tokio::time::timeout(CLOSE_WAIT, &mut handshake).await {
-            Ok(done) => done,
-            Err(_) => return tracing::debug!(client = %peer, "QUIC handshake unfinished as the server drains"),
-        },
-    };
-    drop(unproven);
-    let quic = match handshake {
-        Ok(Ok(c)) => c,
-        Ok(Err(e)) => return tracing::debug!(client = %peer, error = %e, "QUIC handshake failed"),
-        Err(_) => return tracing::debug!(client = %peer, "QUIC handshake timed out"),
-    };
-    // Its address is proven now: it counts against it from here.
-    let _client = match client {
-        Some(client) => client,
-        None => match shared.per_client.admit(peer.ip()) {
-            Some(client) => client,
-            None => {
-                return quic.close(
-                    VarInt::from_u32(H3_EXCESSIVE_LOAD),
-                    b"refused: this address holds its maximum of connections",
-                )
-            }
-        },
-    };
-    let _open = served.open.open(Protocol::H3);
-    // HTTP/3's set-up opens the server's control stream, which a client
-    // can hold up (by allowing it no stream): bounded as the handshake is;
-    // once the server drains, within CLOSE_WAIT more at most. One that
-    // finishes goes on to the loop below, which says GOAWAY first.
-    let mut builder = h3::server::builder();
-    builder.max_field_section_size(MAX_FIELD_SECTION);
-    let setup = tokio::time::timeout(
-        shared.handshake,
-        builder.build::<_, Bytes>(h3_quinn::Connection::new(quic.clone())),
-    );
-    tokio::pin!(setup);
-    let h3 = tokio::select! {
-        built = &mut setup => built,
-        () = &mut draining => match tokio::time::timeout(CLOSE_WAIT, &mut setup).await {
-            Ok(built) => built,
-            Err(_) => {
-                tracing::debug!(client = %peer, "HTTP/3: the connection's set-up unfinished as the server drains");
-                return quic.close(VarInt::from_u32(H3_NO_ERROR), b"");
-            }
-        },
-    };
-    let mut h3 = match h3 {
-        Ok(Ok(h3)) => h3,
-        Ok(Err(e)) => {
-            return tracing::debug!(client = %peer, error = %e, "HTTP/3: the connection failed to start")
-        }
-        Err(_) => {
-            tracing::debug!(client = %peer, "HTTP/3: the connection's set-up did not finish in time");
-            return quic.close(VarInt::from_u32(H3_NO_ERROR), b"");
-        }
-    };
-    let service = Arc::new((served.connection)(peer));
-    let bounds = shared.bounds;
-    // With no request open for this long, the connection is closed as the
-    // TCP port closes one (PINGs keep QUIC's own idle timer from firing).
-    // A request counts once its head has arrived: a stream opened bare
-    // every few seconds neither keeps it nor resets the wait.
-    let quiet = bounds.head;
-    let idle = tokio::time::sleep(quiet);
-    tokio::pin!(idle);
-    let active = Arc::new(AtomicUsize::new(0));
-    let mut requests = tokio::task::JoinSet::new();
-    // The highest request stream accepted, and the GOAWAY's stream ID once
-    // sent: a request on that stream or above was not processed, as the
-    // client is told (RFC 9114, 5.2), so it may send it again elsewhere.
-    let mut last: Option<u64> = None;
-    let mut goaway: Option<u64> = None;
-    // While the GOAWAY is on its way, no answer ends (see `Going`).
-    let (hold, held) = tokio::sync::watch::channel(false);
-    let mut going = Going::Serving;
-    let step = tokio::time::sleep(Duration::ZERO);
-    tokio::pin!(step);
-    loop {
-        tokio::select! {
-            biased;
-            () = &mut draining, if going == Going::Serving => {
-                hold.send_replace(true);
-                going = Going::Holding;
-                step.as_mut().reset(tokio::time::Instant::now() + settle(&quic) + SCRIPT_TIME);
-            }
-            () = &mut idle, if going == Going::Serving => {
-                if active.load(Ordering::Acquire) > 0 {
-                    idle.as_mut().reset(tokio::time::Instant::now() + quiet);
-                    continue;
-                }
-                // No request for `quiet`: told GOAWAY and closed as a
-                // drain closes it, so one crossing the GOAWAY is refused
-                // as retryable, not cut off.
-                hold.send_replace(true);
-                going = Going::Holding;
-                step.as_mut().reset(tokio::time::Instant::now() + settle(&quic) + SCRIPT_TIME);
-            }
-            () = &mut step, if matches!(going, Going::Holding | Going::Told) => {
-                if going == Going::Holding {
-                    // h3 says GOAWAY with the stream after the last one it
-                    // accepted (the first stream when none was).
-                    goaway = Some(last.map_or(0, |id| id + 4));
-                    // Bounded: the write waits on the client's flow control
-                    // for the server's control stream, which it may hold shut.
-                    match tokio::time::timeout(CLOSE_WAIT, h3.shutdown(1)).await {
-                        Ok(Ok(())) => {}
-                        Ok(Err(e)) => {
-                            tracing::debug!(client = %peer, error = %e, "HTTP/3: GOAWAY not sent");
-                            break;
-                        }
-                        Err(_) => {
-                            tracing::debug!(client = %peer, "HTTP/3: the GOAWAY could not be written in time");
-                            break;
-                        }
-                    }
-                    going = Going::Told;
-                    step.as_mut().reset(tokio::time::Instant::now() + settle(&quic));
-                } else {
-                    hold.send_replace(false);
-                    going = Going::Gone;
-                    if requests.is_empty() {
-                        break;
-                    }
-                }
-            }
-            Some(joined) = requests.join_next(), if !requests.is_empty() => {
-                if going == Going::Gone && requests.is_empty() {
-                    break;
-                }
-                // A request answered: the wait for the next starts now.
-                if joined.unwrap_or(false) {
-                    idle.as_mut().reset(tokio::time::Instant::now() + quiet);
-                }
-            }
-            accepted = h3.accept() => match accepted {
-                Ok(Some(resolver)) => {
-                    // h3 0.0.8 exposes a request's stream this way alone.
-                    let id = resolver.frame_stream.id().into_inner();
-                    if goaway.is_some_and(|first_refused| id >= first_refused) {
-                        // At once, its head unread: nothing may hold the
-                        // drain by opening streams past the GOAWAY.
-                        stream::refuse_request(resolver);
-                        continue;
-                    }
-                    last = last.max(Some(id));
-                    let (service, held, active) = (service.clone(), held.clone(), active.clone());
-                    requests.spawn(async move {
-                        let (headed, served) =
-                            stream::serve_request(resolver, &*service, bounds, held, &active).await;
-                        if let Err(why) = served {
-                            tracing::debug!(client = %peer, error = %why, "HTTP/3: a request stream ended early");
-                        }
-                        headed
-                    });
-                }
-                // Every request answered after the client's GOAWAY.
-                Ok(None) => break,
-                Err(e) => {
-                    if !e.is_h3_no_error() {
-                        tracing::debug!(client = %peer, error = %e, "HTTP/3: the connection ended with an error");
-                    }
-                    return;
-                }
-            },
-        }
-    }
-    hold.send_replace(false);
-    while requests.join_next().await.is_some() {}
-    // The answers are written; the client closes once it has them. Until
-    // then, a request it sent before it read the GOAWAY (its task may not
-    // have run yet) is refused as not processed, so it sends it again
-    // elsewhere; closing on it would fail it (H3_NO_ERROR), not retry it.
-    let refusing = async {
-        while let Ok(Some(resolver)) = h3.accept().await {
-            stream::refuse_request(resolver);
-        }
-        std::future::pending::<()>().await
-    };
-    let _ = tokio::time::timeout(CLOSE_WAIT, async {
-        tokio::select! {
-            _ = quic.closed() => {}
-            () = refusing => {}
-        }
-    })
-    .await;
-    quic.close(VarInt::from_u32(H3_NO_ERROR), b"");
-}
-
-/// HTTP/3's error codes used here (RFC 9114, 8.1).
-const H3_NO_ERROR: u32 = 0x100;
-const H3_EXCESSIVE_LOAD: u32 = 0x107;
