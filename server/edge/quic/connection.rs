@@ -16,17 +16,66 @@ use quinn::VarInt;
 use tokio::time::{Instant, Sleep};
 
 use super::super::connection::OutgoingBody;
-use super::super::per_client::ClientSlot;
-use super::super::signal::Signalled;
-use super::stream::{self, StreamBounds};
-use super::{Served, ServesQuic, Shared, CLOSE_WAIT, HEADLESS_STREAMS, MAX_FIELD_SECTION};
-use crate::metrics::Protocol;
+use super::super::per_client::{ClientSlot, PerClient};
+use super::super::signal::{Signal, Signalled};
+use super::bounds::{CLOSE_WAIT, HEADLESS_STREAMS, MAX_FIELD_SECTION};
+use super::drain::{Drain, Stepped};
+use super::stream::{self, QuicBody, StreamBounds};
+use crate::metrics::{Protocol, WorkerCounts};
+use crate::telemetry::LogSampler;
 
 /// HTTP/3's error codes used here (RFC 9114, 8.1).
 const H3_NO_ERROR: u32 = 0x100;
 const H3_EXCESSIVE_LOAD: u32 = 0x107;
 
 type H3 = h3::server::Connection<h3_quinn::Connection, Bytes>;
+
+/// The service of one QUIC connection's requests, as
+/// `serve`'s `per_worker` makes it for each peer.
+pub trait ServesQuic<B>:
+    hyper::service::Service<
+        hyper::Request<QuicBody>,
+        Response = hyper::Response<B>,
+        Error = std::convert::Infallible,
+        Future: Send + 'static,
+    > + Send
+    + Sync
+    + 'static
+{
+}
+
+impl<S, B> ServesQuic<B> for S where
+    S: hyper::service::Service<
+            hyper::Request<QuicBody>,
+            Response = hyper::Response<B>,
+            Error = std::convert::Infallible,
+            Future: Send + 'static,
+        > + Send
+        + Sync
+        + 'static
+{
+}
+
+/// What one worker keeps for the QUIC connections it serves.
+pub(super) struct Served<F> {
+    pub(super) connection: F,
+    pub(super) open: Arc<WorkerCounts>,
+}
+
+/// What the connections of one endpoint share.
+pub(super) struct Shared {
+    /// QUIC connections open at once, handshakes included.
+    pub(super) slots: Arc<tokio::sync::Semaphore>,
+    pub(super) per_client: Arc<PerClient>,
+    /// Handshakes from addresses not yet proven, at once.
+    pub(super) unproven: Arc<tokio::sync::Semaphore>,
+    /// Set: every connection says GOAWAY and finishes.
+    pub(super) draining: Arc<Signal>,
+    pub(super) refusals: LogSampler,
+    pub(super) bounds: StreamBounds,
+    pub(super) handshake: Duration,
+    pub(super) max: usize,
+}
 
 /// One QUIC connection served to its end (see the module doc). `client`
 /// is its address's slot when that was proven before the handshake;
@@ -197,130 +246,6 @@ impl Idle {
             n if n > HEADLESS_STREAMS => Headless::Goaway,
             _ => Headless::Within,
         }
-    }
-}
-
-/// Where a connection stands in its drain. A browser (Chromium) fails,
-/// rather than sends again, a request it had just bound to a connection
-/// when that connection's GOAWAY arrives, before the request had a stream.
-/// So the drain makes sure none is being bound then: first no answer ends
-/// (`Holding`: a page's next request follows an answer's end), for long
-/// enough that a request already on its way arrives ([`SCRIPT_TIME`] and a
-/// round trip); then GOAWAY (`Told`), answers still held until the client
-/// has read it; then the answers end (`Gone`), and the requests they
-/// trigger go to a new connection.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Going {
-    Serving,
-    Holding,
-    Told,
-    Gone,
-}
-
-/// How long a page's script may take, after an answer ends, to send the
-/// request that answer triggers (measured: up to about 15 ms for
-/// Chromium's fetch loop on a busy machine; the drain holds for far more).
-const SCRIPT_TIME: Duration = Duration::from_millis(100);
-
-/// One step of the drain: a round trip and some.
-fn settle(quic: &quinn::Connection) -> Duration {
-    quic.rtt().max(Duration::from_millis(5)) + Duration::from_millis(5)
-}
-
-/// A connection's drain (see [`Going`]), and the GOAWAY it says.
-struct Drain {
-    going: Going,
-    /// While the GOAWAY is on its way, no answer ends.
-    hold: tokio::sync::watch::Sender<bool>,
-    step: Pin<Box<Sleep>>,
-    /// The highest request stream accepted, and the GOAWAY's stream ID once
-    /// sent: a request on that stream or above was not processed, as the
-    /// client is told (RFC 9114, 5.2), so it may send it again elsewhere.
-    last: Option<u64>,
-    goaway: Option<u64>,
-}
-
-/// What a step of the drain leaves to do.
-enum Stepped {
-    Going,
-    /// The GOAWAY could not be said: the connection is closed.
-    Close,
-}
-
-impl Drain {
-    fn new() -> (Drain, tokio::sync::watch::Receiver<bool>) {
-        let (hold, held) = tokio::sync::watch::channel(false);
-        let drain = Drain {
-            going: Going::Serving,
-            hold,
-            step: Box::pin(tokio::time::sleep(Duration::ZERO)),
-            last: None,
-            goaway: None,
-        };
-        (drain, held)
-    }
-
-    fn serving(&self) -> bool {
-        self.going == Going::Serving
-    }
-
-    fn stepping(&self) -> bool {
-        matches!(self.going, Going::Holding | Going::Told)
-    }
-
-    /// The drain starts (the server's, or this connection's alone): no
-    /// answer ends from now until the client has read the GOAWAY.
-    fn begin(&mut self, quic: &quinn::Connection) {
-        if self.going != Going::Serving {
-            return;
-        }
-        self.hold.send_replace(true);
-        self.going = Going::Holding;
-        self.step
-            .as_mut()
-            .reset(Instant::now() + settle(quic) + SCRIPT_TIME);
-    }
-
-    /// Its next step, once `step` has fired: GOAWAY, then the answers end.
-    async fn next(&mut self, h3: &mut H3, quic: &quinn::Connection, peer: SocketAddr) -> Stepped {
-        if self.going == Going::Holding {
-            // h3 says GOAWAY with the stream after the last one it
-            // accepted (the first stream when none was).
-            self.goaway = Some(self.last.map_or(0, |id| id + 4));
-            // Bounded: the write waits on the client's flow control for
-            // the server's control stream, which it may hold shut.
-            match tokio::time::timeout(CLOSE_WAIT, h3.shutdown(1)).await {
-                Ok(Ok(())) => {}
-                Ok(Err(e)) => {
-                    tracing::debug!(client = %peer, error = %e, "HTTP/3: GOAWAY not sent");
-                    return Stepped::Close;
-                }
-                Err(_) => {
-                    tracing::debug!(client = %peer, "HTTP/3: the GOAWAY could not be written in time");
-                    return Stepped::Close;
-                }
-            }
-            self.going = Going::Told;
-            self.step.as_mut().reset(Instant::now() + settle(quic));
-        } else {
-            self.hold.send_replace(false);
-            self.going = Going::Gone;
-        }
-        Stepped::Going
-    }
-
-    /// Whether a request on stream `id` is refused (at or past the GOAWAY's
-    /// stream); else it is the last accepted so far.
-    fn refuses(&mut self, id: u64) -> bool {
-        if self.goaway.is_some_and(|first_refused| id >= first_refused) {
-            return true;
-        }
-        self.last = self.last.max(Some(id));
-        false
-    }
-
-    fn gone(&self) -> bool {
-        self.going == Going::Gone
     }
 }
 

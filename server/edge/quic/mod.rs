@@ -49,15 +49,19 @@
 //! shared ticket keys are what resume a session on any member
 //! (docs/security.md).
 
+mod bounds;
 mod connection;
+mod drain;
 pub mod handoff;
 pub mod stream;
+
+pub use bounds::*;
+pub use connection::ServesQuic;
 
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
 
 use anyhow::Context;
 use quinn::crypto::rustls::QuicServerConfig;
@@ -68,78 +72,10 @@ use super::per_client::PerClient;
 use super::signal::Signal;
 use super::{workers, Limits};
 use crate::client_ip::Networks;
-use crate::metrics::WorkerCounts;
 use crate::telemetry::LogSampler;
+use connection::{Served, Shared};
 use handoff::{HandedSocket, Handoff, Tagged};
-use stream::{QuicBody, StreamBounds};
-
-/// Requests open at once on one connection (as HTTP/2's
-/// `max_concurrent_streams`).
-pub const MAX_STREAMS: u32 = 128;
-/// Unidirectional streams a client may open: HTTP/3 needs three (control,
-/// QPACK encoder and decoder); the rest leaves room for reserved types.
-pub const MAX_UNI_STREAMS: u32 = 8;
-/// The largest request head, decoded (as a header list's size counts:
-/// names, values and 32 bytes each).
-pub const MAX_FIELD_SECTION: u64 = 16 * 1024;
-/// What a client may send on one stream before the server reads it.
-pub const STREAM_WINDOW: u32 = 64 * 1024;
-/// What a client may send on one connection before the server reads it:
-/// the most one connection can make the server hold of a client's data
-/// (a request body is read as it arrives; the form's is a few KiB, and
-/// none is read past 64 KB). Twice that in memory, each datagram's share
-/// in an allocation of its own: at 256 KiB, the flood test's 64 unread
-/// connections grew the server by 34 to 38 MiB, over its 32 MiB budget.
-pub const CONNECTION_WINDOW: u32 = 128 * 1024;
-/// What the server keeps sent but not yet acknowledged, per connection:
-/// memory a client that does not acknowledge can pin, so as small as a
-/// few pages in flight allow (at 50 ms round trips, 5 MB/s a connection).
-pub const SEND_WINDOW: u64 = 256 * 1024;
-/// What the server buffers of one new connection's packets that arrive
-/// before it is accepted, and of all of them at once.
-pub const INCOMING_BUFFER: u64 = 16 * 1024;
-pub const INCOMING_BUFFER_TOTAL: u64 = 4 * 1024 * 1024;
-/// The share of `MAX_CONNECTIONS` that handshakes from unproven
-/// addresses may hold at once (one in this many).
-pub const UNPROVEN_SHARE: usize = 4;
-/// Streams a connection may end before their head arrives (empty, reset,
-/// timed out, or refused past its GOAWAY) over its life: twice as many as
-/// it may have open at once. h3 keeps an entry for each until the
-/// connection ends, so past this the connection is told GOAWAY and closed
-/// as an idle one is (past twice this, while it drains, closed at once).
-/// A browser's request carries its head on its first packet: a stream it
-/// cancels that early is rare.
-pub const HEADLESS_STREAMS: usize = 2 * MAX_STREAMS as usize;
-/// Once draining, how long a connection whose requests are all answered
-/// is given to close itself (the client, told by GOAWAY, closes it when
-/// it has what it asked for) before the server closes it.
-const CLOSE_WAIT: Duration = Duration::from_secs(2);
-
-/// The service of one QUIC connection's requests, as
-/// `serve`'s `per_worker` makes it for each peer.
-pub trait ServesQuic<B>:
-    hyper::service::Service<
-        hyper::Request<QuicBody>,
-        Response = hyper::Response<B>,
-        Error = std::convert::Infallible,
-        Future: Send + 'static,
-    > + Send
-    + Sync
-    + 'static
-{
-}
-
-impl<S, B> ServesQuic<B> for S where
-    S: hyper::service::Service<
-            hyper::Request<QuicBody>,
-            Response = hyper::Response<B>,
-            Error = std::convert::Infallible,
-            Future: Send + 'static,
-        > + Send
-        + Sync
-        + 'static
-{
-}
+use stream::StreamBounds;
 
 /// QUIC's settings for the HTTPS port: `tls` (TLS 1.3, ALPN `h3`, no
 /// early data) and the transport's bounds.
@@ -302,27 +238,6 @@ impl Endpoint {
     fn stop_accepting(&self) {
         self.quinn.set_server_config(None);
     }
-}
-
-/// What one worker keeps for the QUIC connections it serves.
-struct Served<F> {
-    connection: F,
-    open: Arc<WorkerCounts>,
-}
-
-/// What the connections of one endpoint share.
-struct Shared {
-    /// QUIC connections open at once, handshakes included.
-    slots: Arc<tokio::sync::Semaphore>,
-    per_client: Arc<PerClient>,
-    /// Handshakes from addresses not yet proven, at once.
-    unproven: Arc<tokio::sync::Semaphore>,
-    /// Set: every connection says GOAWAY and finishes.
-    draining: Arc<Signal>,
-    refusals: LogSampler,
-    bounds: StreamBounds,
-    handshake: Duration,
-    max: usize,
 }
 
 /// A new connection's first packet: refused beyond the limits, asked to

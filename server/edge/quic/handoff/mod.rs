@@ -38,11 +38,9 @@ use std::task::{Context, Poll};
 use quinn::udp::{RecvMeta, Transmit};
 use quinn::{AsyncUdpSocket, UdpPoller};
 
-pub use wire::Tagged;
+use wire::random_bytes;
+pub use wire::{Tagged, CID_LEN};
 
-/// The length of every connection ID this server issues: the tag (2
-/// bytes), then 6 random ones.
-pub const CID_LEN: usize = 8;
 /// The variable naming the predecessor's tag, for its successor.
 pub const PREDECESSOR_TAG: &str = "CITIZEN_SITE_QUIC_PREDECESSOR_TAG";
 /// The name of the datagram socket a successor passes the predecessor's
@@ -176,15 +174,6 @@ impl Handoff {
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn random_bytes<const N: usize>() -> [u8; N] {
-    use ring::rand::SecureRandom;
-    let mut bytes = [0u8; N];
-    ring::rand::SystemRandom::new()
-        .fill(&mut bytes)
-        .expect("the system's random source");
-    bytes
 }
 
 /// The UDP socket as quinn reads it (see the module doc).

@@ -13,7 +13,18 @@ use std::time::Duration;
 use quinn::udp::{EcnCodepoint, RecvMeta};
 use quinn::{ConnectionId, ConnectionIdGenerator};
 
-use super::{random_bytes, CID_LEN};
+/// The length of every connection ID this server issues: the tag (2
+/// bytes), then 6 random ones.
+pub const CID_LEN: usize = 8;
+
+pub(super) fn random_bytes<const N: usize>() -> [u8; N] {
+    use ring::rand::SecureRandom;
+    let mut bytes = [0u8; N];
+    ring::rand::SystemRandom::new()
+        .fill(&mut bytes)
+        .expect("the system's random source");
+    bytes
+}
 
 /// Connection IDs that start with this process's tag.
 pub struct Tagged(pub u16);
