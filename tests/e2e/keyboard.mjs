@@ -23,6 +23,19 @@ export function focused(page) {
   });
 }
 
+/** Waits until the element with id `id` has focus (up to `timeout` ms):
+ *  a page's `autofocus` is applied by the browser in a rendering update
+ *  after the page has loaded (HTML's "flush autofocus candidates"), not
+ *  at load itself. Returns the focused element's id as it was last read. */
+export async function focusArrives(page, id, timeout = 5_000) {
+  const until = Date.now() + timeout;
+  for (;;) {
+    const now = await page.evaluate(() => document.activeElement?.id ?? "");
+    if (now === id || Date.now() > until) return now;
+    await new Promise((done) => setTimeout(done, 50));
+  }
+}
+
 /** Presses `key` and says where focus went. */
 export async function press(page, key) {
   await page.keyboard.press(key);

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { hydrated, siteWithStripe, watchConsole } from "./harness.mjs";
-import { announced, focused, focusedNode, press, tabTo, waitAnnounced } from "./keyboard.mjs";
+import { announced, focusArrives, focused, focusedNode, press, tabTo, waitAnnounced } from "./keyboard.mjs";
 
 const site = siteWithStripe();
 
@@ -294,7 +294,7 @@ test("without JavaScript, the refused form comes back with the same fields marke
   await page.waitForURL(`${site.server.base}/api/save-to-notion`);
   assert.match(await page.title(), /^Error: Request an Intro/);
   assert.ok(await page.getByRole("alert").filter({ hasText: "Missing required fields: Please fill in the name and email address." }).isVisible());
-  assert.equal(await page.evaluate(() => document.activeElement?.id), "contact-name", "the first field in error has focus");
+  assert.equal(await focusArrives(page, "contact-name"), "contact-name", "the first field in error has focus");
   assert.deepEqual(await focusedNode(page), {
     role: "textbox",
     name: "Community Name",
