@@ -185,7 +185,10 @@ pub(super) fn sort(
         let end = (at + stride).min(len);
         match whose(&buf[at..end], ours, predecessor) {
             Whose::Ours => {
-                buf.copy_within(at..end, kept);
+                // (A receive that is all this process's stays where it is.)
+                if at != kept {
+                    buf.copy_within(at..end, kept);
+                }
                 kept += end - at;
             }
             Whose::Predecessor => to_predecessor(meta, &buf[at..end]),
