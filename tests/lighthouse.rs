@@ -1,6 +1,6 @@
 //! Lighthouse over every route (tests/lighthouse/run.mjs) against this
 //! build's server: Accessibility, Best Practices and SEO must be 100,
-//! and so must Performance (the median of three runs where the first is
+//! and so must Performance (the median of five runs where the first is
 //! below), and no request may block a page's first paint. The phone is
 //! the same on every host: the CPU slowdown is calibrated to this one
 //! (tests/lighthouse/device.mjs).

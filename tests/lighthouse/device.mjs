@@ -36,7 +36,7 @@ export const DEFAULT_MULTIPLIER = constants.throttling.mobileSlow4G.cpuSlowdownM
 /** The emulated phone's benchmark index. */
 export const PHONE_INDEX = REFERENCE_INDEX / DEFAULT_MULTIPLIER;
 /** Benchmark runs (about a second each) whose median is the host's. */
-const SAMPLES = 5;
+const SAMPLES = 9;
 
 /** The median of a list of numbers. */
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
