@@ -42,7 +42,7 @@ import { chromium } from "playwright-core";
 import lighthouse from "lighthouse";
 import * as chromeLauncher from "chrome-launcher";
 import { freePort, root, startSite, tempDir, waitFor } from "../tests/ops/tools.mjs";
-import { recordRow } from "./report.mjs";
+import { median, recordRow } from "./report.mjs";
 
 const RECORD = process.argv.includes("--record");
 const LIGHTHOUSE_RUNS = Number(process.env.BENCH_FIRST_PAINT_LIGHTHOUSE_RUNS ?? 1);
@@ -55,8 +55,6 @@ const FLAGS = [
 /** Lighthouse's mobile throttling, applied for real: its RTT, throughput and CPU slowdown. */
 export const WEAK_SIGNAL = { latencyMs: 150, downloadKbps: 1638.4, uploadKbps: 750, cpuSlowdown: 4 };
 const PHONE = { viewport: { width: 412, height: 823 }, deviceScaleFactor: 1.75, isMobile: true, hasTouch: true };
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** The routes of content/routes.json, the post route with the longest post. */
 function routes() {

@@ -24,7 +24,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { cargoEnv, freePort, need, root, siteBinary, sleep, startSite, tempDir, waitFor } from "../tests/ops/tools.mjs";
 import { COUNTED_ENV, SITE_URL, valgrind, windows } from "./instructions.mjs";
-import { recordRow } from "./report.mjs";
+import { median, recordRow } from "./report.mjs";
 import { mirror } from "./run.mjs";
 import { certificate, countTls, startOursTls, TLS_ENCODING, TLS_PAGE } from "./tls.mjs";
 
@@ -399,7 +399,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     rate: { connections: RATE_CONNECTIONS, seconds: RATE_SECONDS, ours: oursRate, caddy: caddyRate },
     newConnection: { quic: oursNewQuic.windows, tcp: tcp.fullHandshake.windows, handshakes: HANDSHAKES },
   };
-  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   console.log(`row 18: ${Math.round(median(row.hit.ours))} instructions per hit, Caddy ${Math.round(median(row.hit.caddy))}`);
   console.log(`row 19: ${Math.round(oursRate.per_second)} req/s, Caddy ${Math.round(caddyRate.per_second)}`);
   console.log(`row 20: a new QUIC connection ${Math.round(median(row.newConnection.quic))} instructions, TCP + TLS 1.3 ${Math.round(median(row.newConnection.tcp))}`);

@@ -42,7 +42,7 @@ import lighthouse from "lighthouse";
 import * as chromeLauncher from "chrome-launcher";
 import { freePort, root, sleep, startSite, tempDir, waitFor } from "../tests/ops/tools.mjs";
 import { POST_ID, writePhotoPost } from "../tests/support/photos.mjs";
-import { TARGETS, photosTable, recordRow } from "./report.mjs";
+import { TARGETS, median, photosTable, recordRow } from "./report.mjs";
 
 const RECORD = process.argv.includes("--record");
 const LIGHTHOUSE_RUNS = Number(process.env.BENCH_PHOTOS_LIGHTHOUSE_RUNS ?? 3);
@@ -57,8 +57,6 @@ const PAGES = ["/blog", `/blog/${POST_ID}`];
 /** The one-word changes: the plain copy's post and the photo post. */
 const PLAIN_POST = { file: "content/blog/brussels-pay-launch.md", word: "Brussels" };
 const PHOTO_POST = { file: `content/blog/${POST_ID}.md`, word: "Saturday" };
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const round = (x, d = 1) => Number(x.toFixed(d));
 const git = (dir, ...args) => {
   try {

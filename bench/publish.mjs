@@ -23,6 +23,7 @@ import { copyTree, freePort, need, root, siteBinary, tempDir } from "../tests/op
 import { snapshot, startLoad } from "./swap-load.mjs";
 import { install, serveTls } from "./swaps.mjs";
 import { certificate } from "./tls.mjs";
+import { median } from "./report.mjs";
 
 const RUNS = Number(process.env.BENCH_PUBLISH_RUNS ?? 3);
 const REBUILDS = Number(process.env.BENCH_PUBLISH_REBUILDS ?? 1);
@@ -31,7 +32,6 @@ const POST = "content/blog/brussels-pay-launch.md";
 /** The word changed, and what it becomes in each run. */
 const WORD = "Brussels";
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const round = (x, d = 1) => Number(x.toFixed(d));
 
 /** The post with its last WORD (in the body) replaced by `word`. */

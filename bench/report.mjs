@@ -122,6 +122,10 @@ export const PERFORMANCE_TARGET = 100;
  *  6928). Every page's brotli HTML fits in it (bench/first-paint.mjs). */
 export const FIRST_FLIGHT_BYTES = 14_600;
 
+/** The middle of `xs` once sorted (the upper middle of an even count):
+ *  the benches' and the Lighthouse gate's median. */
+export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
 const f = (n, d = 0) => n.toFixed(d);
 /** 21366 -> "21,366". */
 const thousands = (n) => Math.round(n).toLocaleString("en-US");
@@ -246,7 +250,6 @@ export function benchTable(r) {
  *  peer, what the ratio compares and which way is better. */
 function summaryTable(r) {
   const { instructions: ins, cached, connections: conn, render, tlsInstructions: ti, tlsThroughput: tt, tlsConnections: tc, swaps } = r.rows;
-  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const worstPage = ins.pages.find((p) => p.page === ins.worst.page && p.encoding === ins.worst.encoding);
   const worstCached = cached.pages.find((p) => p.page === cached.worst.page);
   const worstTls = ti.kinds.find((k) => k.kind === ti.worst.kind);
@@ -360,7 +363,6 @@ export function http3Table(r) {
   const w = r.rows.http3;
   if (!w) throw new Error("bench/results.json has no rows 17 to 20 (http3): run node bench/http3.mjs");
   const t = TARGETS;
-  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const runs = (xs) => xs.map(thousands).join(" / ");
   const missed = [];
   const check = (ok, what) => (ok ? "" : missed.push(what));
@@ -489,7 +491,6 @@ export function firstPaintTable(r) {
 /** Row 16 for the content guide: a post published with `pack`. */
 export function publishTable(r) {
   const w = r.rows.publish;
-  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   if (!w) throw new Error("bench/results.json has no row 16 (publish): run node bench/publish.mjs");
   const rows = [
     ["`citizen-site pack` after a one-word change to a post, s (median; runs)", `${f(w.packMedianSeconds, 1)} (${w.packSeconds.map((x) => f(x, 1)).join(", ")})`],

@@ -24,6 +24,7 @@ import fs from "node:fs";
 import { chromium } from "playwright-core";
 import * as constants from "lighthouse/core/config/constants.js";
 import { pageFunctions } from "lighthouse/core/lib/page-functions.js";
+import { median } from "../../bench/report.mjs";
 
 /** The host the recorded run's 4x was measured on: the top of the range
  *  Lighthouse's 4x is calibrated for. */
@@ -38,8 +39,6 @@ export const PHONE_INDEX = REFERENCE_INDEX / DEFAULT_MULTIPLIER;
 /** Benchmark runs (about a second each) whose median is the host's. */
 const SAMPLES = 9;
 
-/** The median of a list of numbers. */
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** The CPU slowdown that takes a host of benchmark index `index` to the
  *  emulated phone (PHONE_INDEX), to two decimals. */
