@@ -95,7 +95,7 @@ fn argument_error(e: clap::Error) -> ! {
         .lines()
         .find_map(|l| l.strip_prefix("Usage: "))
         .map(str::to_owned);
-    cli::print_json(&serde_json::json!({ "error": message, "usage": usage }));
+    cli::output::print_json(&serde_json::json!({ "error": message, "usage": usage }));
     std::process::exit(2);
 }
 
@@ -199,11 +199,11 @@ async fn run(cli: Cli, inherited: Inherited, json: bool) -> anyhow::Result<()> {
             // SAFETY: setting a signal's disposition to its default.
             unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
             if let Err(e) = command.run().await {
-                if e.downcast_ref::<cli::Reported>().is_none() {
-                    let message = cli::said_once(&e);
+                if e.downcast_ref::<cli::output::Reported>().is_none() {
+                    let message = cli::output::said_once(&e);
                     if json {
                         // Under --json, the error is JSON too (on standard output).
-                        cli::print_json(&serde_json::json!({ "error": message }));
+                        cli::output::print_json(&serde_json::json!({ "error": message }));
                     } else {
                         eprintln!("error: {message}");
                     }

@@ -7,7 +7,8 @@ use std::path::Path;
 use anyhow::bail;
 use serde_json::json;
 
-use super::{print_json, Database};
+use super::database::{self, Database};
+use super::output::print_json;
 use crate::config::sqlite_path;
 use crate::db::sqlite_file::{self, Counts};
 use crate::{intake, payments, team, tls};
@@ -31,7 +32,7 @@ pub async fn backup(database: &Database, file: &Path, json: bool) -> anyhow::Res
         );
     }
     // Opened as the server opens it, so the copy is of the site's current tables.
-    let db = super::open(database).await?;
+    let db = database::open(database).await?;
     let done = sqlite_file::backup(&db, file, &TABLES).await?;
     if json {
         print_json(

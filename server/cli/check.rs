@@ -14,7 +14,7 @@ use std::path::Path;
 use serde_json::{json, Value};
 
 use super::holders::{self, Held};
-use super::print_json;
+use super::output::{print_json, rfc3339, table, Reported};
 use crate::config::{redacted, sqlite_path, CertSource, Config, ServeArgs, Transport};
 use crate::db::Db;
 
@@ -50,7 +50,7 @@ pub async fn run(args: ServeArgs, json: bool) -> anyhow::Result<()> {
         Ok(())
     } else {
         // Already said, in the report.
-        Err(super::Reported.into())
+        Err(Reported.into())
     }
 }
 
@@ -78,7 +78,7 @@ impl Report {
             .map(|(k, v)| vec![k.replace('_', " "), v.clone()])
             .collect();
         if !rows.is_empty() {
-            out.push_str(&super::table(&["CHECKED", "FOUND"], &rows));
+            out.push_str(&table(&["CHECKED", "FOUND"], &rows));
             out.push('\n');
         }
         for note in &self.notes {
@@ -211,7 +211,7 @@ pub async fn examine(args: ServeArgs, bind: Bind) -> Report {
                                 "ACME: stored for {}, serial {}, valid until {}",
                                 names.join(", "),
                                 cert.serial,
-                                super::rfc3339(cert.not_after)
+                                rfc3339(cert.not_after)
                             )
                         }
                     };

@@ -4,7 +4,8 @@ use clap::builder::PossibleValuesParser;
 use clap::Subcommand;
 use serde_json::{json, Value};
 
-use super::{print_json, printable, rfc3339, table, utc};
+use super::database::{self, Database};
+use super::output::{print_json, printable, rfc3339, table, utc};
 use crate::payments::checkouts::{self, Checkout, STATUSES};
 
 #[derive(Subcommand, Debug)]
@@ -21,9 +22,9 @@ pub enum CheckoutsCommand {
     },
 }
 
-pub async fn run(database: &super::Database, cmd: CheckoutsCommand) -> anyhow::Result<()> {
+pub async fn run(database: &Database, cmd: CheckoutsCommand) -> anyhow::Result<()> {
     // Only reads: neither makes nor migrates the database.
-    let db = super::open_read_only(database).await?;
+    let db = database::open_read_only(database).await?;
     match cmd {
         CheckoutsCommand::List { status, json } => {
             let found = checkouts::list(&db, status.as_deref()).await?;

@@ -7,7 +7,8 @@ use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Subcommand, ValueEnum};
 use serde_json::{json, Value};
 
-use super::{clip, print_json, printable, rfc3339, table, utc};
+use super::database::{self, Database};
+use super::output::{clip, parse_since, print_json, printable, rfc3339, table, utc};
 use crate::config::NotionArgs;
 use crate::db::{now_ms, Db};
 use crate::intake::forwarder;
@@ -23,7 +24,7 @@ pub enum IntroCommand {
         #[arg(long, value_parser = state_parser())]
         status: Option<State>,
         /// Only those received since DATE (YYYY-MM-DD, UTC, or an RFC 3339 time).
-        #[arg(long, value_name = "DATE", value_parser = super::parse_since)]
+        #[arg(long, value_name = "DATE", value_parser = parse_since)]
         since: Option<i64>,
         /// JSON instead of text.
         #[arg(long)]
@@ -43,7 +44,7 @@ pub enum IntroCommand {
         #[arg(long, value_enum, default_value_t = Format::Csv)]
         format: Format,
         /// Only those received since DATE (YYYY-MM-DD, UTC, or an RFC 3339 time).
-        #[arg(long, value_name = "DATE", value_parser = super::parse_since)]
+        #[arg(long, value_name = "DATE", value_parser = parse_since)]
         since: Option<i64>,
     },
     /// Send a request the honeypot held as spam on to Notion after all.
@@ -85,7 +86,7 @@ fn state_parser() -> impl TypedValueParser<Value = State> {
         .map(|s| s.parse::<State>().expect("one of State::ALL"))
 }
 
-pub async fn run(database: &super::Database, cmd: IntroCommand) -> anyhow::Result<()> {
+pub async fn run(database: &Database, cmd: IntroCommand) -> anyhow::Result<()> {
     if let IntroCommand::Retry { notion, .. } = &cmd {
         // Before the database: without Notion there is nothing to do.
         notion_client(notion)?;
@@ -94,9 +95,11 @@ pub async fn run(database: &super::Database, cmd: IntroCommand) -> anyhow::Resul
     // migrated for them.
     let db = match cmd {
         IntroCommand::List { .. } | IntroCommand::Show { .. } | IntroCommand::Export { .. } => {
-            super::open_read_only(database).await?
+            database::open_read_only(database).await?
         }
-        IntroCommand::Release { .. } | IntroCommand::Retry { .. } => super::open(database).await?,
+        IntroCommand::Release { .. } | IntroCommand::Retry { .. } => {
+            database::open(database).await?
+        }
     };
     match cmd {
         IntroCommand::List {

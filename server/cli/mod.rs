@@ -11,12 +11,17 @@
 //! - [`tls`]: the fleet's HTTPS identity: status, a new certificate now, new ticket keys.
 //! - [`upgrade`]: the running server hands over to a new binary.
 //! - [`pack`]: a new binary, this one's engine with a checkout's site.
+//!
+//! Below them, [`database`] opens the site's database as each command needs
+//! it, and [`output`] prints what they say.
 
 pub mod backup;
 pub mod check;
 pub mod checkouts;
+pub mod database;
 pub mod holders;
 pub mod intro;
+pub mod output;
 pub mod pack;
 pub mod team;
 pub mod tls;
@@ -24,27 +29,13 @@ pub mod upgrade;
 
 use std::path::PathBuf;
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use clap::Subcommand;
 
 pub use crate::config::{redacted, whoami};
-use crate::db::Db;
 
 /// The database a command works on: the server's (`DATABASE_URL`).
-pub use crate::config::DatabaseArgs as Database;
-
-/// An error already told to the user (the command printed its report):
-/// the process exits non-zero and says nothing more.
-#[derive(Debug)]
-pub struct Reported;
-
-impl std::fmt::Display for Reported {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("(reported above)")
-    }
-}
-
-impl std::error::Error for Reported {}
+use database::Database;
 
 #[derive(Subcommand, Debug)]
 pub enum Operate {
@@ -190,231 +181,6 @@ impl Operate {
     }
 }
 
-/// Opens the site's existing database for an operator's command that
-/// changes it: it must be there, reachable, writable by this user and the
-/// site's (its tables are brought up to date, as a newer server would).
-/// Never makes a database of its own.
-pub async fn open(database: &Database) -> anyhow::Result<Db> {
-    migrated(database, open_as(database, Access::Write).await?).await
-}
-
-/// Opens the site's database for a command that offers `--create`: as
-/// [`open`] without it (the refusal offers it); with it, a database that
-/// is not there yet (an SQLite file, with its folder) or has none of the
-/// site's tables (an empty PostgreSQL database) is made, as the server's
-/// first start makes it, and that is said on standard error.
-pub async fn open_or_create(database: &Database, create: bool) -> anyhow::Result<Db> {
-    let access = match create {
-        true => Access::Create,
-        false => Access::OfferCreate,
-    };
-    migrated(database, open_as(database, access).await?).await
-}
-
-/// Opens the site's existing database for a command that only reads it:
-/// read-only, so it is neither made nor migrated (a schema older than
-/// this binary's is read as it is).
-pub async fn open_read_only(database: &Database) -> anyhow::Result<Db> {
-    open_as(database, Access::Read).await
-}
-
-/// How a command opens the database.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Access {
-    Read,
-    Write,
-    /// Writes, and offers `--create`, which was not given.
-    OfferCreate,
-    /// Writes, and makes the database when it is missing (`--create`).
-    Create,
-}
-
-async fn migrated(database: &Database, db: Db) -> anyhow::Result<Db> {
-    db.migrate().await.with_context(|| {
-        format!(
-            "bringing the tables of {} up to date",
-            redacted(database.url())
-        )
-    })?;
-    Ok(db)
-}
-
-async fn open_as(database: &Database, access: Access) -> anyhow::Result<Db> {
-    let database_url = database.url();
-    let setting = database.setting();
-    let (offer, offer_tables) = match access {
-        Access::OfferCreate => (", or --create makes it now", ", or --create makes them now"),
-        _ => ("", ""),
-    };
-    if let Some(file) = crate::config::sqlite_path(database_url) {
-        if !file.is_file() && access == Access::Create && file.symlink_metadata().is_err() {
-            crate::db::sqlite_file::make_folder_and_file(database_url)?;
-            let db = Db::connect_lazy(database_url)?;
-            db.migrate()
-                .await
-                .with_context(|| format!("making a new database at {}", file.display()))?;
-            eprintln!("made a new database at {} (--create)", file.display());
-            return Ok(db);
-        }
-        if !file.is_file() {
-            bail!(
-                "no database at {}: the server makes it on its first start{offer} (is {setting} right?)",
-                file.display()
-            );
-        }
-        if let Some(why) = crate::db::sqlite_file::access_problem(&file, access != Access::Read) {
-            bail!(why);
-        }
-    }
-    let shown = redacted(database_url);
-    let db = match access {
-        Access::Read => Db::connect_read_only(database_url)?,
-        _ => Db::connect_lazy(database_url)?,
-    };
-    let schema = db
-        .schema()
-        .await
-        .map_err(|e| match crate::db::is_unreachable(&e) {
-            true => anyhow::anyhow!(
-                "cannot reach the database at {shown} ({}): is it running, and {setting} right?",
-                crate::db::reason(&e)
-            ),
-            false => anyhow::anyhow!(
-                "cannot read the database at {shown}: {}",
-                crate::db::reason(&e)
-            ),
-        })?;
-    match schema {
-        None if access == Access::Create => {
-            db.migrate()
-                .await
-                .with_context(|| format!("making the site's tables in {shown}"))?;
-            eprintln!("made the site's tables in {shown} (--create)");
-            Ok(db)
-        }
-        None => bail!("{shown} is not this site's database: it has none of the site's tables (the server makes them on its first start{offer_tables})"),
-        Some(v) if v > db.latest_schema() => bail!(
-            "{shown} was brought up to date by a newer citizen-site (schema {v}; this binary knows up to {}): use the newer binary",
-            db.latest_schema()
-        ),
-        Some(_) => Ok(db),
-    }
-}
-
-/// An error and its causes in one line, each said once: a cause whose
-/// text the line already holds is left out (sqlx repeats a database's
-/// message in its own).
-pub fn said_once(e: &anyhow::Error) -> String {
-    let mut line = String::new();
-    for cause in e.chain() {
-        let text = cause.to_string();
-        if line.contains(&text) {
-            continue;
-        }
-        if !line.is_empty() {
-            line.push_str(": ");
-        }
-        line.push_str(&text);
-    }
-    line
-}
-
-/// Prints `value` as pretty JSON on standard output.
-pub fn print_json(value: &serde_json::Value) {
-    println!(
-        "{}",
-        serde_json::to_string_pretty(value).expect("JSON values serialize")
-    );
-}
-
-/// Text a visitor sent, safe to print on a terminal: control characters
-/// (escape sequences among them) become U+FFFD, line breaks a space.
-pub fn printable(text: &str) -> String {
-    text.chars()
-        .map(|c| match c {
-            '\n' | '\r' | '\t' => ' ',
-            c if c.is_control() => '\u{FFFD}',
-            c => c,
-        })
-        .collect()
-}
-
-/// At most `max` characters of `text`, an ellipsis marking a cut.
-pub fn clip(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        text.to_owned()
-    } else {
-        let mut cut: String = text.chars().take(max.saturating_sub(1)).collect();
-        cut.push('…');
-        cut
-    }
-}
-
-/// Rows under a header, in columns as wide as their widest cell.
-pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
-    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
-    for row in rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let line = |cells: Vec<&str>| {
-        let last = cells.len().saturating_sub(1);
-        let mut out = String::new();
-        for (i, cell) in cells.into_iter().enumerate() {
-            out.push_str(cell);
-            if i < last {
-                out.extend(std::iter::repeat_n(
-                    ' ',
-                    widths[i] - cell.chars().count() + 2,
-                ));
-            }
-        }
-        out.trim_end().to_owned()
-    };
-    let mut out = line(header.to_vec());
-    for row in rows {
-        out.push('\n');
-        out.push_str(&line(row.iter().map(String::as_str).collect()));
-    }
-    out
-}
-
-/// `--since`: a day (`2026-11-25`, from midnight UTC) or an RFC 3339 time
-/// (`2026-11-25T09:30:00Z`); Unix milliseconds.
-pub fn parse_since(raw: &str) -> Result<i64, String> {
-    use time::format_description::well_known::Rfc3339;
-    let day = time::macros::format_description!("[year]-[month]-[day]");
-    let at = time::Date::parse(raw, day)
-        .map(|d| d.midnight().assume_utc())
-        .or_else(|_| time::OffsetDateTime::parse(raw, &Rfc3339))
-        .map_err(|_| format!("{raw:?} is not a date: use YYYY-MM-DD (2026-11-25) or an RFC 3339 time (2026-11-25T09:30:00Z)"))?;
-    Ok((at.unix_timestamp_nanos() / 1_000_000) as i64)
-}
-
-fn datetime(ms: i64) -> time::OffsetDateTime {
-    time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
-        .unwrap_or(time::OffsetDateTime::UNIX_EPOCH)
-}
-
-/// A stored time for a table: `2026-11-25 09:30:12` (UTC).
-pub fn utc(ms: i64) -> String {
-    datetime(ms)
-        .format(time::macros::format_description!(
-            "[year]-[month]-[day] [hour]:[minute]:[second]"
-        ))
-        .unwrap_or_default()
-}
-
-/// A stored time for JSON and CSV: RFC 3339 in UTC, to the millisecond.
-pub fn rfc3339(ms: i64) -> String {
-    datetime(ms)
-        .format(time::macros::format_description!(
-            "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z"
-        ))
-        .unwrap_or_default()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -468,54 +234,6 @@ mod tests {
             }
         }
         assert!(undescribed.is_empty(), "no description: {undescribed:?}");
-    }
-
-    #[test]
-    fn since_takes_a_day_or_a_time_and_refuses_anything_else() {
-        assert_eq!(parse_since("2026-11-25").unwrap(), 1_795_564_800_000);
-        assert_eq!(
-            parse_since("2026-11-25T09:30:00Z").unwrap(),
-            1_795_564_800_000 + 9 * 3_600_000 + 30 * 60_000
-        );
-        assert_eq!(
-            parse_since("2026-11-25T10:30:00+01:00").unwrap(),
-            parse_since("2026-11-25T09:30:00Z").unwrap()
-        );
-        for bad in ["yesterday", "2026-13-01", "25/11/2026", ""] {
-            assert!(
-                parse_since(bad).unwrap_err().contains("is not a date"),
-                "{bad}"
-            );
-        }
-    }
-
-    #[test]
-    fn times_print_in_utc_and_round_trip_through_rfc3339() {
-        let ms = parse_since("2026-11-25T09:30:12.345Z").unwrap();
-        assert_eq!(utc(ms), "2026-11-25 09:30:12");
-        assert_eq!(rfc3339(ms), "2026-11-25T09:30:12.345Z");
-        assert_eq!(parse_since(&rfc3339(ms)).unwrap(), ms);
-    }
-
-    #[test]
-    fn what_a_visitor_typed_cannot_drive_the_terminal() {
-        assert_eq!(
-            printable("Ana\u{1b}[2J\nLopes\u{7}"),
-            "Ana\u{FFFD}[2J Lopes\u{FFFD}"
-        );
-    }
-
-    #[test]
-    fn tables_align_columns_by_characters() {
-        let t = table(
-            &["ID", "NAME"],
-            &[
-                vec!["1".into(), "Zoë".into()],
-                vec!["22".into(), "Ana".into()],
-            ],
-        );
-        assert_eq!(t, "ID  NAME\n1   Zoë\n22  Ana");
-        assert_eq!(clip("Riverbend Mutual Credit", 10), "Riverbend…");
     }
 
     #[test]

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::{Subcommand, ValueEnum};
 
-use super::Database;
+use super::database::{self, Database};
+use super::output::{clip, print_json, printable, table};
 use crate::team::{self, Change, NewMember};
 
 #[derive(Subcommand, Debug)]
@@ -106,10 +107,10 @@ impl Field {
 pub async fn run(database: &Database, cmd: TeamCommand) -> anyhow::Result<()> {
     match cmd {
         TeamCommand::List { json } => {
-            let db = super::open_read_only(database).await?;
+            let db = database::open_read_only(database).await?;
             let members = team::list(&db).await?;
             if json {
-                super::print_json(&serde_json::to_value(members)?);
+                print_json(&serde_json::to_value(members)?);
             } else if members.is_empty() {
                 println!("(no team members)");
             } else {
@@ -117,13 +118,13 @@ pub async fn run(database: &Database, cmd: TeamCommand) -> anyhow::Result<()> {
                     .iter()
                     .map(|m| {
                         vec![
-                            super::printable(&m.name),
-                            super::printable(&m.role),
-                            super::clip(&super::printable(&m.image_url), 40),
+                            printable(&m.name),
+                            printable(&m.role),
+                            clip(&printable(&m.image_url), 40),
                         ]
                     })
                     .collect();
-                println!("{}", super::table(&["NAME", "ROLE", "IMAGE"], &rows));
+                println!("{}", table(&["NAME", "ROLE", "IMAGE"], &rows));
             }
         }
         TeamCommand::Import {
@@ -156,7 +157,7 @@ pub async fn run(database: &Database, cmd: TeamCommand) -> anyhow::Result<()> {
                         file.display(),
                         i + 1,
                         i + 2 + again,
-                        super::printable(&m.name)
+                        printable(&m.name)
                     );
                 }
             }
@@ -166,7 +167,7 @@ pub async fn run(database: &Database, cmd: TeamCommand) -> anyhow::Result<()> {
                     file.display()
                 );
             }
-            let db = super::open_or_create(database, create).await?;
+            let db = database::open_or_create(database, create).await?;
             let done = team::import(&db, &members, replace).await?;
             let mut line = format!(
                 "imported {} member(s): {} added, {} updated, {} unchanged",
@@ -222,9 +223,9 @@ pub async fn run(database: &Database, cmd: TeamCommand) -> anyhow::Result<()> {
                 }
                 *slot = Some(String::new());
             }
-            let db = super::open_or_create(database, create).await?;
+            let db = database::open_or_create(database, create).await?;
             let done = team::import(&db, std::slice::from_ref(&member), false).await?;
-            let name = super::printable(&member.name);
+            let name = printable(&member.name);
             match done.members.first().map(|(_, c)| c) {
                 Some(Change::Added) => println!("added {name}"),
                 Some(Change::Updated(fields)) => {
@@ -234,7 +235,7 @@ pub async fn run(database: &Database, cmd: TeamCommand) -> anyhow::Result<()> {
             }
         }
         TeamCommand::Remove { name } => {
-            let db = super::open(database).await?;
+            let db = database::open(database).await?;
             if team::remove(&db, &name).await? {
                 println!("removed {name}");
             } else {
