@@ -830,3 +830,40 @@ mod private_files;
 mod says_where;
 mod site_words;
 mod tls_says;
+
+/// `tls renew` while the fleet backs off after the CA's refusal leaves the
+/// back-off as it is (a request is no fresh try at a CA that limits the
+/// site) and says when the servers try again.
+#[test]
+fn tls_renew_leaves_the_fleets_back_off_and_says_when_the_next_try_is() {
+    let dir = Dir::new("cli-tls-renew-backoff");
+    site_database(&dir.0, &[], false);
+    let directory = "https://acme-v02.api.letsencrypt.org/directory";
+    stored_certificate(&dir.0, directory, "9a02");
+    // The CA refused the last try; the fleet waits until 2100-01-01.
+    let next: i64 = 4_102_444_800_000;
+    sql(
+        &dir.0,
+        &[&format!(
+            "INSERT INTO tls_orders (directory, names, next_try_at, retry_ms, failed_by, error) \
+             VALUES ('{directory}', 'example.org', {next}, 3600000, 'web1', 'too many new orders')"
+        )],
+    );
+    let (code, _, err) = run(site(&dir.0).args(["tls", "renew"]));
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("the CA refused the last try (too many new orders), and the servers try again at 2100-01-01 00:00:00 UTC, not sooner"),
+        "{err}"
+    );
+    let (code, out, err) = run(site(&dir.0).args(["tls", "status", "--json"]));
+    assert_eq!(code, 0, "{err}");
+    let status: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let cert = &status["certificates"][0];
+    assert_eq!(cert["renewal_requested"], true, "{out}");
+    assert!(
+        cert["next_try_at"]
+            .as_str()
+            .is_some_and(|at| at.starts_with("2100-01-01T00:00:00")),
+        "the back-off stands: {out}"
+    );
+}

@@ -146,22 +146,28 @@ pub fn is_cache_file(name: &str) -> bool {
 }
 
 /// The local copy of the certificate (with its PEM), if it is readable,
-/// for every one of these names, and not expired.
+/// for every one of these names, and not expired by this process's clock
+/// (read at start, when the database may be away).
 pub fn load_local(settings: &AcmeSettings) -> Option<(ServedCert, String)> {
     let file = settings.cert_file();
     let pem = std::fs::read_to_string(&file).ok()?;
     let name = file.display().to_string();
-    usable(settings, &pem, &name).map(|served| (served, pem))
+    usable(settings, &pem, &name, SystemTime::now()).map(|served| (served, pem))
 }
 
 /// `pem` (a key, then a chain) as a certificate in service, if it is for
-/// every one of these names and not expired; `what` names it in a warning.
-pub fn usable(settings: &AcmeSettings, pem: &str, what: &str) -> Option<ServedCert> {
+/// every one of these names and not expired at `now` (the fleet's clock,
+/// the database's, wherever a member judges what the database holds: a
+/// member whose own clock is past a stored certificate's end would write
+/// its older one over it); `what` names it in a warning.
+pub fn usable(
+    settings: &AcmeSettings,
+    pem: &str,
+    what: &str,
+    now: SystemTime,
+) -> Option<ServedCert> {
     match certs::parse(pem.as_bytes(), pem.as_bytes(), (what, what)) {
-        Ok(served)
-            if served.info.covers(&settings.domains)
-                && served.info.not_after > SystemTime::now() =>
-        {
+        Ok(served) if served.info.covers(&settings.domains) && served.info.not_after > now => {
             Some(served)
         }
         Ok(_) => None,

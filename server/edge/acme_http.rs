@@ -41,10 +41,42 @@ pub fn cap_retry_after(headers: &mut http::HeaderMap) {
     }
 }
 
+/// The wait a refusal's `Retry-After` asks for (seconds, or a date by this
+/// clock), at most [`RETRY_AFTER_CAP`]; None without one, or for an answer
+/// that is no refusal (an order's polling answers carry one too).
+pub fn refusal_wait(
+    status: http::StatusCode,
+    headers: &http::HeaderMap,
+    now: std::time::SystemTime,
+) -> Option<Duration> {
+    if !(status.is_client_error() || status.is_server_error()) {
+        return None;
+    }
+    let text = headers
+        .get(http::header::RETRY_AFTER)?
+        .to_str()
+        .ok()?
+        .trim();
+    let wait = match text.parse::<u64>() {
+        Ok(secs) => Duration::from_secs(secs),
+        Err(_) => httpdate::parse_http_date(text)
+            .ok()?
+            .duration_since(now)
+            .unwrap_or_default(),
+    };
+    Some(wait.min(Duration::from_secs(RETRY_AFTER_CAP)))
+}
+
 /// instant-acme's requests, sent by reqwest: rustls with the web's roots
 /// (plus `ACME_DIRECTORY_CA`), 10 s to connect and 30 s per request.
+/// Each keeps the longest wait a refusal asked for ([`refusal_wait`]):
+/// instant-acme reads no header of a problem document, and the robot's
+/// back-off after a refusal is never shorter than the CA's word.
 #[derive(Clone)]
-pub struct AcmeHttp(reqwest::Client);
+pub struct AcmeHttp {
+    client: reqwest::Client,
+    refused_wait: std::sync::Arc<std::sync::Mutex<Option<Duration>>>,
+}
 
 impl AcmeHttp {
     pub fn new(extra_ca: Option<&[u8]>) -> anyhow::Result<AcmeHttp> {
@@ -60,9 +92,23 @@ impl AcmeHttp {
                 builder = builder.add_root_certificate(cert);
             }
         }
-        Ok(AcmeHttp(
-            builder.build().context("setting up the ACME client")?,
-        ))
+        Ok(AcmeHttp {
+            client: builder.build().context("setting up the ACME client")?,
+            refused_wait: Default::default(),
+        })
+    }
+
+    /// The same client, keeping the waits of its own refusals: one order's.
+    pub fn for_one_order(&self) -> AcmeHttp {
+        AcmeHttp {
+            client: self.client.clone(),
+            refused_wait: Default::default(),
+        }
+    }
+
+    /// The longest wait a refusal to this client's requests asked for.
+    pub fn refused_wait(&self) -> Option<Duration> {
+        *self.refused_wait.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
@@ -71,7 +117,7 @@ impl HttpClient for AcmeHttp {
         &self,
         req: http::Request<BodyWrapper<Bytes>>,
     ) -> Pin<Box<dyn Future<Output = Result<BytesResponse, instant_acme::Error>> + Send>> {
-        let client = self.0.clone();
+        let (client, refused_wait) = (self.client.clone(), self.refused_wait.clone());
         Box::pin(async move {
             let failed = |e: reqwest::Error| instant_acme::Error::Other(Box::new(e));
             let (parts, body) = req.into_parts();
@@ -88,6 +134,12 @@ impl HttpClient for AcmeHttp {
                 .await
                 .map_err(failed)?;
             let mut out = http::Response::builder().status(rsp.status());
+            if let Some(wait) =
+                refusal_wait(rsp.status(), rsp.headers(), std::time::SystemTime::now())
+            {
+                let mut kept = refused_wait.lock().unwrap_or_else(|p| p.into_inner());
+                *kept = Some(kept.map_or(wait, |k| k.max(wait)));
+            }
             if let Some(headers) = out.headers_mut() {
                 *headers = rsp.headers().clone();
                 cap_retry_after(headers);
@@ -137,5 +189,46 @@ mod tests {
         assert!(now
             .checked_add(Duration::from_secs(RETRY_AFTER_CAP))
             .is_some());
+    }
+
+    /// A refusal's `Retry-After`, in seconds or as a date, is the wait it
+    /// asks for, at most a day; an answer that is no refusal asks none.
+    #[test]
+    fn a_refusals_retry_after_is_its_wait() {
+        let headers = |value: &str| {
+            let mut h = http::HeaderMap::new();
+            h.insert(http::header::RETRY_AFTER, value.parse().unwrap());
+            h
+        };
+        let now = httpdate::parse_http_date("Wed, 21 Oct 2015 07:28:00 GMT").unwrap();
+        let limited = http::StatusCode::TOO_MANY_REQUESTS;
+        assert_eq!(
+            refusal_wait(limited, &headers(" 120 "), now),
+            Some(Duration::from_secs(120))
+        );
+        assert_eq!(
+            refusal_wait(limited, &headers("Wed, 21 Oct 2015 08:28:00 GMT"), now),
+            Some(Duration::from_secs(3600))
+        );
+        assert_eq!(
+            refusal_wait(limited, &headers("Wed, 21 Oct 2015 06:28:00 GMT"), now),
+            Some(Duration::ZERO),
+            "a date gone by"
+        );
+        assert_eq!(
+            refusal_wait(
+                http::StatusCode::SERVICE_UNAVAILABLE,
+                &headers("18446744073709551615"),
+                now
+            ),
+            Some(Duration::from_secs(RETRY_AFTER_CAP))
+        );
+        assert_eq!(refusal_wait(limited, &headers("soon"), now), None);
+        assert_eq!(refusal_wait(limited, &http::HeaderMap::new(), now), None);
+        assert_eq!(
+            refusal_wait(http::StatusCode::OK, &headers("120"), now),
+            None,
+            "an order's polling answer"
+        );
     }
 }

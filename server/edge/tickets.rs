@@ -97,6 +97,12 @@ pub struct TicketKeys {
     keys: ArcSwap<Vec<TicketKey>>,
     /// The lifetime told to clients, in seconds.
     lifetime: u32,
+    /// How far the fleet's clock (the database's) runs ahead of this
+    /// process's, in milliseconds, as last read ([`TicketKeys::set_clock`]).
+    /// Which key seals, and until when one opens, is the fleet's time, so
+    /// that a member whose clock is off seals with the key the others
+    /// seal with.
+    offset_ms: std::sync::atomic::AtomicI64,
 }
 
 impl TicketKeys {
@@ -109,7 +115,20 @@ impl TicketKeys {
         Ok(Arc::new(TicketKeys {
             keys: ArcSwap::from_pointee(vec![TicketKey::new(LOCAL_KEY, now, (0, ends), &secret)]),
             lifetime: lifetime.as_secs().min(u64::from(u32::MAX)) as u32,
+            offset_ms: Default::default(),
         }))
+    }
+
+    /// The fleet's time is `fleet_ms` now (the database's clock, just read).
+    pub fn set_clock(&self, fleet_ms: i64) {
+        self.offset_ms
+            .store(fleet_ms - now_ms(), std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The fleet's time, in Unix milliseconds: this process's clock moved
+    /// by the offset last read (none before the database answers).
+    pub fn clock_ms(&self) -> i64 {
+        now_ms() + self.offset_ms.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Replaces the keys: `keys` from the database, and this process's own
@@ -125,7 +144,7 @@ impl TicketKeys {
     }
 
     fn replace_keeping(&self, mut keys: Vec<TicketKey>, own: bool) {
-        let now = now_ms();
+        let now = self.clock_ms();
         let current = self.keys.load();
         if let Some(local) = current
             .iter()
@@ -188,7 +207,7 @@ impl ProducesTickets for Ticketer {
 
     fn encrypt(&self, message: &[u8]) -> Option<Vec<u8>> {
         let keys = self.0.keys.load();
-        let key = sealing(&keys, now_ms())?;
+        let key = sealing(&keys, self.0.clock_ms())?;
         let mut nonce = [0u8; NONCE_LEN];
         SystemRandom::new().fill(&mut nonce).ok()?;
         let id = key.id.to_be_bytes();
@@ -217,7 +236,7 @@ impl ProducesTickets for Ticketer {
         let (nonce, sealed) = rest.split_at(NONCE_LEN);
         let id: [u8; ID_LEN] = id.try_into().ok()?;
         let keys = self.0.keys.load();
-        let now = now_ms();
+        let now = self.0.clock_ms();
         let key = keys
             .iter()
             .find(|k| k.id == u64::from_be_bytes(id) && now < k.ends_ms)?;

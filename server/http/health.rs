@@ -179,7 +179,7 @@ pub async fn metrics(
         );
         m.certificate_renewals
             .replace(names.zip(tls.renew_at()).map(|(names, t)| (names, at(t))));
-        if let Some(age) = tls.tickets.sealing_key_age_ms(now_ms()) {
+        if let Some(age) = tls.tickets.sealing_key_age_ms(tls.tickets.clock_ms()) {
             m.ticket_key_age.set(age / 1000);
         }
     }

@@ -8,7 +8,8 @@
 //! lease of its own ([`LEASE`]), at the `Retry-After` the CA gives (never
 //! sooner than a minute, as RFC 9773 says; tests shorten it). A window the
 //! CA moves (before revoking a certificate, say) moves the renewal; a window
-//! already begun gives a point in what is left of it. Without ARI, the
+//! already begun gives a point in what is left of it, and one that runs
+//! past the certificate's end is cut short of it ([`within_life`]). Without ARI, the
 //! lifetime rule stays: two thirds of the certificate's life
 //! ([`CertInfo::renew_at`](crate::edge::certs::CertInfo::renew_at)).
 //!
@@ -20,8 +21,9 @@ use std::time::Duration;
 
 use instant_acme::CertificateIdentifier;
 
+use super::identity::{at_ms, unix_ms, Identity};
+use super::robot::account;
 use super::store::{self, Schedule};
-use super::{at_ms, unix_ms, Identity};
 use crate::edge::acme::AcmeSettings;
 use crate::edge::acme_http::AcmeHttp;
 use crate::edge::certs::{rfc3339, ServedCert};
@@ -126,7 +128,7 @@ async fn ask(
         s.poll_at = now + min_poll.as_millis() as i64;
         s
     };
-    let account = match super::robot::account(identity, settings, http).await {
+    let account = match account(identity, settings, http).await {
         Ok(a) => a,
         Err(e) => {
             tracing::debug!(error = %format!("{e:#}"), "HTTPS: the CA's renewal information cannot be asked now");
@@ -139,10 +141,20 @@ async fn ask(
     };
     match account.renewal_info(&id).await {
         Ok((info, retry_after)) => {
-            let window = (
+            let suggested = (
                 (info.suggested_window.start.unix_timestamp_nanos() / 1_000_000) as i64,
                 (info.suggested_window.end.unix_timestamp_nanos() / 1_000_000) as i64,
             );
+            let life = (unix_ms(cert.info.not_before), unix_ms(cert.info.not_after));
+            let window = within_life(suggested, life);
+            if window != suggested {
+                tracing::warn!(
+                    serial = %cert.info.serial,
+                    suggested = ?(rfc3339(at_ms(suggested.0)), rfc3339(at_ms(suggested.1))),
+                    valid_until = %rfc3339(cert.info.not_after),
+                    "HTTPS: the CA's renewal window runs past the certificate's end (less a margin); the fleet renews before it"
+                );
+            }
             let renew_at = match kept {
                 Some(k) if k.window == Some(window) && k.source == "ari" => k.renew_at,
                 _ => random_point(window, now),
@@ -168,6 +180,16 @@ async fn ask(
             again(kept)
         }
     }
+}
+
+/// The CA's window `suggested`, ending no later than the certificate's
+/// end (`life`: its start and end) less a tenth of its life, a day at most:
+/// a window past the end (a CA's mistake, or a clock of its own) would
+/// leave the site without a certificate, with a day of retries to spare.
+fn within_life(suggested: (i64, i64), (not_before, not_after): (i64, i64)) -> (i64, i64) {
+    let margin = ((not_after - not_before) / 10).clamp(0, 86_400_000);
+    let latest = not_after - margin;
+    (suggested.0.min(latest), suggested.1.min(latest))
 }
 
 /// A point in the part of the window still to come, uniformly at random
@@ -261,6 +283,35 @@ mod tests {
             .unwrap();
         assert_eq!(after, kept);
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// A window within the certificate's life stands; one past its end
+    /// ends a tenth of its life before (a day at most), and one wholly past
+    /// it becomes that point.
+    #[test]
+    fn a_window_past_the_certificates_end_is_cut_to_it() {
+        let hour = 3_600_000;
+        let life = (0, 90 * 24 * hour);
+        let end = life.1;
+        let latest = end - 24 * hour;
+        assert_eq!(
+            within_life((10 * hour, 20 * hour), life),
+            (10 * hour, 20 * hour)
+        );
+        assert_eq!(
+            within_life((latest - hour, end + hour), life),
+            (latest - hour, latest)
+        );
+        assert_eq!(
+            within_life((end + hour, end + 2 * hour), life),
+            (latest, latest)
+        );
+        // A six-day certificate: a tenth of it.
+        let short = (0, 144 * hour);
+        assert_eq!(
+            within_life((0, 200 * hour), short),
+            (0, 144 * hour - 144 * hour / 10)
+        );
     }
 
     #[test]

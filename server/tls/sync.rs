@@ -1,5 +1,5 @@
 //! Each process's memory of the shared state, kept current from the
-//! database every [`SYNC_EVERY`](super::SYNC_EVERY): the ticket keys, the
+//! database every [`SYNC_EVERY`]: the ticket keys, the
 //! challenge answers, the certificate (the newest issued wins, offered back
 //! when this process holds a newer one), and this member's own row (what
 //! it serves, from ACME or the operator's files). A member under ACME
@@ -7,9 +7,19 @@
 //! holds); one serving its own files every [`FILE_MEMBER_EVERY`], or at
 //! once when another certificate is in service (a reload of the files).
 
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
 use tokio::time::Instant;
 
-use super::*;
+use super::identity::{
+    at_ms, issued_later, stored, unix_ms, Identity, Offer, FILE_MEMBER_EVERY, SYNC_EVERY,
+};
+use super::store::{self, unhex, StoredCert};
+use super::tickets;
+use crate::edge::acme::{self, AcmeSettings};
+use crate::edge::certs::{rfc3339, ServedCert};
 
 /// When a member serving its own files last wrote its row, and the serial
 /// it served then.
@@ -231,8 +241,9 @@ impl Identity {
                     let retired =
                         store::is_retired(&self.db, store::Retired::Certificate, &found.serial)
                             .await?;
+                    let now = at_ms(store::clock(&self.db).await?);
                     if let Some(cert) =
-                        acme::usable(settings, &found.pem, "the database's certificate")
+                        acme::usable(settings, &found.pem, "the database's certificate", now)
                             .filter(|_| !retired)
                     {
                         tracing::info!(
@@ -274,6 +285,7 @@ impl Identity {
         // A row changed between the read and the write: judged again.
         for _ in 0..3 {
             let row = store::certificate(&self.db, directory, &names).await?;
+            let now = at_ms(store::clock(&self.db).await?);
             let replacing = match &row {
                 None => None,
                 Some(r) if r.serial == mine.serial => return Ok(Offer::Stored),
@@ -281,7 +293,8 @@ impl Identity {
                     let theirs_later =
                         issued_later((r.not_before, &r.serial), (mine.not_before, &mine.serial));
                     if theirs_later
-                        && acme::usable(settings, &r.pem, "the database's certificate").is_some()
+                        && acme::usable(settings, &r.pem, "the database's certificate", now)
+                            .is_some()
                         && !store::is_retired(&self.db, store::Retired::Certificate, &r.serial)
                             .await?
                     {
@@ -331,7 +344,11 @@ impl Identity {
 #[cfg(test)]
 pub(in crate::tls) mod tests {
     use super::*;
+    use crate::db::Db;
     use crate::edge::acme::{AcmeTiming, Challenge};
+    use crate::edge::certs::Certs;
+    use crate::edge::tickets::TicketKeys;
+    use crate::tls::tickets::TicketSchedule;
 
     pub(in crate::tls) fn settings(dir: &std::path::Path) -> AcmeSettings {
         AcmeSettings {

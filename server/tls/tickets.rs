@@ -1,6 +1,8 @@
 //! The session-ticket keys every server shares, rotated without a gap.
 //!
-//! Time is cut into periods ([`TicketSchedule::period`], 6 hours). The key
+//! Time, the fleet's (the database's clock: a member whose own runs hours
+//! ahead seals and forgets as the others do), is cut into periods
+//! ([`TicketSchedule::period`], 6 hours). The key
 //! of period `n` seals every new ticket from the start of `n` to the start
 //! of `n + 1`, on every server. It is stored a whole period before it seals:
 //! while `n` runs, each server makes sure `n + 1` has its key (the first to
@@ -24,11 +26,14 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use crate::db::{now_ms, Db};
+use crate::db::Db;
 use crate::edge::tickets::{random_secret, TicketKey, TicketKeys};
 
-use super::store::{self, Retired, StoredKey};
-use super::{hex, unhex};
+use super::store::{self, hex, unhex, Retired, StoredKey};
+
+/// How often each process reads the session-ticket keys (more often when a period is
+/// shorter than four times this, as in tests).
+pub const TICKET_SYNC_EVERY: Duration = Duration::from_secs(5);
 
 /// The periods and the lifetime of tickets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,7 +59,7 @@ impl TicketSchedule {
     /// How often a server reads the keys: every `tls::TICKET_SYNC_EVERY`,
     /// or a quarter of a shorter period.
     pub fn read_every(&self) -> Duration {
-        (self.period / 4).min(super::TICKET_SYNC_EVERY)
+        (self.period / 4).min(TICKET_SYNC_EVERY)
     }
 
     fn period_ms(&self) -> i64 {
@@ -84,7 +89,10 @@ pub async fn sync(
     keys: &TicketKeys,
     seen: &mut Seen,
 ) -> Result<(), sqlx::Error> {
-    let now = now_ms();
+    // The fleet's time, not this process's: a member whose clock runs
+    // hours ahead would forget the keys the others still seal with.
+    let now = store::clock(db).await?;
+    keys.set_clock(now);
     let length = schedule.period_ms();
     let lifetime = schedule.lifetime.as_millis() as i64;
     let (mut stored, mut made) = read_keys(db).await?;
@@ -185,6 +193,7 @@ async fn read_keys(db: &Db) -> Result<(Vec<StoredKey>, BTreeMap<(i64, i64), i64>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::db::now_ms;
     use crate::edge::tickets::LOCAL_KEY;
 
     #[tokio::test]

@@ -3,7 +3,9 @@
 //! ordered; the renewal time is a point of the CA's window, chosen once for
 //! the fleet; a window moved to the past renews the fleet within the
 //! `Retry-After` it gave, with an order that names the certificate it
-//! replaces (and, refused as already replaced, one that does not).
+//! replaces (and, refused as already replaced, one that does not); a
+//! refusal as rate-limited holds the fleet's next order back for the
+//! `Retry-After` the CA gave.
 
 use super::faults::{one_certificate, orders, pg_fleet, psql};
 use super::stand_in::AriCa;
@@ -85,6 +87,21 @@ fn the_ca_decides_when_the_fleet_renews_and_which_profile_it_gets() {
          CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT) FROM tls_orders",
     );
     assert_eq!(in_window, "t");
+    // The CA's window is a day away, and the certificate lasts an hour:
+    // the fleet renews before the certificate ends, not in the window.
+    let before_its_end = psql(
+        &db.url,
+        "SELECT renew_at < CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT) + 3600000 \
+         FROM tls_orders",
+    );
+    assert_eq!(before_its_end, "t", "{}", fleet.logs());
+    assert!(
+        fleet
+            .logs()
+            .contains("the CA's renewal window runs past the certificate's end"),
+        "{}",
+        fleet.logs()
+    );
     std::thread::sleep(Duration::from_secs(4));
     assert_eq!(issued(&pebble), 1, "not renewed before its window");
 
@@ -121,4 +138,47 @@ fn the_ca_decides_when_the_fleet_renews_and_which_profile_it_gets() {
     // The new certificate has its own window, a day away: no third order.
     std::thread::sleep(Duration::from_secs(5));
     assert_eq!(issued(&pebble), 2, "{}", fleet.logs());
+}
+
+/// A CA that refuses an order as rate-limited, saying when to try again
+/// (`Retry-After: 12`), hears no new order from the fleet before then,
+/// though the fleet's own first retry (1 s here) is much sooner; the
+/// order after is served.
+#[test]
+fn a_rate_limited_fleet_waits_the_cas_retry_after() {
+    needs("pebble", "pebble");
+    let (_db, mut fleet, _dns, pebble) = pg_fleet("fleet-retry-after", "127.0.0.1", None);
+    let ca = AriCa::start(&pebble);
+    fleet.set("ACME_DIRECTORY", &ca.directory());
+    fleet.set("ACME_FIRST_RETRY_SECS", "1");
+    ca.limit_next_order(12);
+    fleet.start(0, &[]);
+    fleet.start(1, &[]);
+    let refused = wait(30, || {
+        fleet
+            .logs()
+            .contains("the CA refused the order; the servers try again later")
+    });
+    assert!(refused, "{}", fleet.logs());
+    assert!(
+        fleet.logs().contains("retry_after=Some(12s)"),
+        "the log names the CA's wait: {}",
+        fleet.logs()
+    );
+    let routed = wait(30, || fleet.routes_https());
+    assert!(routed, "the balancer routes to no member\n{}", fleet.logs());
+    one_certificate(&fleet, &pebble, &[0, 1], 60);
+    let times = ca.order_times();
+    assert!(times.len() >= 2, "{}", fleet.logs());
+    let waited = times[1] - times[0];
+    println!("the next order came {waited:?} after the refusal (Retry-After: 12 s)");
+    assert!(
+        waited >= Duration::from_secs(12),
+        "the next order came {waited:?} after a refusal that asked for 12 s:\n{}",
+        fleet.logs()
+    );
+    assert!(
+        waited < Duration::from_secs(30),
+        "and not much later: {waited:?}"
+    );
 }

@@ -346,7 +346,10 @@ fn a_member_whose_clock_runs_two_minutes_ahead_or_behind_never_orders_beside_ano
 /// certificates for 72 hours: past the renewal time (48 hours in) by its
 /// own clock, not by the database's, which the fleet goes by. It serves
 /// the fleet's certificate and orders nothing (by its own clock it would
-/// order again and again: each new certificate is as far behind).
+/// order again and again: each new certificate is as far behind). Its
+/// session-ticket keys are the fleet's too: a session from either member
+/// resumes on the other (by its own clock, every key of the fleet's had
+/// ended two days ago, and it forgot them).
 #[test]
 fn a_member_days_ahead_orders_nothing_the_fleet_renews_later() {
     needs("pebble", "pebble");
@@ -375,6 +378,20 @@ fn a_member_days_ahead_orders_nothing_the_fleet_renews_later() {
         fleet.serials(NAMES[0], &pebble.issuing_root())[..2],
         [Some(serial.clone()), Some(serial)]
     );
+    let root = pebble.issuing_root();
+    for (first, then) in [(0, 1), (1, 0)] {
+        let visitor = returning(&root, &rustls::version::TLS13);
+        let from = format!("192.0.2.{}:1000", 20 + first);
+        assert_eq!(fleet.visit(first, &visitor, &from), Full);
+        assert_eq!(
+            fleet.visit(then, &visitor, &from),
+            Resumed,
+            "a session from web{} on web{}:\n{}",
+            first + 1,
+            then + 1,
+            fleet.logs()
+        );
+    }
 }
 
 /// Stopped for 12 s (its lease lasts 5) as soon as its answers are
@@ -526,4 +543,93 @@ fn a_shorter_certificate_issued_later_replaces_a_longer_one_and_an_unusable_row_
         fleet.logs()
     );
     assert_eq!(issued(&pebble), 1);
+}
+
+/// A member whose clock runs two hours ahead, past the end of the stored
+/// certificate (an hour from now, by the database's clock), starts on a
+/// local copy of an older one that lasts longer: it serves the stored
+/// one, and writes nothing over it (by its own clock the stored one has
+/// ended, and its older copy would replace it for the whole fleet).
+#[test]
+fn a_member_past_the_stored_certificates_end_by_its_own_clock_keeps_it() {
+    needs("pebble", "pebble");
+    let (db, mut fleet, _dns, pebble) = pg_fleet("fleet-past-end", "127.0.0.1", None);
+    let ca = support::tls_site::TestCa::new();
+    let pem_of = |from: i64, until: i64| {
+        let (chain, key) = ca.leaf(&NAMES, from, until);
+        format!("{key}\n{chain}")
+    };
+    // Stored: from an hour ago to an hour from now. The member's copy:
+    // issued an hour before it, ending in ten hours.
+    let (stored, older) = (pem_of(-3600, 3600), pem_of(-7200, 36_000));
+    let info = |pem: &str| {
+        citizen_site::edge::certs::parse(pem.as_bytes(), pem.as_bytes(), ("c", "k"))
+            .unwrap()
+            .info
+    };
+    let ms =
+        |t: std::time::SystemTime| t.duration_since(std::time::UNIX_EPOCH).unwrap().as_millis();
+    let (stored_info, older_info) = (info(&stored), info(&older));
+    migrated(&db.url);
+    let mut names = NAMES.to_vec();
+    names.sort();
+    let names = names.join(",");
+    psql(
+        &db.url,
+        &format!(
+            "INSERT INTO tls_certificates (directory, names, pem, serial, not_before, not_after, stored_at) \
+             VALUES ('{}', '{names}', '{stored}', '{}', {}, {}, 0)",
+            pebble.directory(),
+            stored_info.serial,
+            ms(stored_info.not_before),
+            ms(stored_info.not_after)
+        ),
+    );
+    let folder = fleet.servers[0]
+        .dir
+        .join("acme")
+        .join(citizen_site::edge::acme::folder_name(&pebble.directory()));
+    {
+        use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&folder)
+            .unwrap();
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(folder.join(format!("{names}.pem")))
+            .unwrap();
+        file.write_all(older.as_bytes()).unwrap();
+    }
+    let ahead = faked_clock("+2h");
+    fleet.start(
+        0,
+        &ahead
+            .iter()
+            .map(|(k, v)| (*k, v.as_str()))
+            .collect::<Vec<_>>(),
+    );
+    let root = fleet.dir.0.join("test-ca.pem");
+    std::fs::write(&root, ca.pem()).unwrap();
+    let served = wait(30, || {
+        fleet.serials(NAMES[0], &root)[0].as_deref() == Some(stored_info.serial.as_str())
+    });
+    assert!(
+        served,
+        "the member serves the stored certificate, not its copy {}:\n{}",
+        older_info.serial,
+        fleet.logs()
+    );
+    // Several of its rounds.
+    std::thread::sleep(Duration::from_secs(6));
+    assert_eq!(
+        stored_serial(&db.url),
+        stored_info.serial,
+        "the stored certificate was replaced by the member's older one:\n{}",
+        fleet.logs()
+    );
+    assert_eq!(issued(&pebble), 0, "{}", fleet.logs());
 }

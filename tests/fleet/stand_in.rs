@@ -3,8 +3,9 @@
 //! to pebble (the `Host` header kept, so pebble's URLs and its JWS checks
 //! name the stand-in), adds `renewalInfo` and two profiles to the directory,
 //! answers the renewal information with a window the test moves, records
-//! each new order's payload, and refuses the first order that names a
-//! certificate it replaces with `alreadyReplaced`.
+//! each new order's payload, refuses the first order that names a
+//! certificate it replaces with `alreadyReplaced`, and, when the test
+//! asks, the next new order as rate-limited, with a `Retry-After`.
 
 use std::collections::HashMap;
 use std::net::TcpListener;
@@ -30,6 +31,11 @@ struct State {
     orders: Vec<Value>,
     /// New orders are answered 503 (and not counted) while set.
     held: bool,
+    /// The next new order is refused as rate-limited (429), with this
+    /// `Retry-After` in seconds.
+    limit_next: Option<u64>,
+    /// When each new order came (refused or not).
+    order_times: Vec<std::time::Instant>,
     refused_a_replacement: bool,
 }
 
@@ -145,6 +151,17 @@ impl AriCa {
         self.state.lock().unwrap().held = held;
     }
 
+    /// The next new order is refused as rate-limited, its `Retry-After`
+    /// `secs`.
+    pub fn limit_next_order(&self, secs: u64) {
+        self.state.lock().unwrap().limit_next = Some(secs);
+    }
+
+    /// When each new order came, refused ones too.
+    pub fn order_times(&self) -> Vec<std::time::Instant> {
+        self.state.lock().unwrap().order_times.clone()
+    }
+
     /// The payloads of the new orders sent, in order.
     pub fn orders(&self) -> Vec<Value> {
         self.state.lock().unwrap().orders.clone()
@@ -164,10 +181,19 @@ impl rustls::server::ResolvesServerCert for Fixed {
 }
 
 fn json_answer(status: u16, content_type: &str, body: &Value) -> Response<Full<Bytes>> {
+    answer_after(status, content_type, body, 1)
+}
+
+fn answer_after(
+    status: u16,
+    content_type: &str,
+    body: &Value,
+    retry_after: u64,
+) -> Response<Full<Bytes>> {
     Response::builder()
         .status(status)
         .header("content-type", content_type)
-        .header("retry-after", "1")
+        .header("retry-after", retry_after.to_string())
         .body(Full::new(Bytes::from(body.to_string())))
         .unwrap()
 }
@@ -219,6 +245,19 @@ async fn answer(
                     "detail": "the stand-in holds new orders (the test waits for the balancer)",
                     "status": 503,
                 }),
+            );
+        }
+        state.order_times.push(std::time::Instant::now());
+        if let Some(secs) = state.limit_next.take() {
+            return answer_after(
+                429,
+                "application/problem+json",
+                &json!({
+                    "type": "urn:ietf:params:acme:error:rateLimited",
+                    "detail": "too many new orders (the stand-in limits this one)",
+                    "status": 429,
+                }),
+                secs,
             );
         }
         state.orders.push(payload.clone());

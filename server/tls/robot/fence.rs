@@ -1,6 +1,13 @@
 //! The order lease held while an order runs ([`Fence`]): renewed every third of its TTL, and given up however the order ends.
 
-use super::*;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use super::failure::Failure;
+use crate::tls::store::{self, Hold};
 
 /// The hold of the order lease while an order runs: renewed every third of
 /// its TTL; [`Fence::holds`] says whether the order may take its next step.
@@ -42,9 +49,26 @@ impl Drop for Fence {
 }
 
 impl Fence {
-    pub(super) fn keep(db: crate::db::Db, hold: Hold, ttl: Duration, taken: Instant) -> Fence {
+    /// Takes the lease `name` for `holder` (None: another holds it) and
+    /// keeps it. Its time left counts from before the take was asked: the
+    /// database's TTL runs from when it wrote the lease, which a slow
+    /// round trip puts anywhere between the ask and the answer, so the
+    /// answer's arrival would overstate it and let a CA step follow
+    /// another member's takeover.
+    pub(super) async fn take(
+        db: &crate::db::Db,
+        name: &str,
+        holder: &str,
+        ttl: Duration,
+    ) -> Result<Option<Fence>, sqlx::Error> {
+        let asked = Instant::now();
+        let hold = store::take_lease(db, name, holder, ttl).await?;
+        Ok(hold.map(|hold| Fence::keep(db.clone(), hold, ttl, asked)))
+    }
+
+    fn keep(db: crate::db::Db, hold: Hold, ttl: Duration, asked: Instant) -> Fence {
         let lost = Arc::new(AtomicBool::new(false));
-        let renewed = Arc::new(Mutex::new(taken));
+        let renewed = Arc::new(Mutex::new(asked));
         let task = {
             let (db, hold, lost, renewed) =
                 (db.clone(), hold.clone(), lost.clone(), renewed.clone());
@@ -113,6 +137,7 @@ impl Fence {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tls::robot::LEASE;
 
     async fn db() -> (crate::db::Db, std::path::PathBuf) {
         crate::db::scratch("fence").await
@@ -125,11 +150,7 @@ mod tests {
         let (db, dir) = db().await;
         let ttl = Duration::from_millis(900);
         for ending in ["panic", "abort"] {
-            let hold = store::take_lease(&db, LEASE, "m1", ttl)
-                .await
-                .unwrap()
-                .unwrap();
-            let fence = Fence::keep(db.clone(), hold, ttl, Instant::now());
+            let fence = Fence::take(&db, LEASE, "m1", ttl).await.unwrap().unwrap();
             let order = tokio::spawn(async move {
                 let _fence = fence;
                 if ending == "panic" {
@@ -157,6 +178,59 @@ mod tests {
             assert!(next.is_some(), "{ending}");
             store::release_lease(&db, &next.unwrap()).await.unwrap();
         }
+        db.close().await;
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// The write lock of the database file, held by another connection
+    /// until the answer is sent.
+    async fn write_locked(dir: &std::path::Path) -> tokio::sync::oneshot::Sender<()> {
+        use sqlx::{Connection, Executor};
+        let url = format!("sqlite://{}/t.db", dir.display());
+        let mut conn = sqlx::SqliteConnection::connect(&url).await.unwrap();
+        conn.execute("BEGIN IMMEDIATE").await.unwrap();
+        let (release, released) = tokio::sync::oneshot::channel::<()>();
+        tokio::spawn(async move {
+            let _ = released.await;
+            conn.execute("COMMIT").await.unwrap();
+        });
+        release
+    }
+
+    /// A take whose answer is slow (here it waits 400 ms on the database's
+    /// write lock) counts the lease's time from when it was asked: with a
+    /// TTL of 600 ms and no renewal getting through, the order stops
+    /// stepping 600 ms after the ask, not 600 ms after the answer.
+    #[tokio::test]
+    async fn a_slow_take_counts_the_lease_from_the_ask() {
+        let (db, dir) = db().await;
+        let ttl = Duration::from_millis(600);
+        let release = write_locked(&dir).await;
+        let unlock = tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(400)).await;
+            let _ = release.send(());
+        });
+        let asked = Instant::now();
+        let fence = Fence::take(&db, LEASE, "m1", ttl).await.unwrap().unwrap();
+        unlock.await.unwrap();
+        let waited = asked.elapsed();
+        assert!(waited >= Duration::from_millis(400), "{waited:?}");
+        // No renewal gets through from now on.
+        let release = write_locked(&dir).await;
+        tokio::time::sleep(ttl.saturating_sub(waited) + Duration::from_millis(50)).await;
+        assert!(
+            asked.elapsed() < waited + ttl,
+            "the check comes before the answer's TTL is over"
+        );
+        assert!(
+            matches!(fence.holds(), Err(Failure::Abandoned(_))),
+            "{:?} after the ask, {:?} after the answer: the lease's TTL is {ttl:?}",
+            asked.elapsed(),
+            asked.elapsed() - waited
+        );
+        let _ = release.send(());
+        fence.end().await;
+        db.close().await;
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

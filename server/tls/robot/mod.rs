@@ -20,7 +20,8 @@
 //!    generation ([`store::Hold`]). The holder renews it while it orders;
 //!    once a renewal says it is lost, or none succeeded within the lease's
 //!    TTL (a stalled process, a cut database), the order is abandoned
-//!    before its next step with the CA ([`Fence`]). Every write the order
+//!    before its next step with the CA ([`Fence`]). The TTL counts from
+//!    before each take or renewal was asked, never from its answer. Every write the order
 //!    makes (its challenge answers, the certificate, the back-off) holds
 //!    only while its generation holds the lease, so a holder that lost it
 //!    overwrites nothing of the next one's order.
@@ -32,8 +33,9 @@
 //!    `Identity::offer`), then into service here.
 //! 4. A failure gives the lease up. One the CA answered (an order refused,
 //!    a validation failed, a rate limit) pushes the fleet's back-off in the
-//!    database ([`AcmeTiming::first_retry`], doubling up to [`LAST_RETRY`]),
-//!    so the CA sees no more tries from the fleet than from one server, and
+//!    database ([`AcmeTiming::first_retry`], doubling up to [`LAST_RETRY`],
+//!    and never shorter than the refusal's `Retry-After`, itself at most a
+//!    day), so the CA sees no more tries from the fleet than from one server, and
 //!    the member that failed waits one step more, so another takes the next
 //!    try. So is a CA that answers a step of an existing order late, or
 //!    with an error page. One that never reached the CA (no connection, a
@@ -48,27 +50,23 @@
 //!
 //! Nothing the robot logs holds a key.
 
+mod failure;
 mod fence;
 mod order;
 mod request;
 
+use failure::Failure;
 use fence::Fence;
 pub(super) use order::account;
 use order::order;
 use request::requested;
 
-use super::store::{self, Challenge as StoredChallenge, Hold};
-use super::{hex, Identity};
-use crate::edge::acme::{usable, AcmeSettings, AcmeTiming, Challenge};
+use super::identity::{stored, unix_ms, Identity, Offer};
+use super::store::{self, Hold};
+use crate::edge::acme::AcmeSettings;
 use crate::edge::acme_http::AcmeHttp;
 use crate::edge::certs::{rfc3339, ServedCert};
-use anyhow::Context;
-use instant_acme::{
-    Account, AccountCredentials, AuthorizationStatus, CertificateIdentifier, ChallengeType,
-    Identifier, NewAccount, NewOrder, OrderStatus, RetryPolicy,
-};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -78,99 +76,9 @@ pub const LEASE: &str = "acme-order";
 /// How often a process that does not hold the lease looks again.
 const CHECK_EVERY: Duration = Duration::from_secs(2);
 
-/// How long a stored answer is kept at most (an order is over sooner).
-const CHALLENGE_TTL: Duration = Duration::from_secs(600);
-
 /// The longest wait between two tries (Let's Encrypt allows 5 failed
 /// validations per name an hour).
 pub const LAST_RETRY: Duration = Duration::from_secs(3600);
-
-/// The members an order waits for: those that read the shared state this
-/// recently.
-const MEMBER_FRESH: Duration = Duration::from_secs(10);
-
-/// How an order ended, when it did not end with a certificate.
-#[derive(Debug)]
-enum Failure {
-    /// The CA answered it (refused, invalid, limited): the fleet backs off.
-    Ca(anyhow::Error),
-    /// It never reached the CA: this member backs off alone.
-    Own(anyhow::Error),
-    /// The lease was lost: another member orders now.
-    Abandoned(String),
-}
-
-/// A refusal the CA made in its answer (an order or authorization that
-/// went invalid), as opposed to one it never got to make.
-#[derive(Debug)]
-struct CaAnswer(String);
-
-impl std::fmt::Display for CaAnswer {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for CaAnswer {}
-
-impl Failure {
-    /// A refusal the CA made in its answer, said as `why`.
-    fn refused(why: String) -> Failure {
-        Failure::Ca(anyhow::Error::new(CaAnswer(why)))
-    }
-
-    /// Whose fault `e` is: the CA's answer (a problem document, an order
-    /// that went invalid, a validation still pending at the deadline), or
-    /// this member's (no connection, TLS, DNS, its database).
-    fn of(e: anyhow::Error) -> Failure {
-        let answered = e.chain().any(|c| {
-            c.is::<CaAnswer>()
-                || matches!(
-                    c.downcast_ref::<instant_acme::Error>(),
-                    Some(instant_acme::Error::Api(_) | instant_acme::Error::Timeout(_))
-                )
-        });
-        if answered {
-            Failure::Ca(e)
-        } else {
-            Failure::Own(e)
-        }
-    }
-
-    /// Whose fault `e` is once the order exists: the CA's too when it
-    /// answered with no problem document (a 5xx page) or did not answer
-    /// in time. The CA was reached to place the order, so a slow or
-    /// failing CA now is the fleet's back-off, not each member's in turn.
-    fn of_placed(e: anyhow::Error) -> Failure {
-        if slow_or_failing_ca(&e) {
-            Failure::Ca(e)
-        } else {
-            Failure::of(e)
-        }
-    }
-}
-
-/// A CA's answer that is no problem document (instant-acme fails to read
-/// one from a 5xx page), or a request to it that timed out.
-fn slow_or_failing_ca(e: &anyhow::Error) -> bool {
-    let timed_out = |c: &(dyn std::error::Error + 'static)| {
-        c.downcast_ref::<reqwest::Error>()
-            .is_some_and(reqwest::Error::is_timeout)
-    };
-    e.chain().any(|c| {
-        timed_out(c)
-            || match c.downcast_ref::<instant_acme::Error>() {
-                Some(instant_acme::Error::Json(_)) => true,
-                Some(instant_acme::Error::Other(inner)) => {
-                    timed_out(inner.as_ref())
-                        || inner
-                            .downcast_ref::<reqwest::Error>()
-                            .is_some_and(|r| r.status().is_some_and(|s| s.is_server_error()))
-                }
-                _ => false,
-            }
-    })
-}
 
 /// This member's own back-off, after failures that never reached the CA.
 struct OwnBackoff {
@@ -202,7 +110,7 @@ pub async fn run(identity: Arc<Identity>, settings: AcmeSettings, http: AcmeHttp
             tokio::time::sleep(CHECK_EVERY).await;
             continue;
         };
-        let due = identity.renew_at().map_or(0, super::unix_ms);
+        let due = identity.renew_at().map_or(0, unix_ms);
         if !requested_now && due > now {
             let wait = Duration::from_millis((due - now) as u64);
             tokio::time::sleep(wait.min(CHECK_EVERY)).await;
@@ -212,8 +120,8 @@ pub async fn run(identity: Arc<Identity>, settings: AcmeSettings, http: AcmeHttp
             tokio::time::sleep((own.next - Instant::now()).min(CHECK_EVERY)).await;
             continue;
         }
-        let hold = match may_order(&identity, &settings).await {
-            Ok(Some(hold)) => hold,
+        let fence = match may_order(&identity, &settings).await {
+            Ok(Some(fence)) => fence,
             Ok(None) => {
                 tokio::time::sleep(CHECK_EVERY).await;
                 continue;
@@ -224,7 +132,7 @@ pub async fn run(identity: Arc<Identity>, settings: AcmeSettings, http: AcmeHttp
                 continue;
             }
         };
-        let fence = Fence::keep(db.clone(), hold.clone(), timing.lease_ttl, Instant::now());
+        let hold = fence.hold.clone();
         // Read again under the lease: the previous holder may have carried
         // it out, or a later `tls renew` replaced it, since.
         let (directory, names) = (&settings.directory, settings.names_key());
@@ -254,9 +162,7 @@ pub async fn run(identity: Arc<Identity>, settings: AcmeSettings, http: AcmeHttp
             }
             (Some(_), _) => false,
             (None, _) => match identity.renew_at() {
-                Some(at) if synced => store::clock(&db)
-                    .await
-                    .is_ok_and(|now| super::unix_ms(at) > now),
+                Some(at) if synced => store::clock(&db).await.is_ok_and(|now| unix_ms(at) > now),
                 _ => false,
             },
         };
@@ -281,6 +187,9 @@ pub async fn run(identity: Arc<Identity>, settings: AcmeSettings, http: AcmeHttp
         let renewal = identity.certs.current().is_some();
         let before = identity.served.load_full();
         let mut answered = Vec::new();
+        // Its own client: the waits the CA's refusals ask for are this
+        // order's.
+        let http = http.for_one_order();
         let outcome = match order(&identity, &settings, &http, &fence, &mut answered).await {
             Ok(issued) => fence.holds().map(|()| issued),
             Err(e) => Err(e),
@@ -306,7 +215,8 @@ pub async fn run(identity: Arc<Identity>, settings: AcmeSettings, http: AcmeHttp
                 stored
             }
             Err(failure) => {
-                failed(&identity, &settings, failure, &hold, &mut own).await;
+                let asked = http.refused_wait();
+                failed(&identity, &settings, failure, asked, &hold, &mut own).await;
                 false
             }
         };
@@ -336,7 +246,7 @@ pub async fn run(identity: Arc<Identity>, settings: AcmeSettings, http: AcmeHttp
 async fn may_order(
     identity: &Identity,
     settings: &AcmeSettings,
-) -> Result<Option<Hold>, sqlx::Error> {
+) -> Result<Option<Fence>, sqlx::Error> {
     let db = &identity.db;
     let backoff = store::backoff(db, &settings.directory, &settings.names_key()).await?;
     let mut not_before = backoff.next_try_at;
@@ -346,7 +256,7 @@ async fn may_order(
     if store::clock(db).await? < not_before {
         return Ok(None);
     }
-    store::take_lease(db, LEASE, &identity.member, settings.timing.lease_ttl).await
+    Fence::take(db, LEASE, &identity.member, settings.timing.lease_ttl).await
 }
 
 /// The issued certificate to the database (only while the lease holds) and
@@ -359,9 +269,9 @@ async fn store_issued(
     hold: &Hold,
 ) -> bool {
     let serial = served.info.serial.clone();
-    let mine = super::stored(&served, &pem);
+    let mine = stored(&served, &pem);
     match identity.offer(settings, &mine, Some(hold)).await {
-        Ok(super::Offer::Stored) => {
+        Ok(Offer::Stored) => {
             tracing::info!(
                 serial = %served.info.serial,
                 valid_until = %rfc3339(served.info.not_after),
@@ -370,15 +280,15 @@ async fn store_issued(
             identity.put_in_service(settings, served, pem);
             true
         }
-        Ok(super::Offer::Older) => {
+        Ok(Offer::Older) => {
             tracing::info!(%serial, "HTTPS: the database holds a certificate issued later than this order's; that one is served");
             false
         }
-        Ok(super::Offer::Retired) => {
+        Ok(Offer::Retired) => {
             tracing::warn!(%serial, "HTTPS: the CA issued a certificate that is retired; it is not served");
             false
         }
-        Ok(super::Offer::Fenced) => {
+        Ok(Offer::Fenced) => {
             tracing::warn!(%serial, "HTTPS: the order lease was lost before the certificate was stored; it is not served (the next holder's order stands)");
             false
         }
@@ -389,11 +299,24 @@ async fn store_issued(
     }
 }
 
-/// A failed order: logged, and the back-off it calls for.
+/// The fleet's next wait after a refusal: the first retry, else twice the
+/// last one up to [`LAST_RETRY`], and never less than the wait the CA's
+/// refusal asked for (`Retry-After`, itself at most a day).
+fn refusal_backoff(first: Duration, last_ms: i64, asked: Option<Duration>) -> Duration {
+    let step = match last_ms {
+        ..=0 => first,
+        ms => (Duration::from_millis(ms as u64) * 2).min(LAST_RETRY),
+    };
+    step.max(asked.unwrap_or_default())
+}
+
+/// A failed order: logged, and the back-off it calls for (`asked`: the
+/// longest wait a refusal of the CA's asked for).
 async fn failed(
     identity: &Identity,
     settings: &AcmeSettings,
     failure: Failure,
+    asked: Option<Duration>,
     hold: &Hold,
     own: &mut OwnBackoff,
 ) {
@@ -418,10 +341,7 @@ async fn failed(
             let before = store::backoff(&identity.db, directory, &names)
                 .await
                 .unwrap_or_default();
-            let retry = match before.retry_ms {
-                0 => timing.first_retry,
-                ms => (Duration::from_millis(ms as u64) * 2).min(LAST_RETRY),
-            };
+            let retry = refusal_backoff(timing.first_retry, before.retry_ms, asked);
             identity.failed(&error);
             let kept = store::set_backoff(
                 &identity.db,
@@ -432,56 +352,29 @@ async fn failed(
                 hold,
             )
             .await;
-            tracing::warn!(%error, retry_in = ?retry, shared = matches!(kept, Ok(true)), directory = %settings.directory, "HTTPS: the CA refused the order; the servers try again later");
+            tracing::warn!(%error, retry_in = ?retry, retry_after = ?asked, shared = matches!(kept, Ok(true)), directory = %settings.directory, "HTTPS: the CA refused the order; the servers try again later");
         }
     }
 }
 
 #[cfg(test)]
-mod classification {
+mod tests {
     use super::*;
 
-    /// A CA that answers a step of an existing order with a 5xx page and
-    /// no problem document, or not in time, is the fleet's back-off; before
-    /// the order exists, a failure that is not the CA's answer stays the
-    /// member's own.
+    /// A refusal backs the fleet off from the first retry, doubling up to
+    /// the last, and never for less than the CA's `Retry-After` asked.
     #[test]
-    fn a_slow_or_failing_ca_after_the_order_is_the_fleets_back_off() {
-        let failing = || {
-            anyhow::Error::new(instant_acme::Error::Json(
-                serde_json::from_str::<serde_json::Value>("<html>502</html>").unwrap_err(),
-            ))
-            .context("downloading the certificate")
-        };
-        assert!(matches!(Failure::of_placed(failing()), Failure::Ca(_)));
-        assert!(matches!(Failure::of(failing()), Failure::Own(_)));
-        let unreachable = || anyhow::Error::new(instant_acme::Error::Str("no connection"));
-        assert!(matches!(Failure::of_placed(unreachable()), Failure::Own(_)));
-    }
-
-    #[tokio::test]
-    async fn a_request_that_times_out_is_the_cas_once_the_order_exists() {
-        // A CA that accepts the connection and never answers.
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let _held = tokio::spawn(async move {
-            let mut kept = Vec::new();
-            while let Ok((socket, _)) = listener.accept().await {
-                kept.push(socket);
-            }
-        });
-        let client = reqwest::Client::builder()
-            .timeout(Duration::from_millis(200))
-            .build()
-            .unwrap();
-        let e = client
-            .get(format!("http://{addr}/"))
-            .send()
-            .await
-            .unwrap_err();
-        assert!(e.is_timeout());
-        let e = anyhow::Error::new(instant_acme::Error::Other(Box::new(e)))
-            .context("waiting for the validation");
-        assert!(matches!(Failure::of_placed(e), Failure::Ca(_)));
+    fn a_refusal_waits_at_least_what_the_ca_asked() {
+        let (first, secs) = (Duration::from_secs(5), Duration::from_secs);
+        assert_eq!(refusal_backoff(first, 0, None), secs(5));
+        assert_eq!(refusal_backoff(first, 20_000, None), secs(40));
+        assert_eq!(refusal_backoff(first, 3_000_000, None), LAST_RETRY);
+        assert_eq!(refusal_backoff(first, 0, Some(secs(3))), secs(5));
+        assert_eq!(refusal_backoff(first, 0, Some(secs(600))), secs(600));
+        assert_eq!(
+            refusal_backoff(first, 3_000_000, Some(secs(86_400))),
+            secs(86_400),
+            "a day asked is a day waited, past the last retry"
+        );
     }
 }

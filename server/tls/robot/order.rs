@@ -1,6 +1,29 @@
 //! One order with the CA, from the account to the certificate: each step taken only while the lease holds, its failure classified ([`Failure`]).
 
-use super::*;
+use std::time::Duration;
+
+use anyhow::Context;
+use instant_acme::{
+    Account, AccountCredentials, AuthorizationStatus, CertificateIdentifier, ChallengeType,
+    Identifier, NewAccount, NewOrder, OrderStatus, RetryPolicy,
+};
+use tokio::time::Instant;
+
+use super::failure::Failure;
+use super::fence::Fence;
+use crate::edge::acme::{usable, AcmeSettings, AcmeTiming, Challenge};
+use crate::edge::acme_http::AcmeHttp;
+use crate::edge::certs::ServedCert;
+use crate::tls::identity::{at_ms, Identity};
+use crate::tls::store::hex;
+use crate::tls::store::{self, Challenge as StoredChallenge};
+
+/// How long a stored answer is kept at most (an order is over sooner).
+const CHALLENGE_TTL: Duration = Duration::from_secs(600);
+
+/// The members an order waits for: those that read the shared state this
+/// recently.
+const MEMBER_FRESH: Duration = Duration::from_secs(10);
 
 /// The CA's step `work`, taken only while the lease holds; its failure
 /// classified ([`Failure::of`]).
@@ -225,7 +248,11 @@ pub(super) async fn order(
     })
     .await?;
     let pem = format!("{key_pem}\n{chain_pem}");
-    let served = usable(settings, &pem, "the issued certificate").ok_or_else(|| {
+    let now = store::clock(&identity.db)
+        .await
+        .map(at_ms)
+        .map_err(|e| Failure::Own(anyhow::Error::new(e).context("reading the database's clock")))?;
+    let served = usable(settings, &pem, "the issued certificate", now).ok_or_else(|| {
         Failure::refused("the CA issued a certificate that cannot be served".into())
     })?;
     Ok((served, pem, account))

@@ -1,8 +1,12 @@
 //! An operator's renewal request carried out (`citizen-site tls renew`): the certificate it names retired, and revoked with the CA if it asked, and what happened kept for the command.
 
+use instant_acme::Account;
+
 use super::order::is_problem;
-use super::*;
+use crate::edge::acme::AcmeSettings;
 use crate::edge::certs::first_certificate;
+use crate::tls::identity::Identity;
+use crate::tls::store::{self, Hold};
 
 /// An operator's request is carried out: the certificate it names (else
 /// the one served before, `before`) is retired in the database, and

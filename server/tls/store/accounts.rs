@@ -1,6 +1,8 @@
 //! The ACME account of each directory (instant-acme's credentials, as JSON).
 
-use super::*;
+use crate::db::now_ms;
+use crate::db::Db;
+use sqlx::Row;
 
 /// The ACME account of `directory` (instant-acme's credentials, JSON).
 pub async fn account(db: &Db, directory: &str) -> Result<Option<String>, sqlx::Error> {

@@ -1,6 +1,9 @@
 //! The certificate rows (`tls_certificates`), replaced by compare-and-swap on their serial, and what is retired (`tls_retired`).
 
-use super::*;
+use super::clock::db_now;
+use super::lease::Hold;
+use crate::db::Db;
+use sqlx::Row;
 
 /// A stored certificate: its key and chain (PEM), and what it says.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,6 +1,11 @@
 //! The answers to pending ACME challenges (`tls_challenges`), each of the order (lease generation) that stored it.
 
-use super::*;
+use sqlx::Row;
+use std::time::Duration;
+
+use super::clock::db_now;
+use super::lease::Hold;
+use crate::db::Db;
 
 /// A pending challenge's answer, as the CA will ask for it.
 #[derive(Debug, Clone, PartialEq, Eq)]

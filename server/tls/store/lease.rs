@@ -1,6 +1,11 @@
 //! The leases (`tls_leases`): one holder at a time, by the database's clock, each take a new generation ([`Hold`]), the fencing token every write of an order carries.
 
-use super::*;
+use sqlx::Row;
+use std::time::Duration;
+
+use super::clock::db_now;
+use super::clock::AnyQuery;
+use crate::db::Db;
 
 /// A hold of the order lease: the fencing token every write of an order
 /// carries. Such a write happens only while this holder still holds this

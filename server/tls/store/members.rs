@@ -1,6 +1,10 @@
 //! The members of the fleet (`tls_members`): what each says of itself every time it reads the shared state.
 
-use super::*;
+use sqlx::Row;
+use std::time::Duration;
+
+use super::clock::db_now;
+use crate::db::Db;
 
 /// The first schema whose member rows say the names and the source of what
 /// each member serves (`20261129000000_tls_served.sql`).

@@ -11,25 +11,23 @@
 mod accounts;
 mod certificates;
 mod challenges;
+mod clock;
 mod lease;
 mod members;
 mod requests;
 mod schedule;
+mod text;
 mod ticket_keys;
-
-use std::time::Duration;
-
-use sqlx::Row;
-
-use crate::db::{now_ms, Db, Dialect};
 
 pub use accounts::*;
 pub use certificates::*;
 pub use challenges::*;
+pub use clock::clock;
 pub use lease::*;
 pub use members::*;
 pub use requests::*;
 pub use schedule::*;
+pub use text::{hex, unhex};
 pub use ticket_keys::*;
 
 /// The tables whose rows are the HTTPS identity, which a restore keeps
@@ -45,30 +43,10 @@ pub const TABLES: [&str; 8] = [
     "tls_retired",
 ];
 
-/// The database's clock, in Unix milliseconds, as SQL: one clock for every
-/// member of a fleet, whatever each machine's says. On PostgreSQL the
-/// statement's own moment (`clock_timestamp()`, not the transaction's
-/// `now()`); a SQLite fleet shares one file on one machine, so one clock.
-fn db_now(db: &Db) -> &'static str {
-    match db.dialect {
-        Dialect::Postgres => "(CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT))",
-        Dialect::Sqlite => "(CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER))",
-    }
-}
-
-/// The database's clock now (Unix milliseconds).
-pub async fn clock(db: &Db) -> Result<i64, sqlx::Error> {
-    let row = db
-        .timed(sqlx::query(&format!("SELECT {}", db_now(db))).fetch_one(&db.pool))
-        .await?;
-    row.try_get(0)
-}
-
-type AnyQuery<'q> = sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>;
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::db::Db;
 
     async fn db() -> (Db, std::path::PathBuf) {
         crate::db::scratch("tls").await

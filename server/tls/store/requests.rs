@@ -1,6 +1,9 @@
 //! An operator's renewal requests (`tls renew`, kept in `tls_orders`) and what became of each.
 
-use super::*;
+use super::clock::db_now;
+use super::lease::Hold;
+use crate::db::Db;
+use sqlx::Row;
 
 /// The first schema that keeps what became of a request
 /// (`20261128000000_tls_requests.sql`).
@@ -42,7 +45,9 @@ impl Outcome {
 /// Records a request for a new certificate now, retiring `serial` (whose
 /// certificate, without its key, is `cert`); returns it as stored. A
 /// pending request for the same certificate that asked to revoke it keeps
-/// asking: a later plain `tls renew` never drops a revocation.
+/// asking: a later plain `tls renew` never drops a revocation. The fleet's
+/// back-off after a refusal stays as it is: a request is no fresh try at a
+/// CA that limits the site.
 pub async fn request_renewal(
     db: &Db,
     directory: &str,
@@ -58,8 +63,7 @@ pub async fn request_renewal(
          requested_serial = excluded.requested_serial, requested_cert = excluded.requested_cert, \
          revoke = CASE WHEN tls_orders.requested_at IS NOT NULL \
            AND tls_orders.requested_serial = excluded.requested_serial AND tls_orders.revoke = 1 \
-           THEN 1 ELSE excluded.revoke END, \
-         next_try_at = 0, retry_ms = 0",
+           THEN 1 ELSE excluded.revoke END",
         now = db_now(db)
     );
     db.timed(

@@ -1,6 +1,11 @@
 //! When the fleet orders (`tls_orders`): its shared back-off after a failure the CA answered, and its renewal time for the certificate in service.
 
-use super::*;
+use sqlx::Row;
+use std::time::Duration;
+
+use super::clock::db_now;
+use super::lease::Hold;
+use crate::db::Db;
 
 /// The fleet's back-off for these names: no member orders before
 /// `next_try_at` (the database's clock).

@@ -1,6 +1,8 @@
 //! The session-ticket keys (`tls_ticket_keys`), one per period.
 
-use super::*;
+use super::clock::db_now;
+use crate::db::Db;
+use sqlx::Row;
 
 /// A session-ticket key as stored: it seals from `period * period_ms`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -91,7 +93,7 @@ pub async fn forget_ticket_keys(db: &Db, ended_before: i64) -> Result<(), sqlx::
 /// SHA-256, hex (the secret itself is not kept).
 pub fn key_id(secret_hex: &str) -> String {
     use sha2::Digest;
-    crate::tls::hex(&sha2::Sha256::digest(secret_hex.as_bytes())[..16])
+    super::text::hex(&sha2::Sha256::digest(secret_hex.as_bytes())[..16])
 }
 
 /// Every ticket key forgotten and retired, and `fresh` in their place, at
