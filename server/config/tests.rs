@@ -616,29 +616,3 @@ fn a_database_url_serve_would_refuse_is_refused_naming_the_setting_and_hiding_it
         );
     }
 }
-
-#[test]
-fn a_file_error_is_worded_with_the_path_and_what_to_do_never_an_os_error_number() {
-    use std::io::{Error, ErrorKind};
-    use std::path::Path;
-    let missing = Error::from(ErrorKind::NotFound);
-    let said = io_problem(Path::new("/srv/backups/today.db"), false, &missing);
-    assert_eq!(
-        said,
-        "cannot read /srv/backups/today.db: no such file; check the path"
-    );
-    let said = io_problem(Path::new("my backups/today.db"), true, &missing);
-    assert_eq!(
-        said,
-        "cannot write my backups/today.db: no such file; its folder must exist: make it first (mkdir -p 'my backups') or name another"
-    );
-    // An error without a kind of its own keeps the OS's words, not its number.
-    let other = Error::from_raw_os_error(libc::EBUSY);
-    let said = io_problem(Path::new("a.db"), true, &other);
-    assert!(said.starts_with("cannot write a.db: "), "{said}");
-    assert!(!said.contains("os error"), "{said}");
-    assert_eq!(
-        make_it_first(Path::new("out/bin")),
-        "make it first (mkdir -p out/bin)"
-    );
-}
