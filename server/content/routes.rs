@@ -3,6 +3,12 @@
 //! (how long caches keep it, whether the sitemap lists it and search
 //! engines index it). Every other part asks these facts here instead of
 //! keeping a list of pages of its own.
+//!
+//! A page's name is `page.rs`, a route's facts `facts.rs`; the table
+//! itself, read and matched, and the server's own segments are here.
+
+mod facts;
+mod page;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -11,77 +17,8 @@ use percent_encoding::percent_decode_str;
 use serde::Deserialize;
 
 use super::error::{ContentError, ROUTES_FILE};
-
-/// A page of the site: a name `content/routes.json` gives a route
-/// (`NfcWallet`), or `NotFound`. Pages are content, read at run time: a new
-/// page without data needs no build. A page with data is compiled in
-/// ([`crate::contract::DataPage`]), and the table is held to it.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct PageId(&'static str);
-
-// The pages the server names itself, written as the table writes them.
-#[allow(non_upper_case_globals)]
-impl PageId {
-    pub const Home: PageId = PageId("Home");
-    pub const Wallets: PageId = PageId("Wallets");
-    pub const About: PageId = PageId("About");
-    pub const Blog: PageId = PageId("Blog");
-    pub const NfcWallet: PageId = PageId("NfcWallet");
-    pub const Pricing: PageId = PageId("Pricing");
-    pub const Contact: PageId = PageId("Contact");
-    pub const Terms: PageId = PageId("Terms");
-    pub const Success: PageId = PageId("Success");
-    pub const Cancel: PageId = PageId("Cancel");
-    pub const NotFound: PageId = PageId("NotFound");
-}
-
-impl PageId {
-    /// The name the table, the client and the metrics use.
-    pub const fn name(self) -> &'static str {
-        self.0
-    }
-
-    /// The page called `name`, if it is a page's name: `A-Z` first, then
-    /// letters and digits (the client's folder is made from it).
-    pub fn from_name(name: &str) -> Option<PageId> {
-        if !is_page_name(name) {
-            return None;
-        }
-        // Each name is kept once for the life of the process: the table's
-        // pages, and those `dev` reads after an edit (a table's names, so
-        // never more than an editor typed).
-        let mut names = NAMES.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(kept) = names.iter().find(|n| **n == name) {
-            return Some(PageId(kept));
-        }
-        let kept: &'static str = Box::leak(name.to_owned().into_boxed_str());
-        names.push(kept);
-        Some(PageId(kept))
-    }
-
-    /// The page called `name` if a table read by this process named it,
-    /// or `NotFound`; nothing is kept.
-    pub fn known(name: &str) -> Option<PageId> {
-        if name == PageId::NotFound.0 {
-            return Some(PageId::NotFound);
-        }
-        let names = NAMES.lock().unwrap_or_else(|p| p.into_inner());
-        names.iter().find(|n| **n == name).map(|kept| PageId(kept))
-    }
-}
-
-/// The page names kept (`PageId::from_name`).
-static NAMES: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
-
-// DataPage: build.rs makes it from content/routes.json (each page whose
-// routes name a `data` type, with that type).
-include!(concat!(env!("OUT_DIR"), "/data_pages.rs"));
-
-impl DataPage {
-    pub const fn page(self) -> PageId {
-        PageId(self.name())
-    }
-}
+pub use facts::{CachePolicy, NamedValues, ParamValues, QueryParam, RouteFacts};
+pub use page::{DataPage, PageId};
 
 /// Why a route's `"data"` is not what this build's loaders give its page:
 /// a page with data (new, or its type changed) needs the compiler.
@@ -98,93 +35,6 @@ fn data_mismatch(page: PageId, table: Option<&str>, compiled: Option<DataPage>) 
         ),
         (None, None) => unreachable!("a page without data matches"),
     }
-}
-
-/// `A-Z` first, then letters and digits: as build.rs and client/build.mjs
-/// read the table.
-fn is_page_name(name: &str) -> bool {
-    name.starts_with(|c: char| c.is_ascii_uppercase())
-        && name.chars().all(|c| c.is_ascii_alphanumeric())
-}
-
-impl std::fmt::Debug for PageId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.0)
-    }
-}
-
-impl serde::Serialize for PageId {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.0)
-    }
-}
-
-/// Only a page some table named (what a render echoes back): a name read
-/// from anywhere else is never kept.
-impl<'de> Deserialize<'de> for PageId {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<PageId, D::Error> {
-        let name = String::deserialize(d)?;
-        PageId::known(&name)
-            .ok_or_else(|| serde::de::Error::custom(format!("{name:?} is no page of the table")))
-    }
-}
-
-/// How long shared caches (a CDN, nginx's `proxy_cache`) may keep a page,
-/// by what its data is: a route's `"cache"` in `content/routes.json`
-/// (`content` when it says none). Browsers always revalidate (`max-age=0`;
-/// the ETag makes that a 304). `stale-while-revalidate` lets a shared cache
-/// answer at once with the copy it has while it fetches the next. The
-/// caching table of docs/performance.md says the same, and a test compares the two.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
-#[serde(rename_all = "lowercase", deny_unknown_fields)]
-pub enum CachePolicy {
-    /// Content compiled into the binary: it changes with a deploy.
-    #[default]
-    Content,
-    /// The team, read again every `TEAM_REFRESH_SECS`.
-    Team,
-    /// Stripe's price list, read again every minute.
-    Prices,
-    /// The page shows today's date.
-    Daily,
-    /// A visitor's own data (the payment on /success): never kept, never shared.
-    Private,
-    /// The same for everybody but not kept here (unknown routes, filters
-    /// that match nothing): a cache must ask each time.
-    Revalidate,
-}
-
-impl CachePolicy {
-    /// The `Cache-Control` value of a page (and of its route data).
-    pub const fn header(self) -> &'static str {
-        match self {
-            CachePolicy::Content => "public, max-age=0, s-maxage=300, stale-while-revalidate=3600",
-            CachePolicy::Team => "public, max-age=0, s-maxage=10, stale-while-revalidate=60",
-            CachePolicy::Prices => "public, max-age=0, s-maxage=60, stale-while-revalidate=600",
-            CachePolicy::Daily => "public, max-age=0, s-maxage=300, stale-while-revalidate=600",
-            CachePolicy::Private => "private, no-store",
-            CachePolicy::Revalidate => "no-cache",
-        }
-    }
-}
-
-/// What the table says of a route besides its page.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RouteFacts {
-    pub cache: CachePolicy,
-    /// In the sitemap (`"sitemap": false` leaves it out).
-    pub listed: bool,
-    /// Indexable (`"index": false` gives its pages `noindex`).
-    pub indexed: bool,
-}
-
-impl RouteFacts {
-    /// The facts of every path the table does not match: the 404 page.
-    pub const NOT_FOUND: RouteFacts = RouteFacts {
-        cache: CachePolicy::Revalidate,
-        listed: false,
-        indexed: false,
-    };
 }
 
 /// First path segments the server answers itself, never with a page: the
@@ -236,53 +86,6 @@ struct RouteDef {
     index: bool,
     #[serde(default)]
     query: Vec<QueryParam>,
-}
-
-/// A query parameter a page reads (a route's `"query"`): every other one is
-/// left out of the page's render URL and cache key, so `?utm=...` variants
-/// share one render.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct QueryParam {
-    pub name: String,
-    /// What a value may be; any other is ignored, as if not given.
-    #[serde(default)]
-    pub values: ParamValues,
-    /// The value that means the same as none (the blog's `All`).
-    #[serde(default)]
-    pub default: Option<String>,
-}
-
-/// The values a query parameter takes.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
-#[serde(untagged)]
-pub enum ParamValues {
-    /// Any value (`"values"` not given): a visitor's own (a session id).
-    #[default]
-    Any,
-    /// One of a closed list; another value is ignored.
-    OneOf(Vec<String>),
-    /// Any value is read, but only the blog's post types are worth a place
-    /// in the page cache (another filter matches no post).
-    Named(NamedValues),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-pub enum NamedValues {
-    #[serde(rename = "post-types")]
-    PostTypes,
-}
-
-impl QueryParam {
-    /// `value` as the page reads it: None when it is as good as not given
-    /// (empty, the default, or outside a closed list).
-    pub fn read<'v>(&self, value: &'v str) -> Option<&'v str> {
-        let allowed = match &self.values {
-            ParamValues::OneOf(list) => list.iter().any(|v| v == value),
-            ParamValues::Any | ParamValues::Named(_) => true,
-        };
-        (allowed && !value.is_empty() && self.default.as_deref() != Some(value)).then_some(value)
-    }
 }
 
 fn yes() -> bool {
