@@ -734,3 +734,53 @@ fn a_test_that_finds_its_own_binaries_is_reported() {
     );
     assert!(reaches_into_the_target_dir("std::fs::copy(support::built::h3_load(), to)").is_empty());
 }
+
+/// Every Rust file under `server/` (with its files, recursively) and its
+/// line count.
+fn server_files(dir: &Path, out: &mut Vec<(PathBuf, usize)>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            server_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            let lines = std::fs::read_to_string(&path).unwrap().lines().count();
+            out.push((path, lines));
+        }
+    }
+}
+
+/// A file that does one job stays short: none under `server/` over 600
+/// lines, unit tests included, and none in `server/edge/` or
+/// `server/config/` over 500.
+#[test]
+fn no_server_file_is_over_its_length() {
+    let mut files = Vec::new();
+    server_files(&server(), &mut files);
+    let root = server();
+    let over: Vec<String> = files
+        .iter()
+        .filter_map(|(path, lines)| {
+            let relative = path.strip_prefix(&root).unwrap();
+            let limit = match relative.components().next().map(|c| c.as_os_str()) {
+                Some(top) if top == "edge" || top == "config" => 500,
+                _ => 600,
+            };
+            (*lines > limit).then(|| {
+                format!(
+                    "server/{} has {lines} lines (at most {limit})",
+                    relative.display()
+                )
+            })
+        })
+        .collect();
+    assert!(
+        files.len() > 100,
+        "the server's files were read: {}",
+        files.len()
+    );
+    assert!(
+        over.is_empty(),
+        "files over their length:\n{}",
+        over.join("\n")
+    );
+}

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Subcommand;
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::database::{self, Database};
 use super::output::{clip, print_json, rfc3339, table, utc};
@@ -22,14 +22,13 @@ use crate::tls::robot::LEASE;
 use crate::tls::store::{self, Member};
 use crate::tls::tickets::{self, TicketSchedule};
 
+mod members;
 mod renew;
+use members::{member_json, source};
 #[cfg(test)]
 use renew::gone;
 use renew::{renew, Which};
 
-/// Members seen this recently are running (they read the shared state
-/// every second).
-const ALIVE: Duration = Duration::from_secs(10);
 /// Members seen this recently are listed by `status`.
 const LISTED: Duration = Duration::from_secs(60);
 
@@ -303,24 +302,6 @@ async fn status(db: &Db, json: bool) -> anyhow::Result<()> {
     );
     println!("{} server(s) seen in the last minute", members.len());
     Ok(())
-}
-
-/// Where `m`'s certificate comes from, as its row says: None for a row of
-/// a schema that does not keep it (`served_kept` false).
-fn source(m: &Member, served_kept: bool) -> Option<&'static str> {
-    served_kept.then(|| m.source.as_str())
-}
-
-fn member_json(m: &Member, served_kept: bool) -> Value {
-    json!({
-        "member": m.member,
-        "source": source(m, served_kept),
-        "serial": m.serial,
-        "names": m.names,
-        "not_after": m.not_after.map(rfc3339),
-        "failures": m.failures,
-        "last_error": m.last_error,
-    })
 }
 
 /// The session-ticket key that seals new sessions now.

@@ -2,12 +2,38 @@
 //! default: what an operator types. [`super::Config::from_args`] settles
 //! them into the configuration the application is built from.
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use clap::Args;
+use clap::{ArgMatches, Args};
 
-use super::read::Given;
 use crate::edge::acme::LETS_ENCRYPT;
+
+/// The settings given on the command line (by clap's id); every other one
+/// came from its variable or its default.
+#[derive(Debug, Clone, Default)]
+pub struct Given(BTreeSet<String>);
+
+impl Given {
+    /// The ids whose values `matches` took from the command line.
+    pub fn from_matches(matches: &ArgMatches) -> Given {
+        Given(
+            matches
+                .ids()
+                .filter(|id| {
+                    matches.value_source(id.as_str())
+                        == Some(clap::parser::ValueSource::CommandLine)
+                })
+                .map(|id| id.to_string())
+                .collect(),
+        )
+    }
+
+    /// Whether the command line gave the setting `id`.
+    pub fn has(&self, id: &str) -> bool {
+        self.0.contains(id)
+    }
+}
 
 #[derive(Args, Debug, Clone)]
 pub struct ServeArgs {

@@ -8,10 +8,13 @@
 pub mod bounds;
 pub mod database_url;
 mod flags;
+#[cfg(feature = "test-hooks")]
+mod hooks;
 pub(crate) mod read;
 #[cfg(any(test, feature = "test-hooks"))]
 mod testing;
 mod tls;
+mod values;
 mod words;
 
 use std::net::SocketAddr;
@@ -19,15 +22,17 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 pub use self::database_url::{sqlite_path, sqlite_url};
-pub use self::flags::{DatabaseArgs, DevArgs, NotionArgs, ServeArgs, DEFAULT_DATABASE_URL};
-pub use self::read::{parse_bool, Given, Problems, SettingNames};
-use self::read::{setting, Reader};
+pub use self::flags::{DatabaseArgs, DevArgs, Given, NotionArgs, ServeArgs, DEFAULT_DATABASE_URL};
 #[cfg(feature = "test-hooks")]
-pub use self::testing::{BeforeRender, RenderHooks};
+pub use self::hooks::{BeforeRender, RenderHooks};
+pub use self::read::{parse_bool, Problems, SettingNames};
+use self::read::{setting, Reader};
 pub use self::tls::{
     parse_domains, plain_site_url, CertSource, OwnFiles, TlsSettings, TICKET_PERIOD,
 };
 use self::tls::{site_url, tls_settings};
+use self::values::{http_url, Addr, ADDRESS};
+pub use self::values::{public_https_port, stripe_key_shape};
 pub use self::words::{io_problem, io_reason, make_it_first, redacted, user, whoami};
 use crate::client_ip::Networks;
 use crate::edge::Limits;
@@ -370,73 +375,9 @@ pub const HELP_AFTER: &str = "Every setting is a flag or its variable (shown as 
 an empty variable is unset. Yes/no settings take on/off, 1/0, true/false or yes/no. \
 RUST_LOG filters the log (tracing's EnvFilter syntax; default: info).";
 
-/// What an address setting must look like.
-const ADDRESS: &str = "not an address and port (such as 127.0.0.1:3000 or [::]:443)";
 /// What a list of networks must look like.
 const NETWORKS: &str =
     "not a list of addresses or networks (comma-separated, such as 10.0.0.0/8,127.0.0.1)";
-
-/// A socket address, with a default for [`Reader::parse`] (never used:
-/// a value that does not parse refuses the configuration).
-struct Addr(SocketAddr);
-
-impl Default for Addr {
-    fn default() -> Addr {
-        Addr(SocketAddr::from(([127, 0, 0, 1], 0)))
-    }
-}
-
-impl std::str::FromStr for Addr {
-    type Err = std::net::AddrParseError;
-    fn from_str(s: &str) -> Result<Addr, Self::Err> {
-        s.parse().map(Addr)
-    }
-}
-
-/// An absolute http(s) URL with a host, or why not.
-fn http_url(text: &str) -> Result<reqwest::Url, String> {
-    let url = reqwest::Url::parse(text).map_err(|_| {
-        "not an absolute URL: write it with its scheme and host (https://example.org)".to_owned()
-    })?;
-    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none_or(str::is_empty) {
-        return Err("not an http(s) URL with a host (https://example.org)".into());
-    }
-    Ok(url)
-}
-
-/// The port a visitor reaches `site_url` on over HTTPS: the one it names,
-/// or 443; None when it is not an `https://` address.
-pub fn public_https_port(site_url: &str) -> Option<u16> {
-    let url = reqwest::Url::parse(site_url).ok()?;
-    match url.scheme() {
-        "https" => url.port_or_known_default(),
-        _ => None,
-    }
-}
-
-/// Why `key` cannot be a Stripe secret key, if it cannot (the key itself is
-/// never in the reason).
-pub fn stripe_key_shape(key: &str) -> Result<(), String> {
-    let kind = ["sk_test_", "sk_live_", "rk_test_", "rk_live_"]
-        .iter()
-        .find(|p| key.starts_with(**p));
-    let bad = |why: String| Err(why);
-    match kind {
-        None if key.starts_with("pk_") => {
-            bad("it is a publishable key (pk_...); the server needs the secret key (sk_...) or a restricted key (rk_...)".into())
-        }
-        None => bad("a Stripe secret key starts with sk_test_, sk_live_, rk_test_ or rk_live_".into()),
-        Some(p) if key.len() == p.len() => bad(format!("it is only the prefix {p}")),
-        Some(_) if !key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') => {
-            bad("it holds characters no Stripe key has (spaces, quotes or line breaks copied with it?)".into())
-        }
-        Some(_) => Ok(()),
-    }
-}
-
-fn sqlite_dir(database_url: &str) -> Option<PathBuf> {
-    sqlite_path(database_url)?.parent().map(PathBuf::from)
-}
 
 impl Config {
     /// Why HTTP/3 is not served, as this configuration settles it, to

@@ -14,9 +14,9 @@ use std::collections::{BTreeSet, HashMap};
 use std::str::FromStr;
 use std::sync::OnceLock;
 
-use clap::{ArgMatches, Args, Command};
+use clap::{Args, Command};
 
-use super::ServeArgs;
+use super::flags::{Given, ServeArgs};
 
 /// Every problem found in a configuration, in the order a fix needs (a
 /// missing file before a setting derived from it).
@@ -39,27 +39,6 @@ impl std::fmt::Display for Problems {
 }
 
 impl std::error::Error for Problems {}
-
-/// The settings given on the command line (by clap's id); every other one
-/// came from its variable or its default.
-#[derive(Debug, Clone, Default)]
-pub struct Given(BTreeSet<String>);
-
-impl Given {
-    /// The ids whose values `matches` took from the command line.
-    pub fn from_matches(matches: &ArgMatches) -> Given {
-        Given(
-            matches
-                .ids()
-                .filter(|id| {
-                    matches.value_source(id.as_str())
-                        == Some(clap::parser::ValueSource::CommandLine)
-                })
-                .map(|id| id.to_string())
-                .collect(),
-        )
-    }
-}
 
 /// The settings' names as the operator wrote them, outside a [`Reader`].
 #[derive(Debug, Clone)]
@@ -173,7 +152,7 @@ impl<'a> Reader<'a> {
     /// else its variable.
     pub fn name(&self, id: &str) -> String {
         let m = meta(id);
-        match (&m.env, self.given.0.contains(id)) {
+        match (&m.env, self.given.has(id)) {
             (Some(env), false) => env.clone(),
             _ => format!("--{}", m.long),
         }

@@ -6,8 +6,10 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use super::flags::ServeArgs;
 use super::read::{setting, Reader};
-use super::{http_url, io_reason, sqlite_dir, Addr, ServeArgs, ADDRESS};
+use super::values::{http_url, sqlite_dir, Addr, ADDRESS};
+use super::words::io_reason;
 use crate::edge::acme::{AcmeSettings, AcmeTiming};
 use crate::edge::certs::{PairProblems, ServedCert};
 

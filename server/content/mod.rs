@@ -296,6 +296,28 @@ pub fn x_handle(url: &ammonia::Url) -> Option<String> {
     (matches!(host, "x.com" | "twitter.com") && valid).then(|| format!("@{name}"))
 }
 
+/// What `pack` says of the blog in the payload `bytes` (one it checked):
+/// one line for each post it publishes later (drafts never), soonest first.
+pub fn schedule_of(bytes: &'static [u8]) -> Vec<String> {
+    let upcoming = || -> Result<Vec<blog::schedule::Upcoming>, String> {
+        let payload = crate::payload::Payload::read(bytes)?;
+        let manifest = crate::assets::Manifest::of(&payload)?;
+        let files = Source::Payload(&payload)
+            .files("blog", "md")
+            .map_err(|e| e.to_string())?;
+        let blog =
+            blog::Blog::parse(&files, &manifest, blog::Drafts::Hide).map_err(|e| e.to_string())?;
+        Ok(blog.upcoming(blog::schedule::now_secs()))
+    };
+    match upcoming() {
+        Ok(posts) => posts
+            .iter()
+            .map(blog::schedule::Upcoming::to_string)
+            .collect(),
+        Err(e) => vec![format!("the scheduled posts could not be read: {e}")],
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

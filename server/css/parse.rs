@@ -6,7 +6,7 @@
 
 use rustc_hash::FxHashMap;
 
-use super::{Declaration, Mentions, Node};
+use super::rules::{Declaration, Mentions, Node};
 
 /// The at-rules whose block holds rules to choose from.
 const GROUPS: [&str; 5] = ["media", "supports", "layer", "container", "starting-style"];

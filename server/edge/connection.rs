@@ -13,9 +13,10 @@ use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use tokio_rustls::TlsAcceptor;
 
 use super::drain::{drained, Begun, ConnState};
+use super::limits::Limits;
 use super::per_client::ClientSlot;
 use super::signal::Signal;
-use super::{certs, watched, Limits};
+use super::{certs, watched};
 use crate::metrics::{Protocol, WorkerCounts};
 
 /// The service of one connection, as hyper serves it: what `serve`'s

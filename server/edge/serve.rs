@@ -14,10 +14,11 @@ use super::connection::{
     plain_connection, tls_connection, Accepted, OutgoingBody, ServesConnection, Worker,
 };
 use super::drain::Begun;
+use super::limits::Limits;
 use super::per_client::PerClient;
 use super::proxy_protocol::{self, Header};
 use super::signal::Signal;
-use super::{watched, workers, Limits};
+use super::{watched, workers};
 use crate::client_ip::Networks;
 use crate::telemetry::LogSampler;
 

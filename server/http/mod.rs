@@ -18,7 +18,6 @@ pub mod seo_files;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post, MethodRouter};
 use axum::Router;
-use tower_http::compression::CompressionLayer;
 
 use crate::content::routes::is_the_servers;
 use crate::state::SharedState;
@@ -52,21 +51,7 @@ pub fn router(state: SharedState, extra: Router<SharedState>) -> Router {
         .reserved_route("/metrics", get(health::metrics))
         .fallback(page_handler::not_found)
         .layer(DefaultBodyLimit::max(api::body::MAX_BODY));
-    with_middleware(router, state)
-}
-
-/// The middleware every response made by a handler goes through, the
-/// router's and the page pipeline's alike: compression for a body made for
-/// one request, then [`observe`] (request id, log line, metrics, security
-/// headers).
-pub fn with_middleware(router: Router<SharedState>, state: SharedState) -> Router {
-    router
-        .layer(CompressionLayer::new())
-        .layer(axum::middleware::from_fn_with_state(
-            state.clone(),
-            observe::observe,
-        ))
-        .with_state(state)
+    observe::with_middleware(router, state)
 }
 
 /// How every route of the router is registered. The dispatcher sends it

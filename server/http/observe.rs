@@ -13,6 +13,8 @@ use axum::extract::{ConnectInfo, MatchedPath, Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method};
 use axum::middleware::Next;
 use axum::response::Response;
+use axum::Router;
+use tower_http::compression::CompressionLayer;
 
 use crate::client_ip::{self, ClientIp};
 use crate::state::{AppState, SharedState};
@@ -139,6 +141,17 @@ fn is_plain_id(v: &str) -> bool {
         && v.len() <= 128
         && v.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
+}
+
+/// The middleware every response made by a handler goes through, the
+/// router's and the page pipeline's alike: compression for a body made for
+/// one request, then [`observe`] (request id, log line, metrics, security
+/// headers).
+pub fn with_middleware(router: Router<SharedState>, state: SharedState) -> Router {
+    router
+        .layer(CompressionLayer::new())
+        .layer(axum::middleware::from_fn_with_state(state.clone(), observe))
+        .with_state(state)
 }
 
 #[cfg(test)]

@@ -25,9 +25,8 @@ use axum::response::{IntoResponse, Redirect, Response};
 use axum::{Extension, Json, Router};
 use serde::Deserialize;
 
-use super::api::set_retry_after;
 use super::observe::{RequestTrace, RouteLabel};
-use super::respond::uncached;
+use super::respond::{set_retry_after, uncached};
 use crate::client_ip::{self, ClientIp};
 use crate::pages::make;
 use crate::pages::{self, load, Resolved};
@@ -76,7 +75,7 @@ fn head_only(res: &mut FullResponse) {
 /// middleware (the request's id, log line, metrics and security headers;
 /// compression for a page made for one request).
 pub fn pipeline(state: SharedState) -> Router {
-    super::with_middleware(Router::new().fallback(page), state)
+    super::observe::with_middleware(Router::new().fallback(page), state)
 }
 
 /// A page request that step 1 did not answer: resolved once, then answered

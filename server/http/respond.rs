@@ -1,10 +1,12 @@
 //! Pages made for one request, as responses: shared by the page handler
-//! and the contact form's plain post (which gets the contact page back).
+//! and the contact form's plain post (which gets the contact page back);
+//! and the `Retry-After` of a response that asks for a wait.
+
+use std::time::Duration;
 
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 
-use super::api::set_retry_after;
 use crate::content::routes::RouteMatch;
 use crate::pages::make::{self, Failed};
 use crate::pages::Loaded;
@@ -71,4 +73,15 @@ fn html_response(status: u16, html: String, cache_control: &'static str) -> Resp
         ),
     ];
     (status, headers, html).into_response()
+}
+
+/// Sets `Retry-After` (whole seconds, at least 1) when there is a wait:
+/// API errors and pages (a 429 success page, the contact page) alike.
+pub fn set_retry_after(res: &mut Response, wait: Option<Duration>) {
+    if let Some(wait) = wait {
+        res.headers_mut().insert(
+            header::RETRY_AFTER,
+            HeaderValue::from(wait.as_secs().max(1)),
+        );
+    }
 }

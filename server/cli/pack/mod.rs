@@ -196,7 +196,7 @@ pub fn run(root: &Path, out: &Path) -> anyhow::Result<()> {
     }
     new.link(out)?;
     // The posts it publishes later, and when (server/content/blog/schedule.rs).
-    for line in crate::content::blog::schedule::schedule_of(bytes) {
+    for line in crate::content::schedule_of(bytes) {
         println!("{line}");
     }
     println!(

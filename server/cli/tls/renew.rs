@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::{bail, Context};
 use serde_json::json;
 
-use super::{member_json, ALIVE};
+use super::members::{member_json, ALIVE};
 use crate::cli::output::{print_json, table, utc, Reported};
 use crate::db::Db;
 use crate::tls::store;

@@ -2,13 +2,10 @@
 //! UTC) or a date and time with its offset (RFC 3339); a post dated after
 //! now is scheduled, and every reader of the blog sees it only from then on
 //! (server/content/blog/mod.rs). `pack` says what it scheduled and when
-//! ([`schedule_of`]); the server wakes at each post's time
+//! ([`crate::content::schedule_of`]); the server wakes at each post's time
 //! (`app::background::publish_scheduled`).
 
 use time::OffsetDateTime;
-
-use super::{Blog, Drafts};
-use crate::assets::Manifest;
 
 /// A post whose time has not come: what `pack` says it scheduled.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,24 +51,6 @@ pub fn now_secs() -> i64 {
     OffsetDateTime::now_utc().unix_timestamp()
 }
 
-/// What `pack` says of the blog in the payload `bytes` (one it checked):
-/// one line for each post it publishes later (drafts never), soonest first.
-pub fn schedule_of(bytes: &'static [u8]) -> Vec<String> {
-    let upcoming = || -> Result<Vec<Upcoming>, String> {
-        let payload = crate::payload::Payload::read(bytes)?;
-        let manifest = Manifest::of(&payload)?;
-        let files = super::super::Source::Payload(&payload)
-            .files("blog", "md")
-            .map_err(|e| e.to_string())?;
-        let blog = Blog::parse(&files, &manifest, Drafts::Hide).map_err(|e| e.to_string())?;
-        Ok(blog.upcoming(now_secs()))
-    };
-    match upcoming() {
-        Ok(posts) => posts.iter().map(Upcoming::to_string).collect(),
-        Err(e) => vec![format!("the scheduled posts could not be read: {e}")],
-    }
-}
-
 /// A front matter date: a day (`YYYY-MM-DD`, meaning its start in UTC) or a
 /// date and time with its offset (RFC 3339), as the instant it names and the
 /// form `date` keeps (the day as written, or the RFC 3339 text with `T` and
@@ -106,6 +85,8 @@ pub fn parse_date(text: &str) -> Result<(OffsetDateTime, String), String> {
 mod tests {
     use super::super::tests::{dated, POST};
     use super::*;
+    use crate::assets::Manifest;
+    use crate::content::blog::{Blog, Drafts};
 
     #[test]
     fn a_date_is_a_day_or_a_date_and_time_with_its_offset() {

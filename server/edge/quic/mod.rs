@@ -68,9 +68,10 @@ use quinn::crypto::rustls::QuicServerConfig;
 use quinn::{IdleTimeout, VarInt};
 
 use super::connection::OutgoingBody;
+use super::limits::Limits;
 use super::per_client::PerClient;
 use super::signal::Signal;
-use super::{workers, Limits};
+use super::workers;
 use crate::client_ip::Networks;
 use crate::telemetry::LogSampler;
 use connection::{Served, Shared};

@@ -7,10 +7,11 @@ pub mod stripe;
 
 use std::time::Duration;
 
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 
+use super::respond::set_retry_after;
 use crate::client_ip::ClientIp;
 use crate::intake::{FieldError, Invalid};
 use crate::state::AppState;
@@ -42,17 +43,6 @@ impl ApiError {
             fields: invalid.fields,
             ..ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, invalid.message)
         }
-    }
-}
-
-/// Sets `Retry-After` (whole seconds, at least 1) when there is a wait:
-/// API errors and pages (a 429 success page, the contact page) alike.
-pub fn set_retry_after(res: &mut Response, wait: Option<Duration>) {
-    if let Some(wait) = wait {
-        res.headers_mut().insert(
-            header::RETRY_AFTER,
-            HeaderValue::from(wait.as_secs().max(1)),
-        );
     }
 }
 
