@@ -833,7 +833,7 @@ mod tls_says;
 
 /// `tls renew` while the fleet backs off after the CA's refusal leaves the
 /// back-off as it is (a request is no fresh try at a CA that limits the
-/// site) and says when the servers try again.
+/// site) and says when the servers try again; `--now` lifts it.
 #[test]
 fn tls_renew_leaves_the_fleets_back_off_and_says_when_the_next_try_is() {
     let dir = Dir::new("cli-tls-renew-backoff");
@@ -865,5 +865,16 @@ fn tls_renew_leaves_the_fleets_back_off_and_says_when_the_next_try_is() {
             .as_str()
             .is_some_and(|at| at.starts_with("2100-01-01T00:00:00")),
         "the back-off stands: {out}"
+    );
+    // --now lifts it: the next server to look may order at once.
+    let (code, _, err) = run(site(&dir.0).args(["tls", "renew", "--now"]));
+    assert_eq!(code, 1, "{err}");
+    assert!(!err.contains("not sooner"), "{err}");
+    let (_, out, _) = run(site(&dir.0).args(["tls", "status", "--json"]));
+    let status: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        status["certificates"][0]["next_try_at"],
+        serde_json::Value::Null,
+        "{out}"
     );
 }

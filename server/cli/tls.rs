@@ -62,6 +62,11 @@ pub enum TlsCommand {
         /// CA). Without it, the one the running servers serve.
         #[arg(long, env = "ACME_DIRECTORY")]
         directory: Option<String>,
+        /// Try at once, even while the fleet backs off after the CA refused
+        /// its last try (a rate limit, a failed validation): the CA's
+        /// limits count this try too. Without it, the back-off stands.
+        #[arg(long)]
+        now: bool,
         /// How long to wait for the new certificate, in seconds.
         #[arg(long, default_value_t = 300)]
         wait: u64,
@@ -91,6 +96,7 @@ pub async fn run(database: &Database, cmd: TlsCommand) -> anyhow::Result<()> {
         TlsCommand::Status { .. } => unreachable!("answered above"),
         TlsCommand::Renew {
             revoke,
+            now,
             names,
             directory,
             wait,
@@ -100,7 +106,7 @@ pub async fn run(database: &Database, cmd: TlsCommand) -> anyhow::Result<()> {
                 names: names.as_deref(),
                 directory: directory.as_deref().filter(|d| !d.trim().is_empty()),
             };
-            renew(&db, revoke, which, Duration::from_secs(wait), json).await
+            renew(&db, revoke, now, which, Duration::from_secs(wait), json).await
         }
         TlsCommand::RotateTickets { json } => rotate_tickets(&db, json).await,
     }

@@ -41,9 +41,10 @@ pub fn cap_retry_after(headers: &mut http::HeaderMap) {
     }
 }
 
-/// The wait a refusal's `Retry-After` asks for (seconds, or a date by this
-/// clock), at most [`RETRY_AFTER_CAP`]; None without one, or for an answer
-/// that is no refusal (an order's polling answers carry one too).
+/// The wait a refusal's `Retry-After` asks for (seconds, or a date: by the
+/// answer's own `Date` when it has one, else by `now`), at most
+/// [`RETRY_AFTER_CAP`]; None without one, or for an answer that is no
+/// refusal (an order's polling answers carry one too).
 pub fn refusal_wait(
     status: http::StatusCode,
     headers: &http::HeaderMap,
@@ -52,6 +53,11 @@ pub fn refusal_wait(
     if !(status.is_client_error() || status.is_server_error()) {
         return None;
     }
+    let date = |name| {
+        let text = headers.get(name)?.to_str().ok()?;
+        httpdate::parse_http_date(text.trim()).ok()
+    };
+    let now = date(http::header::DATE).unwrap_or(now);
     let text = headers
         .get(http::header::RETRY_AFTER)?
         .to_str()
@@ -69,9 +75,10 @@ pub fn refusal_wait(
 
 /// instant-acme's requests, sent by reqwest: rustls with the web's roots
 /// (plus `ACME_DIRECTORY_CA`), 10 s to connect and 30 s per request.
-/// Each keeps the longest wait a refusal asked for ([`refusal_wait`]):
-/// instant-acme reads no header of a problem document, and the robot's
-/// back-off after a refusal is never shorter than the CA's word.
+/// Each keeps the wait its last answer asked for ([`refusal_wait`]: a
+/// refusal's; an answer after it, a retried nonce's or the next step's,
+/// clears it): instant-acme reads no header of a problem document, and the
+/// robot's back-off after a refusal is never shorter than the CA's word.
 #[derive(Clone)]
 pub struct AcmeHttp {
     client: reqwest::Client,
@@ -106,7 +113,7 @@ impl AcmeHttp {
         }
     }
 
-    /// The longest wait a refusal to this client's requests asked for.
+    /// The wait the last answer to this client's requests asked for.
     pub fn refused_wait(&self) -> Option<Duration> {
         *self.refused_wait.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -134,12 +141,8 @@ impl HttpClient for AcmeHttp {
                 .await
                 .map_err(failed)?;
             let mut out = http::Response::builder().status(rsp.status());
-            if let Some(wait) =
-                refusal_wait(rsp.status(), rsp.headers(), std::time::SystemTime::now())
-            {
-                let mut kept = refused_wait.lock().unwrap_or_else(|p| p.into_inner());
-                *kept = Some(kept.map_or(wait, |k| k.max(wait)));
-            }
+            *refused_wait.lock().unwrap_or_else(|p| p.into_inner()) =
+                refusal_wait(rsp.status(), rsp.headers(), std::time::SystemTime::now());
             if let Some(headers) = out.headers_mut() {
                 *headers = rsp.headers().clone();
                 cap_retry_after(headers);
@@ -224,6 +227,16 @@ mod tests {
             Some(Duration::from_secs(RETRY_AFTER_CAP))
         );
         assert_eq!(refusal_wait(limited, &headers("soon"), now), None);
+        // A date by the answer's own clock, not this member's (an hour off).
+        let mut dated = headers("Wed, 21 Oct 2015 09:28:00 GMT");
+        dated.insert(
+            http::header::DATE,
+            "Wed, 21 Oct 2015 08:28:00 GMT".parse().unwrap(),
+        );
+        assert_eq!(
+            refusal_wait(limited, &dated, now),
+            Some(Duration::from_secs(3600))
+        );
         assert_eq!(refusal_wait(limited, &http::HeaderMap::new(), now), None);
         assert_eq!(
             refusal_wait(http::StatusCode::OK, &headers("120"), now),

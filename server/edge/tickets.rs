@@ -120,9 +120,35 @@ impl TicketKeys {
     }
 
     /// The fleet's time is `fleet_ms` now (the database's clock, just read).
+    /// This process's own key, whose end its own clock set, moves with the
+    /// offset: a process hours ahead does not keep it, and open its
+    /// tickets, hours past its time.
     pub fn set_clock(&self, fleet_ms: i64) {
-        self.offset_ms
-            .store(fleet_ms - now_ms(), std::sync::atomic::Ordering::Relaxed);
+        let offset = fleet_ms - now_ms();
+        let was = self
+            .offset_ms
+            .swap(offset, std::sync::atomic::Ordering::Relaxed);
+        let moved = offset - was;
+        if moved == 0 {
+            return;
+        }
+        let current = self.keys.load();
+        if current.iter().any(|k| k.id == LOCAL_KEY) {
+            let keys = current
+                .iter()
+                .map(|k| TicketKey {
+                    id: k.id,
+                    made_ms: k.made_ms,
+                    starts_ms: k.starts_ms,
+                    ends_ms: match k.id {
+                        LOCAL_KEY => k.ends_ms.saturating_add(moved),
+                        _ => k.ends_ms,
+                    },
+                    key: k.key.clone(),
+                })
+                .collect();
+            self.keys.store(Arc::new(keys));
+        }
     }
 
     /// The fleet's time, in Unix milliseconds: this process's clock moved
@@ -261,6 +287,28 @@ mod tests {
 
     fn store() -> Arc<TicketKeys> {
         TicketKeys::new(Duration::from_secs(600), Duration::from_secs(3600)).unwrap()
+    }
+
+    /// A process whose clock runs six hours ahead of the fleet's keeps its
+    /// own key (an hour here) for an hour of the fleet's time, not seven.
+    #[test]
+    fn a_process_ahead_keeps_its_own_key_for_its_time_by_the_fleets_clock() {
+        let keys = store();
+        let hour = 3_600_000;
+        keys.set_clock(now_ms() - 6 * hour);
+        let fleet = keys.clock_ms();
+        assert!((now_ms() - 6 * hour - fleet).abs() < 1_000, "{fleet}");
+        assert_eq!(keys.sealing(fleet), Some(LOCAL_KEY));
+        assert_eq!(keys.sealing(fleet + hour - 5_000), Some(LOCAL_KEY));
+        assert_eq!(
+            keys.sealing(fleet + hour + 5_000),
+            None,
+            "an hour, not seven"
+        );
+        // Read again a little later: it does not move for nothing.
+        keys.set_clock(now_ms() - 6 * hour);
+        assert_eq!(keys.sealing(fleet + hour + 5_000), None);
+        assert_eq!(keys.sealing(fleet + hour - 5_000), Some(LOCAL_KEY));
     }
 
     #[test]

@@ -147,7 +147,8 @@ async fn ask(
             );
             let life = (unix_ms(cert.info.not_before), unix_ms(cert.info.not_after));
             let window = within_life(suggested, life);
-            if window != suggested {
+            // Said once for a window, not at every poll.
+            if window != suggested && kept.map(|k| k.window) != Some(Some(window)) {
                 tracing::warn!(
                     serial = %cert.info.serial,
                     suggested = ?(rfc3339(at_ms(suggested.0)), rfc3339(at_ms(suggested.1))),

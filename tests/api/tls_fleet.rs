@@ -106,7 +106,7 @@ async fn a_lease_taken_over_fences_off_every_write_of_the_order_before_it() {
             "{kind}: a's certificate is fenced off"
         );
         assert!(
-            !store::set_backoff(&db, "d", "a.example", LONG, Some(("a", "why")), &a)
+            !store::set_backoff(&db, "d", "a.example", (LONG, LONG), Some(("a", "why")), &a)
                 .await
                 .unwrap(),
             "{kind}: so is a's back-off"
@@ -188,13 +188,19 @@ async fn the_fleets_back_off_and_members_go_by_the_databases_clock() {
             .await
             .unwrap()
             .unwrap();
-        assert!(
-            store::set_backoff(&db, "d", "n", LONG, Some(("m1", "refused")), &hold)
-                .await
-                .unwrap()
-        );
+        assert!(store::set_backoff(
+            &db,
+            "d",
+            "n",
+            (LONG, Duration::from_secs(5)),
+            Some(("m1", "refused")),
+            &hold
+        )
+        .await
+        .unwrap());
+        // The wait is the CA's (a minute), the step the doubling's own.
         let backoff = store::backoff(&db, "d", "n").await.unwrap();
-        assert_eq!(backoff.retry_ms, 60_000, "{kind}");
+        assert_eq!(backoff.retry_ms, 5_000, "{kind}");
         assert_eq!(backoff.failed_by.as_deref(), Some("m1"));
         assert!(
             (backoff.next_try_at - now - 60_000).abs() < 5_000,

@@ -95,6 +95,7 @@ fn leaf_pem(pem: &str) -> Option<&str> {
 pub(super) async fn renew(
     db: &Db,
     revoke: bool,
+    at_once: bool,
     which: Which<'_>,
     wait: Duration,
     json: bool,
@@ -110,14 +111,29 @@ pub(super) async fn renew(
     )
     .await
     .context("recording the request")?;
-    // A back-off after the CA's refusal stands: a request is no fresh try
-    // at a CA that limits this site (its limits count every try).
+    // A back-off after the CA's refusal stands unless `--now` lifts it: a
+    // request is no fresh try at a CA that limits this site (its limits
+    // count every try).
+    if at_once {
+        store::lift_backoff(db, &directory, &names)
+            .await
+            .context("lifting the fleet's back-off")?;
+    }
     let backoff = store::backoff(db, &directory, &names).await?;
-    let held = (backoff.next_try_at > store::clock(db).await?).then(|| {
+    let now = store::clock(db).await?;
+    // The member that failed waits a step more: alone, it is the fleet.
+    let alive = store::acme_members(db, ALIVE).await?;
+    let next_try = match &backoff.failed_by {
+        Some(by) if !alive.is_empty() && alive.iter().all(|m| m.member == *by) => {
+            backoff.next_try_at + backoff.retry_ms
+        }
+        _ => backoff.next_try_at,
+    };
+    let held = (next_try > now).then(|| {
         format!(
-            "; the CA refused the last try ({}), and the servers try again at {} UTC, not sooner",
+            "; the CA refused the last try ({}), and the servers try again at {} UTC, not sooner (--now tries at once, and the CA's limits count that try)",
             backoff.error.as_deref().unwrap_or("-"),
-            utc(backoff.next_try_at)
+            utc(next_try)
         )
     });
     let held = held.as_deref().unwrap_or("");
@@ -133,6 +149,12 @@ pub(super) async fn renew(
             "no server of the site is running (none has read the database in the last {} s): the request is kept, and the first server to start orders the new certificate and retires {}{held}",
             ALIVE.as_secs(),
             old.serial
+        );
+    }
+    if next_try > now + wait.as_millis() as i64 {
+        bail!(
+            "the request is kept, and no new certificate comes within this command's wait ({} s){held}",
+            wait.as_secs()
         );
     }
     // A pending request for the same certificate that asked to revoke it

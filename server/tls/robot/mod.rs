@@ -228,7 +228,7 @@ pub async fn run(identity: Arc<Identity>, settings: AcmeSettings, http: AcmeHttp
                 &db,
                 &settings.directory,
                 &settings.names_key(),
-                Duration::ZERO,
+                (Duration::ZERO, Duration::ZERO),
                 None,
                 &hold,
             )
@@ -299,19 +299,33 @@ async fn store_issued(
     }
 }
 
-/// The fleet's next wait after a refusal: the first retry, else twice the
-/// last one up to [`LAST_RETRY`], and never less than the wait the CA's
-/// refusal asked for (`Retry-After`, itself at most a day).
-fn refusal_backoff(first: Duration, last_ms: i64, asked: Option<Duration>) -> Duration {
+/// The fleet's back-off after a refusal, as (wait, step): the step is the
+/// first retry, else twice the last one up to [`LAST_RETRY`]; the wait is
+/// the step, or the wait the CA's refusal asked for (`Retry-After`, at
+/// most a day) when longer, but never more than a quarter of `time_left`,
+/// the certificate in service's (a CA that asks a day of every refusal
+/// would let a six-day certificate end). The step alone is stored for the
+/// doubling, so the member that failed waits one step more, not the CA's
+/// wait twice.
+fn refusal_backoff(
+    first: Duration,
+    last_ms: i64,
+    asked: Option<Duration>,
+    time_left: Option<Duration>,
+) -> (Duration, Duration) {
     let step = match last_ms {
         ..=0 => first,
         ms => (Duration::from_millis(ms as u64) * 2).min(LAST_RETRY),
     };
-    step.max(asked.unwrap_or_default())
+    let asked = match time_left {
+        Some(left) => asked.map(|a| a.min(left / 4)),
+        None => asked,
+    };
+    (step.max(asked.unwrap_or_default()), step)
 }
 
 /// A failed order: logged, and the back-off it calls for (`asked`: the
-/// longest wait a refusal of the CA's asked for).
+/// wait the CA's last answer asked for).
 async fn failed(
     identity: &Identity,
     settings: &AcmeSettings,
@@ -321,6 +335,12 @@ async fn failed(
     own: &mut OwnBackoff,
 ) {
     let timing = settings.timing;
+    // An answer that asked for a wait (a 503 page with `Retry-After`, say)
+    // was the CA's, whatever instant-acme made of it.
+    let failure = match failure {
+        Failure::Own(e) if asked.is_some() => Failure::Ca(e),
+        failure => failure,
+    };
     match failure {
         Failure::Abandoned(why) => {
             tracing::warn!(
@@ -341,13 +361,20 @@ async fn failed(
             let before = store::backoff(&identity.db, directory, &names)
                 .await
                 .unwrap_or_default();
-            let retry = refusal_backoff(timing.first_retry, before.retry_ms, asked);
+            let time_left = match (identity.certs.current(), store::clock(&identity.db).await) {
+                (Some(cert), Ok(now)) => Some(Duration::from_millis(
+                    (unix_ms(cert.info.not_after) - now).max(0) as u64,
+                )),
+                _ => None,
+            };
+            let (retry, step) =
+                refusal_backoff(timing.first_retry, before.retry_ms, asked, time_left);
             identity.failed(&error);
             let kept = store::set_backoff(
                 &identity.db,
                 directory,
                 &names,
-                retry,
+                (retry, step),
                 Some((identity.member.as_str(), error.as_str())),
                 hold,
             )
@@ -362,19 +389,28 @@ mod tests {
     use super::*;
 
     /// A refusal backs the fleet off from the first retry, doubling up to
-    /// the last, and never for less than the CA's `Retry-After` asked.
+    /// the last, and never for less than the CA's `Retry-After` asked,
+    /// unless that is more than a quarter of the certificate's time left;
+    /// the step the doubling goes on from is its own.
     #[test]
     fn a_refusal_waits_at_least_what_the_ca_asked() {
         let (first, secs) = (Duration::from_secs(5), Duration::from_secs);
-        assert_eq!(refusal_backoff(first, 0, None), secs(5));
-        assert_eq!(refusal_backoff(first, 20_000, None), secs(40));
-        assert_eq!(refusal_backoff(first, 3_000_000, None), LAST_RETRY);
-        assert_eq!(refusal_backoff(first, 0, Some(secs(3))), secs(5));
-        assert_eq!(refusal_backoff(first, 0, Some(secs(600))), secs(600));
+        let wait = |last, asked, left| refusal_backoff(first, last, asked, left);
+        assert_eq!(wait(0, None, None), (secs(5), secs(5)));
+        assert_eq!(wait(20_000, None, None), (secs(40), secs(40)));
+        assert_eq!(wait(3_000_000, None, None), (LAST_RETRY, LAST_RETRY));
+        assert_eq!(wait(0, Some(secs(3)), None), (secs(5), secs(5)));
+        assert_eq!(wait(0, Some(secs(600)), None), (secs(600), secs(5)));
         assert_eq!(
-            refusal_backoff(first, 3_000_000, Some(secs(86_400))),
-            secs(86_400),
+            wait(3_000_000, Some(secs(86_400)), Some(secs(90 * 86_400))),
+            (secs(86_400), LAST_RETRY),
             "a day asked is a day waited, past the last retry"
         );
+        assert_eq!(
+            wait(0, Some(secs(86_400)), Some(secs(14 * 3600))),
+            (secs(14 * 900), secs(5)),
+            "a quarter of the 14 h a certificate has left"
+        );
+        assert_eq!(wait(0, Some(secs(600)), Some(secs(0))), (secs(5), secs(5)));
     }
 }

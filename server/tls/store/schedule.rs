@@ -8,7 +8,8 @@ use super::lease::Hold;
 use crate::db::Db;
 
 /// The fleet's back-off for these names: no member orders before
-/// `next_try_at` (the database's clock).
+/// `next_try_at` (the database's clock), and the member that failed last
+/// not before `retry_ms` (the doubling's last step) after that.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Backoff {
     pub next_try_at: i64,
@@ -40,32 +41,47 @@ pub async fn backoff(db: &Db, directory: &str, names: &str) -> Result<Backoff, s
     })
 }
 
-/// Sets the fleet's back-off to `retry` from now, by `member`, while `hold`
-/// holds the lease (Duration::ZERO and no member: cleared, after a success).
+/// Sets the fleet's back-off, by `member`, while `hold` holds the lease: no
+/// order before `wait` from now, and `step` the doubling's last step (the
+/// member that failed waits one more; Duration::ZERO and no member:
+/// cleared, after a success).
 pub async fn set_backoff(
     db: &Db,
     directory: &str,
     names: &str,
-    retry: Duration,
+    (wait, step): (Duration, Duration),
     failed: Option<(&str, &str)>,
     hold: &Hold,
 ) -> Result<bool, sqlx::Error> {
     let sql = format!(
         "INSERT INTO tls_orders (directory, names, next_try_at, retry_ms, failed_by, error) \
-         SELECT $1, $2, {} + $3, $3, $4, $5 WHERE {} \
+         SELECT $1, $2, {} + $3, $6, $4, $5 WHERE {} \
          ON CONFLICT (directory, names) DO UPDATE SET next_try_at = excluded.next_try_at, \
          retry_ms = excluded.retry_ms, failed_by = excluded.failed_by, error = excluded.error",
         db_now(db),
-        hold.condition(db, 6)
+        hold.condition(db, 7)
     );
     let q = sqlx::query(&sql)
         .bind(directory)
         .bind(names)
-        .bind(retry.as_millis() as i64)
+        .bind(wait.as_millis() as i64)
         .bind(failed.map(|f| f.0))
-        .bind(failed.map(|f| f.1));
+        .bind(failed.map(|f| f.1))
+        .bind(step.as_millis() as i64);
     let done = db.timed(hold.bind(q).execute(&db.pool)).await?;
     Ok(done.rows_affected() == 1)
+}
+
+/// Lifts the fleet's back-off for these names (`tls renew --now`): the next
+/// try may come at once. Its step stays, so a next refusal still doubles.
+pub async fn lift_backoff(db: &Db, directory: &str, names: &str) -> Result<(), sqlx::Error> {
+    let q = sqlx::query(
+        "UPDATE tls_orders SET next_try_at = 0, failed_by = NULL WHERE directory = $1 AND names = $2",
+    )
+    .bind(directory)
+    .bind(names);
+    db.timed(q.execute(&db.pool)).await?;
+    Ok(())
 }
 
 /// When the fleet renews the certificate `serial`, and why then.
