@@ -200,14 +200,24 @@ fn a_member_that_cannot_reach_the_ca_starting_first_holds_up_no_other() {
         &[&rustls::version::TLS13],
         Resumption::disabled(),
     );
-    let (_, readyz) = get_via(
-        fleet.servers[0].https,
-        NAMES[0],
-        &client,
-        Route::for_visitor("10.0.0.9:1000"),
-        "/readyz",
-    );
-    assert!(readyz.starts_with("HTTP/1.1 200"), "{readyz}");
+    // Ready once its pages are rendered too (on a slow host, after the
+    // certificate is served: a CI run read "prerendered":false).
+    let readyz_now = || {
+        get_via(
+            fleet.servers[0].https,
+            NAMES[0],
+            &client,
+            Route::for_visitor("10.0.0.9:1000"),
+            "/readyz",
+        )
+        .1
+    };
+    let mut readyz = String::new();
+    let ready = wait(60, || {
+        readyz = readyz_now();
+        readyz.starts_with("HTTP/1.1 200")
+    });
+    assert!(ready, "{readyz}");
     assert!(readyz.contains("\"ready\":true"), "{readyz}");
     let failing = readyz
         .split("\"failing_in_a_row\":")
