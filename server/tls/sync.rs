@@ -285,16 +285,22 @@ impl Identity {
         // A row changed between the read and the write: judged again.
         for _ in 0..3 {
             let row = store::certificate(&self.db, directory, &names).await?;
-            let now = at_ms(store::clock(&self.db).await?);
             let replacing = match &row {
                 None => None,
                 Some(r) if r.serial == mine.serial => return Ok(Offer::Stored),
                 Some(r) => {
                     let theirs_later =
                         issued_later((r.not_before, &r.serial), (mine.not_before, &mine.serial));
+                    // The database's clock, read only when a row issued
+                    // later is to be judged.
                     if theirs_later
-                        && acme::usable(settings, &r.pem, "the database's certificate", now)
-                            .is_some()
+                        && acme::usable(
+                            settings,
+                            &r.pem,
+                            "the database's certificate",
+                            at_ms(store::clock(&self.db).await?),
+                        )
+                        .is_some()
                         && !store::is_retired(&self.db, store::Retired::Certificate, &r.serial)
                             .await?
                     {

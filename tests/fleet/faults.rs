@@ -156,6 +156,44 @@ fn faked_clock(offset: &str) -> Vec<(&'static str, String)> {
     ]
 }
 
+/// Starts server `i` of `fleet` with its wall clock moved by `offset`
+/// (none: on time).
+fn start_skewed(fleet: &mut Fleet, i: usize, offset: Option<&str>) {
+    let env = offset.map(faked_clock).unwrap_or_default();
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    fleet.start(i, &env);
+}
+
+/// What the certificate of `pem` (a key, then a chain) says.
+fn cert_info(pem: &str) -> citizen_site::edge::certs::CertInfo {
+    citizen_site::edge::certs::parse(pem.as_bytes(), pem.as_bytes(), ("c", "k"))
+        .unwrap()
+        .info
+}
+
+/// Stores `pem` (a key, then a chain, for [`NAMES`]) as the certificate of
+/// `directory` in the database `url`, as a server that ordered it would.
+fn store_certificate(url: &str, directory: &str, pem: &str) -> citizen_site::edge::certs::CertInfo {
+    let info = cert_info(pem);
+    let ms =
+        |t: std::time::SystemTime| t.duration_since(std::time::UNIX_EPOCH).unwrap().as_millis();
+    migrated(url);
+    let mut names = NAMES.to_vec();
+    names.sort();
+    psql(
+        url,
+        &format!(
+            "INSERT INTO tls_certificates (directory, names, pem, serial, not_before, not_after, stored_at) \
+             VALUES ('{directory}', '{}', '{pem}', '{}', {}, {}, 0)",
+            names.join(","),
+            info.serial,
+            ms(info.not_before),
+            ms(info.not_after)
+        ),
+    );
+    info
+}
+
 #[test]
 fn a_member_that_cannot_reach_the_ca_starting_first_holds_up_no_other() {
     needs("pebble", "pebble");
@@ -301,15 +339,7 @@ fn one_order_with_a_skewed_member(name: &str, first_skew: Option<&str>, second_s
     fleet.set("ACME_CHALLENGE_WAIT_SECS", "8");
     // web1 orders, and waits 8 s for a lagging member in the middle of it.
     lagging_member(&db.url);
-    let env = |skew: Option<&str>| skew.map(faked_clock).unwrap_or_default();
-    let first = env(first_skew);
-    fleet.start(
-        0,
-        &first
-            .iter()
-            .map(|(k, v)| (*k, v.as_str()))
-            .collect::<Vec<_>>(),
-    );
+    start_skewed(&mut fleet, 0, first_skew);
     assert!(
         wait(30, || fleet
             .server(0)
@@ -318,14 +348,7 @@ fn one_order_with_a_skewed_member(name: &str, first_skew: Option<&str>, second_s
         "{}",
         fleet.logs()
     );
-    let second = env(second_skew);
-    fleet.start(
-        1,
-        &second
-            .iter()
-            .map(|(k, v)| (*k, v.as_str()))
-            .collect::<Vec<_>>(),
-    );
+    start_skewed(&mut fleet, 1, second_skew);
     let serial = one_certificate(&fleet, &pebble, &[0, 1], 60);
     std::thread::sleep(Duration::from_secs(3));
     assert_eq!(
@@ -366,14 +389,7 @@ fn a_member_days_ahead_orders_nothing_the_fleet_renews_later() {
     let (_db, mut fleet, _dns, pebble) = pg_fleet("fleet-days-ahead", "127.0.0.1", Some(72 * 3600));
     fleet.start(0, &[]);
     let serial = one_certificate(&fleet, &pebble, &[0], 60);
-    let ahead = faked_clock("+50h");
-    fleet.start(
-        1,
-        &ahead
-            .iter()
-            .map(|(k, v)| (*k, v.as_str()))
-            .collect::<Vec<_>>(),
-    );
+    start_skewed(&mut fleet, 1, Some("+50h"));
     assert_eq!(one_certificate(&fleet, &pebble, &[0, 1], 60), serial);
     // Five of its robot's rounds (one every 2 s).
     std::thread::sleep(Duration::from_secs(10));
@@ -512,27 +528,7 @@ fn a_shorter_certificate_issued_later_replaces_a_longer_one_and_an_unusable_row_
     let ca = support::tls_site::TestCa::new();
     let (chain, key) = ca.leaf(&NAMES, -80 * 86400, 20 * 86400);
     let pem = format!("{key}\n{chain}");
-    let info = citizen_site::edge::certs::parse(pem.as_bytes(), pem.as_bytes(), ("c", "k"))
-        .unwrap()
-        .info;
-    let ms =
-        |t: std::time::SystemTime| t.duration_since(std::time::UNIX_EPOCH).unwrap().as_millis();
-    migrated(&db.url);
-    let mut names = NAMES.to_vec();
-    names.sort();
-    psql(
-        &db.url,
-        &format!(
-            "INSERT INTO tls_certificates (directory, names, pem, serial, not_before, not_after, stored_at) \
-             VALUES ('{}', '{}', '{}', '{}', {}, {}, 0)",
-            pebble.directory(),
-            names.join(","),
-            pem,
-            info.serial,
-            ms(info.not_before),
-            ms(info.not_after)
-        ),
-    );
+    let info = store_certificate(&db.url, &pebble.directory(), &pem);
     fleet.start(0, &[]);
     fleet.start(1, &[]);
     let serial = one_certificate(&fleet, &pebble, &[0, 1], 60);
@@ -572,29 +568,11 @@ fn a_member_past_the_stored_certificates_end_by_its_own_clock_keeps_it() {
     // Stored: from an hour ago to an hour from now. The member's copy:
     // issued an hour before it, ending in ten hours.
     let (stored, older) = (pem_of(-3600, 3600), pem_of(-7200, 36_000));
-    let info = |pem: &str| {
-        citizen_site::edge::certs::parse(pem.as_bytes(), pem.as_bytes(), ("c", "k"))
-            .unwrap()
-            .info
-    };
-    let ms =
-        |t: std::time::SystemTime| t.duration_since(std::time::UNIX_EPOCH).unwrap().as_millis();
-    let (stored_info, older_info) = (info(&stored), info(&older));
-    migrated(&db.url);
+    let stored_info = store_certificate(&db.url, &pebble.directory(), &stored);
+    let older_info = cert_info(&older);
     let mut names = NAMES.to_vec();
     names.sort();
     let names = names.join(",");
-    psql(
-        &db.url,
-        &format!(
-            "INSERT INTO tls_certificates (directory, names, pem, serial, not_before, not_after, stored_at) \
-             VALUES ('{}', '{names}', '{stored}', '{}', {}, {}, 0)",
-            pebble.directory(),
-            stored_info.serial,
-            ms(stored_info.not_before),
-            ms(stored_info.not_after)
-        ),
-    );
     let folder = fleet.servers[0]
         .dir
         .join("acme")
@@ -614,14 +592,7 @@ fn a_member_past_the_stored_certificates_end_by_its_own_clock_keeps_it() {
             .unwrap();
         file.write_all(older.as_bytes()).unwrap();
     }
-    let ahead = faked_clock("+2h");
-    fleet.start(
-        0,
-        &ahead
-            .iter()
-            .map(|(k, v)| (*k, v.as_str()))
-            .collect::<Vec<_>>(),
-    );
+    start_skewed(&mut fleet, 0, Some("+2h"));
     let root = fleet.dir.0.join("test-ca.pem");
     std::fs::write(&root, ca.pem()).unwrap();
     let served = wait(30, || {

@@ -137,7 +137,7 @@ pub(super) async fn renew(
         )
     });
     let held = held.as_deref().unwrap_or("");
-    if store::acme_members(db, ALIVE).await?.is_empty() {
+    if alive.is_empty() {
         if !store::members(db, ALIVE).await?.is_empty() {
             bail!(
                 "no running server of the site orders certificates (those running serve their own TLS_CERT files): the request is kept, and the first server to start with TLS_DOMAINS orders the new certificate and retires {}{held}; {}",
