@@ -18,7 +18,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { hydrated, laidOutWhole, launchBrowser, onPages, startServer, TABLE_PATHS, watchConsole } from "./harness.mjs";
+import { hydrated, launchBrowser, onPages, startServer, TABLE_PATHS, watchConsole } from "./harness.mjs";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..", "..");
 const POSTS = fs.readdirSync(path.join(root, "content", "blog")).filter((f) => f.endsWith(".md")).map((f) => `/blog/${f.slice(0, -3)}`);
@@ -42,10 +42,8 @@ after(async () => {
 
 /** Every element's computed style in `page`, in document order: a tag
  *  path and, per property, its value. Animations are stopped at their
- *  start, nothing has focus and every part is laid out, so two loads of
- *  one page compare equal. */
-async function styles(page) {
-  await laidOutWhole(page);
+ *  start and nothing has focus, so two loads of one page compare equal. */
+function styles(page) {
   return page.evaluate(() => {
     for (const a of document.getAnimations()) {
       a.pause();
@@ -166,51 +164,6 @@ test("a page's first paint shares the network with nothing of the app's: its mod
     3,
   );
   await context.close();
-  assert.deepEqual(failures, []);
-});
-
-/** Chromium's style recalculations in `page` while `load` runs: the
- *  number of elements each restyled, in order, with whether it came after
- *  the whole stylesheet (`/assets/app-*.css`) was parsed. */
-async function restyles(page, load) {
-  await browser.startTracing(page, { categories: ["devtools.timeline", "disabled-by-default-devtools.timeline"] });
-  await load();
-  const events = JSON.parse((await browser.stopTracing()).toString()).traceEvents.sort((a, b) => a.ts - b.ts);
-  const parsed = events.find((e) => e.name === "ParseAuthorStyleSheet" && /\/assets\/app-[^/]*\.css$/.test(e.args?.data?.styleSheetUrl ?? ""));
-  assert.ok(parsed, "the whole stylesheet was never parsed");
-  return events
-    .filter((e) => e.name === "UpdateLayoutTree" && e.ph === "X")
-    .map((e) => ({ elements: e.args.elementCount, afterSheet: e.ts > parsed.ts }));
-}
-
-test("past its first paint, a long page restyles its first screen, not all its elements, when the whole stylesheet applies", async () => {
-  // The whole stylesheet declares custom properties for every element and
-  // registers new ones, so applying it restyles every element Chromium
-  // has styled (on a phone's /, every one of its ~600, 10 to 40 ms: the
-  // one long task after its first paint, where Lighthouse's Total
-  // Blocking Time was lost). Sections past the first screen are skipped
-  // until they come near it (client/styles.css), so that restyle is the
-  // first screen's.
-  const failures = [];
-  for (const path of ["/", "/discord-wallet", "/wallets"]) {
-    const context = await browser.newContext({ viewport: PHONE });
-    const page = await context.newPage();
-    const found = await restyles(page, async () => {
-      await page.goto(`${server.base}${path}`, { waitUntil: "load" });
-      await hydrated(page);
-    });
-    // The elements of the page but those of its sections (and footer)
-    // that start more than a screen below the first.
-    const { all, near } = await page.evaluate(() => {
-      const far = [...document.querySelectorAll("section, footer")].filter((el) => el.getBoundingClientRect().top > 2 * innerHeight);
-      const every = [...document.getElementsByTagName("*")];
-      return { all: every.length, near: every.filter((el) => !far.some((f) => f.contains(el))).length };
-    });
-    assert.ok(near < all, `${path}: nothing of it is more than a screen below the first`);
-    const largest = Math.max(0, ...found.filter((r) => r.afterSheet).map((r) => r.elements));
-    if (largest > near) failures.push(`${path}: ${largest} elements restyled at once after the whole stylesheet applied, of its ${all}; ${near} are not a screen or more below the first`);
-    await context.close();
-  }
   assert.deepEqual(failures, []);
 });
 

@@ -125,21 +125,6 @@ export function siteWithStripe() {
   return site;
 }
 
-/** Lays out all of `page` as a visitor who has scrolled through it sees
- *  it, for the checks that measure the whole page at once (its layout, its
- *  contrast, every element's style): the parts the browser skips until
- *  they come near the screen (`content-visibility: auto`, client/styles.css)
- *  are made visible, so that what is measured is their own layout and not
- *  the placeholder box they keep meanwhile. Set through the CSSOM, which
- *  the site's policy allows (a style attribute in the markup it refuses). */
-export function laidOutWhole(page) {
-  return page.evaluate(() => {
-    for (const el of document.body.querySelectorAll("*")) {
-      if (getComputedStyle(el).contentVisibility === "auto") el.style.contentVisibility = "visible";
-    }
-  });
-}
-
 /** Waits until React has hydrated the page (its handlers are attached). */
 export function hydrated(page) {
   return page.waitForFunction(() => Object.keys(document.getElementById("root") ?? {}).some((k) => k.startsWith("__reactContainer")));

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { TABLE_PATHS, hydrated, laidOutWhole, launchBrowser, onPages, startServer, watchConsole, watchedPages } from "./harness.mjs";
+import { TABLE_PATHS, hydrated, launchBrowser, onPages, startServer, watchConsole, watchedPages } from "./harness.mjs";
 
 let server;
 let browser;
@@ -168,7 +168,6 @@ test("axe finds no accessibility violation on any route, at phone and desktop wi
   for (const viewport of [{ width: 390, height: 844 }, { width: 1280, height: 800 }]) {
     const each = await onPages(() => browser.newPage({ viewport }), [...ROUTES, "/no-such-page"], async (page, path) => {
       await page.goto(`${server.base}${path}`, { waitUntil: "networkidle" });
-      await laidOutWhole(page);
       // Through the DevTools protocol: the site's policy (rightly) refuses
       // an inline <script> tag.
       await page.evaluate(axeSource);

@@ -4,7 +4,7 @@
 // text spacing (1.4.12). docs/accessibility.md says how each is judged.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { TABLE_PATHS, hydrated, laidOutWhole, onPages, siteWithStripe } from "./harness.mjs";
+import { TABLE_PATHS, hydrated, onPages, siteWithStripe } from "./harness.mjs";
 import { TEXT_SPACING, focusPlace, smallTargets, spacingProblems } from "./wcag.mjs";
 
 const site = siteWithStripe();
@@ -23,7 +23,6 @@ const DESKTOP = { width: 1280, height: 800 };
 async function visit(page, path) {
   await page.goto(`${site.server.base}${path}`, { waitUntil: "networkidle" });
   await hydrated(page);
-  await laidOutWhole(page);
 }
 
 /** Every focus stop of the page, tabbing with `key`: the stops that are
