@@ -2,8 +2,7 @@
 //! against this build's server binary so that `cargo test` covers them:
 //! the HTTP Observatory grade, the soak, the replica proof, the shared
 //! cache in front of two replicas, and slow clients on the HTTPS port. Each
-//! loads the whole machine: under nextest each runs alone, but for the
-//! replica proof and the soak, which time nothing and run beside each other
+//! loads the whole machine: under nextest each runs alone
 //! (.config/nextest.toml); under plain `cargo test` (one process) they take
 //! turns. Each prints its report table.
 //!
