@@ -231,6 +231,35 @@ impl Manifest {
         }
         out
     }
+
+    /// The URL of the rest of the stylesheet for a page whose inline CSS
+    /// is `css` (crate::css): beside the stylesheet's, which it is made from.
+    pub fn rest_url(&self, css: &InlineCss) -> String {
+        let stem = self.css.strip_suffix(".css").unwrap_or(&self.css);
+        format!("{stem}.rest-{}.json", css.rest)
+    }
+
+    /// The rest of the stylesheet at `url` ([`Manifest::rest_url`]), or
+    /// None when the URL names no rest of this build's stylesheet.
+    pub fn rest_at(&self, url: &str) -> Option<String> {
+        let stem = self.css.strip_suffix(".css").unwrap_or(&self.css);
+        let key = url
+            .strip_prefix(stem)?
+            .strip_prefix(".rest-")?
+            .strip_suffix(".json")?;
+        self.styles.rest(key)
+    }
+}
+
+/// The rests of one build's stylesheet ([`Manifest::rest_at`]) asked for,
+/// each made and compressed once: as many as a site has pages that differ
+/// in their classes, with room to spare.
+pub struct RestSheets(pub moka::future::Cache<String, std::sync::Arc<crate::render::cache::Encoded>>);
+
+impl Default for RestSheets {
+    fn default() -> RestSheets {
+        RestSheets(moka::future::Cache::new(256))
+    }
 }
 
 /// Where the files under `/assets/` come from.

@@ -7,16 +7,18 @@
 //!
 //! - a style rule whose selectors name classes is kept when every class of
 //!   one of its selectors is in the page's `class` attributes;
-//! - a custom property declared for every element (Tailwind's theme on
-//!   `:root`, its `*` defaults), an `@property` and an `@keyframes` are
-//!   kept when something kept names them;
-//! - everything else (the base styles, statements, `@font-face`) is kept.
+//! - everything else (the base styles, statements, `@font-face`,
+//!   `@keyframes`, every `@property`, and the rules for every element:
+//!   Tailwind's theme on `:root`, its defaults on `*`) is kept, and so is
+//!   every group (`@media`, `@supports`, `@layer`), empty or not.
 //!
-//! The rules keep their order, and the groups (`@media`, `@supports`,
-//! `@layer`) that hold them, so the page's elements get the styles the
-//! whole stylesheet would give them. The whole stylesheet still arrives,
-//! without blocking the paint, for what scripts and client navigation show
-//! later (see server/render/document.rs and client/boot.ts).
+//! The rules keep their order, and the groups that hold them, so the
+//! page's elements get the styles the whole stylesheet would give them.
+//! The rest of the stylesheet arrives without blocking the paint
+//! ([`Stylesheet::rest`], server/css/rest.rs): each rule left out, put in
+//! its place in the page's own stylesheet, for what scripts and client
+//! navigation show later (see server/render/document.rs and
+//! client/boot.ts).
 //!
 //! A selector's classes are read where they must all match one element
 //! chain: outside any pseudo-class's parentheses, and inside `:is()` or
@@ -26,32 +28,36 @@
 
 mod markup;
 mod parse;
+mod rest;
 mod rules;
 #[cfg(test)]
 mod tests;
 
 use base64::Engine;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 use sha2::{Digest, Sha256};
 
 use markup::classes_of;
-use parse::{annotate, parse_list};
+use parse::parse_list;
 use rules::Node;
 
 /// The site's stylesheet as a tree of rules, each with what it needs.
 #[derive(Debug, Default, Clone)]
 pub struct Stylesheet {
     nodes: Vec<Node>,
-    /// How many names ([`Node::Named`], [`rules::Declaration`]) may be kept or not.
-    names: usize,
+    /// How many rules ([`Node::Rule`]) may be kept or not.
+    rules: usize,
 }
 
-/// A page's inline CSS and the CSP source that allows it.
+/// A page's inline CSS, the CSP source that allows it, and the name of the
+/// rest of the stylesheet for it ([`Stylesheet::rest`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct InlineCss {
     pub text: String,
     /// `'sha256-…'` of `text`, for `style-src`.
     pub source: String,
+    /// What [`Stylesheet::rest`] takes: which rules `text` holds.
+    pub rest: String,
 }
 
 impl Stylesheet {
@@ -65,26 +71,21 @@ impl Stylesheet {
             .replace("\r\n", "\n")
             .replace('\r', "\n")
             .replace('\0', "\u{FFFD}");
-        let css = css.as_str();
-        let mut names = FxHashMap::default();
-        let mut nodes = parse_list(css, 0, css.len(), &mut names);
-        annotate(&mut nodes, &names);
+        let mut rules = 0;
+        let nodes = parse_list(&css, 0, css.len(), &mut rules);
         Stylesheet {
             nodes,
-            names: names.len(),
+            rules: rules as usize,
         }
     }
 
     /// The rules `html` can use, and the CSP source of that text.
     pub fn for_markup(&self, html: &str) -> InlineCss {
         let classes = classes_of(html);
-        // The names the kept rules mention, then those that the variables
-        // so kept mention, until no new one is.
-        let mut named = vec![false; self.names];
-        mentioned(&self.nodes, &classes, &mut named);
-        while declarations_mention(&self.nodes, &mut named) {}
+        let mut kept = vec![false; self.rules];
+        select(&self.nodes, &classes, &mut kept);
         let mut text = String::with_capacity(16 * 1024);
-        write_nodes(&self.nodes, &classes, &named, &mut text);
+        write_nodes(&self.nodes, &kept, &mut text);
         // `</style>` in a CSS string would end the element: `\/` is `/`
         // to CSS, and no longer a closing tag to HTML.
         if text.contains("</") {
@@ -94,127 +95,53 @@ impl Stylesheet {
             "'sha256-{}'",
             base64::engine::general_purpose::STANDARD.encode(Sha256::digest(text.as_bytes()))
         );
-        InlineCss { text, source }
-    }
-}
-
-fn kept(needs: &[Vec<String>], classes: &FxHashSet<String>) -> bool {
-    needs
-        .iter()
-        .any(|selector| selector.iter().all(|c| classes.contains(c)))
-}
-
-/// Marks in `named` what the rules kept for `classes` mention.
-fn mentioned(nodes: &[Node], classes: &FxHashSet<String>, named: &mut [bool]) {
-    for node in nodes {
-        let mentions = match node {
-            Node::Always { mentions, .. } => mentions,
-            Node::Rule {
-                needs, mentions, ..
-            } if kept(needs, classes) => mentions,
-            Node::Group { children, .. } => {
-                mentioned(children, classes, named);
-                continue;
-            }
-            _ => continue,
-        };
-        for &m in mentions {
-            named[m as usize] = true;
+        InlineCss {
+            text,
+            source,
+            rest: rest::key(&kept),
         }
     }
+
+    /// The rest of the stylesheet for the page whose [`InlineCss::rest`] is
+    /// `key`, as JSON (server/css/rest.rs); None when no page of this
+    /// stylesheet has that name.
+    pub fn rest(&self, key: &str) -> Option<String> {
+        let kept = rest::kept_from(key, self.rules)?;
+        Some(rest::json(&self.nodes, &kept))
+    }
 }
 
-/// Marks what the kept declarations and keyframes mention; whether that
-/// marked a new name.
-fn declarations_mention(nodes: &[Node], named: &mut [bool]) -> bool {
-    fn mark(mentions: &[u32], named: &mut [bool]) -> bool {
-        let mut new = false;
-        for &m in mentions {
-            new |= !std::mem::replace(&mut named[m as usize], true);
-        }
-        new
-    }
-    let mut more = false;
+/// Marks in `kept` the rules whose classes are all in `classes` for one of
+/// their selectors.
+fn select(nodes: &[Node], classes: &FxHashSet<String>, kept: &mut [bool]) {
     for node in nodes {
         match node {
-            Node::Variables { declarations, .. } => {
-                for d in declarations {
-                    if named[d.name as usize] {
-                        more |= mark(&d.mentions, named);
-                    }
-                }
+            Node::Rule { index, needs, .. } => {
+                kept[*index as usize] = needs
+                    .iter()
+                    .any(|selector| selector.iter().all(|c| classes.contains(c)));
             }
-            Node::Named { name, mentions, .. } if named[*name as usize] => {
-                more |= mark(mentions, named);
-            }
-            Node::Group { children, .. } => more |= declarations_mention(children, named),
-            _ => {}
+            Node::Group { children, .. } => select(children, classes, kept),
+            Node::Always { .. } => {}
         }
     }
-    more
 }
 
-fn write_nodes(
-    nodes: &[Node],
-    classes: &FxHashSet<String>,
-    named: &[bool],
-    out: &mut String,
-) -> bool {
-    let mut wrote = false;
+fn write_nodes(nodes: &[Node], kept: &[bool], out: &mut String) {
     for node in nodes {
         match node {
-            Node::Always { text, .. } => {
-                out.push_str(text);
-                wrote = true;
-            }
-            Node::Rule { text, needs, .. } => {
-                if kept(needs, classes) {
+            Node::Always { text, .. } => out.push_str(text),
+            Node::Rule { index, text, .. } => {
+                if kept[*index as usize] {
                     out.push_str(text);
-                    wrote = true;
                 }
             }
-            Node::Named { name, text, .. } => {
-                if named[*name as usize] {
-                    out.push_str(text);
-                    wrote = true;
-                }
-            }
-            Node::Variables {
-                selector,
-                declarations,
-            } => {
-                let mut first = true;
-                for d in declarations.iter().filter(|d| named[d.name as usize]) {
-                    if first {
-                        out.push_str(selector);
-                        out.push('{');
-                        first = false;
-                    } else {
-                        out.push(';');
-                    }
-                    out.push_str(&d.text);
-                }
-                if !first {
-                    out.push('}');
-                    wrote = true;
-                }
-            }
-            Node::Group {
-                prelude,
-                children,
-                kept_empty,
-            } => {
-                let mark = out.len();
+            Node::Group { prelude, children } => {
                 out.push_str(prelude);
                 out.push('{');
-                if write_nodes(children, classes, named, out) || *kept_empty {
-                    out.push('}');
-                    wrote = true;
-                } else {
-                    out.truncate(mark);
-                }
+                write_nodes(children, kept, out);
+                out.push('}');
             }
         }
     }
-    wrote
 }

@@ -1,36 +1,20 @@
 //! Reading the stylesheet into the rules [`super::Stylesheet`] chooses
-//! from: each rule's text, the classes its selectors need, and the names
-//! (custom properties, keyframes) it declares or mentions. The scanning
+//! from: each rule's text and the classes its selectors need. The scanning
 //! knows CSS's strings, comments, escapes and brackets, and nothing of
 //! property values.
 
-use rustc_hash::FxHashMap;
+use super::rules::Node;
 
-use super::rules::{Declaration, Mentions, Node};
-
-/// The at-rules whose block holds rules to choose from.
+/// The at-rules whose block holds rules to choose from (the browser's
+/// `CSSGroupingRule`s).
 const GROUPS: [&str; 5] = ["media", "supports", "layer", "container", "starting-style"];
 
-/// The index of `name` among the names that may be kept or not.
-fn name_index(names: &mut FxHashMap<String, u32>, name: &str) -> u32 {
-    let next = names.len() as u32;
-    *names.entry(name.to_owned()).or_insert(next)
-}
-
-/// The rules between `start` and `end` of `css`; `names` gets the name of
-/// every `@property`, `@keyframes` and variable declaration.
-pub(super) fn parse_list(
-    css: &str,
-    start: usize,
-    end: usize,
-    names: &mut FxHashMap<String, u32>,
-) -> Vec<Node> {
+/// The rules between `start` and `end` of `css`; `rules` counts the style
+/// rules that may be kept or not, numbering them.
+pub(super) fn parse_list(css: &str, start: usize, end: usize, rules: &mut u32) -> Vec<Node> {
     let b = css.as_bytes();
     let mut nodes = Vec::new();
-    let always = |text: String| Node::Always {
-        text,
-        mentions: Vec::new(),
-    };
+    let always = |text: String| Node::Always { text, rule: true };
     let mut i = start;
     loop {
         // Space and comments between rules; a `/*!` comment (a licence) stays.
@@ -40,7 +24,10 @@ pub(super) fn parse_list(
             } else if b[i..end].starts_with(b"/*") {
                 let close = skip_comment(b, i, end);
                 if b[i..end].starts_with(b"/*!") {
-                    nodes.push(always(css[i..close].to_owned()));
+                    nodes.push(Node::Always {
+                        text: css[i..close].to_owned(),
+                        rule: false,
+                    });
                 }
                 i = close;
             } else {
@@ -56,7 +43,12 @@ pub(super) fn parse_list(
         };
         let prelude = css[i..stop].trim_end();
         if b[stop] == b';' {
-            nodes.push(always(format!("{prelude};")));
+            // `@charset` is the file's encoding, not a rule of its CSSOM.
+            let charset = prelude.get(..8).is_some_and(|at| at.eq_ignore_ascii_case("@charset"));
+            nodes.push(Node::Always {
+                text: format!("{prelude};"),
+                rule: !charset,
+            });
             i = stop + 1;
             continue;
         }
@@ -66,25 +58,13 @@ pub(super) fn parse_list(
         };
         let text = css[i..=close].to_owned();
         if let Some(rest) = prelude.strip_prefix('@') {
-            let (keyword, argument) = rest.split_at(
-                rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
-                    .unwrap_or(rest.len()),
-            );
-            let keyword = keyword.to_ascii_lowercase();
-            let argument = argument.trim();
-            if GROUPS.contains(&keyword.as_str()) {
+            let keyword = &rest[..rest
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+                .unwrap_or(rest.len())];
+            if GROUPS.contains(&keyword.to_ascii_lowercase().as_str()) {
                 nodes.push(Node::Group {
                     prelude: prelude.to_owned(),
-                    children: parse_list(css, stop + 1, close, names),
-                    kept_empty: keyword == "layer",
-                });
-            } else if (keyword == "property" || keyword.ends_with("keyframes"))
-                && is_plain_name(argument)
-            {
-                nodes.push(Node::Named {
-                    name: name_index(names, argument),
-                    text,
-                    mentions: Vec::new(),
+                    children: parse_list(css, stop + 1, close, rules),
                 });
             } else {
                 nodes.push(always(text));
@@ -98,84 +78,19 @@ pub(super) fn parse_list(
                     classes
                 })
                 .collect();
-            if !needs.iter().any(Vec::is_empty) {
+            if needs.iter().any(Vec::is_empty) {
+                nodes.push(always(text));
+            } else {
                 nodes.push(Node::Rule {
+                    index: *rules,
                     text,
                     needs,
-                    mentions: Vec::new(),
                 });
-            } else if let Some(declarations) = custom_properties(&css[stop + 1..close], names) {
-                nodes.push(Node::Variables {
-                    selector: prelude.to_owned(),
-                    declarations,
-                });
-            } else {
-                nodes.push(always(text));
+                *rules += 1;
             }
         }
         i = close + 1;
     }
-}
-
-/// A name as `@property` and `@keyframes` take it, with nothing to unescape.
-fn is_plain_name(name: &str) -> bool {
-    !name.is_empty()
-        && name
-            .bytes()
-            .all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_')
-}
-
-/// A block's declarations, if every one declares a custom property.
-fn custom_properties(block: &str, names: &mut FxHashMap<String, u32>) -> Option<Vec<Declaration>> {
-    let mut declarations = Vec::new();
-    for d in split_top(block, b';') {
-        let d = d.trim();
-        if d.is_empty() {
-            continue;
-        }
-        let (name, _) = d.split_once(':')?;
-        let name = name.trim_end();
-        if !name.starts_with("--") || !is_plain_name(name) || d.contains(['{', '}']) {
-            return None;
-        }
-        declarations.push(Declaration {
-            name: name_index(names, name),
-            text: d.to_owned(),
-            mentions: Vec::new(),
-        });
-    }
-    (!declarations.is_empty()).then_some(declarations)
-}
-
-/// Fills in what each rule and declaration mentions of `names`.
-pub(super) fn annotate(nodes: &mut [Node], names: &FxHashMap<String, u32>) {
-    for node in nodes {
-        match node {
-            Node::Always { text, mentions }
-            | Node::Rule { text, mentions, .. }
-            | Node::Named { text, mentions, .. } => {
-                *mentions = mentions_in(text, names);
-            }
-            Node::Variables { declarations, .. } => {
-                for d in declarations {
-                    let value = d.text.split_once(':').map_or("", |(_, v)| v);
-                    d.mentions = mentions_in(value, names);
-                }
-            }
-            Node::Group { children, .. } => annotate(children, names),
-        }
-    }
-}
-
-/// The names among `names` that occur in `text` as whole words.
-fn mentions_in(text: &str, names: &FxHashMap<String, u32>) -> Mentions {
-    let mut found: Mentions = text
-        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
-        .filter_map(|word| names.get(word).copied())
-        .collect();
-    found.sort_unstable();
-    found.dedup();
-    found
 }
 
 /// The index just past the comment that starts at `i` (or `end`).

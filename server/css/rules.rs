@@ -1,49 +1,24 @@
 //! The stylesheet's rules as read ([`Node`]): each with what it needs to be
-//! kept on a page and the names it mentions.
-
-/// The names of custom properties and keyframes a piece of CSS mentions,
-/// by their index.
-pub(crate) type Mentions = Vec<u32>;
+//! kept on a page.
 
 #[derive(Debug, Clone)]
 pub(crate) enum Node {
-    /// Kept on every page.
-    Always { text: String, mentions: Mentions },
+    /// Kept on every page: base styles, statements, `@font-face`,
+    /// `@keyframes`, every `@property` and every rule without a class
+    /// (Tailwind's theme on `:root`, its defaults on `*`). Added later,
+    /// from the rest, a registration or a variable for every element
+    /// would restyle every element. `rule`: whether the browser reads it
+    /// as a rule of its CSSOM (not a comment, not `@charset`).
+    Always { text: String, rule: bool },
     /// A style rule, kept when all the classes of one of its selectors are
-    /// on the page.
+    /// on the page; the `index`th of the stylesheet's such rules.
     Rule {
+        index: u32,
         text: String,
         needs: Vec<Vec<String>>,
-        mentions: Mentions,
-    },
-    /// `@property --x` or `@keyframes x`, kept when something kept names it.
-    Named {
-        name: u32,
-        text: String,
-        mentions: Mentions,
-    },
-    /// A rule for every element that declares custom properties alone
-    /// (`:root,:host{--color-x:…}`): each declaration kept when something
-    /// kept names it.
-    Variables {
-        selector: String,
-        declarations: Vec<Declaration>,
     },
     /// `@media`, `@supports`, `@layer`, `@container` or `@starting-style`
-    /// with its rules: written when one of them is kept (a `@layer` always,
-    /// since the first mention of a layer sets its order).
-    Group {
-        prelude: String,
-        children: Vec<Node>,
-        kept_empty: bool,
-    },
-}
-
-#[derive(Debug, Clone)]
-pub(crate) struct Declaration {
-    pub(super) name: u32,
-    /// `--x:value`, without its `;`.
-    pub(super) text: String,
-    /// What its value names (a theme variable naming another).
-    pub(super) mentions: Mentions,
+    /// with its rules: written on every page, so that the rest of the
+    /// stylesheet has each of its rules' places to go (super::rest).
+    Group { prelude: String, children: Vec<Node> },
 }

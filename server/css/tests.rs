@@ -25,12 +25,12 @@ fn escaped_class_names_match_the_markups_classes() {
 }
 
 #[test]
-fn groups_are_written_only_around_kept_rules_and_layers_always() {
-    let css = "@layer theme,base;@layer theme{:root{--a:1}}@layer utilities{.x{a:b}}\
+fn every_group_is_written_whatever_it_holds() {
+    let css = "@layer theme,base;@layer theme{.t{a:b}}@layer utilities{.x{a:b}}\
                @media (min-width:48rem){.md\\:x{a:b}}@font-face{font-family:f}";
     assert_eq!(
         css_for(css, r#"<i class="x"></i>"#),
-        "@layer theme,base;@layer theme{}@layer utilities{.x{a:b}}@font-face{font-family:f}"
+        "@layer theme,base;@layer theme{}@layer utilities{.x{a:b}}@media (min-width:48rem){}@font-face{font-family:f}"
     );
     assert_eq!(
         css_for(css, r#"<i class="md:x"></i>"#),
@@ -39,23 +39,71 @@ fn groups_are_written_only_around_kept_rules_and_layers_always() {
 }
 
 #[test]
-fn variables_properties_and_keyframes_are_kept_when_something_kept_names_them() {
+fn variables_registrations_and_keyframes_are_on_every_page() {
     // Tailwind's theme on :root, its defaults on every element, and the
-    // registrations and keyframes its utilities use.
-    let css = ":root,:host{--animate-spin:spin 1s var(--ease);--ease:linear;--color-red:red;--unused:0}\
-               *,:before{--tw-shadow:0 0 #0000;--tw-blur:initial}\
-               .animate-spin{animation:var(--animate-spin)}.shadow{--tw-shadow:0 1px;box-shadow:var(--tw-shadow)}\
-               .text-red{color:var(--color-red)}\
-               @keyframes spin{to{rotate:1turn}}@keyframes ping{to{scale:2}}\
-               @property --tw-shadow{syntax:\"*\";inherits:false}@property --tw-blur{syntax:\"*\";inherits:false}";
+    // registrations and keyframes its utilities use: added later, from the
+    // rest, a registration or a variable for every element would restyle
+    // every element.
+    let css = ":root,:host{--animate-spin:spin 1s;--color-red:red}*,:before{--tw-shadow:0 0 #0000}\
+               .shadow{--tw-shadow:0 1px;box-shadow:var(--tw-shadow)}\
+               @keyframes spin{to{rotate:1turn}}@property --tw-shadow{syntax:\"*\";inherits:false}";
     assert_eq!(
-        css_for(css, r#"<i class="animate-spin shadow"></i>"#),
-        ":root,:host{--animate-spin:spin 1s var(--ease);--ease:linear}*,:before{--tw-shadow:0 0 #0000}\
-         .animate-spin{animation:var(--animate-spin)}.shadow{--tw-shadow:0 1px;box-shadow:var(--tw-shadow)}\
+        css_for(css, "<p></p>"),
+        ":root,:host{--animate-spin:spin 1s;--color-red:red}*,:before{--tw-shadow:0 0 #0000}\
          @keyframes spin{to{rotate:1turn}}@property --tw-shadow{syntax:\"*\";inherits:false}"
     );
-    // Nothing named: no empty rule is left.
-    assert_eq!(css_for(css, "<p></p>"), "");
+}
+
+fn rest_for(css: &str, html: &str) -> serde_json::Value {
+    let sheet = Stylesheet::parse(css);
+    let inline = sheet.for_markup(html);
+    serde_json::from_str(&sheet.rest(&inline.rest).expect("the page's own rest")).unwrap()
+}
+
+#[test]
+fn the_rest_places_each_rule_left_out_where_the_stylesheet_has_it() {
+    // Groups numbered depth first, the sheet 0; an index counts what is
+    // before the rule once the rules before it are in, and no comment.
+    let css = "/*! licence */@layer base,utilities;h1{margin:0}\
+               @layer utilities{.a{color:red}.b{margin:0}@media (hover:hover){.c:hover{opacity:0}.d:hover{opacity:1}}.e{x:y}}\
+               .f{z:0}";
+    assert_eq!(
+        rest_for(css, r#"<i class="a d"></i>"#),
+        serde_json::json!({
+            "groups": 3,
+            "lengths": [[2, 1], [1, 2], [0, 3]],
+            "rules": [[1, 1, ".b{margin:0}"], [2, 0, ".c:hover{opacity:0}"], [1, 3, ".e{x:y}"], [0, 3, ".f{z:0}"]],
+        })
+    );
+    // The inline CSS and its rest, put together as the boot module does,
+    // are the stylesheet.
+    let sheet = Stylesheet::parse(css);
+    let inline = sheet.for_markup(r#"<i class="a d"></i>"#).text;
+    assert_eq!(
+        inline,
+        "/*! licence */@layer base,utilities;h1{margin:0}@layer utilities{.a{color:red}@media (hover:hover){.d:hover{opacity:1}}}"
+    );
+    // A page with every class: nothing is left.
+    assert_eq!(
+        rest_for(css, r#"<i class="a b c d e f"></i>"#),
+        serde_json::json!({ "groups": 3, "lengths": [], "rules": [] })
+    );
+}
+
+#[test]
+fn a_rest_is_named_once_and_no_other_name_is_one() {
+    let sheet = Stylesheet::parse(".a{b:c}.d{e:f}.g{h:i}");
+    let key = sheet.for_markup(r#"<i class="d"></i>"#).rest;
+    assert_eq!(key, "Ag");
+    assert_eq!(
+        sheet.rest(&key).as_deref(),
+        Some(r#"{"groups":1,"lengths":[[0,1]],"rules":[[0,0,".a{b:c}"],[0,2,".g{h:i}"]]}"#)
+    );
+    // Too long, too short, a rule that is not there, not base64url, and a
+    // second spelling of the same bits.
+    for bad in ["AgA", "", "CA", "A/", "Ah"] {
+        assert_eq!(sheet.rest(bad), None, "{bad}");
+    }
 }
 
 #[test]

@@ -126,6 +126,11 @@ impl Encoded {
         &self.bodies[Encoding::Identity as usize]
     }
 
+    /// A 200 of it (or a 304) as a response of the router.
+    pub fn ok_response(&self, request: &HeaderMap) -> Response {
+        self.respond(StatusCode::OK, request).map(Body::new)
+    }
+
     /// The response in the encoding the client prefers, or 304 when the
     /// client's copy (`If-None-Match`) is this one. Nothing is formatted;
     /// the headers are one copy of a finished map, the body is shared.

@@ -1,6 +1,6 @@
 //! The HTML document around a render: head tags, the CSS its markup uses
 //! (inline, so the first paint waits for nothing else: [`crate::css`]), the
-//! whole stylesheet fetched without blocking that paint, the boot module
+//! rest of the stylesheet fetched without blocking that paint, the boot module
 //! with the list of modules the page needs, and the loader JSON the client
 //! hydrates from.
 
@@ -37,10 +37,12 @@ pub fn page(manifest: &Manifest, out: &RenderOutput, head: &str, bootstrap_json:
     }
     html.push_str(head);
     push_style(&mut html, &css);
-    // The whole stylesheet, for what scripts and client navigation show
-    // later: client/boot.ts requests it with the modules once the document
-    // is parsed, applies it and hydrates once it has; nothing waits for it
-    // before the first paint. Without scripts, the <noscript> link.
+    // The rest of the stylesheet (`data-css`), for what scripts and client
+    // navigation show later: client/boot.ts requests it with the modules
+    // once the page has painted, puts its rules in the inline CSS and
+    // hydrates once it has; nothing waits for it before the first paint.
+    // The whole stylesheet (`data-stylesheet`) where the browser read the
+    // inline CSS otherwise, and in the <noscript> link without scripts.
     html.push_str(&format!(
         r#"<noscript><link rel="stylesheet" href="{}"></noscript>"#,
         manifest.css
@@ -49,9 +51,10 @@ pub fn page(manifest: &Manifest, out: &RenderOutput, head: &str, bootstrap_json:
     // Not modulepreload links: the boot module requests these once the
     // document is parsed, so they do not compete with the first paint.
     html.push_str(&format!(
-        r#"<script type="module" src="{}" data-modules="{}" data-css="{}"></script>"#,
+        r#"<script type="module" src="{}" data-modules="{}" data-css="{}" data-stylesheet="{}"></script>"#,
         manifest.boot,
         modules.join(" "),
+        manifest.rest_url(&css),
         manifest.css
     ));
     html.push_str(r#"</head><body><div id="root">"#);

@@ -261,17 +261,7 @@ async fn hashed_assets_are_immutable_and_precompressed() {
     };
     // One script: the boot module, with the page's modules (entry first).
     assert_eq!(html.matches("<script type=\"module\"").count(), 1);
-    let (boot, modules, css) = (
-        attr("src"),
-        attr("data-modules"),
-        html.split(r#" data-css=""#)
-            .nth(1)
-            .unwrap()
-            .split('"')
-            .next()
-            .unwrap()
-            .to_owned(),
-    );
+    let (boot, modules, css) = (attr("src"), attr("data-modules"), attr("data-stylesheet"));
     let entry = modules.split(' ').next().unwrap();
     assert!(
         boot.starts_with("/assets/boot-")
@@ -329,6 +319,82 @@ async fn hashed_assets_are_immutable_and_precompressed() {
 
     assert_eq!(app.get("/assets/nope.js").await.status(), 404);
     assert_eq!(app.get("/assets/../Cargo.toml").await.status(), 404);
+}
+
+#[tokio::test]
+async fn the_rest_of_the_stylesheet_is_made_from_its_name_for_any_page_and_nothing_else() {
+    // server/css/rest.rs: a page names the rules its inline CSS left out;
+    // the rest, compressed and immutable, places each among the others.
+    let app = spawn_app().await;
+    let rest_of = |html: &str| {
+        html.split(r#" data-css=""#)
+            .nth(1)
+            .and_then(|a| a.split('"').next())
+            .unwrap()
+            .to_owned()
+    };
+    let (_, home) = app.get_text("/").await;
+    let (_, pricing) = app.get_text("/pricing").await;
+    let (url, other) = (rest_of(&home), rest_of(&pricing));
+    assert!(url.starts_with("/assets/app-") && url.ends_with(".json"), "{url}");
+    assert_ne!(url, other, "two pages of other classes, one rest");
+    let res = app
+        .client
+        .get(format!("{}{url}", app.base))
+        .header("accept-encoding", "br")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.headers()["content-type"], "application/json");
+    assert_eq!(res.headers()["cache-control"], "public, max-age=31536000, immutable");
+    assert_eq!(res.headers()["content-encoding"], "br");
+    let etag = res.headers()["etag"].to_str().unwrap().to_owned();
+    let mut body = Vec::new();
+    brotli::BrotliDecompress(&mut &res.bytes().await.unwrap()[..], &mut body).unwrap();
+    let rest: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    // Every rule it holds is one the page's inline CSS does not, and one
+    // the whole stylesheet does; the page's own are not in it.
+    let inline = home.split("<style>").nth(1).unwrap().split("</style>").next().unwrap();
+    let whole = app.get(&attr_of(&home, "data-stylesheet")).await.text().await.unwrap();
+    let rules = rest["rules"].as_array().unwrap();
+    assert!(rules.len() > 50, "{} rules left out of /", rules.len());
+    for rule in rules {
+        let text = rule[2].as_str().unwrap();
+        assert!(whole.contains(text) && !inline.contains(text), "{text}");
+    }
+    assert!(inline.contains(".sticky{") && !rules.iter().any(|r| r[2].as_str().unwrap().starts_with(".sticky{")));
+    // Asked again: the same bytes, or a 304 for the copy it has.
+    let again = app
+        .client
+        .get(format!("{}{url}", app.base))
+        .header("accept-encoding", "br")
+        .header("if-none-match", &etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), 304);
+    // No name but a page's: another spelling, another stylesheet, a name
+    // of no rest, a rest of nothing.
+    let stem = url.split(".rest-").next().unwrap();
+    let key = url.split(".rest-").nth(1).unwrap().strip_suffix(".json").unwrap();
+    for bad in [
+        format!("{stem}.rest-{key}A.json"),
+        format!("{stem}.rest-{key}.css"),
+        format!("/assets/app-0000000000.rest-{key}.json"),
+        format!("{stem}.rest-.json"),
+        format!("{stem}.rest-{}.json", "*".repeat(key.len())),
+    ] {
+        assert_eq!(app.get(&bad).await.status(), 404, "{bad}");
+    }
+}
+
+fn attr_of(html: &str, name: &str) -> String {
+    html.split(&format!(r#" {name}=""#))
+        .nth(1)
+        .and_then(|a| a.split('"').next())
+        .unwrap()
+        .to_owned()
 }
 
 #[tokio::test]

@@ -99,7 +99,7 @@ test("a component edit appears in the served HTML and in the JS bundle", async (
 test("a Tailwind class edit appears in the HTML, in the stylesheet and in the page's inline CSS", async () => {
   change("client/features/home/Home.tsx", '<p className="mt-2 text-3xl font-bold">124.50</p>', '<p className="mt-2 text-3xl font-bold text-fuchsia-300">124.50</p>');
   const { body } = await get("/", (s, b) => ok(s) && b.includes("text-fuchsia-300"));
-  const css = body.match(/ data-css="([^"]+)"/)[1];
+  const css = body.match(/ data-stylesheet="([^"]+)"/)[1];
   assert.match(await (await fetch(`${dev.base}${css}`)).text(), /\.text-fuchsia-300\s*\{/);
   // The page's inline CSS has the rule too, as a served page's would.
   assert.match(body.match(/<style>([^]*?)<\/style>/)[1], /\.text-fuchsia-300\s*\{/);
