@@ -254,7 +254,9 @@ impl Manifest {
 /// The rests of one build's stylesheet ([`Manifest::rest_at`]) asked for,
 /// each made and compressed once: as many as a site has pages that differ
 /// in their classes, with room to spare.
-pub struct RestSheets(pub moka::future::Cache<String, std::sync::Arc<crate::render::cache::Encoded>>);
+pub struct RestSheets(
+    pub moka::future::Cache<String, std::sync::Arc<crate::render::cache::Encoded>>,
+);
 
 impl Default for RestSheets {
     fn default() -> RestSheets {

@@ -44,7 +44,9 @@ pub(super) fn parse_list(css: &str, start: usize, end: usize, rules: &mut u32) -
         let prelude = css[i..stop].trim_end();
         if b[stop] == b';' {
             // `@charset` is the file's encoding, not a rule of its CSSOM.
-            let charset = prelude.get(..8).is_some_and(|at| at.eq_ignore_ascii_case("@charset"));
+            let charset = prelude
+                .get(..8)
+                .is_some_and(|at| at.eq_ignore_ascii_case("@charset"));
             nodes.push(Node::Always {
                 text: format!("{prelude};"),
                 rule: !charset,

@@ -20,5 +20,8 @@ pub(crate) enum Node {
     /// `@media`, `@supports`, `@layer`, `@container` or `@starting-style`
     /// with its rules: written on every page, so that the rest of the
     /// stylesheet has each of its rules' places to go (super::rest).
-    Group { prelude: String, children: Vec<Node> },
+    Group {
+        prelude: String,
+        children: Vec<Node>,
+    },
 }

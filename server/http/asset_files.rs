@@ -17,7 +17,11 @@ use crate::state::SharedState;
 /// The rest of the stylesheet at this request's path, if the path names
 /// one of this build's: compressed on a blocking thread the first time
 /// (brotli at quality 9, as pages are), then from [`Frontend::rests`].
-async fn rest_of_stylesheet(front: Arc<Frontend>, path: &str, request: &HeaderMap) -> Option<Response> {
+async fn rest_of_stylesheet(
+    front: Arc<Frontend>,
+    path: &str,
+    request: &HeaderMap,
+) -> Option<Response> {
     if !path.contains(".rest-") {
         return None;
     }
@@ -30,7 +34,10 @@ async fn rest_of_stylesheet(front: Arc<Frontend>, path: &str, request: &HeaderMa
             tokio::task::spawn_blocking(move || {
                 let css = made.manifest.rest_at(&url)?;
                 let mut headers = HeaderMap::new();
-                headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+                headers.insert(
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static("application/json"),
+                );
                 // A dev build's stylesheet changes with each edit, and its
                 // URL with it; the other files of a dev build are not kept.
                 let cache = match made.files {

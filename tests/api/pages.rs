@@ -336,7 +336,10 @@ async fn the_rest_of_the_stylesheet_is_made_from_its_name_for_any_page_and_nothi
     let (_, home) = app.get_text("/").await;
     let (_, pricing) = app.get_text("/pricing").await;
     let (url, other) = (rest_of(&home), rest_of(&pricing));
-    assert!(url.starts_with("/assets/app-") && url.ends_with(".json"), "{url}");
+    assert!(
+        url.starts_with("/assets/app-") && url.ends_with(".json"),
+        "{url}"
+    );
     assert_ne!(url, other, "two pages of other classes, one rest");
     let res = app
         .client
@@ -347,7 +350,10 @@ async fn the_rest_of_the_stylesheet_is_made_from_its_name_for_any_page_and_nothi
         .unwrap();
     assert_eq!(res.status(), 200);
     assert_eq!(res.headers()["content-type"], "application/json");
-    assert_eq!(res.headers()["cache-control"], "public, max-age=31536000, immutable");
+    assert_eq!(
+        res.headers()["cache-control"],
+        "public, max-age=31536000, immutable"
+    );
     assert_eq!(res.headers()["content-encoding"], "br");
     let etag = res.headers()["etag"].to_str().unwrap().to_owned();
     let mut body = Vec::new();
@@ -355,15 +361,31 @@ async fn the_rest_of_the_stylesheet_is_made_from_its_name_for_any_page_and_nothi
     let rest: serde_json::Value = serde_json::from_slice(&body).unwrap();
     // Every rule it holds is one the page's inline CSS does not, and one
     // the whole stylesheet does; the page's own are not in it.
-    let inline = home.split("<style>").nth(1).unwrap().split("</style>").next().unwrap();
-    let whole = app.get(&attr_of(&home, "data-stylesheet")).await.text().await.unwrap();
+    let inline = home
+        .split("<style>")
+        .nth(1)
+        .unwrap()
+        .split("</style>")
+        .next()
+        .unwrap();
+    let whole = app
+        .get(&attr_of(&home, "data-stylesheet"))
+        .await
+        .text()
+        .await
+        .unwrap();
     let rules = rest["rules"].as_array().unwrap();
     assert!(rules.len() > 50, "{} rules left out of /", rules.len());
     for rule in rules {
         let text = rule[2].as_str().unwrap();
         assert!(whole.contains(text) && !inline.contains(text), "{text}");
     }
-    assert!(inline.contains(".sticky{") && !rules.iter().any(|r| r[2].as_str().unwrap().starts_with(".sticky{")));
+    assert!(
+        inline.contains(".sticky{")
+            && !rules
+                .iter()
+                .any(|r| r[2].as_str().unwrap().starts_with(".sticky{"))
+    );
     // Asked again: the same bytes, or a 304 for the copy it has.
     let again = app
         .client
@@ -377,7 +399,12 @@ async fn the_rest_of_the_stylesheet_is_made_from_its_name_for_any_page_and_nothi
     // No name but a page's: another spelling, another stylesheet, a name
     // of no rest, a rest of nothing.
     let stem = url.split(".rest-").next().unwrap();
-    let key = url.split(".rest-").nth(1).unwrap().strip_suffix(".json").unwrap();
+    let key = url
+        .split(".rest-")
+        .nth(1)
+        .unwrap()
+        .strip_suffix(".json")
+        .unwrap();
     for bad in [
         format!("{stem}.rest-{key}A.json"),
         format!("{stem}.rest-{key}.css"),
