@@ -8,8 +8,10 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use axum::http::{header, HeaderMap};
+use axum::http::{header, HeaderMap, HeaderValue};
+use base64::Engine;
 use serde::{Deserialize, Serialize};
+use sha2::Digest;
 
 use crate::css::{InlineCss, Stylesheet};
 use crate::payload::{self, Payload};
@@ -79,6 +81,9 @@ pub struct Manifest {
     /// same whatever status it shows).
     #[serde(skip)]
     pub error_css: InlineCss,
+    /// What each page's rest of the stylesheet is taken from.
+    #[serde(skip)]
+    pub rules: RulesFile,
 }
 
 /// A PNG drawn by the build, as its header gives it.
@@ -195,6 +200,7 @@ impl Manifest {
     pub fn with_styles(mut self, css: &str) -> Manifest {
         self.styles = Stylesheet::parse(css);
         self.error_css = self.styles.for_markup(&self.error_screen);
+        self.rules = RulesFile::of(&self.css, &self.styles);
         self
     }
 
@@ -231,36 +237,43 @@ impl Manifest {
         }
         out
     }
-
-    /// The URL of the rest of the stylesheet for a page whose inline CSS
-    /// is `css` (crate::css): beside the stylesheet's, which it is made from.
-    pub fn rest_url(&self, css: &InlineCss) -> String {
-        let stem = self.css.strip_suffix(".css").unwrap_or(&self.css);
-        format!("{stem}.rest-{}.json", css.rest)
-    }
-
-    /// The rest of the stylesheet at `url` ([`Manifest::rest_url`]), or
-    /// None when the URL names no rest of this build's stylesheet.
-    pub fn rest_at(&self, url: &str) -> Option<String> {
-        let stem = self.css.strip_suffix(".css").unwrap_or(&self.css);
-        let key = url
-            .strip_prefix(stem)?
-            .strip_prefix(".rest-")?
-            .strip_suffix(".json")?;
-        self.styles.rest(key)
-    }
 }
 
-/// The rests of one build's stylesheet ([`Manifest::rest_at`]) asked for,
-/// each made and compressed once: as many as a site has pages that differ
-/// in their classes, with room to spare.
-pub struct RestSheets(
-    pub moka::future::Cache<String, std::sync::Arc<crate::render::cache::Encoded>>,
-);
+/// The rules a page may leave out of its inline CSS, with their places
+/// (crate::css::Stylesheet::rules_json): one file per stylesheet, named by
+/// its content beside the stylesheet, made and compressed when the
+/// manifest is read.
+#[derive(Debug, Clone, Default)]
+pub struct RulesFile {
+    pub url: String,
+    pub body: Option<std::sync::Arc<crate::render::cache::Encoded>>,
+}
 
-impl Default for RestSheets {
-    fn default() -> RestSheets {
-        RestSheets(moka::future::Cache::new(256))
+impl RulesFile {
+    fn of(stylesheet_url: &str, styles: &Stylesheet) -> RulesFile {
+        let json = styles.rules_json();
+        let digest = sha2::Sha256::digest(json.as_bytes());
+        let name = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&digest[..8]);
+        let stem = stylesheet_url
+            .strip_suffix(".css")
+            .unwrap_or(stylesheet_url);
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        headers.insert(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static("public, max-age=31536000, immutable"),
+        );
+        headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+        RulesFile {
+            url: format!("{stem}.rules-{}.json", &name[..10]),
+            body: Some(std::sync::Arc::new(crate::render::cache::Encoded::new(
+                json.into_bytes(),
+                &headers,
+            ))),
+        }
     }
 }
 

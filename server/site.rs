@@ -59,7 +59,6 @@ impl Site {
             manifest,
             files: AssetFiles::Embedded,
             source_map: None,
-            rests: Default::default(),
         };
         Ok(Site::new(
             0,
@@ -102,8 +101,6 @@ pub struct Frontend {
     pub files: AssetFiles,
     /// Dev builds: maps positions in the server bundle back to the sources.
     pub source_map: Option<sourcemap::SourceMap>,
-    /// The rests of its stylesheet asked for, compressed (crate::http::asset_files).
-    pub rests: crate::assets::RestSheets,
 }
 
 impl Frontend {
@@ -119,7 +116,6 @@ impl Frontend {
             manifest: Manifest::default(),
             files: AssetFiles::Dir(Default::default()),
             source_map: None,
-            rests: Default::default(),
         }
     }
 }

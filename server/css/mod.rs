@@ -15,9 +15,9 @@
 //! The rules keep their order, and the groups that hold them, so the
 //! page's elements get the styles the whole stylesheet would give them.
 //! The rest of the stylesheet arrives without blocking the paint
-//! ([`Stylesheet::rest`], server/css/rest.rs): each rule left out, put in
-//! its place in the page's own stylesheet, for what scripts and client
-//! navigation show later (see server/render/document.rs and
+//! ([`Stylesheet::rules_json`], server/css/rest.rs): each rule left out,
+//! put in its place in the page's own stylesheet, for what scripts and
+//! client navigation show later (see server/render/document.rs and
 //! client/boot.ts).
 //!
 //! A selector's classes are read where they must all match one element
@@ -49,15 +49,16 @@ pub struct Stylesheet {
     rules: usize,
 }
 
-/// A page's inline CSS, the CSP source that allows it, and the name of the
-/// rest of the stylesheet for it ([`Stylesheet::rest`]).
+/// A page's inline CSS, the CSP source that allows it, and which of the
+/// rules that may be left out it holds.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct InlineCss {
     pub text: String,
     /// `'sha256-…'` of `text`, for `style-src`.
     pub source: String,
-    /// What [`Stylesheet::rest`] takes: which rules `text` holds.
-    pub rest: String,
+    /// Which rules of [`Stylesheet::rules_json`] `text` holds: the others
+    /// are the page's rest.
+    pub kept: String,
 }
 
 impl Stylesheet {
@@ -98,16 +99,14 @@ impl Stylesheet {
         InlineCss {
             text,
             source,
-            rest: rest::key(&kept),
+            kept: rest::key(&kept),
         }
     }
 
-    /// The rest of the stylesheet for the page whose [`InlineCss::rest`] is
-    /// `key`, as JSON (server/css/rest.rs); None when no page of this
-    /// stylesheet has that name.
-    pub fn rest(&self, key: &str) -> Option<String> {
-        let kept = rest::kept_from(key, self.rules)?;
-        Some(rest::json(&self.nodes, &kept))
+    /// Every rule a page may leave out with its place, as JSON: what each
+    /// page takes its rest from (server/css/rest.rs).
+    pub fn rules_json(&self) -> String {
+        rest::json(&self.nodes)
     }
 }
 

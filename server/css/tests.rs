@@ -54,56 +54,44 @@ fn variables_registrations_and_keyframes_are_on_every_page() {
     );
 }
 
-fn rest_for(css: &str, html: &str) -> serde_json::Value {
-    let sheet = Stylesheet::parse(css);
-    let inline = sheet.for_markup(html);
-    serde_json::from_str(&sheet.rest(&inline.rest).expect("the page's own rest")).unwrap()
+fn rules_of(css: &str) -> serde_json::Value {
+    serde_json::from_str(&Stylesheet::parse(css).rules_json()).unwrap()
 }
 
 #[test]
-fn the_rest_places_each_rule_left_out_where_the_stylesheet_has_it() {
-    // Groups numbered depth first, the sheet 0; an index counts what is
-    // before the rule once the rules before it are in, and no comment.
+fn the_rules_a_page_may_leave_out_have_their_places_in_the_stylesheet() {
+    // Groups numbered depth first, the sheet 0; an index counts the
+    // group's rules before it in the whole stylesheet, and no comment; a
+    // group's length is given where a rule may be left out of it.
     let css = "/*! licence */@layer base,utilities;h1{margin:0}\
                @layer utilities{.a{color:red}.b{margin:0}@media (hover:hover){.c:hover{opacity:0}.d:hover{opacity:1}}.e{x:y}}\
-               .f{z:0}";
+               @layer base{p{margin:0}}.f{z:0}";
     assert_eq!(
-        rest_for(css, r#"<i class="a d"></i>"#),
+        rules_of(css),
         serde_json::json!({
-            "groups": 3,
-            "lengths": [[2, 1], [1, 2], [0, 3]],
-            "rules": [[1, 1, ".b{margin:0}"], [2, 0, ".c:hover{opacity:0}"], [1, 3, ".e{x:y}"], [0, 3, ".f{z:0}"]],
+            "groups": 4,
+            "lengths": [[2, 2], [1, 4], [0, 5]],
+            "rules": [
+                [1, 0, ".a{color:red}"],
+                [1, 1, ".b{margin:0}"],
+                [2, 0, ".c:hover{opacity:0}"],
+                [2, 1, ".d:hover{opacity:1}"],
+                [1, 3, ".e{x:y}"],
+                [0, 4, ".f{z:0}"],
+            ],
         })
     );
-    // The inline CSS and its rest, put together as the boot module does,
-    // are the stylesheet.
+    // What a page keeps is what its inline CSS holds, named by bit.
     let sheet = Stylesheet::parse(css);
-    let inline = sheet.for_markup(r#"<i class="a d"></i>"#).text;
+    let inline = sheet.for_markup(r#"<i class="a d"></i>"#);
     assert_eq!(
-        inline,
-        "/*! licence */@layer base,utilities;h1{margin:0}@layer utilities{.a{color:red}@media (hover:hover){.d:hover{opacity:1}}}"
+        inline.text,
+        "/*! licence */@layer base,utilities;h1{margin:0}\
+         @layer utilities{.a{color:red}@media (hover:hover){.d:hover{opacity:1}}}@layer base{p{margin:0}}"
     );
-    // A page with every class: nothing is left.
-    assert_eq!(
-        rest_for(css, r#"<i class="a b c d e f"></i>"#),
-        serde_json::json!({ "groups": 3, "lengths": [], "rules": [] })
-    );
-}
-
-#[test]
-fn a_rest_is_named_once_and_no_other_name_is_one() {
-    let sheet = Stylesheet::parse(".a{b:c}.d{e:f}.g{h:i}");
-    let key = sheet.for_markup(r#"<i class="d"></i>"#).rest;
-    assert_eq!(key, "Ag");
-    assert_eq!(
-        sheet.rest(&key).as_deref(),
-        Some(r#"{"groups":1,"lengths":[[0,1]],"rules":[[0,0,".a{b:c}"],[0,2,".g{h:i}"]]}"#)
-    );
-    // Too long, too short, a rule that is not there, not base64url, and a
-    // second spelling of the same bits.
-    for bad in ["AgA", "", "CA", "A/", "Ah"] {
-        assert_eq!(sheet.rest(bad), None, "{bad}");
-    }
+    // Rules 0 and 3: bits 0 and 3 of the first byte (0b1001).
+    assert_eq!(inline.kept, "CQ");
+    assert_eq!(sheet.for_markup("").kept, "AA");
 }
 
 #[test]

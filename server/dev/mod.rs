@@ -355,7 +355,6 @@ async fn load_front(dir: &Path, ssr: &SsrConfig, root: &Path) -> Result<Frontend
             files: AssetFiles::in_dir(dir, &manifest),
             manifest,
             source_map,
-            rests: Default::default(),
         }),
         Ok(Err(why)) => Err(render_problem(&why, None, source_map.as_ref(), root, None)),
         Err(_) => Err(Problem::general(

@@ -1,66 +1,35 @@
 //! `/assets/*`: the content-hashed files of the front end. Embedded ones
 //! are served with their build-time brotli or gzip body when the client
-//! accepts it; a dev build's are read from its folder. The rest of the
-//! stylesheet for a page (crate::css) is made from the URL, once, and kept.
-
-use std::sync::Arc;
+//! accepts it; a dev build's are read from its folder. The rules a page
+//! may leave out of its inline CSS (crate::assets::RulesFile) are made
+//! when the build's manifest is read, and served from memory.
 
 use axum::extract::{Request, State};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 
 use crate::assets::{preferred_encoding, AssetFiles, Encoding};
-use crate::render::cache::Encoded;
-use crate::site::Frontend;
 use crate::state::SharedState;
 
-/// The rest of the stylesheet at this request's path, if the path names
-/// one of this build's: compressed on a blocking thread the first time
-/// (brotli at quality 9, as pages are), then from [`Frontend::rests`].
-async fn rest_of_stylesheet(
-    front: Arc<Frontend>,
-    path: &str,
-    request: &HeaderMap,
-) -> Option<Response> {
-    if !path.contains(".rest-") {
-        return None;
-    }
-    let made = Arc::clone(&front);
-    let url = path.to_owned();
-    let sheet = front
-        .rests
-        .0
-        .optionally_get_with(path.to_owned(), async move {
-            tokio::task::spawn_blocking(move || {
-                let css = made.manifest.rest_at(&url)?;
-                let mut headers = HeaderMap::new();
-                headers.insert(
-                    header::CONTENT_TYPE,
-                    HeaderValue::from_static("application/json"),
-                );
-                // A dev build's stylesheet changes with each edit, and its
-                // URL with it; the other files of a dev build are not kept.
-                let cache = match made.files {
-                    AssetFiles::Dir(_) => "no-cache",
-                    AssetFiles::Embedded => "public, max-age=31536000, immutable",
-                };
-                headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
-                headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
-                Some(Arc::new(Encoded::new(css.into_bytes(), &headers)))
-            })
-            .await
-            .ok()
-            .flatten()
-        })
-        .await?;
-    Some(sheet.ok_response(request))
-}
-
 pub async fn asset(State(state): State<SharedState>, req: Request) -> Response {
-    let not_found = || (StatusCode::NOT_FOUND, "Not found").into_response();
-    let front = Arc::clone(&state.site().front);
-    if let Some(res) = rest_of_stylesheet(front, req.uri().path(), req.headers()).await {
-        return res;
+    // Not kept: a file missing here may be on another server of the
+    // fleet, or in the next build.
+    let not_found = || {
+        (
+            StatusCode::NOT_FOUND,
+            [(header::CACHE_CONTROL, "no-store")],
+            "Not found",
+        )
+            .into_response()
+    };
+    let site = state.site();
+    let rules = &site.front.manifest.rules;
+    if let Some(body) = rules
+        .body
+        .as_ref()
+        .filter(|_| req.uri().path() == rules.url)
+    {
+        return body.ok_response(req.headers());
     }
     if let AssetFiles::Dir(files) = &state.site().front.files {
         let Some((path, content_type)) = files.get(req.uri().path()) else {

@@ -37,12 +37,13 @@ pub fn page(manifest: &Manifest, out: &RenderOutput, head: &str, bootstrap_json:
     }
     html.push_str(head);
     push_style(&mut html, &css);
-    // The rest of the stylesheet (`data-css`), for what scripts and client
-    // navigation show later: client/boot.ts requests it with the modules
-    // once the page has painted, puts its rules in the inline CSS and
-    // hydrates once it has; nothing waits for it before the first paint.
-    // The whole stylesheet (`data-stylesheet`) where the browser read the
-    // inline CSS otherwise, and in the <noscript> link without scripts.
+    // The rest of the stylesheet, for what scripts and client navigation
+    // show later: client/boot.ts requests the rules a page may leave out
+    // (`data-css`) with the modules once the page has painted, puts those
+    // this one did not keep (`data-kept`) in its inline CSS and hydrates
+    // once it has; nothing waits for it before the first paint. The whole
+    // stylesheet (`data-stylesheet`) where that cannot be done, and in the
+    // <noscript> link without scripts.
     html.push_str(&format!(
         r#"<noscript><link rel="stylesheet" href="{}"></noscript>"#,
         manifest.css
@@ -51,10 +52,11 @@ pub fn page(manifest: &Manifest, out: &RenderOutput, head: &str, bootstrap_json:
     // Not modulepreload links: the boot module requests these once the
     // document is parsed, so they do not compete with the first paint.
     html.push_str(&format!(
-        r#"<script type="module" src="{}" data-modules="{}" data-css="{}" data-stylesheet="{}"></script>"#,
+        r#"<script type="module" src="{}" data-modules="{}" data-css="{}" data-kept="{}" data-stylesheet="{}"></script>"#,
         manifest.boot,
         modules.join(" "),
-        manifest.rest_url(&css),
+        manifest.rules.url,
+        css.kept,
         manifest.css
     ));
     html.push_str(r#"</head><body><div id="root">"#);

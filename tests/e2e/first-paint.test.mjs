@@ -183,12 +183,12 @@ test("a page's first paint shares the network with nothing of the app's: its mod
 
 /** Chromium's style recalculations in `page` while `load` runs: the
  *  number of elements each restyled, in order, with whether it came after
- *  the rest of the stylesheet (`/assets/app-*.rest-*.json`) arrived. */
+ *  the rules of the rest of the stylesheet (`/assets/app-*.rules-*.json`) arrived. */
 async function restyles(page, load) {
   await browser.startTracing(page, { categories: ["devtools.timeline", "disabled-by-default-devtools.timeline"] });
   await load();
   const events = JSON.parse((await browser.stopTracing()).toString()).traceEvents.sort((a, b) => a.ts - b.ts);
-  const asked = events.find((e) => e.name === "ResourceSendRequest" && /\/assets\/app-[^/]*\.rest-[^/]*\.json$/.test(e.args?.data?.url ?? ""));
+  const asked = events.find((e) => e.name === "ResourceSendRequest" && /\/assets\/app-[^/]*\.rules-[^/]*\.json$/.test(e.args?.data?.url ?? ""));
   assert.ok(asked, "the rest of the stylesheet was never asked for");
   const arrived = events.find((e) => e.name === "ResourceFinish" && e.args?.data?.requestId === asked.args.data.requestId);
   assert.ok(arrived, "the rest of the stylesheet never arrived");
@@ -335,8 +335,9 @@ test("should the stylesheet not load, the page stays the server's and its links 
     return route.abort();
   });
   await page.goto(`${server.base}/`, { waitUntil: "networkidle" });
-  // Tried again, then no hydration: nothing the app shows could lack a rule.
-  assert.equal(asked, 2, "the boot module's two tries");
+  // The rules, tried again, then the whole stylesheet, tried again; then
+  // no hydration: nothing the app shows could lack a rule.
+  assert.equal(asked, 4, "the boot module's two tries of each");
   assert.equal(await page.evaluate(() => Object.keys(document.getElementById("root")).some((k) => k.startsWith("__reactContainer"))), false);
   await page.evaluate(() => (window.__sameDocument = true));
   await page.locator('header a[href="/pricing"]').first().click();
@@ -348,23 +349,44 @@ test("should the stylesheet not load, the page stays the server's and its links 
   await context.close();
 });
 
-test("where the browser read the inline CSS otherwise than the server wrote it, the whole stylesheet is applied after it", async () => {
-  // The rest's places are wrong there (server/css/rest.rs): the boot module
-  // finds the groups it names are not the page's, inserts nothing and
-  // applies the whole stylesheet instead, then hydrates.
+test("where the browser read the inline CSS otherwise than the server wrote it, or its rules did not load, the whole stylesheet is applied after it", async () => {
+  // The rules' places are wrong there (server/css/rest.rs): the boot module
+  // finds the groups they name are not the page's, inserts nothing and
+  // applies the whole stylesheet instead, then hydrates. So it does where
+  // the file does not load.
+  for (const answer of ["another count of groups", "no file"]) {
+    const context = await browser.newContext({ viewport: DESKTOP });
+    const page = await context.newPage();
+    const problems = watchConsole(page);
+    await page.route(/\.rules-[^/]+\.json$/, async (route) => {
+      if (answer === "no file") return route.fulfill({ status: 404 });
+      const rules = await (await route.fetch()).json();
+      return route.fulfill({ json: { ...rules, groups: rules.groups + 1 } });
+    });
+    await page.goto(`${server.base}/`, { waitUntil: "networkidle" });
+    await hydrated(page);
+    const linked = await page.evaluate(() => [...document.querySelectorAll("head > link[rel=stylesheet]")].map((l) => new URL(l.href).pathname));
+    assert.equal(linked.length, 1, `stylesheets linked: ${linked}`);
+    assert.match(linked[0], /^\/assets\/app-[^/.]+\.css$/);
+    assert.ok(await stylesheetApplied(page), `${answer}: the whole stylesheet is not applied`);
+    await context.close();
+    // The 404 the browser reports for the file it asked for.
+    assert.deepEqual(problems.filter((p) => !(answer === "no file" && /404/.test(p))), [], answer);
+  }
+});
+
+test("where style rules are grouping rules, as in Firefox, the rules are still put in their places", async () => {
+  // Firefox's CSSStyleRule is a CSSGroupingRule (style rules nest): the
+  // boot module numbers only the groups the server numbers.
   const context = await browser.newContext({ viewport: DESKTOP });
+  await context.addInitScript(() => Object.setPrototypeOf(CSSStyleRule.prototype, CSSGroupingRule.prototype));
   const page = await context.newPage();
   const problems = watchConsole(page);
-  await page.route(/\.rest-[^/]+\.json$/, async (route) => {
-    const rest = await (await route.fetch()).json();
-    return route.fulfill({ json: { ...rest, groups: rest.groups + 1 } });
-  });
   await page.goto(`${server.base}/`, { waitUntil: "networkidle" });
   await hydrated(page);
-  const linked = await page.evaluate(() => [...document.querySelectorAll("head > link[rel=stylesheet]")].map((l) => new URL(l.href).pathname));
-  assert.equal(linked.length, 1, `stylesheets linked: ${linked}`);
-  assert.match(linked[0], /^\/assets\/app-[^/.]+\.css$/);
-  assert.ok(await stylesheetApplied(page), "the whole stylesheet is not applied");
+  assert.equal(await page.evaluate(() => document.createElement("style").sheet === null && CSSStyleRule.prototype instanceof CSSGroupingRule), true);
+  assert.equal(await page.evaluate(() => document.querySelectorAll("head > link[rel=stylesheet]").length), 0, "the whole stylesheet was applied instead");
+  assert.ok(await stylesheetApplied(page), "the rules are not all in");
   await context.close();
   assert.deepEqual(problems, []);
 });
