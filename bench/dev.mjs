@@ -59,7 +59,7 @@ const EDITS = [
     // The page has the class and its stylesheet has the rule for it.
     done: async (body, n, base) => {
       if (!body.includes(`text-[${40 + n}px]`)) return false;
-      const css = body.match(/ data-css="([^"]+)"/)?.[1];
+      const css = body.match(/ data-stylesheet="([^"]+)"/)?.[1];
       return css !== undefined && (await (await fetch(`${base}${css}`)).text()).includes(`text-\\[${40 + n}px\\]`);
     },
     shows: (n) => [

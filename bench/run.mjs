@@ -340,8 +340,10 @@ async function main() {
     // The boot module, and the modules it loads (listed in data-modules).
     const listed = html.match(/ data-modules="([^"]+)"/)?.[1].split(" ") ?? [];
     const js = [...[...html.matchAll(/(?:src|href)="(\/assets\/[^"]+\.js)"/g)].map((m) => m[1]), ...listed];
-    // Once each (the stylesheet's <noscript> link; the boot module names it too).
-    const css = [...new Set([...html.matchAll(/href="(\/assets\/[^"]+\.css)"/g)].map((m) => m[1]))];
+    // What the boot module fetches of the stylesheet: the rules a page may
+    // leave out of its inline CSS (data-css, server/css/rest.rs); the whole
+    // stylesheet only where those cannot be put in.
+    const css = [html.match(/ data-css="([^"]+)"/)[1]];
     // Bytes on the wire: fetch() would hand back the decoded body.
     const size = async (u) => {
       const res = await fetch(`${baseA}${u}`, { headers: { "accept-encoding": "br" } });

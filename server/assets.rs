@@ -8,8 +8,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use axum::http::{header, HeaderMap, HeaderValue};
+use axum::http::{header, HeaderMap};
 use base64::Engine;
+use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 use sha2::Digest;
 
@@ -168,11 +169,16 @@ impl Manifest {
 
     /// The manifest of `payload`, with its stylesheet read.
     pub fn of(payload: &Payload) -> Result<Manifest, String> {
-        let manifest: Manifest = serde_json::from_str(payload.text("manifest.json")?)
-            .map_err(|e| format!("the payload's manifest.json: {e}"))?;
+        let manifest = Manifest::listing(payload)?;
         let file = manifest.css_file()?;
         let css = payload.text(&format!("web/{file}"))?;
         Ok(manifest.with_styles(css))
+    }
+
+    /// The manifest of `payload` as written, its stylesheet not read.
+    fn listing(payload: &Payload) -> Result<Manifest, String> {
+        serde_json::from_str(payload.text("manifest.json")?)
+            .map_err(|e| format!("the payload's manifest.json: {e}"))
     }
 
     /// A manifest read from a build's folder `dir`, with its stylesheet.
@@ -246,7 +252,10 @@ impl Manifest {
 #[derive(Debug, Clone, Default)]
 pub struct RulesFile {
     pub url: String,
-    pub body: Option<std::sync::Arc<crate::render::cache::Encoded>>,
+    /// The JSON, and its brotli and gzip bodies.
+    pub body: Bytes,
+    pub br: Bytes,
+    pub gzip: Bytes,
 }
 
 impl RulesFile {
@@ -257,24 +266,31 @@ impl RulesFile {
         let stem = stylesheet_url
             .strip_suffix(".css")
             .unwrap_or(stylesheet_url);
-        let mut headers = HeaderMap::new();
-        headers.insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        );
-        headers.insert(
-            header::CACHE_CONTROL,
-            HeaderValue::from_static("public, max-age=31536000, immutable"),
-        );
-        headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+        let (br, gzip) = compressed(json.as_bytes());
         RulesFile {
             url: format!("{stem}.rules-{}.json", &name[..10]),
-            body: Some(std::sync::Arc::new(crate::render::cache::Encoded::new(
-                json.into_bytes(),
-                &headers,
-            ))),
+            body: json.into(),
+            br: br.into(),
+            gzip: gzip.into(),
         }
     }
+}
+
+/// `body` compressed as a kept answer is: brotli at quality 9 and gzip at
+/// level 9, nearly the smallest bodies, for a cost paid once.
+pub fn compressed(body: &[u8]) -> (Vec<u8>, Vec<u8>) {
+    use std::io::Write;
+    let mut br = Vec::with_capacity(body.len() / 4);
+    {
+        let mut w = brotli::CompressorWriter::new(&mut br, 4096, 9, 22);
+        w.write_all(body).expect("compressing into memory");
+    }
+    let mut gz = flate2::write::GzEncoder::new(
+        Vec::with_capacity(body.len() / 3),
+        flate2::Compression::best(),
+    );
+    gz.write_all(body).expect("compressing into memory");
+    (br, gz.finish().expect("compressing into memory"))
 }
 
 /// Where the files under `/assets/` come from.
@@ -305,7 +321,8 @@ pub fn file(url: &str) -> Option<&'static EmbeddedFile> {
     INDEX
         .get_or_init(|| {
             let payload = payload::get();
-            Manifest::embedded()
+            Manifest::listing(payload)
+                .unwrap_or_else(|e| panic!("{e}"))
                 .files
                 .into_iter()
                 .map(|f| {

@@ -5,8 +5,9 @@
 //! when the build's manifest is read, and served from memory.
 
 use axum::extract::{Request, State};
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
 
 use crate::assets::{preferred_encoding, AssetFiles, Encoding};
 use crate::state::SharedState;
@@ -24,12 +25,14 @@ pub async fn asset(State(state): State<SharedState>, req: Request) -> Response {
     };
     let site = state.site();
     let rules = &site.front.manifest.rules;
-    if let Some(body) = rules
-        .body
-        .as_ref()
-        .filter(|_| req.uri().path() == rules.url)
-    {
-        return body.ok_response(req.headers());
+    if req.uri().path() == rules.url {
+        return immutable(
+            req.headers(),
+            "application/json",
+            rules.body.clone(),
+            Some(rules.br.clone()),
+            Some(rules.gzip.clone()),
+        );
     }
     if let AssetFiles::Dir(files) = &state.site().front.files {
         let Some((path, content_type)) = files.get(req.uri().path()) else {
@@ -51,22 +54,42 @@ pub async fn asset(State(state): State<SharedState>, req: Request) -> Response {
     let Some(file) = crate::assets::file(req.uri().path()) else {
         return not_found();
     };
-    let (body, encoding) = match preferred_encoding(req.headers()) {
-        Encoding::Br if file.br.is_some() => (file.br.unwrap(), Some("br")),
-        Encoding::Br | Encoding::Gzip if file.gzip.is_some() => (file.gzip.unwrap(), Some("gzip")),
-        _ => (file.body, None),
+    let [body, br, gzip] = [Some(file.body), file.br, file.gzip].map(|b| b.map(Bytes::from_static));
+    immutable(
+        req.headers(),
+        &file.content_type,
+        body.expect("a body"),
+        br,
+        gzip,
+    )
+}
+
+/// A content-hashed file in the encoding the client prefers of those it
+/// has: kept for a year by any cache.
+fn immutable(
+    request: &HeaderMap,
+    content_type: &str,
+    body: Bytes,
+    br: Option<Bytes>,
+    gzip: Option<Bytes>,
+) -> Response {
+    let compressed = br.is_some() || gzip.is_some();
+    let (body, encoding) = match (preferred_encoding(request), br, gzip) {
+        (Encoding::Br, Some(br), _) => (br, Some("br")),
+        (Encoding::Br | Encoding::Gzip, _, Some(gzip)) => (gzip, Some("gzip")),
+        _ => (body, None),
     };
     let mut res = Response::new(axum::body::Body::from(body));
     let h = res.headers_mut();
     h.insert(
         header::CONTENT_TYPE,
-        HeaderValue::from_static(file.content_type.as_str()),
+        HeaderValue::from_str(content_type).expect("a content type is ASCII"),
     );
     h.insert(
         header::CACHE_CONTROL,
         HeaderValue::from_static("public, max-age=31536000, immutable"),
     );
-    if file.br.is_some() || file.gzip.is_some() {
+    if compressed {
         h.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
     }
     if let Some(enc) = encoding {

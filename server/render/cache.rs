@@ -13,7 +13,6 @@
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
-use std::io::Write;
 use std::sync::{Arc, OnceLock};
 
 use arc_swap::ArcSwapOption;
@@ -25,7 +24,7 @@ use http_body_util::Full;
 use moka::future::Cache;
 use rustc_hash::FxBuildHasher;
 
-use crate::assets::{preferred_encoding, Encoding};
+use crate::assets::{compressed, preferred_encoding, Encoding};
 use crate::content::routes::{CachePolicy, PageId};
 use crate::metrics::{Histogram, Metrics};
 use crate::telemetry::REQUEST_ID_HEADER;
@@ -62,22 +61,11 @@ const _: () = assert!(
 );
 
 impl Encoded {
-    /// Compresses once: brotli quality 9 and gzip level 9, nearly the
-    /// smallest bodies, at a cost paid once per page rather than per visit
-    /// (on a blocking thread: see `pages::make`). `headers`: what every
-    /// answer of it carries.
+    /// Compresses once ([`compressed`]), at a cost paid once per page
+    /// rather than per visit (on a blocking thread: see `pages::make`).
+    /// `headers`: what every answer of it carries.
     pub fn new(body: Vec<u8>, headers: &HeaderMap) -> Encoded {
-        let mut br = Vec::with_capacity(body.len() / 4);
-        {
-            let mut w = brotli::CompressorWriter::new(&mut br, 4096, 9, 22);
-            w.write_all(&body).expect("compressing into memory");
-        }
-        let mut gz = flate2::write::GzEncoder::new(
-            Vec::with_capacity(body.len() / 3),
-            flate2::Compression::best(),
-        );
-        gz.write_all(&body).expect("compressing into memory");
-        let gzip = gz.finish().expect("compressing into memory");
+        let (br, gzip) = compressed(&body);
         let mut h = std::collections::hash_map::DefaultHasher::new();
         body.hash(&mut h);
         let tag = |suffix: &str| {
@@ -124,11 +112,6 @@ impl Encoded {
 
     pub fn identity(&self) -> &Bytes {
         &self.bodies[Encoding::Identity as usize]
-    }
-
-    /// A 200 of it (or a 304) as a response of the router.
-    pub fn ok_response(&self, request: &HeaderMap) -> Response {
-        self.respond(StatusCode::OK, request).map(Body::new)
     }
 
     /// The response in the encoding the client prefers, or 304 when the
