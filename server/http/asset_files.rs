@@ -34,7 +34,7 @@ pub async fn asset(State(state): State<SharedState>, req: Request) -> Response {
             Some(rules.gzip.clone()),
         );
     }
-    if let AssetFiles::Dir(files) = &state.site().front.files {
+    if let AssetFiles::Dir(files) = &site.front.files {
         let Some((path, content_type)) = files.get(req.uri().path()) else {
             return not_found();
         };
@@ -54,13 +54,12 @@ pub async fn asset(State(state): State<SharedState>, req: Request) -> Response {
     let Some(file) = crate::assets::file(req.uri().path()) else {
         return not_found();
     };
-    let [body, br, gzip] = [Some(file.body), file.br, file.gzip].map(|b| b.map(Bytes::from_static));
     immutable(
         req.headers(),
-        &file.content_type,
-        body.expect("a body"),
-        br,
-        gzip,
+        file.content_type.as_str(),
+        Bytes::from_static(file.body),
+        file.br.map(Bytes::from_static),
+        file.gzip.map(Bytes::from_static),
     )
 }
 
@@ -68,7 +67,7 @@ pub async fn asset(State(state): State<SharedState>, req: Request) -> Response {
 /// has: kept for a year by any cache.
 fn immutable(
     request: &HeaderMap,
-    content_type: &str,
+    content_type: &'static str,
     body: Bytes,
     br: Option<Bytes>,
     gzip: Option<Bytes>,
@@ -81,10 +80,7 @@ fn immutable(
     };
     let mut res = Response::new(axum::body::Body::from(body));
     let h = res.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_str(content_type).expect("a content type is ASCII"),
-    );
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     h.insert(
         header::CACHE_CONTROL,
         HeaderValue::from_static("public, max-age=31536000, immutable"),
