@@ -252,15 +252,7 @@ async fn a_page_has_one_url_and_other_spellings_redirect_to_it() {
 async fn hashed_assets_are_immutable_and_precompressed() {
     let app = spawn_app().await;
     let (_, html) = app.get_text("/").await;
-    let attr = |name: &str| {
-        html.split(&format!(r#" {name}=""#))
-            .nth(1)
-            .unwrap()
-            .split('"')
-            .next()
-            .unwrap()
-            .to_owned()
-    };
+    let attr = |name: &str| attr_of(&html, name);
     // One script: the boot module, with the page's modules (entry first).
     assert_eq!(html.matches("<script type=\"module\"").count(), 1);
     let (boot, modules, css) = (attr("src"), attr("data-modules"), attr("data-stylesheet"));
@@ -370,13 +362,7 @@ async fn the_rules_a_page_may_leave_out_are_one_file_and_each_page_names_those_i
             .decode(attr_of(html, "data-kept"))
             .unwrap();
         assert_eq!(kept.len(), rules.len().div_ceil(8));
-        let inline = html
-            .split("<style>")
-            .nth(1)
-            .unwrap()
-            .split("</style>")
-            .next()
-            .unwrap();
+        let inline = element(html, "style");
         let mut left_out = 0;
         for (n, rule) in rules.iter().enumerate() {
             let text = rule[2].as_str().unwrap();
